@@ -1,0 +1,170 @@
+//! [`RnsBasis`]: the moduli of a residue number system and everything precomputed from them.
+
+use crate::error::{Error, Result};
+use rns_core::{crt, mixed_radix, prime, Modulus};
+use rug::Integer;
+use std::collections::HashSet;
+
+/// A set of distinct 31-bit primes `m_0 … m_{K−1}` (the *range* moduli, whose product
+/// `M` fixes the signed range `[−(M−1)/2, (M−1)/2]`) plus one *redundant* prime
+/// `m_K` that every vector also carries, so that reconstruction can detect a value
+/// that left the range.
+///
+/// Vectors hold `K + 1` channels: the range channels in order, then the redundant one.
+#[derive(Debug)]
+pub struct RnsBasis {
+    moduli: Vec<Modulus>,
+    product: Integer,
+    half: Integer,
+    range_bits: u64,
+    mr_table: Vec<u32>,
+    half_digits: Vec<u32>,
+    crt_inverses: Vec<u32>,
+    crt_weights: Vec<Integer>,
+}
+
+impl RnsBasis {
+    /// The smallest basis of the largest 31-bit primes whose signed range holds every
+    /// integer of absolute value at most `2^bits`.
+    pub fn for_bits(bits: u64) -> RnsBasis {
+        Self::for_bits_excluding(bits, |_| false)
+    }
+
+    /// As [`RnsBasis::for_bits`], skipping the primes for which `exclude` is true
+    /// (for example primes that divide a leading coefficient).
+    pub fn for_bits_excluding(bits: u64, exclude: impl Fn(u32) -> bool) -> RnsBasis {
+        let mut primes = Vec::new();
+        let mut product = Integer::from(1);
+        // (M − 1)/2 ≥ 2^bits  ⇔  M ≥ 2^(bits+1) + 1; M is odd, so M > 2^(bits+1) suffices.
+        let target = Integer::from(1) << (bits + 1) as u32;
+        let mut candidates = prime::moduli_descending(&exclude);
+        while product <= target {
+            let p = candidates.next().expect("enough 31-bit primes for any practical bound");
+            primes.push(p);
+            product *= p;
+        }
+        let redundant = candidates.next().expect("a redundant 31-bit prime");
+        Self::build(primes, redundant).expect("generated primes are valid and distinct")
+    }
+
+    /// A basis of the given primes (validated: each a prime with `2^30 < p < 2^31`,
+    /// distinct, at least one). The redundant prime is the largest 31-bit prime not listed.
+    pub fn from_primes(primes: &[u32]) -> Result<RnsBasis> {
+        let listed: HashSet<u32> = primes.iter().copied().collect();
+        let redundant = prime::moduli_descending(|p| listed.contains(&p))
+            .next()
+            .expect("a 31-bit prime outside any practical basis");
+        Self::build(primes.to_vec(), redundant)
+    }
+
+    fn build(primes: Vec<u32>, redundant: u32) -> Result<RnsBasis> {
+        if primes.is_empty() {
+            return Err(Error::EmptyBasis);
+        }
+        let mut seen = HashSet::new();
+        let mut moduli = Vec::with_capacity(primes.len() + 1);
+        for &p in primes.iter().chain([redundant].iter()) {
+            if !seen.insert(p) {
+                return Err(Error::DuplicateModulus(p));
+            }
+            moduli.push(Modulus::new(p)?);
+        }
+        let range = &moduli[..primes.len()];
+        let k = range.len();
+        let product = primes.iter().fold(Integer::from(1), |acc, &p| acc * p);
+        let half = Integer::from(&product - 1u32) >> 1u32;
+        let range_bits = half.significant_bits() as u64 - 1;
+        let mut mr_table = vec![0u32; k * k];
+        mixed_radix::fill_table(range, &mut mr_table);
+        let mut half_digits = vec![0u32; k];
+        mixed_radix::fill_half_digits(range, &mr_table, &mut half_digits);
+        let mut crt_inverses = vec![0u32; k];
+        crt::fill_inverses(range, &mut crt_inverses);
+        let crt_weights = primes.iter().map(|&p| Integer::from(&product / p)).collect();
+        Ok(RnsBasis {
+            moduli,
+            product,
+            half,
+            range_bits,
+            mr_table,
+            half_digits,
+            crt_inverses,
+            crt_weights,
+        })
+    }
+
+    /// All channels' moduli: the `K` range moduli, then the redundant one.
+    pub fn moduli(&self) -> &[Modulus] {
+        &self.moduli
+    }
+
+    /// The `K` range moduli.
+    pub fn range_moduli(&self) -> &[Modulus] {
+        &self.moduli[..self.range_len()]
+    }
+
+    /// The redundant modulus.
+    pub fn redundant(&self) -> Modulus {
+        self.moduli[self.range_len()]
+    }
+
+    /// The primes of all channels, as plain numbers.
+    pub fn primes(&self) -> Vec<u32> {
+        self.moduli.iter().map(|m| m.m).collect()
+    }
+
+    /// Number of channels a vector carries (`K + 1`).
+    pub fn channels(&self) -> usize {
+        self.moduli.len()
+    }
+
+    /// Number of range moduli `K`.
+    pub fn range_len(&self) -> usize {
+        self.moduli.len() - 1
+    }
+
+    /// `M`, the product of the range moduli.
+    pub fn product(&self) -> &Integer {
+        &self.product
+    }
+
+    /// `(M − 1)/2`, the largest value of the signed range.
+    pub fn half(&self) -> &Integer {
+        &self.half
+    }
+
+    /// The largest `b` with `2^b ≤ (M − 1)/2`: every integer of absolute value up to `2^b` fits.
+    pub fn range_bits(&self) -> u64 {
+        self.range_bits
+    }
+
+    /// The `K × K` mixed-radix table `inv(m_i) mod m_j` (`i < j`), row-major.
+    pub fn mr_table(&self) -> &[u32] {
+        &self.mr_table
+    }
+
+    /// Mixed-radix digits of `(M − 1)/2`, least significant first.
+    pub fn half_digits(&self) -> &[u32] {
+        &self.half_digits
+    }
+
+    /// `inv(M/m_i) mod m_i` for each range modulus.
+    pub fn crt_inverses(&self) -> &[u32] {
+        &self.crt_inverses
+    }
+
+    /// `M/m_i` for each range modulus.
+    pub fn crt_weights(&self) -> &[Integer] {
+        &self.crt_weights
+    }
+
+    /// Whether `x` lies in the signed range.
+    pub fn contains(&self, x: &Integer) -> bool {
+        x.as_abs().cmp(&self.half).is_le()
+    }
+
+    /// Whether two bases have the same channels.
+    pub fn same_as(&self, other: &RnsBasis) -> bool {
+        std::ptr::eq(self, other) || self.moduli == other.moduli
+    }
+}

@@ -1,0 +1,80 @@
+//! Reconstruction of signed integers from their residues (Chinese remainder theorem).
+//!
+//! Two methods, both exact for every value of the signed range:
+//! * [`CrtMethod::MixedRadix`] (Garner): mixed-radix digits with `rns-core`, then
+//!   Horner's rule in big integers. The digit step is what the GPU computes.
+//! * [`CrtMethod::Weights`]: `x = Σ y_i · (M/m_i) − k·M` with `y_i = x_i · inv(M/m_i) mod m_i`,
+//!   precomputed weights and `k` estimated in floating point, then corrected exactly.
+
+use crate::basis::RnsBasis;
+use rns_core::mixed_radix;
+use rug::Integer;
+
+/// Which reconstruction algorithm to use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CrtMethod {
+    /// Garner's mixed-radix conversion followed by Horner's rule.
+    MixedRadix,
+    /// Precomputed CRT weights `M/m_i` and one correction by a multiple of `M`.
+    Weights,
+}
+
+/// Maps a value of `[0, M)` onto the signed range.
+fn to_signed(mut x: Integer, basis: &RnsBasis) -> Integer {
+    if x > *basis.half() {
+        x -= basis.product();
+    }
+    x
+}
+
+/// The integer of `[0, M)` with these mixed-radix digits (least significant first).
+pub fn from_digits(digits: &[u32], basis: &RnsBasis) -> Integer {
+    let moduli = basis.range_moduli();
+    let mut x = Integer::new();
+    for i in (0..digits.len()).rev() {
+        if i + 1 < digits.len() {
+            x *= moduli[i].m;
+        }
+        x += digits[i];
+    }
+    x
+}
+
+/// The signed integer with the given residues for the `K` range channels
+/// (`residues.len() == K`; extra entries are ignored).
+pub fn reconstruct(residues: &[u32], basis: &RnsBasis, method: CrtMethod) -> Integer {
+    let k = basis.range_len();
+    let residues = &residues[..k];
+    let unsigned = match method {
+        CrtMethod::MixedRadix => {
+            let mut digits = residues.to_vec();
+            mixed_radix::to_digits(&mut digits, basis.range_moduli(), basis.mr_table());
+            from_digits(&digits, basis)
+        }
+        CrtMethod::Weights => {
+            let mut acc = Integer::new();
+            let mut fraction = 0.0f64;
+            for (((&x, m), &inv), w) in residues
+                .iter()
+                .zip(basis.range_moduli())
+                .zip(basis.crt_inverses())
+                .zip(basis.crt_weights())
+            {
+                let y = m.mul(x, inv);
+                acc += w * y;
+                fraction += y as f64 / m.m as f64;
+            }
+            // acc = x + k·M with 0 ≤ k < K; `fraction` approximates k + x/M.
+            let k_est = fraction.floor() as u32;
+            acc -= Integer::from(basis.product() * k_est);
+            while acc < 0 {
+                acc += basis.product();
+            }
+            while acc >= *basis.product() {
+                acc -= basis.product();
+            }
+            acc
+        }
+    };
+    to_signed(unsigned, basis)
+}

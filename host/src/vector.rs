@@ -1,0 +1,169 @@
+//! [`RnsVec`]: many integers held as residues, stored channel-major.
+
+use crate::basis::RnsBasis;
+use crate::crt::{self, CrtMethod};
+use crate::error::{Error, Result};
+use crate::layout;
+use rayon::prelude::*;
+use rns_core::Modulus;
+use rug::Integer;
+use std::sync::Arc;
+
+/// `len` signed integers of one basis, as residues. Channel-major: the residues of
+/// all numbers modulo channel 0, then modulo channel 1, … (`data[c·len + i]`), so
+/// that consecutive GPU threads read consecutive words.
+#[derive(Clone, Debug)]
+pub struct RnsVec {
+    basis: Arc<RnsBasis>,
+    len: usize,
+    data: Vec<u32>,
+}
+
+/// The residue of a signed integer modulo one channel.
+pub fn residue(x: &Integer, m: Modulus) -> u32 {
+    let r = m.reduce_limbs(x.as_limbs());
+    if x.is_negative() {
+        m.neg(r)
+    } else {
+        r
+    }
+}
+
+impl RnsVec {
+    /// Converts signed integers; each must lie in the basis's signed range.
+    pub fn from_integers(basis: &Arc<RnsBasis>, values: &[Integer]) -> Result<RnsVec> {
+        if let Some(index) = values.iter().position(|x| !basis.contains(x)) {
+            return Err(Error::OutOfRange {
+                index,
+                range_bits: basis.range_bits(),
+            });
+        }
+        let channels = basis.channels();
+        let moduli = basis.moduli();
+        let mut number_major = vec![0u32; values.len() * channels];
+        number_major
+            .par_chunks_mut(channels)
+            .zip(values.par_iter())
+            .for_each(|(row, x)| {
+                for (r, &m) in row.iter_mut().zip(moduli) {
+                    *r = residue(x, m);
+                }
+            });
+        let data = layout::to_channel_major(&number_major, values.len(), channels);
+        Ok(RnsVec {
+            basis: basis.clone(),
+            len: values.len(),
+            data,
+        })
+    }
+
+    /// Converts machine integers; each must lie in the basis's signed range.
+    pub fn from_i64(basis: &Arc<RnsBasis>, values: &[i64]) -> Result<RnsVec> {
+        let values: Vec<Integer> = values.iter().map(|&v| Integer::from(v)).collect();
+        Self::from_integers(basis, &values)
+    }
+
+    /// Wraps channel-major residues (`data[c·len + i]`); each must be reduced modulo its channel.
+    pub fn from_residues(basis: &Arc<RnsBasis>, len: usize, data: Vec<u32>) -> Result<RnsVec> {
+        let expected = len * basis.channels();
+        if data.len() != expected {
+            return Err(Error::Shape(format!(
+                "residue buffer holds {} words, expected {len} numbers × {} channels = {expected}",
+                data.len(),
+                basis.channels()
+            )));
+        }
+        if len > 0 {
+            for (c, (chunk, m)) in data.chunks(len).zip(basis.moduli()).enumerate() {
+                if let Some(i) = chunk.iter().position(|&r| r >= m.m) {
+                    return Err(Error::Shape(format!(
+                        "residue {} of number {i} in channel {c} is not reduced modulo {}",
+                        chunk[i], m.m
+                    )));
+                }
+            }
+        }
+        Ok(RnsVec {
+            basis: basis.clone(),
+            len,
+            data,
+        })
+    }
+
+    /// Builds a vector from residues the caller guarantees to be valid for the basis.
+    pub(crate) fn from_residues_unchecked(basis: &Arc<RnsBasis>, len: usize, data: Vec<u32>) -> RnsVec {
+        debug_assert_eq!(data.len(), len * basis.channels());
+        RnsVec {
+            basis: basis.clone(),
+            len,
+            data,
+        }
+    }
+
+    /// The number of integers held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the vector holds no integer.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The basis.
+    pub fn basis(&self) -> &Arc<RnsBasis> {
+        &self.basis
+    }
+
+    /// All residues, channel-major.
+    pub fn residues(&self) -> &[u32] {
+        &self.data
+    }
+
+    /// The residues of every number modulo channel `c`.
+    pub fn channel(&self, c: usize) -> &[u32] {
+        &self.data[c * self.len..(c + 1) * self.len]
+    }
+
+    /// The residues of number `i` in every channel.
+    pub fn residues_of(&self, i: usize) -> Vec<u32> {
+        (0..self.basis.channels()).map(|c| self.data[c * self.len + i]).collect()
+    }
+
+    /// Reconstructs every integer with the precomputed-weights CRT. Exact for every
+    /// value of the signed range; a value outside it comes back reduced into the range.
+    pub fn to_integers(&self) -> Vec<Integer> {
+        self.to_integers_with(CrtMethod::Weights)
+    }
+
+    /// Reconstructs every integer with the chosen CRT method.
+    pub fn to_integers_with(&self, method: CrtMethod) -> Vec<Integer> {
+        let channels = self.basis.channels();
+        let rows = layout::to_number_major(&self.data, self.len, channels);
+        rows.par_chunks(channels.max(1))
+            .take(self.len)
+            .map(|r| crt::reconstruct(r, &self.basis, method))
+            .collect()
+    }
+
+    /// Reconstructs every integer and checks each against the redundant channel:
+    /// a value that left the signed range (by overflow, say) gives
+    /// [`Error::OutOfRange`], never a wrong number. The check is exact for values of
+    /// absolute value below `M·m_K/2`.
+    pub fn to_integers_checked(&self) -> Result<Vec<Integer>> {
+        let values = self.to_integers();
+        let red = self.basis.redundant();
+        let red_channel = self.channel(self.basis.range_len());
+        match values
+            .par_iter()
+            .zip(red_channel.par_iter())
+            .position_first(|(x, &r)| residue(x, red) != r)
+        {
+            Some(index) => Err(Error::OutOfRange {
+                index,
+                range_bits: self.basis.range_bits(),
+            }),
+            None => Ok(values),
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! Residue arithmetic for a residue number system (RNS) over 31-bit primes.
+//!
+//! This crate is the single source of truth for the arithmetic: the GPU kernels
+//! (`device`, compiled to PTX) and the CPU backend (`host`) both call it. It is
+//! `no_std` and allocates nothing; tables are written into caller-provided slices.
+//!
+//! * [`prime`]: deterministic primality for `u32` and generation of 31-bit primes.
+//! * [`modulus`]: [`Modulus`], the per-prime constants and the residue operations
+//!   (`add`, `sub`, `neg`, the canonical `mul_m`, `mul_add`, `ab − cd`, `pow`, `inv`).
+//! * [`mixed_radix`]: the mixed-radix table `inv(m_i) mod m_j`, mixed-radix
+//!   conversion, the digits of `(M−1)/2` and the sign test.
+//! * [`crt`]: the CRT constants `inv(M/m_i) mod m_i`.
+//! * [`linalg`]: determinant modulo a prime by Gaussian elimination.
+#![no_std]
+#![cfg_attr(target_arch = "nvptx64", feature(core_intrinsics))]
+#![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
+
+pub mod crt;
+pub mod linalg;
+pub mod mixed_radix;
+pub mod modulus;
+pub mod prime;
+
+pub use modulus::{Modulus, ModulusError};

@@ -1,0 +1,303 @@
+//! One 31-bit prime modulus and the residue operations on it.
+//!
+//! Residues are `u32` values in `[0, m)`. Every operation here returns a
+//! canonical residue for canonical inputs.
+
+use core::fmt;
+
+/// Smallest modulus accepted: moduli must lie strictly between 2^30 and 2^31.
+pub const MODULUS_MIN: u32 = (1 << 30) + 1;
+/// Largest modulus accepted (exclusive bound is 2^31).
+pub const MODULUS_MAX: u32 = (1 << 31) - 1;
+
+/// `3 * 2^51`: adding it to a double in `[0, 2^51)` leaves the value rounded to
+/// the nearest integer in the low bits of the mantissa.
+const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
+
+/// Why a number cannot be used as a modulus.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModulusError {
+    /// Outside `(2^30, 2^31)`, the range where `mul_m` is exact.
+    OutOfRange(u32),
+    /// Not a prime.
+    NotPrime(u32),
+}
+
+impl fmt::Display for ModulusError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModulusError::OutOfRange(m) => write!(
+                f,
+                "modulus {m} is outside the supported range: it must be a prime with 2^30 < m < 2^31"
+            ),
+            ModulusError::NotPrime(m) => write!(f, "modulus {m} is not a prime"),
+        }
+    }
+}
+
+/// A prime modulus `2^30 < m < 2^31` with the constants its operations need.
+///
+/// `#[repr(C)]` so the same 16-byte layout can be copied to the GPU.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Modulus {
+    /// The prime.
+    pub m: u32,
+    /// `2^32 mod m`, for reducing multi-word integers.
+    pub two32: u32,
+    /// `2^30 / m` in double precision, the `mul_m` quotient estimate factor.
+    pub invk: f64,
+}
+
+impl Modulus {
+    /// Validates `m` (a prime with `2^30 < m < 2^31`) and precomputes its constants.
+    pub fn new(m: u32) -> Result<Modulus, ModulusError> {
+        if !(MODULUS_MIN..=MODULUS_MAX).contains(&m) {
+            return Err(ModulusError::OutOfRange(m));
+        }
+        if !crate::prime::is_prime(m) {
+            return Err(ModulusError::NotPrime(m));
+        }
+        Ok(Modulus::new_unchecked(m))
+    }
+
+    /// Precomputes the constants without checking that `m` is a prime in range.
+    ///
+    /// The operations are exact only for `2^30 < m < 2^31`; `inv` also needs `m` prime.
+    #[inline]
+    pub fn new_unchecked(m: u32) -> Modulus {
+        Modulus {
+            m,
+            two32: ((1u64 << 32) % m as u64) as u32,
+            invk: (1u64 << 30) as f64 / m as f64,
+        }
+    }
+
+    /// Builds a modulus from a prime and its precomputed constants (as stored in device tables).
+    #[inline(always)]
+    pub fn from_parts(m: u32, two32: u32, invk: f64) -> Modulus {
+        Modulus { m, two32, invk }
+    }
+
+    /// `(a + b) mod m`.
+    #[inline(always)]
+    pub fn add(self, a: u32, b: u32) -> u32 {
+        let s = a + b; // < 2^32 since a, b < 2^31
+        let t = s.wrapping_sub(self.m);
+        if t < s {
+            t
+        } else {
+            s
+        }
+    }
+
+    /// `(a − b) mod m`.
+    #[inline(always)]
+    pub fn sub(self, a: u32, b: u32) -> u32 {
+        let d = a.wrapping_sub(b);
+        if a < b {
+            d.wrapping_add(self.m)
+        } else {
+            d
+        }
+    }
+
+    /// `(−a) mod m`.
+    #[inline(always)]
+    pub fn neg(self, a: u32) -> u32 {
+        if a == 0 {
+            0
+        } else {
+            self.m - a
+        }
+    }
+
+    /// `(a · b) mod m` by the double-precision quotient estimate (`mul_m`), canonical.
+    ///
+    /// `hi = ⌊ab / 2^30⌋` from one high multiply, `q = round(hi · 2^30/m)` from one
+    /// FP64 multiply-add, `r = ab − qm` in 32-bit wrapping arithmetic. For
+    /// `2^30 < m < 2^31` the estimate is off by at most one: `r` is `R`, `R + m`
+    /// (then `r < 2^31 + 2^11`) or `R − m + 2^32` (then `r > 3·2^30 − 2^11`),
+    /// where `R` is the true residue. The threshold `2.5·2^30` separates the last
+    /// case, and one unsigned minimum removes the middle one. The seed's
+    /// signed test (`(int)r < 0`) can misread `R + m ≥ 2^31`, and without the
+    /// minimum the result is `R + m` for a few percent of inputs.
+    #[inline(always)]
+    pub fn mul(self, a: u32, b: u32) -> u32 {
+        let hi = (((a << 1) as u64 * (b << 1) as u64) >> 32) as u32;
+        let q = quotient_estimate(hi, self.invk);
+        let r = a.wrapping_mul(b).wrapping_sub(q.wrapping_mul(self.m));
+        let r = if r >= 0xA000_0000 { r.wrapping_add(self.m) } else { r };
+        let s = r.wrapping_sub(self.m);
+        if s < r {
+            s
+        } else {
+            r
+        }
+    }
+
+    /// `(a · b + c) mod m`.
+    #[inline(always)]
+    pub fn mul_add(self, a: u32, b: u32, c: u32) -> u32 {
+        self.add(self.mul(a, b), c)
+    }
+
+    /// `(a · b − c · d) mod m`, the update step of elimination and of resultant algorithms.
+    #[inline(always)]
+    pub fn mul_sub_mul(self, a: u32, b: u32, c: u32, d: u32) -> u32 {
+        self.sub(self.mul(a, b), self.mul(c, d))
+    }
+
+    /// Shoup's precomputed quotient `⌊b · 2^32 / m⌋` for multiplying many values by a fixed `b < m`.
+    #[inline(always)]
+    pub fn shoup(self, b: u32) -> u32 {
+        (((b as u64) << 32) / self.m as u64) as u32
+    }
+
+    /// `(a · b) mod m` for a fixed `b` with `b_shoup = self.shoup(b)`: three integer
+    /// multiplies and one conditional subtraction, no floating point.
+    #[inline(always)]
+    pub fn mul_shoup(self, a: u32, b: u32, b_shoup: u32) -> u32 {
+        let q = ((a as u64 * b_shoup as u64) >> 32) as u32;
+        let r = a.wrapping_mul(b).wrapping_sub(q.wrapping_mul(self.m)); // in [0, 2m)
+        let s = r.wrapping_sub(self.m);
+        if s < r {
+            s
+        } else {
+            r
+        }
+    }
+
+    /// `(a · b) mod m` by a 64-bit product and the `%` operator: the reference.
+    #[inline(always)]
+    pub fn mul_naive(self, a: u32, b: u32) -> u32 {
+        ((a as u64 * b as u64) % self.m as u64) as u32
+    }
+
+    /// `a^e mod m` by square and multiply.
+    #[inline]
+    pub fn pow(self, a: u32, mut e: u64) -> u32 {
+        let mut base = a;
+        let mut acc = if self.m == 1 { 0 } else { 1 };
+        while e > 0 {
+            if e & 1 == 1 {
+                acc = self.mul(acc, base);
+            }
+            base = self.mul(base, base);
+            e >>= 1;
+        }
+        acc
+    }
+
+    /// `a^(−1) mod m` by the extended Euclidean algorithm; `None` when `a ≡ 0`.
+    #[inline]
+    pub fn inv(self, a: u32) -> Option<u32> {
+        let a = self.reduce_u32(a);
+        if a == 0 {
+            return None;
+        }
+        // Invariants: r0 ≡ s0·a and r1 ≡ s1·a (mod m); the s are kept reduced mod m.
+        let (mut r0, mut r1) = (self.m, a);
+        let (mut s0, mut s1) = (0u32, 1u32);
+        while r1 != 0 {
+            let q = r0 / r1; // q·r1 ≤ r0, so no overflow below
+            (r0, r1) = (r1, r0 - q * r1);
+            (s0, s1) = (s1, self.sub(s0, self.mul(self.reduce_u32(q), s1)));
+        }
+        if r0 != 1 {
+            return None; // gcd(a, m) > 1: m is not prime
+        }
+        Some(s0)
+    }
+
+    /// `a mod m` for any `u32`.
+    #[inline(always)]
+    pub fn reduce_u32(self, a: u32) -> u32 {
+        // a < 2^32 < 4m, so at most three subtractions.
+        let mut r = a;
+        let mut i = 0;
+        while i < 3 {
+            let s = r.wrapping_sub(self.m);
+            if s < r {
+                r = s;
+            }
+            i += 1;
+        }
+        r
+    }
+
+    /// `a mod m` for any `u64`.
+    #[inline(always)]
+    pub fn reduce_u64(self, a: u64) -> u32 {
+        let hi = self.reduce_u32((a >> 32) as u32);
+        self.add(self.mul(hi, self.two32), self.reduce_u32(a as u32))
+    }
+
+    /// `n mod m` for the non-negative integer with 64-bit limbs `limbs`,
+    /// least significant first (GMP's order), by Horner's rule on 32-bit halves.
+    #[inline]
+    pub fn reduce_limbs(self, limbs: &[u64]) -> u32 {
+        let mut r = 0u32;
+        let mut i = limbs.len();
+        while i > 0 {
+            i -= 1;
+            let limb = limbs[i];
+            r = self.add(self.mul(r, self.two32), self.reduce_u32((limb >> 32) as u32));
+            r = self.add(self.mul(r, self.two32), self.reduce_u32(limb as u32));
+        }
+        r
+    }
+
+    /// `x mod m` for a signed 64-bit `x`, in `[0, m)`.
+    #[inline(always)]
+    pub fn reduce_i64(self, x: i64) -> u32 {
+        let r = self.reduce_u64(x.unsigned_abs());
+        if x < 0 {
+            self.neg(r)
+        } else {
+            r
+        }
+    }
+}
+
+/// `round(hi · invk)` through the `3·2^51` trick: the rounded quotient sits in
+/// the low word of the double. One FP64 fused multiply-add on the GPU; on the
+/// CPU a multiply and an add (the extra rounding stays far inside the margins
+/// that [`Modulus::mul`] relies on).
+#[inline(always)]
+fn quotient_estimate(hi: u32, invk: f64) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    let rf = core::intrinsics::fmaf64(hi as f64, invk, ROUND_MAGIC);
+    #[cfg(not(target_arch = "nvptx64"))]
+    let rf = hi as f64 * invk + ROUND_MAGIC;
+    rf.to_bits() as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: u32 = 2_147_483_629; // 2^31 − 19
+
+    #[test]
+    fn mul_m_known_noncanonical_case_is_canonical() {
+        let m = Modulus::new(P).unwrap();
+        assert_eq!(m.mul(57_573_543, 2_107_915_405), 3);
+    }
+
+    #[test]
+    fn rejects_bad_moduli() {
+        assert_eq!(Modulus::new(7), Err(ModulusError::OutOfRange(7)));
+        assert_eq!(Modulus::new(1 << 31), Err(ModulusError::OutOfRange(1 << 31)));
+        assert_eq!(Modulus::new(P - 2), Err(ModulusError::NotPrime(P - 2)));
+    }
+
+    #[test]
+    fn inverse_of_zero_is_none() {
+        let m = Modulus::new(P).unwrap();
+        assert_eq!(m.inv(0), None);
+        assert_eq!(m.inv(P), None);
+        let x = m.inv(12345).unwrap();
+        assert_eq!(m.mul(x, 12345), 1);
+    }
+}
