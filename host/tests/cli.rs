@@ -1,0 +1,87 @@
+//! The `rns` binary: outputs, exit codes and messages for good and bad input.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn rns(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rns"))
+        .args(args)
+        .env("RUST_BACKTRACE", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run rns");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn det_prints_only_the_integer() {
+    let out = rns(&["det", "-", "--backend", "cpu"], "3 3\n2 -1 0\n-1 2 -1\n0\t-1 2\n");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "4\n");
+    assert!(out.stderr.is_empty());
+}
+
+#[test]
+fn det_reads_files_and_reports_stats_on_stderr() {
+    let dir = std::env::temp_dir().join(format!("rns-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.txt");
+    std::fs::write(&path, "2 2\n123456789012345678901234567890 1\n-1 98765432109876543210\n").unwrap();
+    let out = rns(&["det", path.to_str().unwrap(), "--stats"], "");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let want = rug::Integer::from_str_radix("123456789012345678901234567890", 10).unwrap()
+        * rug::Integer::from_str_radix("98765432109876543210", 10).unwrap()
+        + 1u32;
+    assert_eq!(text(&out.stdout), format!("{want}\n"));
+    let err = text(&out.stderr);
+    assert!(err.contains("primes") && err.contains("det mod p"), "{err}");
+}
+
+#[test]
+fn bad_inputs_exit_2_with_one_clear_line() {
+    let cases = [
+        ("", "empty input"),
+        ("2 2\n1 2\n3\n", "row 2 has 1 entries"),
+        ("2 2\n1 2\n3 x\n", "`x` is not a decimal integer"),
+        ("2 2\n1 2\n3 4 5\n", "row 2 has 3 entries"),
+        ("2 3\n1 2 3\n4 5 6\n", "square"),
+        ("0 0\n", "empty matrix"),
+        ("2 two\n", "bad dimensions"),
+        ("1 1\n5\n6\n", "more than the 1 rows"),
+        ("2 2\n1 2\n", "expected 2 rows"),
+        ("1 1\n1_000\n", "not a decimal integer"),
+    ];
+    for (input, msg) in cases {
+        let out = rns(&["det", "-", "--backend", "cpu"], input);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "input {input:?}: {err}");
+        assert!(out.stdout.is_empty());
+        assert!(err.contains(msg), "input {input:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(!err.contains("panicked"));
+    }
+    let out = rns(&["det", "/no/such/file"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/no/such/file"));
+}
+
+#[test]
+fn unusable_gpu_exits_3_and_auto_falls_back() {
+    let has_gpu = rns::Backend::select(rns::BackendChoice::Gpu).is_ok();
+    let out = rns(&["det", "-", "--backend", "gpu"], "1 1\n5\n");
+    if has_gpu {
+        assert_eq!(text(&out.stdout), "5\n");
+    } else {
+        assert_eq!(out.status.code(), Some(3));
+        assert!(text(&out.stderr).contains("no CUDA device"));
+    }
+    let out = rns(&["det", "-", "--backend", "auto"], "1 1\n5\n");
+    assert_eq!(text(&out.stdout), "5\n");
+}

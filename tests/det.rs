@@ -1,0 +1,77 @@
+//! Exact determinants against the Bareiss reference: random matrices up to 20×20
+//! and special ones.
+
+use proptest::prelude::*;
+use rns::{det, det_with_stats, Backend, Error, IntMatrix};
+use rns_suite::{bareiss_det, Gen};
+use rug::Integer;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(60))]
+
+    #[test]
+    fn random_matrices_match_bareiss(n in 1usize..=20, bits in 1u32..200, seed in any::<u64>()) {
+        let a = Gen::new(seed).matrix(n, n, bits);
+        prop_assert_eq!(det(&a, &Backend::Cpu).unwrap(), bareiss_det(&a));
+    }
+
+    #[test]
+    fn dependent_rows_give_zero(n in 3usize..=12, seed in any::<u64>()) {
+        let mut g = Gen::new(seed);
+        let a = g.matrix(n, n, 40);
+        // last row = 3·row0 − 2·row1 (+ row2 when that is not the last row)
+        let mut data = a.entries().to_vec();
+        for j in 0..n {
+            let mut x = Integer::from(&data[j] * 3) - Integer::from(&data[n + j] * 2);
+            if n > 3 { x += &data[2 * n + j]; }
+            data[(n - 1) * n + j] = x;
+        }
+        let a = IntMatrix::new(n, n, data).unwrap();
+        prop_assert_eq!(det(&a, &Backend::Cpu).unwrap(), Integer::new());
+    }
+}
+
+#[test]
+fn special_matrices() {
+    let cpu = Backend::Cpu;
+    assert_eq!(det(&IntMatrix::identity(17), &cpu).unwrap(), 1);
+    assert_eq!(det(&IntMatrix::from_i64(1, 1, &[-7]).unwrap(), &cpu).unwrap(), -7);
+    assert_eq!(det(&IntMatrix::from_i64(1, 1, &[0]).unwrap(), &cpu).unwrap(), 0);
+    assert_eq!(det(&IntMatrix::from_i64(2, 2, &[0, 1, 1, 0]).unwrap(), &cpu).unwrap(), -1);
+    assert_eq!(det(&IntMatrix::from_i64(2, 2, &[-3, -4, -5, -6]).unwrap(), &cpu).unwrap(), -2);
+    assert_eq!(det(&IntMatrix::from_i64(3, 3, &[1, 2, 3, 4, 5, 6, 7, 8, 9]).unwrap(), &cpu).unwrap(), 0);
+    assert_eq!(det(&IntMatrix::from_i64(2, 2, &[5, 7, 0, 0]).unwrap(), &cpu).unwrap(), 0);
+    let extremes = IntMatrix::from_i64(2, 2, &[i64::MIN, i64::MAX, i64::MAX, i64::MIN]).unwrap();
+    assert_eq!(det(&extremes, &cpu).unwrap(), bareiss_det(&extremes));
+    // A diagonal of huge entries: the determinant is their product.
+    let big = Integer::from(1) << 3000u32;
+    let mut data = vec![Integer::new(); 9];
+    data[0] = big.clone() + 1u32;
+    data[4] = -big.clone();
+    data[8] = big.clone() - 1u32;
+    let d = IntMatrix::new(3, 3, data).unwrap();
+    assert_eq!(det(&d, &cpu).unwrap(), bareiss_det(&d));
+}
+
+#[test]
+fn a_zero_pivot_needs_a_row_swap_mod_every_prime() {
+    // a[0][0] = 0 exactly, so every prime's elimination must swap rows.
+    let a = IntMatrix::from_i64(3, 3, &[0, 2, 3, 4, 0, 6, 7, 8, 0]).unwrap();
+    assert_eq!(det(&a, &Backend::Cpu).unwrap(), bareiss_det(&a));
+}
+
+#[test]
+fn stats_report_the_bound_and_primes() {
+    let a = Gen::new(7).matrix(30, 30, 64);
+    let (d, st) = det_with_stats(&a, &Backend::Cpu).unwrap();
+    assert_eq!(d, bareiss_det(&a));
+    assert!(Integer::from(d.abs_ref()) <= Integer::from(1) << st.bound_bits as u32);
+    assert!(st.primes as u64 * 31 >= st.bound_bits);
+    assert_eq!(st.stages.len(), 5);
+}
+
+#[test]
+fn non_square_is_an_error() {
+    let a = IntMatrix::from_i64(2, 3, &[1, 2, 3, 4, 5, 6]).unwrap();
+    assert!(matches!(det(&a, &Backend::Cpu), Err(Error::Shape(_))));
+}
