@@ -40,6 +40,11 @@ pub fn from_digits(digits: &[u32], basis: &RnsBasis) -> Integer {
     x
 }
 
+/// The signed integer with these mixed-radix digits over the range moduli.
+pub fn from_digits_signed(digits: &[u32], basis: &RnsBasis) -> Integer {
+    to_signed(from_digits(digits, basis), basis)
+}
+
 /// The signed integer with the given residues for the `K` range channels
 /// (`residues.len() == K`; extra entries are ignored).
 pub fn reconstruct(residues: &[u32], basis: &RnsBasis, method: CrtMethod) -> Integer {

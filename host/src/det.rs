@@ -76,7 +76,7 @@ pub fn det_with_stats(a: &IntMatrix, backend: &Backend) -> Result<(Integer, DetS
     let basis = Arc::new(RnsBasis::for_bits(bits));
     stats.primes = basis.range_len();
     lap(&mut stats, "primes");
-    let residues = RnsVec::from_integers(&basis, a.entries())?;
+    let residues = backend.to_rns(&basis, a.entries())?;
     lap(&mut stats, "reduce");
     let dets = backend.det_per_channel(&residues, n)?;
     lap(&mut stats, "det mod p");

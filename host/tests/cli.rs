@@ -4,7 +4,9 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn rns(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_rns"))
+    // RNS_BIN points at the binary where the tests run away from the build tree.
+    let bin = std::env::var("RNS_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_rns").to_string());
+    let mut child = Command::new(bin)
         .args(args)
         .env("RUST_BACKTRACE", "1")
         .stdin(Stdio::piped())

@@ -37,7 +37,7 @@ impl fmt::Display for ModulusError {
 
 /// A prime modulus `2^30 < m < 2^31` with the constants its operations need.
 ///
-/// `#[repr(C)]` so the same 16-byte layout can be copied to the GPU.
+/// `#[repr(C)]` so the same 24-byte layout can be copied to the GPU.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Modulus {
@@ -45,6 +45,8 @@ pub struct Modulus {
     pub m: u32,
     /// `2^32 mod m`, for reducing multi-word integers.
     pub two32: u32,
+    /// Shoup's quotient for `two32` ([`Modulus::shoup`]).
+    pub two32_shoup: u32,
     /// `2^30 / m` in double precision, the `mul_m` quotient estimate factor.
     pub invk: f64,
 }
@@ -66,17 +68,13 @@ impl Modulus {
     /// The operations are exact only for `2^30 < m < 2^31`; `inv` also needs `m` prime.
     #[inline]
     pub fn new_unchecked(m: u32) -> Modulus {
+        let two32 = ((1u64 << 32) % m as u64) as u32;
         Modulus {
             m,
-            two32: ((1u64 << 32) % m as u64) as u32,
+            two32,
+            two32_shoup: (((two32 as u64) << 32) / m as u64) as u32,
             invk: (1u64 << 30) as f64 / m as f64,
         }
-    }
-
-    /// Builds a modulus from a prime and its precomputed constants (as stored in device tables).
-    #[inline(always)]
-    pub fn from_parts(m: u32, two32: u32, invk: f64) -> Modulus {
-        Modulus { m, two32, invk }
     }
 
     /// `(a + b) mod m`.
@@ -151,7 +149,8 @@ impl Modulus {
     /// Shoup's precomputed quotient `⌊b · 2^32 / m⌋` for multiplying many values by a fixed `b < m`.
     #[inline(always)]
     pub fn shoup(self, b: u32) -> u32 {
-        (((b as u64) << 32) / self.m as u64) as u32
+        // checked: no panicking path in GPU code (m > 0 always holds)
+        ((b as u64) << 32).checked_div(self.m as u64).unwrap_or(0) as u32
     }
 
     /// `(a · b) mod m` for a fixed `b` with `b_shoup = self.shoup(b)`: three integer
@@ -171,7 +170,7 @@ impl Modulus {
     /// `(a · b) mod m` by a 64-bit product and the `%` operator: the reference.
     #[inline(always)]
     pub fn mul_naive(self, a: u32, b: u32) -> u32 {
-        ((a as u64 * b as u64) % self.m as u64) as u32
+        (a as u64 * b as u64).checked_rem(self.m as u64).unwrap_or(0) as u32
     }
 
     /// `a^e mod m` by square and multiply.
@@ -190,7 +189,7 @@ impl Modulus {
     }
 
     /// `a^(−1) mod m` by the extended Euclidean algorithm; `None` when `a ≡ 0`.
-    #[inline]
+    #[inline(always)]
     pub fn inv(self, a: u32) -> Option<u32> {
         let a = self.reduce_u32(a);
         if a == 0 {
@@ -200,7 +199,7 @@ impl Modulus {
         let (mut r0, mut r1) = (self.m, a);
         let (mut s0, mut s1) = (0u32, 1u32);
         while r1 != 0 {
-            let q = r0 / r1; // q·r1 ≤ r0, so no overflow below
+            let q = r0.checked_div(r1).unwrap_or(0); // r1 ≠ 0 here; q·r1 ≤ r0
             (r0, r1) = (r1, r0 - q * r1);
             (s0, s1) = (s1, self.sub(s0, self.mul(self.reduce_u32(q), s1)));
         }
@@ -208,6 +207,18 @@ impl Modulus {
             return None; // gcd(a, m) > 1: m is not prime
         }
         Some(s0)
+    }
+
+    /// `(a · 2^32) mod m`, the Horner step of multi-word reduction (Shoup, integer only).
+    #[inline(always)]
+    pub fn mul_two32(self, a: u32) -> u32 {
+        self.mul_shoup(a, self.two32, self.two32_shoup)
+    }
+
+    /// One Horner step of multi-word reduction: `(r · 2^32 + w) mod m`.
+    #[inline(always)]
+    pub fn push_word(self, r: u32, w: u32) -> u32 {
+        self.add(self.mul_two32(r), self.reduce_u32(w))
     }
 
     /// `a mod m` for any `u32`.
@@ -230,7 +241,7 @@ impl Modulus {
     #[inline(always)]
     pub fn reduce_u64(self, a: u64) -> u32 {
         let hi = self.reduce_u32((a >> 32) as u32);
-        self.add(self.mul(hi, self.two32), self.reduce_u32(a as u32))
+        self.add(self.mul_two32(hi), self.reduce_u32(a as u32))
     }
 
     /// `n mod m` for the non-negative integer with 64-bit limbs `limbs`,
@@ -242,8 +253,8 @@ impl Modulus {
         while i > 0 {
             i -= 1;
             let limb = limbs[i];
-            r = self.add(self.mul(r, self.two32), self.reduce_u32((limb >> 32) as u32));
-            r = self.add(self.mul(r, self.two32), self.reduce_u32(limb as u32));
+            r = self.push_word(r, (limb >> 32) as u32);
+            r = self.push_word(r, limb as u32);
         }
         r
     }

@@ -4,12 +4,17 @@
 //! same residues, bit for bit, whichever backend runs it.
 
 pub mod cpu;
+pub mod gpu;
 
 pub use cpu::Op;
+pub use gpu::{EqualKernel, Gpu};
 
 use crate::basis::RnsBasis;
+use crate::crt;
 use crate::error::{Error, Result};
+use crate::layout;
 use crate::vector::{residue, RnsVec};
+use rayon::prelude::*;
 use rug::Integer;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -26,19 +31,36 @@ pub enum BackendChoice {
     Auto,
 }
 
+/// Residues (numbers × channels) below which the automatic choice stays on the CPU.
+pub const AUTO_MIN_WORK: usize = 1 << 16;
+
 /// An execution backend.
 #[derive(Clone, Debug)]
 pub enum Backend {
     /// All cores of this machine through rayon.
     Cpu,
+    /// A CUDA GPU. Operations with fewer than `min_work` residues run on the CPU
+    /// instead (0 for an explicit GPU choice, [`AUTO_MIN_WORK`] for the automatic one).
+    Gpu {
+        /// The device.
+        gpu: Arc<Gpu>,
+        /// Smallest amount of work sent to the GPU.
+        min_work: usize,
+    },
 }
 
 impl Backend {
-    /// The backend for a choice: `Gpu` fails with [`Error::NoGpu`] when no device is usable.
+    /// The backend for a choice: `Gpu` fails with [`Error::NoGpu`] when no device is
+    /// usable; `Auto` takes the GPU when one is usable (for work of at least
+    /// [`AUTO_MIN_WORK`] residues), else the CPU.
     pub fn select(choice: BackendChoice) -> Result<Backend> {
         match choice {
-            BackendChoice::Cpu | BackendChoice::Auto => Ok(Backend::Cpu),
-            BackendChoice::Gpu => Err(Error::NoGpu("this build of rns has no GPU backend".into())),
+            BackendChoice::Cpu => Ok(Backend::Cpu),
+            BackendChoice::Gpu => Ok(Backend::Gpu { gpu: Gpu::get()?, min_work: 0 }),
+            BackendChoice::Auto => Ok(match Gpu::get() {
+                Ok(gpu) => Backend::Gpu { gpu, min_work: AUTO_MIN_WORK },
+                Err(_) => Backend::Cpu,
+            }),
         }
     }
 
@@ -46,6 +68,15 @@ impl Backend {
     pub fn name(&self) -> &'static str {
         match self {
             Backend::Cpu => "cpu",
+            Backend::Gpu { .. } => "gpu",
+        }
+    }
+
+    /// The GPU, when this backend sends `work` residues of work to one.
+    fn gpu_for(&self, work: usize) -> Option<&Gpu> {
+        match self {
+            Backend::Gpu { gpu, min_work } if work >= *min_work => Some(gpu),
+            _ => None,
         }
     }
 
@@ -90,8 +121,9 @@ impl Backend {
             _ => return Err(Error::Shape(format!("{op:?}: scalar operand given or missing"))),
         };
         let data: Vec<&[u32]> = inputs.iter().map(|x| x.residues()).collect();
-        let out = match self {
-            Backend::Cpu => cpu::elementwise(op, basis.moduli(), len, &data, &scalar_residues),
+        let out = match self.gpu_for(len * basis.channels()) {
+            Some(g) => g.elementwise(op, basis.moduli(), len, &data, &scalar_residues)?,
+            None => cpu::elementwise(op, basis.moduli(), len, &data, &scalar_residues),
         };
         Ok(RnsVec::from_residues_unchecked(&basis, len, out))
     }
@@ -144,46 +176,91 @@ impl Backend {
     /// Whether `a[i] == b[i]`, for every `i`.
     pub fn equal(&self, a: &RnsVec, b: &RnsVec) -> Result<Vec<bool>> {
         let (basis, len) = Self::check(&[a, b])?;
-        Ok(match self {
-            Backend::Cpu => cpu::equal(basis.channels(), len, a.residues(), b.residues()),
-        })
+        match self.gpu_for(len * basis.channels()) {
+            Some(g) => g.equal(EqualKernel::WarpVote, basis.channels(), len, a.residues(), b.residues()),
+            None => Ok(cpu::equal(basis.channels(), len, a.residues(), b.residues())),
+        }
     }
 
     /// Mixed-radix digits of every number over the range channels, number-major
     /// (`K` digits per number, least significant first).
-    pub fn mixed_radix_digits(&self, a: &RnsVec) -> Vec<u32> {
-        self.digits(a, None)
-    }
-
-    fn digits(&self, a: &RnsVec, offset: Option<&[u32]>) -> Vec<u32> {
+    pub fn mixed_radix_digits(&self, a: &RnsVec) -> Result<Vec<u32>> {
         let b = a.basis();
-        match self {
-            Backend::Cpu => cpu::mixed_radix_digits(b.range_moduli(), b.mr_table(), a.len(), a.residues(), offset),
+        match self.gpu_for(a.len() * b.range_len() * b.range_len()) {
+            Some(g) => {
+                let digits = g.digits(b.range_moduli(), b.mr_table(), a.len(), a.residues(), None)?;
+                Ok(layout::to_number_major(&digits, a.len(), b.range_len()))
+            }
+            None => Ok(cpu::mixed_radix_digits(b.range_moduli(), b.mr_table(), a.len(), a.residues(), None)),
         }
     }
 
     /// The sign of every number, as its ordering with respect to 0.
-    pub fn sign(&self, a: &RnsVec) -> Vec<Ordering> {
-        let digits = self.mixed_radix_digits(a);
-        cpu::signs(&digits, a.basis().half_digits())
+    pub fn sign(&self, a: &RnsVec) -> Result<Vec<Ordering>> {
+        let b = a.basis();
+        match self.gpu_for(a.len() * b.range_len() * b.range_len()) {
+            Some(g) => {
+                let r = g.compare(b.range_moduli(), b.mr_table(), &half_residues(b), b.half_digits(), a.len(), a.residues(), None)?;
+                Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
+            }
+            None => {
+                let digits = cpu::mixed_radix_digits(b.range_moduli(), b.mr_table(), a.len(), a.residues(), None);
+                Ok(cpu::signs(&digits, b.half_digits()))
+            }
+        }
     }
 
     /// `a[i]` compared with `b[i]`, for every `i`. Exact over the whole signed range
     /// (no overflow): both sides are shifted by `(M − 1)/2` onto `[0, M)` first.
     pub fn compare(&self, a: &RnsVec, b: &RnsVec) -> Result<Vec<Ordering>> {
-        let (basis, _) = Self::check(&[a, b])?;
-        let half: Vec<u32> = basis.range_moduli().iter().map(|m| (m.m - 1) / 2).collect();
-        let da = self.digits(a, Some(&half));
-        let db = self.digits(b, Some(&half));
-        Ok(cpu::compare(&da, &db, basis.range_len()))
+        let (basis, len) = Self::check(&[a, b])?;
+        let (range, table, half) = (basis.range_moduli(), basis.mr_table(), half_residues(&basis));
+        match self.gpu_for(len * basis.range_len() * basis.range_len()) {
+            Some(g) => {
+                let r = g.compare(range, table, &half, basis.half_digits(), len, a.residues(), Some(b.residues()))?;
+                Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
+            }
+            None => {
+                let da = cpu::mixed_radix_digits(range, table, len, a.residues(), Some(&half));
+                let db = cpu::mixed_radix_digits(range, table, len, b.residues(), Some(&half));
+                Ok(cpu::compare(&da, &db, basis.range_len()))
+            }
+        }
     }
 
-    /// Reconstructs every integer (exact in the signed range) with the backend's
-    /// fastest path.
-    pub fn to_integers(&self, a: &RnsVec) -> Vec<Integer> {
-        match self {
-            Backend::Cpu => a.to_integers(),
+    /// Converts signed integers into residues (each must lie in the signed range);
+    /// on the GPU the limbs are copied over and reduced there.
+    pub fn to_rns(&self, basis: &Arc<RnsBasis>, values: &[Integer]) -> Result<RnsVec> {
+        let Some(g) = self.gpu_for(values.len() * basis.channels()) else {
+            return RnsVec::from_integers(basis, values);
+        };
+        if let Some(index) = values.iter().position(|x| !basis.contains(x)) {
+            return Err(Error::OutOfRange { index, range_bits: basis.range_bits() });
         }
+        let len = values.len();
+        let nwords = values.iter().map(|x| x.as_limbs().len() * 2).max().unwrap_or(0).max(1);
+        let mut words = vec![0u32; nwords * len];
+        for (i, x) in values.iter().enumerate() {
+            for (l, &limb) in x.as_limbs().iter().enumerate() {
+                words[2 * l * len + i] = limb as u32;
+                words[(2 * l + 1) * len + i] = (limb >> 32) as u32;
+            }
+        }
+        let neg: Vec<u32> = values.iter().map(|x| x.is_negative() as u32).collect();
+        let data = g.reduce_words(basis.moduli(), &words, &neg, len, nwords)?;
+        Ok(RnsVec::from_residues_unchecked(basis, len, data))
+    }
+
+    /// Reconstructs every integer (exact in the signed range): on the GPU the
+    /// mixed-radix digits come from the device and the host assembles the integers.
+    pub fn to_integers(&self, a: &RnsVec) -> Result<Vec<Integer>> {
+        let b = a.basis();
+        if self.gpu_for(a.len() * b.range_len() * b.range_len()).is_none() {
+            return Ok(a.to_integers());
+        }
+        let k = b.range_len();
+        let digits = self.mixed_radix_digits(a)?;
+        Ok(digits.par_chunks(k).map(|d| crt::from_digits_signed(d, b)).collect())
     }
 
     /// The determinant of the `n × n` matrix held in each channel: `matrices` holds
@@ -196,8 +273,14 @@ impl Backend {
             )));
         }
         let moduli = matrices.basis().moduli();
-        Ok(match self {
-            Backend::Cpu => cpu::det_per_channel(moduli, n, matrices.residues()),
-        })
+        match self.gpu_for(n * n * moduli.len()) {
+            Some(g) => g.det_per_channel(moduli, n, matrices.residues()),
+            None => Ok(cpu::det_per_channel(moduli, n, matrices.residues())),
+        }
     }
+}
+
+/// `(m_c − 1)/2` for every range channel: the residues of `H = (M − 1)/2`.
+fn half_residues(basis: &RnsBasis) -> Vec<u32> {
+    basis.range_moduli().iter().map(|m| (m.m - 1) / 2).collect()
 }

@@ -1,0 +1,357 @@
+//! The kernels. Raw pointers and no panicking paths: a panic would leave an
+//! `.extern .func` in the PTX, which fails at load (CI checks for it).
+
+use core::arch::asm;
+use core::arch::nvptx::*;
+use core::sync::atomic::{AtomicU32, Ordering};
+use rns_core::{mixed_radix, Modulus};
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    unsafe { trap() }
+}
+
+/// Calls `f(k)` for every index `k = c·len + i` of the channel `c = blockIdx.y`,
+/// the numbers spread over the x dimension of the grid with a grid-stride loop.
+#[inline(always)]
+unsafe fn channel_loop(len: u32, mut f: impl FnMut(usize, usize)) {
+    let c = _block_idx_y() as usize;
+    let mut i = _block_idx_x() * _block_dim_x() + _thread_idx_x();
+    let stride = _grid_dim_x() * _block_dim_x();
+    while i < len {
+        f(c, c * len as usize + i as usize);
+        i += stride;
+    }
+}
+
+macro_rules! elementwise {
+    ($name:ident, |$m:ident, $s:ident, $k:ident, $a:ident, $b:ident, $c:ident, $d:ident| $e:expr) => {
+        /// Elementwise kernel: `out[k] = op(a[k], b[k], c[k], d[k])` per channel
+        /// (unused operands may be null); `s` holds one scalar residue per channel.
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            out: *mut u32,
+            $a: *const u32,
+            $b: *const u32,
+            $c: *const u32,
+            $d: *const u32,
+            $s: *const u32,
+            moduli: *const Modulus,
+            len: u32,
+        ) {
+            channel_loop(len, |ch, $k| {
+                let $m = *moduli.add(ch);
+                let _ = ($a, $b, $c, $d, $s, ch);
+                *out.add($k) = $e;
+            });
+        }
+    };
+}
+
+elementwise!(rns_add, |m, s, k, a, b, c, d| m.add(*a.add(k), *b.add(k)));
+elementwise!(rns_sub, |m, s, k, a, b, c, d| m.sub(*a.add(k), *b.add(k)));
+elementwise!(rns_neg, |m, s, k, a, b, c, d| m.neg(*a.add(k)));
+elementwise!(rns_mul, |m, s, k, a, b, c, d| m.mul(*a.add(k), *b.add(k)));
+elementwise!(rns_mul_naive, |m, s, k, a, b, c, d| m.mul_naive(*a.add(k), *b.add(k)));
+elementwise!(rns_mul_add, |m, s, k, a, b, c, d| m.mul_add(*a.add(k), *b.add(k), *c.add(k)));
+elementwise!(rns_mul_sub_mul, |m, s, k, a, b, c, d| m.mul_sub_mul(
+    *a.add(k),
+    *b.add(k),
+    *c.add(k),
+    *d.add(k)
+));
+elementwise!(rns_add_scalar, |m, s, k, a, b, c, d| m.add(*a.add(k), *s.add(_block_idx_y() as usize)));
+elementwise!(rns_sub_scalar, |m, s, k, a, b, c, d| m.sub(*a.add(k), *s.add(_block_idx_y() as usize)));
+elementwise!(rns_mul_scalar, |m, s, k, a, b, c, d| m.mul(*a.add(k), *s.add(_block_idx_y() as usize)));
+
+/// Throughput probe: four independent chains of `iters` canonical `mul_m` per thread.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_mul_chain(out: *mut u32, a: *const u32, moduli: *const Modulus, len: u32, iters: u32) {
+    channel_loop(len, |ch, k| {
+        let m = *moduli.add(ch);
+        let y = *a.add(k);
+        let (mut x0, mut x1, mut x2, mut x3) = (y, m.add(y, 1), m.add(y, 2), m.add(y, 3));
+        let mut t = 0;
+        while t < iters {
+            x0 = m.mul(x0, y);
+            x1 = m.mul(x1, y);
+            x2 = m.mul(x2, y);
+            x3 = m.mul(x3, y);
+            t += 1;
+        }
+        *out.add(k) = x0 ^ x1 ^ x2 ^ x3;
+    });
+}
+
+/// Numbers per block (x) and channel lanes per block (y) of the batched
+/// equality and mixed-radix kernels.
+const LANES_X: u32 = 32;
+
+/// Thread (x, y) of a 32 × Y block: whether number `blockIdx.x·32 + x` agrees in
+/// the channels `y, y + Y, …`.
+#[inline(always)]
+unsafe fn partial_equal(a: *const u32, b: *const u32, len: u32, channels: u32) -> (u32, bool) {
+    let i = _block_idx_x() * LANES_X + _thread_idx_x();
+    let mut eq = true;
+    if i < len {
+        let mut c = _thread_idx_y();
+        while c < channels {
+            let k = c as usize * len as usize + i as usize;
+            eq &= *a.add(k) == *b.add(k);
+            c += _block_dim_y();
+        }
+    }
+    (i, eq)
+}
+
+/// Equality, the seed's reduction: a shared-memory AND tree across the Y lanes.
+/// Block 32 × Y (Y a power of two), `32·Y·4` bytes of dynamic shared memory.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_equal_shared(out: *mut u32, a: *const u32, b: *const u32, len: u32, channels: u32) {
+    let flags: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let (i, eq) = partial_equal(a, b, len, channels);
+    let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
+    let me = (ty * LANES_X + tx) as usize;
+    *flags.add(me) = eq as u32;
+    _syncthreads();
+    let mut s = _block_dim_y() / 2;
+    while s > 0 {
+        if ty < s {
+            *flags.add(me) &= *flags.add(me + (s * LANES_X) as usize);
+        }
+        _syncthreads();
+        s /= 2;
+    }
+    if ty == 0 && i < len {
+        *out.add(i as usize) = *flags.add(tx as usize);
+    }
+}
+
+/// `vote.sync.ballot`: bit `l` set when lane `l` passes a non-zero value.
+#[inline(always)]
+unsafe fn ballot(x: u32) -> u32 {
+    let r: u32;
+    asm!(
+        "{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.ballot.b32 {r}, p, 0xffffffff; }}",
+        x = in(reg32) x,
+        r = out(reg32) r,
+    );
+    r
+}
+
+/// Equality with warp votes: each warp (one Y lane, 32 numbers) folds its flags into
+/// one ballot word, and the Y words are ANDed through shared memory (`Y·4` bytes).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_equal_vote(out: *mut u32, a: *const u32, b: *const u32, len: u32, channels: u32) {
+    let words: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let (i, eq) = partial_equal(a, b, len, channels);
+    let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
+    let mask = ballot(eq as u32);
+    if tx == 0 {
+        *words.add(ty as usize) = mask;
+    }
+    _syncthreads();
+    if ty == 0 && i < len {
+        let mut all = u32::MAX;
+        let mut y = 0;
+        while y < _block_dim_y() {
+            all &= *words.add(y as usize);
+            y += 1;
+        }
+        *out.add(i as usize) = (all >> tx) & 1;
+    }
+}
+
+/// Mixed-radix digits of 32 numbers per block, the seed's parallel conversion: the
+/// residues sit in shared memory (`k·32·4` bytes, `tile[c·32 + x]`); step `s` fixes
+/// digit `s` and the Y lanes update the channels after it. Digits are written
+/// channel-major like the input. `offset` (one residue per channel, or null) is
+/// added first: with `(m_c − 1)/2` it maps the signed range monotonically onto `[0, M)`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
+    digits: *mut u32,
+    x: *const u32,
+    offset: *const u32,
+    moduli: *const Modulus,
+    table: *const u32,
+    len: u32,
+    k: u32,
+) {
+    let tile: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let (tx, ty, ny) = (_thread_idx_x(), _thread_idx_y(), _block_dim_y());
+    let i = _block_idx_x() * LANES_X + tx;
+    let live = i < len;
+    let at = |c: u32| (c * LANES_X + tx) as usize;
+    let mut c = ty;
+    while c < k {
+        let mut r = if live { *x.add(c as usize * len as usize + i as usize) } else { 0 };
+        if !offset.is_null() {
+            r = (*moduli.add(c as usize)).add(r, *offset.add(c as usize));
+        }
+        *tile.add(at(c)) = r;
+        c += ny;
+    }
+    _syncthreads();
+    let mut s = 0;
+    while s + 1 < k {
+        let d = *tile.add(at(s));
+        let row = table.add(s as usize * k as usize);
+        let mut j = s + 1 + ty;
+        while j < k {
+            let mj = *moduli.add(j as usize);
+            *tile.add(at(j)) = mixed_radix::step(mj, *tile.add(at(j)), d, *row.add(j as usize));
+            j += ny;
+        }
+        _syncthreads();
+        s += 1;
+    }
+    if live {
+        let mut c = ty;
+        while c < k {
+            *digits.add(c as usize * len as usize + i as usize) = *tile.add(at(c));
+            c += ny;
+        }
+    }
+}
+
+/// Compares numbers by their channel-major mixed-radix digits, most significant
+/// (last) digit first: `out[i]` is −1, 0 or 1 for `a[i] <, =, > b[i]`. With
+/// `b_broadcast` non-zero, `b` holds one number (`k` digits) compared with every `a[i]`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_cmp_digits(out: *mut i32, a: *const u32, b: *const u32, b_broadcast: u32, len: u32, k: u32) {
+    let i = _block_idx_x() * _block_dim_x() + _thread_idx_x();
+    if i >= len {
+        return;
+    }
+    let mut r = 0i32;
+    let mut c = k;
+    while c > 0 {
+        c -= 1;
+        let x = *a.add(c as usize * len as usize + i as usize);
+        let y = if b_broadcast != 0 { *b.add(c as usize) } else { *b.add(c as usize * len as usize + i as usize) };
+        if x != y {
+            r = if x > y { 1 } else { -1 };
+            break;
+        }
+    }
+    *out.add(i as usize) = r;
+}
+
+/// Residues of many non-negative integers given as 32-bit words, word-major
+/// (`words[w·len + i]`, least significant word first, all padded to `nwords`),
+/// negated where `neg[i]` is non-zero. Grid y = channel.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_reduce_words(
+    out: *mut u32,
+    words: *const u32,
+    neg: *const u32,
+    moduli: *const Modulus,
+    len: u32,
+    nwords: u32,
+) {
+    channel_loop(len, |ch, k| {
+        let m = *moduli.add(ch);
+        let i = k - ch * len as usize;
+        let mut r = 0u32;
+        let mut w = nwords;
+        while w > 0 {
+            w -= 1;
+            r = m.push_word(r, *words.add(w as usize * len as usize + i));
+        }
+        *out.add(k) = if *neg.add(i) != 0 { m.neg(r) } else { r };
+    });
+}
+
+/// Determinant modulo channel `blockIdx.x` of the `n × n` row-major matrix at
+/// `mats[c·n²…]` (overwritten) by Gaussian elimination, one block per channel.
+/// `scratch` holds `2n` words per channel (row factors and their Shoup quotients).
+/// Dynamic shared memory: 16 bytes.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_det(out: *mut u32, mats: *mut u32, scratch: *mut u32, moduli: *const Modulus, n: u32) {
+    let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let c = _block_idx_x() as usize;
+    let m = *moduli.add(c);
+    let nn = n as usize;
+    let a = mats.add(c * nn * nn);
+    let f = scratch.add(c * 2 * nn);
+    let fs = f.add(nn);
+    let tid = _thread_idx_x();
+    let nt = _block_dim_x();
+    let (lane, warp, nwarps) = (tid % 32, tid / 32, nt / 32);
+    if tid == 0 {
+        *sh.add(1) = 1; // running determinant
+    }
+    let mut k = 0u32;
+    while k < n {
+        if tid == 0 {
+            *sh = n;
+        }
+        _syncthreads();
+        let mut r = k + tid;
+        while r < n {
+            if *a.add(r as usize * nn + k as usize) != 0 {
+                AtomicU32::from_ptr(sh).fetch_min(r, Ordering::Relaxed);
+            }
+            r += nt;
+        }
+        _syncthreads();
+        let p = *sh;
+        if p == n {
+            if tid == 0 {
+                *out.add(c) = 0;
+            }
+            return;
+        }
+        if p != k {
+            let mut j = k + tid;
+            while j < n {
+                let (x, y) = (a.add(p as usize * nn + j as usize), a.add(k as usize * nn + j as usize));
+                let t = *x;
+                *x = *y;
+                *y = t;
+                j += nt;
+            }
+        }
+        _syncthreads();
+        if tid == 0 {
+            let pivot = *a.add(k as usize * nn + k as usize);
+            let mut det = m.mul(*sh.add(1), pivot);
+            if p != k {
+                det = m.neg(det);
+            }
+            *sh.add(1) = det;
+            *sh.add(2) = match m.inv(pivot) {
+                Some(v) => v,
+                None => 0,
+            };
+        }
+        _syncthreads();
+        let inv = *sh.add(2);
+        let mut i = k + 1 + tid;
+        while i < n {
+            let fi = m.mul(*a.add(i as usize * nn + k as usize), inv);
+            *f.add(i as usize) = fi;
+            *fs.add(i as usize) = m.shoup(fi);
+            i += nt;
+        }
+        _syncthreads();
+        let pivot_row = a.add(k as usize * nn);
+        let mut i = k + 1 + warp;
+        while i < n {
+            let (fi, fsi) = (*f.add(i as usize), *fs.add(i as usize));
+            let row = a.add(i as usize * nn);
+            let mut j = k + 1 + lane;
+            while j < n {
+                let x = row.add(j as usize);
+                *x = m.sub(*x, m.mul_shoup(*pivot_row.add(j as usize), fi, fsi));
+                j += 32;
+            }
+            i += nwarps;
+        }
+        _syncthreads();
+        k += 1;
+    }
+    if tid == 0 {
+        *out.add(c) = *sh.add(1);
+    }
+}

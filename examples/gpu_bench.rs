@@ -1,0 +1,186 @@
+//! GPU benchmarks of issue "GPU backend", printed as one table: `mul_m` throughput
+//! (compare with `device/reference/mul_chain.cu`, same inputs, same checksum), elementwise
+//! mul against the device-to-device copy bandwidth, equality and sign of 10^6 numbers
+//! over 330 moduli, det mod p of 512×512 for 128 primes; GPU against the CPU backend.
+//! Every GPU figure is the median of 7 runs after a warm-up, timed with device events.
+//!
+//! `cargo run --release --example gpu_bench` (needs a GPU; `scripts/gpu-check.sh` runs it on one).
+
+use rns::backend::gpu::{moduli_words, EqualKernel, Gpu};
+use rns::{Backend, Op, RnsBasis, RnsVec};
+use std::sync::Arc;
+use std::time::Instant;
+
+type R<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn gpu_ms(g: &Gpu, mut f: impl FnMut() -> rns::Result<()>) -> R<f64> {
+    f()?;
+    g.sync()?;
+    let mut t = Vec::new();
+    for _ in 0..7 {
+        t.push(g.time_ms(&mut f)?);
+    }
+    Ok(median(t))
+}
+
+fn cpu_ms(reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    let mut t = Vec::new();
+    for _ in 0..reps {
+        let s = Instant::now();
+        f();
+        t.push(s.elapsed().as_secs_f64() * 1e3);
+    }
+    median(t)
+}
+
+fn xorshift_residues(len: usize, m: u32, seed: u64) -> Vec<u32> {
+    let mut x = seed;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m as u64) as u32
+        })
+        .collect()
+}
+
+fn basis(k: usize) -> Arc<RnsBasis> {
+    let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false).take(k).collect();
+    Arc::new(RnsBasis::from_primes(&primes).unwrap())
+}
+
+fn random_vec(b: &Arc<RnsBasis>, len: usize, seed: u64) -> RnsVec {
+    let mut data = Vec::with_capacity(len * b.channels());
+    for (c, m) in b.moduli().iter().enumerate() {
+        data.extend(xorshift_residues(len, m.m, seed + c as u64 * 7919));
+    }
+    RnsVec::from_residues(b, len, data).unwrap()
+}
+
+fn main() -> R<()> {
+    let g = Gpu::get()?;
+    let gb = Backend::select(rns::BackendChoice::Gpu)?;
+    println!("device: {}; CPU threads: {}", g.name(), std::thread::available_parallelism().map_or(1, |n| n.get()));
+
+    // 1. mul_m throughput, same inputs and launch as the CUDA C reference.
+    let (len, iters) = (1usize << 22, 256u32);
+    let m = rns_core::Modulus::new(2_147_483_629).map_err(rns::Error::from)?;
+    let a = xorshift_residues(len, m.m, 0x9E37_79B9_7F4A_7C15);
+    let (da, dm) = (g.upload(&a)?, g.upload(&moduli_words(&[m]))?);
+    let mut dout = g.alloc(len)?;
+    let ms = gpu_ms(&g, || g.launch_mul_chain(&mut dout, &da, &dm, len, 1, iters))?;
+    let out = g.download(&dout, len)?;
+    for i in (0..len).step_by(len / 16) {
+        let y = a[i];
+        let mut x = [y, m.add(y, 1), m.add(y, 2), m.add(y, 3)];
+        for _ in 0..iters {
+            x = x.map(|v| m.mul(v, y));
+        }
+        assert_eq!(out[i], x[0] ^ x[1] ^ x[2] ^ x[3], "mul_chain wrong at {i}");
+    }
+    let sum: u64 = out.iter().map(|&v| v as u64).sum();
+    println!(
+        "rust   mul_chain: len {len} iters {iters} median {ms:.3} ms  {:.3} T modmul/s  checksum {sum}",
+        4.0 * len as f64 * iters as f64 / (ms * 1e-3) / 1e12
+    );
+
+    // 2. elementwise mul of 2^26 residues vs the device-to-device copy.
+    let b64 = basis(63); // 64 channels
+    let per = 1usize << 20;
+    let (x, y) = (random_vec(&b64, per, 1), random_vec(&b64, per, 2));
+    let n = per * b64.channels();
+    let (dx, dy, dmod) = (g.upload(x.residues())?, g.upload(y.residues())?, g.upload(&moduli_words(b64.moduli()))?);
+    let mut dz = g.alloc(n)?;
+    let dummy = g.upload(&[0])?;
+    let copy_ms = gpu_ms(&g, || g.copy(&mut dz, &dx))?;
+    let copy_gbs = 8.0 * n as f64 / (copy_ms * 1e-3) / 1e9;
+    println!("copy   d2d: {n} words median {copy_ms:.3} ms  {copy_gbs:.0} GB/s (read+write)");
+    for op in [Op::Mul, Op::MulNaive, Op::Add] {
+        let ms = gpu_ms(&g, || g.launch_elementwise(op, &mut dz, &[&dx, &dy], &dummy, &dmod, per, b64.channels()))?;
+        let gbs = 12.0 * n as f64 / (ms * 1e-3) / 1e9;
+        println!(
+            "{op:?} elementwise: {n} residues median {ms:.3} ms  {gbs:.0} GB/s = {:.0}% of copy; {:.1} G residues/s",
+            100.0 * gbs / copy_gbs,
+            n as f64 / (ms * 1e-3) / 1e9
+        );
+    }
+    let want = Backend::Cpu.mul(&x, &y)?;
+    assert_eq!(gb.mul(&x, &y)?.residues(), want.residues());
+    let cpu = cpu_ms(3, || drop(Backend::Cpu.mul(&x, &y).unwrap()));
+    let e2e = cpu_ms(3, || drop(gb.mul(&x, &y).unwrap()));
+    println!("Mul 2^26 end to end: gpu with transfers {e2e:.1} ms, cpu backend {cpu:.1} ms");
+    drop((dx, dy, dz));
+
+    // 3. equality and sign of 10^6 numbers over 330 moduli.
+    let b330 = basis(330);
+    let nn = 1_000_000;
+    let p = random_vec(&b330, nn, 3);
+    let q = RnsVec::from_residues(&b330, nn, p.residues().to_vec())?;
+    let (dp, dq) = (g.upload(p.residues())?, g.upload(q.residues())?);
+    let mut deq = g.alloc(nn)?;
+    for kernel in [EqualKernel::SharedTree, EqualKernel::WarpVote] {
+        let ms = gpu_ms(&g, || g.launch_equal(kernel, &mut deq, &dp, &dq, nn, b330.channels()))?;
+        let gbs = 8.0 * (nn * b330.channels()) as f64 / (ms * 1e-3) / 1e9;
+        println!("equal {kernel:?} 1e6×330: kernel median {ms:.3} ms ({gbs:.0} GB/s read)");
+    }
+    let e2e = cpu_ms(3, || drop(gb.equal(&p, &q).unwrap()));
+    let cpu = cpu_ms(3, || drop(Backend::Cpu.equal(&p, &q).unwrap()));
+    println!("equal 1e6×330 end to end: gpu with transfers {e2e:.1} ms, cpu backend {cpu:.1} ms");
+
+    let k = b330.range_len();
+    let (dmr, dtab) = (g.upload(&moduli_words(b330.range_moduli()))?, g.upload(b330.mr_table())?);
+    let half: Vec<u32> = b330.range_moduli().iter().map(|m| (m.m - 1) / 2).collect();
+    let (dhalf, dhd) = (g.upload(&half)?, g.upload(b330.half_digits())?);
+    let mut dd = g.alloc(k * nn)?;
+    let mut dsign = g.alloc(nn)?;
+    let ms = gpu_ms(&g, || {
+        g.launch_digits(&mut dd, &dp, Some(&dhalf), &dmr, &dtab, nn, k)?;
+        g.launch_cmp(&mut dsign, &dd, &dhd, true, nn, k)
+    })?;
+    let steps = nn as f64 * (k * (k - 1) / 2) as f64;
+    println!(
+        "sign 1e6×330: kernels median {ms:.3} ms ({:.2} T MRC steps/s)",
+        steps / (ms * 1e-3) / 1e12
+    );
+    let gsign = gb.sign(&p)?;
+    let e2e = cpu_ms(3, || drop(gb.sign(&p).unwrap()));
+    let small = random_vec(&b330, nn / 10, 3);
+    assert_eq!(&gsign[..nn / 10], &Backend::Cpu.sign(&small)?[..], "GPU sign differs from CPU");
+    let cpu = cpu_ms(1, || drop(Backend::Cpu.sign(&small).unwrap())) * 10.0;
+    println!("sign 1e6×330 end to end: gpu with transfers {e2e:.1} ms, cpu backend {cpu:.1} ms (measured on 1e5, ×10)");
+    drop((dp, dq, dd));
+
+    // 4. det mod p of 512×512 for 128 primes.
+    let b128 = basis(127);
+    let dn = 512;
+    let mats = random_vec(&b128, dn * dn, 4);
+    let dmm = g.upload(&moduli_words(b128.moduli()))?;
+    let mut work = g.upload(mats.residues())?;
+    let mut scratch = g.alloc(b128.channels() * 2 * dn)?;
+    let mut ddet = g.alloc(b128.channels())?;
+    let src = g.upload(mats.residues())?;
+    let mut ts = Vec::new();
+    for _ in 0..5 {
+        g.copy(&mut work, &src)?;
+        ts.push(g.time_ms(|| g.launch_det(&mut ddet, &mut work, &mut scratch, &dmm, dn, b128.channels()))?);
+    }
+    let ms = median(ts);
+    let gd = g.download(&ddet, b128.channels())?;
+    let cpu_dets = Backend::Cpu.det_per_channel(&mats, dn)?;
+    assert_eq!(gd, cpu_dets, "GPU det differs from CPU");
+    let cpu = cpu_ms(1, || drop(Backend::Cpu.det_per_channel(&mats, dn).unwrap()));
+    let updates = b128.channels() as f64 * (dn as f64).powi(3) / 3.0;
+    println!(
+        "det mod p 512×512 ×128: gpu kernel median {ms:.1} ms ({:.1} G updates/s), cpu backend {cpu:.1} ms, ratio {:.1}x",
+        updates / (ms * 1e-3) / 1e9,
+        cpu / ms
+    );
+    Ok(())
+}

@@ -1,0 +1,50 @@
+//! Compiles the `device` crate to PTX with rustc's `nvptx64-nvidia-cuda` target and
+//! leaves it in `OUT_DIR/rns_device.ptx` for `include_str!`.
+//!
+//! `RNS_PTX_ARCH` picks the PTX target (default `sm_80`: runs on A100, H100 and newer
+//! through the driver's JIT). The nested cargo uses its own target directory.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn main() {
+    let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("..");
+    for dir in ["device/src", "device/Cargo.toml", "rns-core/src", "rns-core/Cargo.toml"] {
+        println!("cargo:rerun-if-changed={}", root.join(dir).display());
+    }
+    println!("cargo:rerun-if-env-changed=RNS_PTX_ARCH");
+    let arch = env::var("RNS_PTX_ARCH").unwrap_or_else(|_| "sm_80".into());
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap());
+    let target_dir = out.join("ptx-target");
+    let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(&root)
+        .args(["rustc", "-p", "rns-device", "--release", "--target", "nvptx64-nvidia-cuda"])
+        .args(["-Zbuild-std=core", "--target-dir"])
+        .arg(&target_dir)
+        .args(["--", "--emit=asm"]);
+    // The outer build's settings must not leak into the nested one.
+    for var in ["RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_TARGET_DIR", "RUSTC_WORKSPACE_WRAPPER", "CARGO_MAKEFLAGS"] {
+        cmd.env_remove(var);
+    }
+    cmd.env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu={arch}\x1f-Cdebuginfo=0"));
+    let status = cmd.status().expect("run cargo for the nvptx64 build");
+    assert!(status.success(), "building the device crate to PTX failed");
+    let deps = target_dir.join("nvptx64-nvidia-cuda/release/deps");
+    let ptx = newest_asm(&deps).expect("the nvptx build left no .s file");
+    std::fs::copy(&ptx, out.join("rns_device.ptx")).expect("copy the PTX");
+}
+
+/// The newest `rns_device-*.s` in `dir`.
+fn newest_asm(dir: &Path) -> Option<PathBuf> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.starts_with("rns_device-") && name.ends_with(".s")
+        })
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+}

@@ -1,0 +1,575 @@
+//! The GPU backend: the Rust kernels of `device/` (embedded as PTX) driven through
+//! `cudarc`'s driver API, loaded at run time so that everything builds without CUDA.
+//!
+//! One context, stream and module per process ([`Gpu::get`]). Every CUDA error becomes
+//! an [`Error`]; inputs larger than the device memory budget run in chunks of numbers.
+
+use super::Op;
+use crate::error::{Error, Result};
+use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute, CUresult};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg};
+use rns_core::Modulus;
+use std::ops::Range;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
+
+/// When set, every output buffer is filled with `0xFFFF_FFFF` before a kernel writes it.
+static POISON: AtomicBool = AtomicBool::new(false);
+/// A memory budget override in bytes (0: none).
+static MEM_LIMIT: AtomicUsize = AtomicUsize::new(0);
+
+/// The kernels, compiled from `device/` by `build.rs`.
+pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/rns_device.ptx"));
+
+/// Channel lanes (block y) of the equality and mixed-radix kernels; numbers per block is 32.
+const LANES_Y: u32 = 8;
+
+/// Which reduction the equality kernel uses across a number's channel lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EqualKernel {
+    /// The seed's shared-memory AND tree.
+    SharedTree,
+    /// Warp ballots, then an AND of one word per warp through shared memory.
+    WarpVote,
+}
+
+/// An open CUDA device with the rns kernels loaded.
+#[derive(Debug)]
+pub struct Gpu {
+    ctx: Arc<CudaContext>,
+    stream: Arc<CudaStream>,
+    module: Arc<CudaModule>,
+    name: String,
+    smem_optin: usize,
+}
+
+fn cuda(e: DriverError) -> Error {
+    if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        Error::GpuOutOfMemory(format!("{e:?}"))
+    } else {
+        Error::Gpu(format!("{e:?}"))
+    }
+}
+
+/// Flattens moduli into the `#[repr(C)]` layout of `rns_core::Modulus` (24 bytes:
+/// `m, two32, two32_shoup, padding, invk`) as 32-bit words for the device.
+pub fn moduli_words(moduli: &[Modulus]) -> Vec<u32> {
+    const _: () = assert!(std::mem::size_of::<Modulus>() == 24);
+    let mut w = Vec::with_capacity(moduli.len() * 6);
+    for m in moduli {
+        let bits = m.invk.to_bits();
+        w.extend_from_slice(&[m.m, m.two32, m.two32_shoup, 0, bits as u32, (bits >> 32) as u32]);
+    }
+    w
+}
+
+/// Channel-major columns `range` of `src` (`channels × len`) as a `channels × range.len()` buffer.
+fn gather(src: &[u32], len: usize, range: &Range<usize>) -> Vec<u32> {
+    if range.len() == len {
+        return src.to_vec();
+    }
+    let channels = src.len() / len;
+    let mut out = Vec::with_capacity(channels * range.len());
+    for c in 0..channels {
+        out.extend_from_slice(&src[c * len + range.start..c * len + range.end]);
+    }
+    out
+}
+
+/// Writes a `channels × range.len()` chunk back into columns `range` of `dst`.
+fn scatter(dst: &mut [u32], len: usize, range: &Range<usize>, part: &[u32]) {
+    let w = range.len();
+    if w == 0 {
+        return;
+    }
+    for (c, col) in part.chunks(w).enumerate() {
+        dst[c * len + range.start..c * len + range.end].copy_from_slice(col);
+    }
+}
+
+impl Gpu {
+    /// The process's GPU, opened on first use; [`Error::NoGpu`] when no CUDA driver or
+    /// device is usable (the reason is kept and returned on every call).
+    pub fn get() -> Result<Arc<Gpu>> {
+        static GPU: OnceLock<std::result::Result<Arc<Gpu>, Error>> = OnceLock::new();
+        GPU.get_or_init(|| {
+            // cudarc can panic inside a broken driver installation: keep that an error.
+            std::panic::catch_unwind(Gpu::open)
+                .unwrap_or_else(|_| Err(Error::NoGpu("the CUDA driver failed to initialise".into())))
+                .map(Arc::new)
+        })
+        .clone()
+    }
+
+    fn open() -> Result<Gpu> {
+        // SAFETY: only probes whether the driver library can be loaded.
+        if !unsafe { cudarc::driver::sys::is_culib_present() } {
+            return Err(Error::NoGpu("libcuda (the NVIDIA driver) was not found".into()));
+        }
+        let no_gpu = |e: DriverError| Error::NoGpu(format!("{e:?}"));
+        let count = CudaContext::device_count().map_err(no_gpu)?;
+        if count < 1 {
+            return Err(Error::NoGpu("the driver reports no CUDA device".into()));
+        }
+        let ctx = CudaContext::new(0).map_err(no_gpu)?;
+        let name = ctx.name().map_err(cuda)?;
+        let smem_optin = ctx
+            .attribute(cudarc::driver::sys::CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+            .map_err(cuda)? as usize;
+        let module = ctx
+            .load_module(cudarc::nvrtc::Ptx::from_src(PTX))
+            .map_err(|e| Error::Gpu(format!("loading the rns kernels (PTX) failed: {e:?}")))?;
+        let stream = ctx.default_stream();
+        Ok(Gpu {
+            ctx,
+            stream,
+            module,
+            name,
+            smem_optin,
+        })
+    }
+
+    /// The device's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The stream every operation runs on.
+    pub fn stream(&self) -> &Arc<CudaStream> {
+        &self.stream
+    }
+
+    /// A kernel of the module by name.
+    pub fn function(&self, name: &str) -> Result<CudaFunction> {
+        self.module.load_function(name).map_err(cuda)
+    }
+
+    /// Fill every output buffer with `0xFFFF_FFFF` (never a residue, digit or flag the
+    /// kernels write) before use, so that tests see any element a kernel missed.
+    pub fn poison_outputs(on: bool) {
+        POISON.store(on, Ordering::Relaxed);
+    }
+
+    /// Caps the device memory one operation may use (`None`: 70% of free memory);
+    /// a small cap forces the chunked paths.
+    pub fn set_memory_limit(bytes: Option<usize>) {
+        MEM_LIMIT.store(bytes.unwrap_or(0), Ordering::Relaxed);
+    }
+
+    /// Bytes one operation may place on the device: 70% of the free memory, or the
+    /// cap of [`Gpu::set_memory_limit`], or `RNS_GPU_MEM_LIMIT` bytes when that is set.
+    pub fn budget(&self) -> Result<usize> {
+        let cap = MEM_LIMIT.load(Ordering::Relaxed);
+        if cap > 0 {
+            return Ok(cap);
+        }
+        if let Some(limit) = std::env::var("RNS_GPU_MEM_LIMIT").ok().and_then(|s| s.parse().ok()) {
+            return Ok(limit);
+        }
+        let (free, _) = self.ctx.mem_get_info().map_err(cuda)?;
+        Ok(free / 10 * 7)
+    }
+
+    /// Splits `len` numbers into chunks of at most `budget / bytes_per_number` numbers.
+    fn chunks(&self, len: usize, bytes_per_number: usize) -> Result<Vec<Range<usize>>> {
+        let per = (self.budget()? / bytes_per_number.max(1)).max(1);
+        Ok((0..len.max(1)).step_by(per).map(|s| s..(s + per).min(len)).collect())
+    }
+
+    /// Copies host words to a new device buffer.
+    pub fn upload(&self, x: &[u32]) -> Result<CudaSlice<u32>> {
+        if x.is_empty() {
+            return self.stream.alloc_zeros(1).map_err(cuda);
+        }
+        self.stream.clone_htod(x).map_err(cuda)
+    }
+
+    /// A device buffer of `n` words (content unspecified: every kernel writes all of its output).
+    pub fn alloc(&self, n: usize) -> Result<CudaSlice<u32>> {
+        // SAFETY: u32 has no invalid bit patterns; callers overwrite before reading.
+        let mut buf = unsafe { self.stream.alloc::<u32>(n.max(1)) }.map_err(cuda)?;
+        if POISON.load(Ordering::Relaxed) {
+            use cudarc::driver::DevicePtrMut;
+            let (ptr, _sync) = buf.device_ptr_mut(&self.stream);
+            // SAFETY: ptr addresses the 4·n bytes just allocated.
+            unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xFF, 4 * n.max(1), self.stream.cu_stream()) }
+                .map_err(cuda)?;
+        }
+        Ok(buf)
+    }
+
+    /// Copies a device buffer back to the host.
+    pub fn download(&self, x: &CudaSlice<u32>, n: usize) -> Result<Vec<u32>> {
+        let mut v = self.stream.clone_dtoh(x).map_err(cuda)?;
+        v.truncate(n);
+        Ok(v)
+    }
+
+    /// Waits for the stream.
+    pub fn sync(&self) -> Result<()> {
+        self.stream.synchronize().map_err(cuda)
+    }
+
+    /// Times `f` on the stream with device events, in milliseconds.
+    pub fn time_ms(&self, f: impl FnOnce() -> Result<()>) -> Result<f64> {
+        let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);
+        let start = self.stream.record_event(flags).map_err(cuda)?;
+        f()?;
+        let end = self.stream.record_event(flags).map_err(cuda)?;
+        end.synchronize().map_err(cuda)?;
+        Ok(start.elapsed_ms(&end).map_err(cuda)? as f64)
+    }
+
+    /// Launch shape of the per-channel kernels: 256 threads, grid x over numbers, y over channels.
+    fn channel_grid(len: usize, channels: usize) -> Result<LaunchConfig> {
+        if channels > 65_535 {
+            return Err(Error::Shape(format!("{channels} channels exceed the GPU grid limit of 65535")));
+        }
+        let blocks = len.div_ceil(256).clamp(1, 65_535) as u32;
+        Ok(LaunchConfig {
+            grid_dim: (blocks, channels as u32, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        })
+    }
+
+    /// Launches the elementwise kernel of `op` on device buffers (`inputs.len() == op.arity()`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_elementwise(
+        &self,
+        op: Op,
+        out: &mut CudaSlice<u32>,
+        inputs: &[&CudaSlice<u32>],
+        scalar: &CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+        len: usize,
+        channels: usize,
+    ) -> Result<()> {
+        let name = match op {
+            Op::Add => "rns_add",
+            Op::Sub => "rns_sub",
+            Op::Neg => "rns_neg",
+            Op::Mul => "rns_mul",
+            Op::MulNaive => "rns_mul_naive",
+            Op::MulAdd => "rns_mul_add",
+            Op::MulSubMul => "rns_mul_sub_mul",
+            Op::AddScalar => "rns_add_scalar",
+            Op::SubScalar => "rns_sub_scalar",
+            Op::MulScalar => "rns_mul_scalar",
+        };
+        let f = self.function(name)?;
+        let cfg = Self::channel_grid(len, channels)?;
+        let len32 = len as u32;
+        let mut b = self.stream.launch_builder(&f);
+        b.arg(out);
+        // Operand slots a, b, c, d: unused ones repeat the first (never read).
+        for k in 0..4 {
+            b.arg(inputs[k.min(inputs.len() - 1)]);
+        }
+        b.arg(scalar).arg(moduli).arg(&len32);
+        // SAFETY: the kernel reads `len` numbers of `channels` channels from each operand
+        // and writes as many to `out`; the buffers hold at least that many words.
+        unsafe { b.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
+    /// Elementwise operation on host data (channel-major, `moduli.len()` channels).
+    pub fn elementwise(&self, op: Op, moduli: &[Modulus], len: usize, inputs: &[&[u32]], scalar: &[u32]) -> Result<Vec<u32>> {
+        let channels = moduli.len();
+        let mut out = vec![0u32; channels * len];
+        if len == 0 {
+            return Ok(out);
+        }
+        let dm = self.upload(&moduli_words(moduli))?;
+        let ds = self.upload(scalar)?;
+        for r in self.chunks(len, (inputs.len() + 1) * channels * 4)? {
+            let dev: Vec<CudaSlice<u32>> =
+                inputs.iter().map(|x| self.upload(&gather(x, len, &r))).collect::<Result<_>>()?;
+            let refs: Vec<&CudaSlice<u32>> = dev.iter().collect();
+            let mut dout = self.alloc(channels * r.len())?;
+            self.launch_elementwise(op, &mut dout, &refs, &ds, &dm, r.len(), channels)?;
+            scatter(&mut out, len, &r, &self.download(&dout, channels * r.len())?);
+        }
+        Ok(out)
+    }
+
+    /// Launches the `mul_m` throughput probe: four chains of `iters` products per number.
+    pub fn launch_mul_chain(&self, out: &mut CudaSlice<u32>, a: &CudaSlice<u32>, moduli: &CudaSlice<u32>, len: usize, channels: usize, iters: u32) -> Result<()> {
+        let f = self.function("rns_mul_chain")?;
+        let cfg = Self::channel_grid(len, channels)?;
+        let len32 = len as u32;
+        let mut l = self.stream.launch_builder(&f);
+        l.arg(out).arg(a).arg(moduli).arg(&len32).arg(&iters);
+        // SAFETY: a and out hold channels × len words.
+        unsafe { l.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
+    /// Copies `n` words device to device (the bandwidth reference of the benchmarks).
+    pub fn copy(&self, dst: &mut CudaSlice<u32>, src: &CudaSlice<u32>) -> Result<()> {
+        self.stream.memcpy_dtod(src, dst).map_err(cuda)
+    }
+
+    /// Launches an equality kernel on device buffers; `out` gets one word per number.
+    pub fn launch_equal(
+        &self,
+        kernel: EqualKernel,
+        out: &mut CudaSlice<u32>,
+        a: &CudaSlice<u32>,
+        b: &CudaSlice<u32>,
+        len: usize,
+        channels: usize,
+    ) -> Result<()> {
+        let (name, smem) = match kernel {
+            EqualKernel::SharedTree => ("rns_equal_shared", 32 * LANES_Y * 4),
+            EqualKernel::WarpVote => ("rns_equal_vote", LANES_Y * 4),
+        };
+        let f = self.function(name)?;
+        let cfg = LaunchConfig {
+            grid_dim: (len.div_ceil(32).max(1) as u32, 1, 1),
+            block_dim: (32, LANES_Y, 1),
+            shared_mem_bytes: smem,
+        };
+        let (len32, ch32) = (len as u32, channels as u32);
+        let mut l = self.stream.launch_builder(&f);
+        l.arg(out).arg(a).arg(b).arg(&len32).arg(&ch32);
+        // SAFETY: a and b hold channels × len words; out holds len words.
+        unsafe { l.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
+    /// Whether numbers agree in every channel.
+    pub fn equal(&self, kernel: EqualKernel, channels: usize, len: usize, a: &[u32], b: &[u32]) -> Result<Vec<bool>> {
+        let mut out = Vec::with_capacity(len);
+        if len == 0 {
+            return Ok(out);
+        }
+        for r in self.chunks(len, (2 * channels + 1) * 4)? {
+            let (da, db) = (self.upload(&gather(a, len, &r))?, self.upload(&gather(b, len, &r))?);
+            let mut dout = self.alloc(r.len())?;
+            self.launch_equal(kernel, &mut dout, &da, &db, r.len(), channels)?;
+            out.extend(self.download(&dout, r.len())?.into_iter().map(|x| x != 0));
+        }
+        Ok(out)
+    }
+
+    /// Launches the mixed-radix kernel: `digits` gets `k × len` channel-major digits of
+    /// the first `k` channels of `x`; `offset` is one residue per channel or `None`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_digits(
+        &self,
+        digits: &mut CudaSlice<u32>,
+        x: &CudaSlice<u32>,
+        offset: Option<&CudaSlice<u32>>,
+        moduli: &CudaSlice<u32>,
+        table: &CudaSlice<u32>,
+        len: usize,
+        k: usize,
+    ) -> Result<()> {
+        let smem = k * 32 * 4;
+        if smem > self.smem_optin {
+            return Err(Error::Shape(format!(
+                "{k} moduli need {smem} bytes of shared memory for the mixed-radix kernel; this GPU has {}",
+                self.smem_optin
+            )));
+        }
+        let f = self.function("rns_mrc_digits")?;
+        f.set_attribute(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            smem as i32,
+        )
+        .map_err(cuda)?;
+        let cfg = LaunchConfig {
+            grid_dim: (len.div_ceil(32).max(1) as u32, 1, 1),
+            block_dim: (32, LANES_Y, 1),
+            shared_mem_bytes: smem as u32,
+        };
+        let (len32, k32, null) = (len as u32, k as u32, 0u64);
+        let mut l = self.stream.launch_builder(&f);
+        l.arg(digits).arg(x);
+        match offset {
+            Some(o) => l.arg(o),
+            None => l.arg(&null),
+        };
+        l.arg(moduli).arg(table).arg(&len32).arg(&k32);
+        // SAFETY: x holds at least k × len words, digits k × len, table k × k, moduli k.
+        unsafe { l.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
+    /// Launches the digit comparison: `out[i]` = −1, 0, 1 for `a[i]` <, =, > `b[i]`
+    /// (or `b` itself, `k` digits, when `broadcast`).
+    pub fn launch_cmp(
+        &self,
+        out: &mut CudaSlice<u32>,
+        a: &CudaSlice<u32>,
+        b: &CudaSlice<u32>,
+        broadcast: bool,
+        len: usize,
+        k: usize,
+    ) -> Result<()> {
+        let f = self.function("rns_cmp_digits")?;
+        let cfg = LaunchConfig {
+            grid_dim: (len.div_ceil(256).max(1) as u32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (bc, len32, k32) = (broadcast as u32, len as u32, k as u32);
+        let mut l = self.stream.launch_builder(&f);
+        l.arg(out).arg(a).arg(b).arg(&bc).arg(&len32).arg(&k32);
+        // SAFETY: a holds k × len words, b k × len (or k), out len.
+        unsafe { l.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
+    /// Mixed-radix digits (channel-major, `k × len`) of the first `k` channels of `x`.
+    pub fn digits(&self, range: &[Modulus], table: &[u32], len: usize, x: &[u32], offset: Option<&[u32]>) -> Result<Vec<u32>> {
+        let k = range.len();
+        let mut out = vec![0u32; k * len];
+        if len == 0 {
+            return Ok(out);
+        }
+        let (dm, dt) = (self.upload(&moduli_words(range))?, self.upload(table)?);
+        let doff = offset.map(|o| self.upload(o)).transpose()?;
+        for r in self.chunks(len, 2 * k * 4)? {
+            let dx = self.upload(&gather(&x[..k * len], len, &r))?;
+            let mut dd = self.alloc(k * r.len())?;
+            self.launch_digits(&mut dd, &dx, doff.as_ref(), &dm, &dt, r.len(), k)?;
+            scatter(&mut out, len, &r, &self.download(&dd, k * r.len())?);
+        }
+        Ok(out)
+    }
+
+    /// Compares channel-major digit arrays on the device: −1, 0, 1 per number.
+    pub fn cmp_digits(&self, a: &[u32], b: &[u32], broadcast: bool, len: usize, k: usize) -> Result<Vec<i32>> {
+        let mut out = Vec::with_capacity(len);
+        if len == 0 {
+            return Ok(out);
+        }
+        let db_all = if broadcast { Some(self.upload(b)?) } else { None };
+        for r in self.chunks(len, (2 * k + 1) * 4)? {
+            let da = self.upload(&gather(a, len, &r))?;
+            let db = match &db_all {
+                Some(d) => d.clone(),
+                None => self.upload(&gather(b, len, &r))?,
+            };
+            let mut dout = self.alloc(r.len())?;
+            self.launch_cmp(&mut dout, &da, &db, broadcast, r.len(), k)?;
+            out.extend(self.download(&dout, r.len())?.into_iter().map(|x| x as i32));
+        }
+        Ok(out)
+    }
+
+    /// Residues of many integers given as word-major 32-bit words (`words[w·len + i]`,
+    /// `nwords` per number) and sign flags: `moduli.len() × len`, channel-major.
+    pub fn reduce_words(&self, moduli: &[Modulus], words: &[u32], neg: &[u32], len: usize, nwords: usize) -> Result<Vec<u32>> {
+        let channels = moduli.len();
+        let mut out = vec![0u32; channels * len];
+        if len == 0 {
+            return Ok(out);
+        }
+        let dm = self.upload(&moduli_words(moduli))?;
+        let f = self.function("rns_reduce_words")?;
+        for r in self.chunks(len, (channels + nwords + 1) * 4)? {
+            let dw = self.upload(&gather(words, len, &r))?;
+            let dn = self.upload(&neg[r.clone()])?;
+            let mut dout = self.alloc(channels * r.len())?;
+            let cfg = Self::channel_grid(r.len(), channels)?;
+            let (len32, nw32) = (r.len() as u32, nwords as u32);
+            let mut l = self.stream.launch_builder(&f);
+            l.arg(&mut dout).arg(&dw).arg(&dn).arg(&dm).arg(&len32).arg(&nw32);
+            // SAFETY: words hold nwords × len words, neg len, out channels × len.
+            unsafe { l.launch(cfg) }.map_err(cuda)?;
+            scatter(&mut out, len, &r, &self.download(&dout, channels * r.len())?);
+        }
+        Ok(out)
+    }
+
+    /// Launches the determinant kernel: one block per channel on `mats` (`channels × n²`,
+    /// overwritten), `scratch` of `channels × 2n` words; `out` gets one residue per channel.
+    pub fn launch_det(
+        &self,
+        out: &mut CudaSlice<u32>,
+        mats: &mut CudaSlice<u32>,
+        scratch: &mut CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+        n: usize,
+        channels: usize,
+    ) -> Result<()> {
+        let f = self.function("rns_det")?;
+        let cfg = LaunchConfig {
+            grid_dim: (channels as u32, 1, 1),
+            block_dim: (1024, 1, 1),
+            shared_mem_bytes: 16,
+        };
+        let n32 = n as u32;
+        let mut l = self.stream.launch_builder(&f);
+        l.arg(out).arg(mats).arg(scratch).arg(moduli).arg(&n32);
+        // SAFETY: buffer sizes as documented above.
+        unsafe { l.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
+    /// Determinant of the `n × n` matrix held in each channel of `data`.
+    pub fn det_per_channel(&self, moduli: &[Modulus], n: usize, data: &[u32]) -> Result<Vec<u32>> {
+        let nn = n * n;
+        let mut out = Vec::with_capacity(moduli.len());
+        let per = (self.budget()? / ((nn + 2 * n + 2) * 4).max(1)).max(1);
+        for start in (0..moduli.len()).step_by(per) {
+            let chans = start..(start + per).min(moduli.len());
+            let dm = self.upload(&moduli_words(&moduli[chans.clone()]))?;
+            let mut dmats = self.upload(&data[chans.start * nn..chans.end * nn])?;
+            let mut scratch = self.alloc(chans.len() * 2 * n)?;
+            let mut dout = self.alloc(chans.len())?;
+            self.launch_det(&mut dout, &mut dmats, &mut scratch, &dm, n, chans.len())?;
+            out.extend(self.download(&dout, chans.len())?);
+        }
+        Ok(out)
+    }
+}
+
+impl Gpu {
+    /// Compares every `a[i]` with `b[i]` (or with 0 when `b` is `None`) on the device:
+    /// both sides are shifted by `H = (M−1)/2` (`offset`, one residue per range channel),
+    /// which maps the signed range monotonically onto `[0, M)`; then their mixed-radix
+    /// digits are compared. `half_digits` are the digits of `0 + H`. −1, 0 or 1 per number.
+    #[allow(clippy::too_many_arguments)]
+    pub fn compare(
+        &self,
+        range: &[Modulus],
+        table: &[u32],
+        offset: &[u32],
+        half_digits: &[u32],
+        len: usize,
+        a: &[u32],
+        b: Option<&[u32]>,
+    ) -> Result<Vec<i32>> {
+        let k = range.len();
+        let mut out = Vec::with_capacity(len);
+        if len == 0 {
+            return Ok(out);
+        }
+        let (dm, dt, doff) = (self.upload(&moduli_words(range))?, self.upload(table)?, self.upload(offset)?);
+        let dhalf = self.upload(half_digits)?;
+        let sides = if b.is_some() { 2 } else { 1 };
+        for r in self.chunks(len, (2 * sides * k + 1) * 4)? {
+            let digits_of = |x: &[u32]| -> Result<CudaSlice<u32>> {
+                let dx = self.upload(&gather(&x[..k * len], len, &r))?;
+                let mut dd = self.alloc(k * r.len())?;
+                self.launch_digits(&mut dd, &dx, Some(&doff), &dm, &dt, r.len(), k)?;
+                Ok(dd)
+            };
+            let da = digits_of(a)?;
+            let mut dout = self.alloc(r.len())?;
+            match b {
+                Some(b) => {
+                    let db = digits_of(b)?;
+                    self.launch_cmp(&mut dout, &da, &db, false, r.len(), k)?;
+                }
+                None => self.launch_cmp(&mut dout, &da, &dhalf, true, r.len(), k)?,
+            }
+            out.extend(self.download(&dout, r.len())?.into_iter().map(|x| x as i32));
+        }
+        Ok(out)
+    }
+}
