@@ -24,8 +24,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let t = Instant::now();
     let (d, st) = det_with_stats(&a, &backend)?;
     let total = t.elapsed();
-    println!("{n}×{n} matrix, entries below 2^{bits}, backend {}", st.backend);
-    println!("Hadamard bound 2^{}: {} primes + 1 redundant", st.bound_bits, st.primes);
+    println!(
+        "{n}×{n} matrix, entries below 2^{bits}, backend {}",
+        st.backend
+    );
+    println!(
+        "Hadamard bound 2^{}: {} primes + 1 redundant",
+        st.bound_bits, st.primes
+    );
     for (name, t) in &st.stages {
         println!("  {name:>10}: {:9.3} ms", t.as_secs_f64() * 1e3);
     }

@@ -52,7 +52,9 @@ fn xorshift_residues(len: usize, m: u32, seed: u64) -> Vec<u32> {
 }
 
 fn basis(k: usize) -> Arc<RnsBasis> {
-    let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false).take(k).collect();
+    let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false)
+        .take(k)
+        .collect();
     Arc::new(RnsBasis::from_primes(&primes).unwrap())
 }
 
@@ -67,7 +69,11 @@ fn random_vec(b: &Arc<RnsBasis>, len: usize, seed: u64) -> RnsVec {
 fn main() -> R<()> {
     let g = Gpu::get()?;
     let gb = Backend::select(rns::BackendChoice::Gpu)?;
-    println!("device: {}; CPU threads: {}", g.name(), std::thread::available_parallelism().map_or(1, |n| n.get()));
+    println!(
+        "device: {}; CPU threads: {}",
+        g.name(),
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
 
     // 1. mul_m throughput, same inputs and launch as the CUDA C reference.
     let (len, iters) = (1usize << 22, 256u32);
@@ -75,7 +81,9 @@ fn main() -> R<()> {
     let a = xorshift_residues(len, m.m, 0x9E37_79B9_7F4A_7C15);
     let (da, dm) = (g.upload(&a)?, g.upload(&moduli_words(&[m]))?);
     let mut dout = g.alloc(len)?;
-    let ms = gpu_ms(&g, || g.launch_mul_chain(&mut dout, &da, &dm, len, 1, iters))?;
+    let ms = gpu_ms(&g, || {
+        g.launch_mul_chain(&mut dout, &da, &dm, len, 1, iters)
+    })?;
     let out = g.download(&dout, len)?;
     for i in (0..len).step_by(len / 16) {
         let y = a[i];
@@ -96,14 +104,20 @@ fn main() -> R<()> {
     let per = 1usize << 20;
     let (x, y) = (random_vec(&b64, per, 1), random_vec(&b64, per, 2));
     let n = per * b64.channels();
-    let (dx, dy, dmod) = (g.upload(x.residues())?, g.upload(y.residues())?, g.upload(&moduli_words(b64.moduli()))?);
+    let (dx, dy, dmod) = (
+        g.upload(x.residues())?,
+        g.upload(y.residues())?,
+        g.upload(&moduli_words(b64.moduli()))?,
+    );
     let mut dz = g.alloc(n)?;
     let dummy = g.upload(&[0])?;
     let copy_ms = gpu_ms(&g, || g.copy(&mut dz, &dx))?;
     let copy_gbs = 8.0 * n as f64 / (copy_ms * 1e-3) / 1e9;
     println!("copy   d2d: {n} words median {copy_ms:.3} ms  {copy_gbs:.0} GB/s (read+write)");
     for op in [Op::Mul, Op::MulNaive, Op::Add] {
-        let ms = gpu_ms(&g, || g.launch_elementwise(op, &mut dz, &[&dx, &dy], &dummy, &dmod, per, b64.channels()))?;
+        let ms = gpu_ms(&g, || {
+            g.launch_elementwise(op, &mut dz, &[&dx, &dy], &dummy, &dmod, per, b64.channels())
+        })?;
         let gbs = 12.0 * n as f64 / (ms * 1e-3) / 1e9;
         println!(
             "{op:?} elementwise: {n} residues median {ms:.3} ms  {gbs:.0} GB/s = {:.0}% of copy; {:.1} G residues/s",
@@ -126,7 +140,9 @@ fn main() -> R<()> {
     let (dp, dq) = (g.upload(p.residues())?, g.upload(q.residues())?);
     let mut deq = g.alloc(nn)?;
     for kernel in [EqualKernel::SharedTree, EqualKernel::WarpVote] {
-        let ms = gpu_ms(&g, || g.launch_equal(kernel, &mut deq, &dp, &dq, nn, b330.channels()))?;
+        let ms = gpu_ms(&g, || {
+            g.launch_equal(kernel, &mut deq, &dp, &dq, nn, b330.channels())
+        })?;
         let gbs = 8.0 * (nn * b330.channels()) as f64 / (ms * 1e-3) / 1e9;
         println!("equal {kernel:?} 1e6×330: kernel median {ms:.3} ms ({gbs:.0} GB/s read)");
     }
@@ -135,7 +151,10 @@ fn main() -> R<()> {
     println!("equal 1e6×330 end to end: gpu with transfers {e2e:.1} ms, cpu backend {cpu:.1} ms");
 
     let k = b330.range_len();
-    let (dmr, dtab) = (g.upload(&moduli_words(b330.range_moduli()))?, g.upload(b330.mr_table())?);
+    let (dmr, dtab) = (
+        g.upload(&moduli_words(b330.range_moduli()))?,
+        g.upload(b330.mr_table())?,
+    );
     let half: Vec<u32> = b330.range_moduli().iter().map(|m| (m.m - 1) / 2).collect();
     let (dhalf, dhd) = (g.upload(&half)?, g.upload(b330.half_digits())?);
     let mut dd = g.alloc(k * nn)?;
@@ -152,7 +171,11 @@ fn main() -> R<()> {
     let gsign = gb.sign(&p)?;
     let e2e = cpu_ms(3, || drop(gb.sign(&p).unwrap()));
     let small = random_vec(&b330, nn / 10, 3);
-    assert_eq!(&gsign[..nn / 10], &Backend::Cpu.sign(&small)?[..], "GPU sign differs from CPU");
+    assert_eq!(
+        &gsign[..nn / 10],
+        &Backend::Cpu.sign(&small)?[..],
+        "GPU sign differs from CPU"
+    );
     let cpu = cpu_ms(1, || drop(Backend::Cpu.sign(&small).unwrap())) * 10.0;
     println!("sign 1e6×330 end to end: gpu with transfers {e2e:.1} ms, cpu backend {cpu:.1} ms (measured on 1e5, ×10)");
     drop((dp, dq, dd));
@@ -163,13 +186,12 @@ fn main() -> R<()> {
     let mats = random_vec(&b128, dn * dn, 4);
     let dmm = g.upload(&moduli_words(b128.moduli()))?;
     let mut work = g.upload(mats.residues())?;
-    let mut scratch = g.alloc(b128.channels() * 2 * dn)?;
     let mut ddet = g.alloc(b128.channels())?;
     let src = g.upload(mats.residues())?;
     let mut ts = Vec::new();
     for _ in 0..5 {
         g.copy(&mut work, &src)?;
-        ts.push(g.time_ms(|| g.launch_det(&mut ddet, &mut work, &mut scratch, &dmm, dn, b128.channels()))?);
+        ts.push(g.time_ms(|| g.launch_det(&mut ddet, &mut work, &dmm, dn, b128.channels()))?);
     }
     let ms = median(ts);
     let gd = g.download(&ddet, b128.channels())?;

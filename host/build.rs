@@ -10,7 +10,12 @@ use std::process::Command;
 
 fn main() {
     let root = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("..");
-    for dir in ["device/src", "device/Cargo.toml", "rns-core/src", "rns-core/Cargo.toml"] {
+    for dir in [
+        "device/src",
+        "device/Cargo.toml",
+        "rns-core/src",
+        "rns-core/Cargo.toml",
+    ] {
         println!("cargo:rerun-if-changed={}", root.join(dir).display());
     }
     println!("cargo:rerun-if-env-changed=RNS_PTX_ARCH");
@@ -20,15 +25,31 @@ fn main() {
     let cargo = env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(&root)
-        .args(["rustc", "-p", "rns-device", "--release", "--target", "nvptx64-nvidia-cuda"])
+        .args([
+            "rustc",
+            "-p",
+            "rns-device",
+            "--release",
+            "--target",
+            "nvptx64-nvidia-cuda",
+        ])
         .args(["-Zbuild-std=core", "--target-dir"])
         .arg(&target_dir)
         .args(["--", "--emit=asm"]);
     // The outer build's settings must not leak into the nested one.
-    for var in ["RUSTFLAGS", "CARGO_BUILD_TARGET", "CARGO_TARGET_DIR", "RUSTC_WORKSPACE_WRAPPER", "CARGO_MAKEFLAGS"] {
+    for var in [
+        "RUSTFLAGS",
+        "CARGO_BUILD_TARGET",
+        "CARGO_TARGET_DIR",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_MAKEFLAGS",
+    ] {
         cmd.env_remove(var);
     }
-    cmd.env("CARGO_ENCODED_RUSTFLAGS", format!("-Ctarget-cpu={arch}\x1f-Cdebuginfo=0"));
+    cmd.env(
+        "CARGO_ENCODED_RUSTFLAGS",
+        format!("-Ctarget-cpu={arch}\x1f-Cdebuginfo=0"),
+    );
     let status = cmd.status().expect("run cargo for the nvptx64 build");
     assert!(status.success(), "building the device crate to PTX failed");
     let deps = target_dir.join("nvptx64-nvidia-cuda/release/deps");

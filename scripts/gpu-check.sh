@@ -4,6 +4,7 @@
 #
 #   scripts/gpu-check.sh            # here: build everything into gpu-bundle/ (ignored by git)
 #   scripts/gpu-check.sh --run      # there: run what gpu-bundle/ holds (carry gpu-bundle)
+#   scripts/gpu-check.sh --run --cpu-benches   # and the criterion CPU benchmarks there too
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=gpu-bundle
@@ -16,12 +17,19 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
         print(m["executable"])' > $B/tests.txt
     while read -r exe; do cp "$exe" $B/bin/; done < $B/tests.txt
+    mkdir -p $B/bench
+    cargo bench -p rns --no-run --message-format=json 2>/dev/null \
+        | python3 -c 'import json,sys
+for l in sys.stdin:
+    m = json.loads(l)
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["bench"]:
+        print(m["executable"])' | while read -r exe; do cp "$exe" $B/bench/; done
     cargo build --release --bins --examples
     cp target/release/rns target/release/examples/gpu_bench target/release/examples/determinant $B/
     cp device/reference/mul_chain.cu $B/
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
-    strip --strip-debug $B/bin/* $B/rns $B/gpu_bench $B/determinant
+    strip --strip-debug $B/bin/* $B/bench/* $B/rns $B/gpu_bench $B/determinant
     du -sh $B
     exit 0
 fi
@@ -35,12 +43,22 @@ for t in $B/bin/*; do
     echo "== $name"
     "$t" --test-threads=4 2>&1 | grep -E "^test |test result|SKIPPED|panicked|FAILED" || status=1
 done
-echo "== ptxas + SASS of the Rust kernels"
-ptxas -arch=sm_90 -v $B/rns_device.ptx -o /tmp/rns.cubin 2>&1 | grep -A2 "rns_mul_chain" | tail -2
-cuobjdump -sass /tmp/rns.cubin | awk '/Function : rns_mul_chain/,/EXIT/' | grep -E "I2F|DFMA|IMAD|VIMNMX|IMNMX|ISETP" | head -20
-echo "== CUDA C reference"
-nvcc -O3 -arch=sm_90 -o /tmp/mul_chain $B/mul_chain.cu && /tmp/mul_chain $((1<<22)) 256
-echo "== Rust benchmarks"
+echo "== SASS of mul_chain, Rust and CUDA C (written to \$OUT when set)"
+SASS=${OUT:-/tmp}
+ptxas -arch=sm_90 $B/rns_device.ptx -o /tmp/rns.cubin
+cuobjdump -sass -fun rns_mul_chain /tmp/rns.cubin > $SASS/sass_rust.txt || true
+nvcc -O3 -arch=sm_90 -o /tmp/mul_chain $B/mul_chain.cu || status=1
+cuobjdump -sass /tmp/mul_chain > $SASS/sass_cuda.txt || true
+for f in $SASS/sass_rust.txt $SASS/sass_cuda.txt; do
+    echo "$f: $(grep -cE '^\s+/\*[0-9a-f]{4}\*/' $f) instructions; loop body ops:"
+    grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z0-9.]+' $f | awk '{print $2}' | sort | uniq -c | sort -rn | head -12 | tr '\n' ' '; echo
+done
+echo "== benchmarks: CUDA C reference, then Rust, then CUDA C again"
+/tmp/mul_chain $((1<<22)) 256 || status=1
 $B/gpu_bench || status=1
-/tmp/mul_chain $((1<<22)) 256
+/tmp/mul_chain $((1<<22)) 256 || status=1
+if [ "${2:-}" = "--cpu-benches" ]; then
+    echo "== CPU criterion benchmarks on this host"
+    for b in $B/bench/*; do "$b" --bench --warm-up-time 1 --measurement-time 2 2>&1 | grep -E "^[a-z_0-9/]+ +time:|^[a-z_0-9/]+$|time:" ; done
+fi
 exit $status

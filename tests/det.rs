@@ -35,12 +35,34 @@ proptest! {
 fn special_matrices() {
     let cpu = Backend::Cpu;
     assert_eq!(det(&IntMatrix::identity(17), &cpu).unwrap(), 1);
-    assert_eq!(det(&IntMatrix::from_i64(1, 1, &[-7]).unwrap(), &cpu).unwrap(), -7);
-    assert_eq!(det(&IntMatrix::from_i64(1, 1, &[0]).unwrap(), &cpu).unwrap(), 0);
-    assert_eq!(det(&IntMatrix::from_i64(2, 2, &[0, 1, 1, 0]).unwrap(), &cpu).unwrap(), -1);
-    assert_eq!(det(&IntMatrix::from_i64(2, 2, &[-3, -4, -5, -6]).unwrap(), &cpu).unwrap(), -2);
-    assert_eq!(det(&IntMatrix::from_i64(3, 3, &[1, 2, 3, 4, 5, 6, 7, 8, 9]).unwrap(), &cpu).unwrap(), 0);
-    assert_eq!(det(&IntMatrix::from_i64(2, 2, &[5, 7, 0, 0]).unwrap(), &cpu).unwrap(), 0);
+    assert_eq!(
+        det(&IntMatrix::from_i64(1, 1, &[-7]).unwrap(), &cpu).unwrap(),
+        -7
+    );
+    assert_eq!(
+        det(&IntMatrix::from_i64(1, 1, &[0]).unwrap(), &cpu).unwrap(),
+        0
+    );
+    assert_eq!(
+        det(&IntMatrix::from_i64(2, 2, &[0, 1, 1, 0]).unwrap(), &cpu).unwrap(),
+        -1
+    );
+    assert_eq!(
+        det(&IntMatrix::from_i64(2, 2, &[-3, -4, -5, -6]).unwrap(), &cpu).unwrap(),
+        -2
+    );
+    assert_eq!(
+        det(
+            &IntMatrix::from_i64(3, 3, &[1, 2, 3, 4, 5, 6, 7, 8, 9]).unwrap(),
+            &cpu
+        )
+        .unwrap(),
+        0
+    );
+    assert_eq!(
+        det(&IntMatrix::from_i64(2, 2, &[5, 7, 0, 0]).unwrap(), &cpu).unwrap(),
+        0
+    );
     let extremes = IntMatrix::from_i64(2, 2, &[i64::MIN, i64::MAX, i64::MAX, i64::MIN]).unwrap();
     assert_eq!(det(&extremes, &cpu).unwrap(), bareiss_det(&extremes));
     // A diagonal of huge entries: the determinant is their product.

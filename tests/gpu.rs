@@ -26,8 +26,24 @@ fn gpu() -> Option<Backend> {
     }
 }
 
+/// Asserts equal slices, reporting the first difference instead of both slices.
+#[track_caller]
+fn same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths differ");
+    if let Some(i) = got.iter().zip(want).position(|(g, w)| g != w) {
+        panic!(
+            "{what}: first difference at {i} of {}: got {:?}, want {:?}",
+            got.len(),
+            got[i],
+            want[i]
+        );
+    }
+}
+
 fn basis(k: usize) -> Arc<RnsBasis> {
-    let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false).take(k).collect();
+    let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false)
+        .take(k)
+        .collect();
     Arc::new(RnsBasis::from_primes(&primes).unwrap())
 }
 
@@ -61,14 +77,26 @@ fn elementwise_ops_match_cpu_on_every_shape() {
         let xs: Vec<RnsVec> = (0..4).map(|s| random(&b, len, s + 1)).collect();
         let s = Gen::new(k as u64).in_range(b.half());
         for op in [
-            Op::Add, Op::Sub, Op::Neg, Op::Mul, Op::MulNaive, Op::MulAdd, Op::MulSubMul,
-            Op::AddScalar, Op::SubScalar, Op::MulScalar,
+            Op::Add,
+            Op::Sub,
+            Op::Neg,
+            Op::Mul,
+            Op::MulNaive,
+            Op::MulAdd,
+            Op::MulSubMul,
+            Op::AddScalar,
+            Op::SubScalar,
+            Op::MulScalar,
         ] {
             let args: Vec<&RnsVec> = xs.iter().take(op.arity()).collect();
             let sc = op.has_scalar().then_some(&s);
             let want = Backend::Cpu.elementwise(op, &args, sc).unwrap();
             let got = g.elementwise(op, &args, sc).unwrap();
-            assert!(want.residues() == got.residues(), "{op:?} differs at len {len}, k {k}");
+            same(
+                got.residues(),
+                want.residues(),
+                &format!("{op:?} len {len} k {k}"),
+            );
         }
     }
 }
@@ -76,7 +104,9 @@ fn elementwise_ops_match_cpu_on_every_shape() {
 #[test]
 fn equality_kernels_match_cpu() {
     let Some(g) = gpu() else { return };
-    let Backend::Gpu { gpu: dev, .. } = &g else { unreachable!() };
+    let Backend::Gpu { gpu: dev, .. } = &g else {
+        unreachable!()
+    };
     for &k in &KS {
         for &len in LENS.iter().chain(&[100_000]) {
             let b = basis(k);
@@ -92,10 +122,12 @@ fn equality_kernels_match_cpu() {
             let want = Backend::Cpu.equal(&a, &bb).unwrap();
             assert_eq!(want.iter().filter(|&&e| !e).count(), len.div_ceil(3));
             for kernel in [EqualKernel::SharedTree, EqualKernel::WarpVote] {
-                let got = dev.equal(kernel, b.channels(), len, a.residues(), bb.residues()).unwrap();
-                assert_eq!(got, want, "{kernel:?} len {len} k {k}");
+                let got = dev
+                    .equal(kernel, b.channels(), len, a.residues(), bb.residues())
+                    .unwrap();
+                same(&got, &want, &format!("{kernel:?} len {len} k {k}"));
             }
-            assert_eq!(g.equal(&a, &bb).unwrap(), want);
+            same(&g.equal(&a, &bb).unwrap(), &want, "equal");
         }
     }
 }
@@ -107,10 +139,23 @@ fn sign_compare_and_digits_match_cpu() {
         for &len in &LENS {
             let b = basis(k);
             let (x, y) = (random(&b, len, 11), random(&b, len, 12));
-            assert_eq!(g.mixed_radix_digits(&x).unwrap(), Backend::Cpu.mixed_radix_digits(&x).unwrap(), "k {k}");
-            assert_eq!(g.sign(&x).unwrap(), Backend::Cpu.sign(&x).unwrap(), "k {k}");
-            assert_eq!(g.compare(&x, &y).unwrap(), Backend::Cpu.compare(&x, &y).unwrap(), "k {k}");
-            assert_eq!(g.compare(&x, &x).unwrap(), vec![std::cmp::Ordering::Equal; len]);
+            let what = format!("len {len} k {k}");
+            same(
+                &g.mixed_radix_digits(&x).unwrap(),
+                &Backend::Cpu.mixed_radix_digits(&x).unwrap(),
+                &what,
+            );
+            same(&g.sign(&x).unwrap(), &Backend::Cpu.sign(&x).unwrap(), &what);
+            same(
+                &g.compare(&x, &y).unwrap(),
+                &Backend::Cpu.compare(&x, &y).unwrap(),
+                &what,
+            );
+            same(
+                &g.compare(&x, &x).unwrap(),
+                &vec![std::cmp::Ordering::Equal; len],
+                &what,
+            );
         }
     }
 }
@@ -123,13 +168,22 @@ fn edges_of_the_range_against_rug() {
         let h = b.half().clone();
         let mut gen = Gen::new(k as u64);
         let mut v = vec![
-            Integer::new(), Integer::from(1), Integer::from(-1), h.clone(), -h.clone(),
-            Integer::from(&h - 1u32), Integer::from(1u32) - &h,
+            Integer::new(),
+            Integer::from(1),
+            Integer::from(-1),
+            h.clone(),
+            -h.clone(),
+            Integer::from(&h - 1u32),
+            Integer::from(1u32) - &h,
         ];
         v.extend((0..500).map(|_| gen.in_range(&h)));
         let x = g.to_rns(&b, &v).unwrap();
-        assert_eq!(x.residues(), RnsVec::from_integers(&b, &v).unwrap().residues());
-        assert_eq!(g.to_integers(&x).unwrap(), v);
+        same(
+            x.residues(),
+            RnsVec::from_integers(&b, &v).unwrap().residues(),
+            "to_rns",
+        );
+        same(&g.to_integers(&x).unwrap(), &v, "to_integers");
         let signs = g.sign(&x).unwrap();
         let rev: Vec<Integer> = v.iter().rev().cloned().collect();
         let y = g.to_rns(&b, &rev).unwrap();
@@ -145,6 +199,16 @@ fn edges_of_the_range_against_rug() {
 #[test]
 fn determinants_match_cpu_and_bareiss() {
     let Some(g) = gpu() else { return };
+    // Modular determinants of random residue matrices, channel by channel.
+    for (n, k) in [(1, 3), (2, 3), (3, 3), (5, 7), (17, 33), (64, 7), (96, 128)] {
+        let b = basis(k);
+        let m = random(&b, n * n, n as u64);
+        same(
+            &g.det_per_channel(&m, n).unwrap(),
+            &Backend::Cpu.det_per_channel(&m, n).unwrap(),
+            &format!("n {n}"),
+        );
+    }
     let mut gen = Gen::new(99);
     for (n, bits) in [(1, 10), (2, 64), (17, 100), (64, 64), (130, 20)] {
         let a = gen.matrix(n, n, bits);
@@ -161,10 +225,6 @@ fn determinants_match_cpu_and_bareiss() {
     for a in &cases {
         assert_eq!(det(a, &g).unwrap(), bareiss_det(a));
     }
-    // Modular determinants of many random matrices, channel by channel.
-    let b = basis(128);
-    let m = random(&b, 96 * 96, 3);
-    assert_eq!(g.det_per_channel(&m, 96).unwrap(), Backend::Cpu.det_per_channel(&m, 96).unwrap());
 }
 
 #[test]
@@ -174,18 +234,51 @@ fn chunked_paths_match_cpu() {
     let b = basis(33);
     let (x, y) = (random(&b, 3001, 1), random(&b, 3001, 2));
     let cpu = Backend::Cpu;
-    let r = (|| {
-        assert_eq!(g.mul(&x, &y).unwrap().residues(), cpu.mul(&x, &y).unwrap().residues());
-        assert_eq!(g.mul_sub_mul(&x, &y, &y, &x).unwrap().residues(), cpu.mul_sub_mul(&x, &y, &y, &x).unwrap().residues());
-        assert_eq!(g.equal(&x, &x).unwrap(), vec![true; 3001]);
-        assert_eq!(g.compare(&x, &y).unwrap(), cpu.compare(&x, &y).unwrap());
-        assert_eq!(g.sign(&x).unwrap(), cpu.sign(&x).unwrap());
-        let v = g.to_integers(&x).unwrap();
-        assert_eq!(v, x.to_integers());
-        assert_eq!(g.to_rns(&b, &v).unwrap().residues(), x.residues());
-        let m = random(&b, 40 * 40, 3);
-        assert_eq!(g.det_per_channel(&m, 40).unwrap(), cpu.det_per_channel(&m, 40).unwrap());
-    })();
-    Gpu::set_memory_limit(None);
-    r
+    /// Lifts the memory cap again even when an assertion fails.
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            Gpu::set_memory_limit(None);
+        }
+    }
+    let _reset = Reset;
+    same(
+        g.mul(&x, &y).unwrap().residues(),
+        cpu.mul(&x, &y).unwrap().residues(),
+        "mul",
+    );
+    same(
+        g.mul_sub_mul(&x, &y, &y, &x).unwrap().residues(),
+        cpu.mul_sub_mul(&x, &y, &y, &x).unwrap().residues(),
+        "abcd",
+    );
+    same(&g.equal(&x, &x).unwrap(), &vec![true; 3001], "equal");
+    same(
+        &g.compare(&x, &y).unwrap(),
+        &cpu.compare(&x, &y).unwrap(),
+        "compare",
+    );
+    same(&g.sign(&x).unwrap(), &cpu.sign(&x).unwrap(), "sign");
+    let v = g.to_integers(&x).unwrap();
+    same(&v, &x.to_integers(), "to_integers");
+    // The random redundant channel of x is not that of v: compare with the CPU conversion,
+    // and with x on the range channels.
+    let back = g.to_rns(&b, &v).unwrap();
+    same(
+        back.residues(),
+        RnsVec::from_integers(&b, &v).unwrap().residues(),
+        "to_rns",
+    );
+    let kl = b.range_len() * 3001;
+    same(
+        &back.residues()[..kl],
+        &x.residues()[..kl],
+        "to_rns range channels",
+    );
+    let m = random(&b, 40 * 40, 3);
+    same(
+        &g.det_per_channel(&m, 40).unwrap(),
+        &cpu.det_per_channel(&m, 40).unwrap(),
+        "det",
+    );
 }

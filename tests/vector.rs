@@ -12,7 +12,12 @@ use std::sync::{Arc, OnceLock};
 /// Bases of 1, 2, 7 and 33 range primes.
 fn bases() -> &'static [Arc<RnsBasis>] {
     static B: OnceLock<Vec<Arc<RnsBasis>>> = OnceLock::new();
-    B.get_or_init(|| [20u64, 40, 200, 1000].iter().map(|&b| Arc::new(RnsBasis::for_bits(b))).collect())
+    B.get_or_init(|| {
+        [20u64, 40, 200, 1000]
+            .iter()
+            .map(|&b| Arc::new(RnsBasis::for_bits(b)))
+            .collect()
+    })
 }
 
 /// Values of the signed range: random, and the edges 0, ±1, ±H, ±(H−1), ±2^k.
@@ -127,7 +132,13 @@ fn out_of_range_input_is_an_error() {
     let basis = &bases()[1];
     let too_big = Integer::from(basis.half() + 1u32);
     let err = RnsVec::from_integers(basis, &[Integer::new(), too_big.clone()]).unwrap_err();
-    assert_eq!(err, Error::OutOfRange { index: 1, range_bits: basis.range_bits() });
+    assert_eq!(
+        err,
+        Error::OutOfRange {
+            index: 1,
+            range_bits: basis.range_bits()
+        }
+    );
     assert!(RnsVec::from_integers(basis, &[-too_big]).is_err());
 }
 
@@ -136,15 +147,31 @@ fn overflow_is_detected_by_the_checked_reconstruction() {
     let basis = &bases()[2];
     let h = basis.half().clone();
     let a = RnsVec::from_integers(basis, &[h.clone(), Integer::from(3), -h.clone()]).unwrap();
-    let b = RnsVec::from_integers(basis, &[Integer::from(1), Integer::from(4), Integer::from(-5)]).unwrap();
+    let b = RnsVec::from_integers(
+        basis,
+        &[Integer::from(1), Integer::from(4), Integer::from(-5)],
+    )
+    .unwrap();
     let cpu = Backend::Cpu;
     let sum = cpu.add(&a, &b).unwrap();
-    assert_eq!(sum.to_integers_checked().unwrap_err(), Error::OutOfRange { index: 0, range_bits: basis.range_bits() });
+    assert_eq!(
+        sum.to_integers_checked().unwrap_err(),
+        Error::OutOfRange {
+            index: 0,
+            range_bits: basis.range_bits()
+        }
+    );
     let prod = cpu.mul(&a, &b).unwrap();
-    assert!(matches!(prod.to_integers_checked(), Err(Error::OutOfRange { index: 2, .. })));
+    assert!(matches!(
+        prod.to_integers_checked(),
+        Err(Error::OutOfRange { index: 2, .. })
+    ));
     // A product that stays in range is fine.
     let small = cpu.mul(&b, &b).unwrap();
-    assert_eq!(small.to_integers_checked().unwrap(), [1, 16, 25].map(Integer::from));
+    assert_eq!(
+        small.to_integers_checked().unwrap(),
+        [1, 16, 25].map(Integer::from)
+    );
 }
 
 #[test]
@@ -154,7 +181,10 @@ fn mismatched_operands_are_errors() {
     let b = RnsVec::from_i64(&bases()[1], &[1, 2]).unwrap();
     let c = RnsVec::from_i64(&bases()[0], &[1]).unwrap();
     assert_eq!(cpu.add(&a, &b).unwrap_err(), Error::BasisMismatch);
-    assert_eq!(cpu.mul(&a, &c).unwrap_err(), Error::LengthMismatch { left: 2, right: 1 });
+    assert_eq!(
+        cpu.mul(&a, &c).unwrap_err(),
+        Error::LengthMismatch { left: 2, right: 1 }
+    );
     assert!(cpu.equal(&a, &b).is_err());
     assert!(cpu.compare(&a, &c).is_err());
     assert!(cpu.elementwise(Op::Add, &[&a], None).is_err());
@@ -164,16 +194,28 @@ fn mismatched_operands_are_errors() {
 #[test]
 fn bases_are_validated() {
     assert_eq!(RnsBasis::from_primes(&[]).unwrap_err(), Error::EmptyBasis);
-    assert!(matches!(RnsBasis::from_primes(&[2_147_483_647, 15]), Err(Error::Modulus(_))));
-    assert!(matches!(RnsBasis::from_primes(&[2_147_483_649]), Err(Error::Modulus(_))));
-    assert!(matches!(RnsBasis::from_primes(&[2_147_483_645]), Err(Error::Modulus(_))));
+    assert!(matches!(
+        RnsBasis::from_primes(&[2_147_483_647, 15]),
+        Err(Error::Modulus(_))
+    ));
+    assert!(matches!(
+        RnsBasis::from_primes(&[2_147_483_649]),
+        Err(Error::Modulus(_))
+    ));
+    assert!(matches!(
+        RnsBasis::from_primes(&[2_147_483_645]),
+        Err(Error::Modulus(_))
+    ));
     assert_eq!(
         RnsBasis::from_primes(&[2_147_483_647, 2_147_483_647]).unwrap_err(),
         Error::DuplicateModulus(2_147_483_647)
     );
     let b = RnsBasis::from_primes(&[2_147_483_629, 2_147_483_587]).unwrap();
     assert_eq!(b.redundant().m, 2_147_483_647);
-    assert_eq!(b.product(), &(Integer::from(2_147_483_629u32) * 2_147_483_587u32));
+    assert_eq!(
+        b.product(),
+        &(Integer::from(2_147_483_629u32) * 2_147_483_587u32)
+    );
 }
 
 #[test]

@@ -42,7 +42,7 @@ __global__ void mul_chain(uint32_t *out, const uint32_t *a, const Modulus *modul
     }
 }
 
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("CUDA error %s at %d\n", cudaGetErrorString(e), __LINE__); exit(1); } } while (0)
+#define CK(x) do { cudaError_t err_ = (x); if (err_ != cudaSuccess) { printf("CUDA error %s at %d\n", cudaGetErrorString(err_), __LINE__); exit(1); } } while (0)
 
 int main(int argc, char **argv) {
     uint32_t len = argc > 1 ? atoi(argv[1]) : (1u << 22);

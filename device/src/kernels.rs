@@ -52,32 +52,51 @@ elementwise!(rns_add, |m, s, k, a, b, c, d| m.add(*a.add(k), *b.add(k)));
 elementwise!(rns_sub, |m, s, k, a, b, c, d| m.sub(*a.add(k), *b.add(k)));
 elementwise!(rns_neg, |m, s, k, a, b, c, d| m.neg(*a.add(k)));
 elementwise!(rns_mul, |m, s, k, a, b, c, d| m.mul(*a.add(k), *b.add(k)));
-elementwise!(rns_mul_naive, |m, s, k, a, b, c, d| m.mul_naive(*a.add(k), *b.add(k)));
-elementwise!(rns_mul_add, |m, s, k, a, b, c, d| m.mul_add(*a.add(k), *b.add(k), *c.add(k)));
+elementwise!(rns_mul_naive, |m, s, k, a, b, c, d| m
+    .mul_naive(*a.add(k), *b.add(k)));
+elementwise!(rns_mul_add, |m, s, k, a, b, c, d| m.mul_add(
+    *a.add(k),
+    *b.add(k),
+    *c.add(k)
+));
 elementwise!(rns_mul_sub_mul, |m, s, k, a, b, c, d| m.mul_sub_mul(
     *a.add(k),
     *b.add(k),
     *c.add(k),
     *d.add(k)
 ));
-elementwise!(rns_add_scalar, |m, s, k, a, b, c, d| m.add(*a.add(k), *s.add(_block_idx_y() as usize)));
-elementwise!(rns_sub_scalar, |m, s, k, a, b, c, d| m.sub(*a.add(k), *s.add(_block_idx_y() as usize)));
-elementwise!(rns_mul_scalar, |m, s, k, a, b, c, d| m.mul(*a.add(k), *s.add(_block_idx_y() as usize)));
+elementwise!(rns_add_scalar, |m, s, k, a, b, c, d| m
+    .add(*a.add(k), *s.add(_block_idx_y() as usize)));
+elementwise!(rns_sub_scalar, |m, s, k, a, b, c, d| m
+    .sub(*a.add(k), *s.add(_block_idx_y() as usize)));
+elementwise!(rns_mul_scalar, |m, s, k, a, b, c, d| m
+    .mul(*a.add(k), *s.add(_block_idx_y() as usize)));
 
-/// Throughput probe: four independent chains of `iters` canonical `mul_m` per thread.
+/// Throughput probe: four independent chains of `iters` canonical `mul_m` per thread,
+/// unrolled by four (as nvcc unrolls the CUDA C reference; `iters` is a multiple of 4).
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn rns_mul_chain(out: *mut u32, a: *const u32, moduli: *const Modulus, len: u32, iters: u32) {
+pub unsafe extern "ptx-kernel" fn rns_mul_chain(
+    out: *mut u32,
+    a: *const u32,
+    moduli: *const Modulus,
+    len: u32,
+    iters: u32,
+) {
     channel_loop(len, |ch, k| {
         let m = *moduli.add(ch);
         let y = *a.add(k);
         let (mut x0, mut x1, mut x2, mut x3) = (y, m.add(y, 1), m.add(y, 2), m.add(y, 3));
         let mut t = 0;
         while t < iters {
-            x0 = m.mul(x0, y);
-            x1 = m.mul(x1, y);
-            x2 = m.mul(x2, y);
-            x3 = m.mul(x3, y);
-            t += 1;
+            let mut u = 0;
+            while u < 4 {
+                x0 = m.mul(x0, y);
+                x1 = m.mul(x1, y);
+                x2 = m.mul(x2, y);
+                x3 = m.mul(x3, y);
+                u += 1;
+            }
+            t += 4;
         }
         *out.add(k) = x0 ^ x1 ^ x2 ^ x3;
     });
@@ -107,7 +126,13 @@ unsafe fn partial_equal(a: *const u32, b: *const u32, len: u32, channels: u32) -
 /// Equality, the seed's reduction: a shared-memory AND tree across the Y lanes.
 /// Block 32 × Y (Y a power of two), `32·Y·4` bytes of dynamic shared memory.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn rns_equal_shared(out: *mut u32, a: *const u32, b: *const u32, len: u32, channels: u32) {
+pub unsafe extern "ptx-kernel" fn rns_equal_shared(
+    out: *mut u32,
+    a: *const u32,
+    b: *const u32,
+    len: u32,
+    channels: u32,
+) {
     let flags: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let (i, eq) = partial_equal(a, b, len, channels);
     let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
@@ -142,7 +167,13 @@ unsafe fn ballot(x: u32) -> u32 {
 /// Equality with warp votes: each warp (one Y lane, 32 numbers) folds its flags into
 /// one ballot word, and the Y words are ANDed through shared memory (`Y·4` bytes).
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn rns_equal_vote(out: *mut u32, a: *const u32, b: *const u32, len: u32, channels: u32) {
+pub unsafe extern "ptx-kernel" fn rns_equal_vote(
+    out: *mut u32,
+    a: *const u32,
+    b: *const u32,
+    len: u32,
+    channels: u32,
+) {
     let words: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let (i, eq) = partial_equal(a, b, len, channels);
     let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
@@ -184,7 +215,11 @@ pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
     let at = |c: u32| (c * LANES_X + tx) as usize;
     let mut c = ty;
     while c < k {
-        let mut r = if live { *x.add(c as usize * len as usize + i as usize) } else { 0 };
+        let mut r = if live {
+            *x.add(c as usize * len as usize + i as usize)
+        } else {
+            0
+        };
         if !offset.is_null() {
             r = (*moduli.add(c as usize)).add(r, *offset.add(c as usize));
         }
@@ -218,7 +253,14 @@ pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
 /// (last) digit first: `out[i]` is −1, 0 or 1 for `a[i] <, =, > b[i]`. With
 /// `b_broadcast` non-zero, `b` holds one number (`k` digits) compared with every `a[i]`.
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn rns_cmp_digits(out: *mut i32, a: *const u32, b: *const u32, b_broadcast: u32, len: u32, k: u32) {
+pub unsafe extern "ptx-kernel" fn rns_cmp_digits(
+    out: *mut i32,
+    a: *const u32,
+    b: *const u32,
+    b_broadcast: u32,
+    len: u32,
+    k: u32,
+) {
     let i = _block_idx_x() * _block_dim_x() + _thread_idx_x();
     if i >= len {
         return;
@@ -228,7 +270,11 @@ pub unsafe extern "ptx-kernel" fn rns_cmp_digits(out: *mut i32, a: *const u32, b
     while c > 0 {
         c -= 1;
         let x = *a.add(c as usize * len as usize + i as usize);
-        let y = if b_broadcast != 0 { *b.add(c as usize) } else { *b.add(c as usize * len as usize + i as usize) };
+        let y = if b_broadcast != 0 {
+            *b.add(c as usize)
+        } else {
+            *b.add(c as usize * len as usize + i as usize)
+        };
         if x != y {
             r = if x > y { 1 } else { -1 };
             break;
@@ -263,18 +309,23 @@ pub unsafe extern "ptx-kernel" fn rns_reduce_words(
 }
 
 /// Determinant modulo channel `blockIdx.x` of the `n × n` row-major matrix at
-/// `mats[c·n²…]` (overwritten) by Gaussian elimination, one block per channel.
-/// `scratch` holds `2n` words per channel (row factors and their Shoup quotients).
-/// Dynamic shared memory: 16 bytes.
+/// `mats[c·n²…]` (overwritten) by Gaussian elimination, one block per channel: the
+/// threads find the pivot row together (shared-memory minimum), swap, and then each
+/// warp eliminates whole rows, its lanes along the columns (coalesced). Dynamic
+/// shared memory: 16 bytes (pivot row, running determinant, pivot inverse).
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn rns_det(out: *mut u32, mats: *mut u32, scratch: *mut u32, moduli: *const Modulus, n: u32) {
+pub unsafe extern "ptx-kernel" fn rns_det(
+    out: *mut u32,
+    mats: *mut u32,
+    moduli: *const Modulus,
+    n: u32,
+) {
     let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let c = _block_idx_x() as usize;
     let m = *moduli.add(c);
     let nn = n as usize;
     let a = mats.add(c * nn * nn);
-    let f = scratch.add(c * 2 * nn);
-    let fs = f.add(nn);
+    let at = |i: u32, j: u32| a.add(i as usize * nn + j as usize);
     let tid = _thread_idx_x();
     let nt = _block_dim_x();
     let (lane, warp, nwarps) = (tid % 32, tid / 32, nt / 32);
@@ -289,7 +340,7 @@ pub unsafe extern "ptx-kernel" fn rns_det(out: *mut u32, mats: *mut u32, scratch
         _syncthreads();
         let mut r = k + tid;
         while r < n {
-            if *a.add(r as usize * nn + k as usize) != 0 {
+            if *at(r, k) != 0 {
                 AtomicU32::from_ptr(sh).fetch_min(r, Ordering::Relaxed);
             }
             r += nt;
@@ -305,45 +356,29 @@ pub unsafe extern "ptx-kernel" fn rns_det(out: *mut u32, mats: *mut u32, scratch
         if p != k {
             let mut j = k + tid;
             while j < n {
-                let (x, y) = (a.add(p as usize * nn + j as usize), a.add(k as usize * nn + j as usize));
-                let t = *x;
-                *x = *y;
-                *y = t;
+                let t = *at(p, j);
+                *at(p, j) = *at(k, j);
+                *at(k, j) = t;
                 j += nt;
             }
         }
         _syncthreads();
         if tid == 0 {
-            let pivot = *a.add(k as usize * nn + k as usize);
-            let mut det = m.mul(*sh.add(1), pivot);
-            if p != k {
-                det = m.neg(det);
-            }
-            *sh.add(1) = det;
-            *sh.add(2) = match m.inv(pivot) {
-                Some(v) => v,
-                None => 0,
-            };
+            let pivot = *at(k, k);
+            let det = m.mul(*sh.add(1), pivot);
+            *sh.add(1) = if p != k { m.neg(det) } else { det };
+            *sh.add(2) = m.inv(pivot).unwrap_or(0);
         }
         _syncthreads();
         let inv = *sh.add(2);
-        let mut i = k + 1 + tid;
-        while i < n {
-            let fi = m.mul(*a.add(i as usize * nn + k as usize), inv);
-            *f.add(i as usize) = fi;
-            *fs.add(i as usize) = m.shoup(fi);
-            i += nt;
-        }
-        _syncthreads();
-        let pivot_row = a.add(k as usize * nn);
+        // Row i −= (a[i][k] / pivot) · row k, for the rows and columns after k. Column k
+        // is read here and never written, so the warps need no barrier between rows.
         let mut i = k + 1 + warp;
         while i < n {
-            let (fi, fsi) = (*f.add(i as usize), *fs.add(i as usize));
-            let row = a.add(i as usize * nn);
+            let f = m.mul(*at(i, k), inv);
             let mut j = k + 1 + lane;
             while j < n {
-                let x = row.add(j as usize);
-                *x = m.sub(*x, m.mul_shoup(*pivot_row.add(j as usize), fi, fsi));
+                *at(i, j) = m.sub(*at(i, j), m.mul(*at(k, j), f));
                 j += 32;
             }
             i += nwarps;

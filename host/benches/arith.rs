@@ -13,7 +13,10 @@ fn inputs(n: usize, m: u32) -> (Vec<u32>, Vec<u32>) {
         x ^= x << 17;
         (x % m as u64) as u32
     };
-    ((0..n).map(|_| next()).collect(), (0..n).map(|_| next()).collect())
+    (
+        (0..n).map(|_| next()).collect(),
+        (0..n).map(|_| next()).collect(),
+    )
 }
 
 fn bench(c: &mut Criterion) {

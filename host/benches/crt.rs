@@ -13,18 +13,25 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Elements(n as u64));
     for primes in [64usize, 330] {
-        let list: Vec<u32> = rns_core::prime::moduli_descending(|_| false).take(primes).collect();
+        let list: Vec<u32> = rns_core::prime::moduli_descending(|_| false)
+            .take(primes)
+            .collect();
         let basis = Arc::new(RnsBasis::from_primes(&list).unwrap());
         let mut rng = RandState::new();
         let bits = basis.range_bits() as u32;
         let values: Vec<Integer> = (0..n)
-            .map(|_| Integer::from(Integer::random_bits(bits, &mut rng)) - (Integer::from(1) << (bits - 1)))
+            .map(|_| {
+                Integer::from(Integer::random_bits(bits, &mut rng))
+                    - (Integer::from(1) << (bits - 1))
+            })
             .collect();
         let x = RnsVec::from_integers(&basis, &values).unwrap();
         g.bench_function(format!("to_rns/{primes}"), |b| {
             b.iter(|| RnsVec::from_integers(&basis, &values).unwrap())
         });
-        g.bench_function(format!("weights/{primes}"), |b| b.iter(|| x.to_integers_with(CrtMethod::Weights)));
+        g.bench_function(format!("weights/{primes}"), |b| {
+            b.iter(|| x.to_integers_with(CrtMethod::Weights))
+        });
         g.bench_function(format!("mixed_radix/{primes}"), |b| {
             b.iter(|| x.to_integers_with(CrtMethod::MixedRadix))
         });

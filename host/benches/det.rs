@@ -16,7 +16,9 @@ fn bench(c: &mut Criterion) {
     let a = IntMatrix::new(n, n, data).unwrap();
     let mut g = c.benchmark_group("det");
     g.sample_size(10);
-    g.bench_function("200x200_100bit_cpu", |b| b.iter(|| det(&a, &Backend::Cpu).unwrap()));
+    g.bench_function("200x200_100bit_cpu", |b| {
+        b.iter(|| det(&a, &Backend::Cpu).unwrap())
+    });
     g.finish();
 }
 

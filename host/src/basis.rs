@@ -39,7 +39,9 @@ impl RnsBasis {
         let target = Integer::from(1) << (bits + 1) as u32;
         let mut candidates = prime::moduli_descending(&exclude);
         while product <= target {
-            let p = candidates.next().expect("enough 31-bit primes for any practical bound");
+            let p = candidates
+                .next()
+                .expect("enough 31-bit primes for any practical bound");
             primes.push(p);
             product *= p;
         }
@@ -80,7 +82,10 @@ impl RnsBasis {
         mixed_radix::fill_half_digits(range, &mr_table, &mut half_digits);
         let mut crt_inverses = vec![0u32; k];
         crt::fill_inverses(range, &mut crt_inverses);
-        let crt_weights = primes.iter().map(|&p| Integer::from(&product / p)).collect();
+        let crt_weights = primes
+            .iter()
+            .map(|&p| Integer::from(&product / p))
+            .collect();
         Ok(RnsBasis {
             moduli,
             product,

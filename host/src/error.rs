@@ -86,7 +86,11 @@ impl fmt::Display for Error {
                 "value at index {index} is outside the basis's signed range (about ±2^{range_bits})"
             ),
             Error::Shape(msg) => write!(f, "{msg}"),
-            Error::Parse { source, line, message } => write!(f, "{source}:{line}: {message}"),
+            Error::Parse {
+                source,
+                line,
+                message,
+            } => write!(f, "{source}:{line}: {message}"),
             Error::Io { path, message } => write!(f, "{path}: {message}"),
             Error::NoGpu(msg) => write!(f, "no CUDA device is usable: {msg}"),
             Error::GpuOutOfMemory(msg) => write!(f, "GPU out of memory: {msg}"),

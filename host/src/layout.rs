@@ -9,11 +9,13 @@ pub fn to_number_major(src: &[u32], len: usize, channels: usize) -> Vec<u32> {
     if len == 0 {
         return dst;
     }
-    dst.par_chunks_mut(channels).enumerate().for_each(|(i, row)| {
-        for (c, x) in row.iter_mut().enumerate() {
-            *x = src[c * len + i];
-        }
-    });
+    dst.par_chunks_mut(channels)
+        .enumerate()
+        .for_each(|(i, row)| {
+            for (c, x) in row.iter_mut().enumerate() {
+                *x = src[c * len + i];
+            }
+        });
     dst
 }
 

@@ -62,7 +62,11 @@ impl IntMatrix {
         let data = (0..n * n)
             .map(|k| Integer::from((k / n == k % n) as u32))
             .collect();
-        IntMatrix { rows: n, cols: n, data }
+        IntMatrix {
+            rows: n,
+            cols: n,
+            data,
+        }
     }
 
     /// Number of rows.
@@ -115,9 +119,19 @@ impl IntMatrix {
         let (rows, cols) = match dims.as_slice() {
             [r, c] => match (dim(r), dim(c)) {
                 (Some(r), Some(c)) => (r, c),
-                _ => return Err(err(hline, format!("bad dimensions `{header}`: expected `rows cols`"))),
+                _ => {
+                    return Err(err(
+                        hline,
+                        format!("bad dimensions `{header}`: expected `rows cols`"),
+                    ))
+                }
             },
-            _ => return Err(err(hline, format!("bad first line `{header}`: expected `rows cols`"))),
+            _ => {
+                return Err(err(
+                    hline,
+                    format!("bad first line `{header}`: expected `rows cols`"),
+                ))
+            }
         };
         if rows == 0 || cols == 0 {
             return Err(err(hline, format!("empty matrix ({rows}×{cols})")));
@@ -135,7 +149,10 @@ impl IntMatrix {
             }
             let found = data.len() - before;
             if found != cols {
-                return Err(err(lno, format!("row {} has {found} entries, expected {cols}", r + 1)));
+                return Err(err(
+                    lno,
+                    format!("row {} has {found} entries, expected {cols}", r + 1),
+                ));
             }
         }
         if let Some((lno, _)) = lines.next() {

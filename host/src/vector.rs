@@ -91,7 +91,11 @@ impl RnsVec {
     }
 
     /// Builds a vector from residues the caller guarantees to be valid for the basis.
-    pub(crate) fn from_residues_unchecked(basis: &Arc<RnsBasis>, len: usize, data: Vec<u32>) -> RnsVec {
+    pub(crate) fn from_residues_unchecked(
+        basis: &Arc<RnsBasis>,
+        len: usize,
+        data: Vec<u32>,
+    ) -> RnsVec {
         debug_assert_eq!(data.len(), len * basis.channels());
         RnsVec {
             basis: basis.clone(),
@@ -127,7 +131,9 @@ impl RnsVec {
 
     /// The residues of number `i` in every channel.
     pub fn residues_of(&self, i: usize) -> Vec<u32> {
-        (0..self.basis.channels()).map(|c| self.data[c * self.len + i]).collect()
+        (0..self.basis.channels())
+            .map(|c| self.data[c * self.len + i])
+            .collect()
     }
 
     /// Reconstructs every integer with the precomputed-weights CRT. Exact for every

@@ -14,7 +14,12 @@ fn rns(args: &[&str], stdin: &str) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run rns");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -24,7 +29,10 @@ fn text(b: &[u8]) -> String {
 
 #[test]
 fn det_prints_only_the_integer() {
-    let out = rns(&["det", "-", "--backend", "cpu"], "3 3\n2 -1 0\n-1 2 -1\n0\t-1 2\n");
+    let out = rns(
+        &["det", "-", "--backend", "cpu"],
+        "3 3\n2 -1 0\n-1 2 -1\n0\t-1 2\n",
+    );
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(text(&out.stdout), "4\n");
     assert!(out.stderr.is_empty());
@@ -35,7 +43,11 @@ fn det_reads_files_and_reports_stats_on_stderr() {
     let dir = std::env::temp_dir().join(format!("rns-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("m.txt");
-    std::fs::write(&path, "2 2\n123456789012345678901234567890 1\n-1 98765432109876543210\n").unwrap();
+    std::fs::write(
+        &path,
+        "2 2\n123456789012345678901234567890 1\n-1 98765432109876543210\n",
+    )
+    .unwrap();
     let out = rns(&["det", path.to_str().unwrap(), "--stats"], "");
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let want = rug::Integer::from_str_radix("123456789012345678901234567890", 10).unwrap()

@@ -12,7 +12,10 @@
 //! * [`crt`]: the CRT constants `inv(M/m_i) mod m_i`.
 //! * [`linalg`]: determinant modulo a prime by Gaussian elimination.
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(core_intrinsics))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(core_intrinsics, asm_experimental_arch)
+)]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
 pub mod crt;

@@ -5,6 +5,7 @@ use crate::modulus::Modulus;
 /// The determinant modulo `m` of the `n × n` row-major matrix `a` (residues in
 /// `[0, m)`), by Gaussian elimination with row swaps. `a` is overwritten.
 /// A column without a pivot gives 0.
+#[inline]
 pub fn det_in_place(a: &mut [u32], n: usize, m: Modulus) -> u32 {
     assert_eq!(a.len(), n * n, "matrix buffer must be n×n");
     let mut det = 1u32;

@@ -122,10 +122,14 @@ impl Modulus {
     /// minimum the result is `R + m` for a few percent of inputs.
     #[inline(always)]
     pub fn mul(self, a: u32, b: u32) -> u32 {
-        let hi = (((a << 1) as u64 * (b << 1) as u64) >> 32) as u32;
+        let hi = mul_hi(a << 1, b << 1);
         let q = quotient_estimate(hi, self.invk);
         let r = a.wrapping_mul(b).wrapping_sub(q.wrapping_mul(self.m));
-        let r = if r >= 0xA000_0000 { r.wrapping_add(self.m) } else { r };
+        let r = if r >= 0xA000_0000 {
+            r.wrapping_add(self.m)
+        } else {
+            r
+        };
         let s = r.wrapping_sub(self.m);
         if s < r {
             s
@@ -157,7 +161,7 @@ impl Modulus {
     /// multiplies and one conditional subtraction, no floating point.
     #[inline(always)]
     pub fn mul_shoup(self, a: u32, b: u32, b_shoup: u32) -> u32 {
-        let q = ((a as u64 * b_shoup as u64) >> 32) as u32;
+        let q = mul_hi(a, b_shoup);
         let r = a.wrapping_mul(b).wrapping_sub(q.wrapping_mul(self.m)); // in [0, 2m)
         let s = r.wrapping_sub(self.m);
         if s < r {
@@ -170,7 +174,9 @@ impl Modulus {
     /// `(a · b) mod m` by a 64-bit product and the `%` operator: the reference.
     #[inline(always)]
     pub fn mul_naive(self, a: u32, b: u32) -> u32 {
-        (a as u64 * b as u64).checked_rem(self.m as u64).unwrap_or(0) as u32
+        (a as u64 * b as u64)
+            .checked_rem(self.m as u64)
+            .unwrap_or(0) as u32
     }
 
     /// `a^e mod m` by square and multiply.
@@ -271,6 +277,32 @@ impl Modulus {
     }
 }
 
+/// The high word of the 64-bit product `a · b`. On the GPU one `mul.hi.u32`
+/// (`IMAD.HI.U32`): written out because LLVM otherwise forms a 64-bit product and
+/// converts the result to double from 64 bits (`I2F.F64.U64`), which costs more.
+#[inline(always)]
+fn mul_hi(a: u32, b: u32) -> u32 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u32;
+        // SAFETY: pure register arithmetic.
+        unsafe {
+            core::arch::asm!(
+                "mul.hi.u32 {r}, {a}, {b};",
+                r = out(reg32) r,
+                a = in(reg32) a,
+                b = in(reg32) b,
+                options(pure, nomem, nostack)
+            )
+        };
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        ((a as u64 * b as u64) >> 32) as u32
+    }
+}
+
 /// `round(hi · invk)` through the `3·2^51` trick: the rounded quotient sits in
 /// the low word of the double. One FP64 fused multiply-add on the GPU; on the
 /// CPU a multiply and an add (the extra rounding stays far inside the margins
@@ -299,7 +331,10 @@ mod tests {
     #[test]
     fn rejects_bad_moduli() {
         assert_eq!(Modulus::new(7), Err(ModulusError::OutOfRange(7)));
-        assert_eq!(Modulus::new(1 << 31), Err(ModulusError::OutOfRange(1 << 31)));
+        assert_eq!(
+            Modulus::new(1 << 31),
+            Err(ModulusError::OutOfRange(1 << 31))
+        );
         assert_eq!(Modulus::new(P - 2), Err(ModulusError::NotPrime(P - 2)));
     }
 

@@ -22,11 +22,13 @@ pub fn is_prime(n: u32) -> bool {
     if n < 2 {
         return false;
     }
-    for p in [2u32, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61] {
+    for p in [
+        2u32, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61,
+    ] {
         if n == p {
             return true;
         }
-        if n % p == 0 {
+        if n.is_multiple_of(p) {
             return false;
         }
     }
@@ -108,7 +110,12 @@ mod tests {
     fn range_is_inclusive_and_ends() {
         let v: [u32; 4] = {
             let mut it = primes_descending(10, 30, |_| false);
-            [it.next().unwrap(), it.next().unwrap(), it.next().unwrap(), it.next().unwrap()]
+            [
+                it.next().unwrap(),
+                it.next().unwrap(),
+                it.next().unwrap(),
+                it.next().unwrap(),
+            ]
         };
         assert_eq!(v, [29, 23, 19, 17]);
         assert_eq!(primes_descending(0, 1, |_| false).count(), 0);

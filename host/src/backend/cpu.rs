@@ -77,7 +77,13 @@ impl Op {
 
 /// Applies `op` to channel-major inputs (`inputs.len() == op.arity()`); `scalar` holds
 /// one residue per channel for the scalar operations.
-pub fn elementwise(op: Op, moduli: &[Modulus], len: usize, inputs: &[&[u32]], scalar: &[u32]) -> Vec<u32> {
+pub fn elementwise(
+    op: Op,
+    moduli: &[Modulus],
+    len: usize,
+    inputs: &[&[u32]],
+    scalar: &[u32],
+) -> Vec<u32> {
     let x = |i: usize| inputs[i];
     match op {
         Op::Add => map(moduli, len, [x(0), x(1)], |m, _, [a, b]| m.add(a, b)),
@@ -85,10 +91,15 @@ pub fn elementwise(op: Op, moduli: &[Modulus], len: usize, inputs: &[&[u32]], sc
         Op::Neg => map(moduli, len, [x(0)], |m, _, [a]| m.neg(a)),
         Op::Mul => map(moduli, len, [x(0), x(1)], |m, _, [a, b]| m.mul(a, b)),
         Op::MulNaive => map(moduli, len, [x(0), x(1)], |m, _, [a, b]| m.mul_naive(a, b)),
-        Op::MulAdd => map(moduli, len, [x(0), x(1), x(2)], |m, _, [a, b, c]| m.mul_add(a, b, c)),
-        Op::MulSubMul => map(moduli, len, [x(0), x(1), x(2), x(3)], |m, _, [a, b, c, d]| {
-            m.mul_sub_mul(a, b, c, d)
+        Op::MulAdd => map(moduli, len, [x(0), x(1), x(2)], |m, _, [a, b, c]| {
+            m.mul_add(a, b, c)
         }),
+        Op::MulSubMul => map(
+            moduli,
+            len,
+            [x(0), x(1), x(2), x(3)],
+            |m, _, [a, b, c, d]| m.mul_sub_mul(a, b, c, d),
+        ),
         Op::AddScalar => map(moduli, len, [x(0)], |m, c, [a]| m.add(a, scalar[c])),
         Op::SubScalar => map(moduli, len, [x(0)], |m, c, [a]| m.sub(a, scalar[c])),
         Op::MulScalar => map(moduli, len, [x(0)], |m, c, [a]| m.mul(a, scalar[c])),

@@ -7,8 +7,12 @@
 use super::Op;
 use crate::error::{Error, Result};
 use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute, CUresult};
-use cudarc::driver::{CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig, PushKernelArg};
+use cudarc::driver::{
+    CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,
+    PushKernelArg,
+};
 use rns_core::Modulus;
+use std::borrow::Cow;
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
@@ -58,29 +62,42 @@ pub fn moduli_words(moduli: &[Modulus]) -> Vec<u32> {
     let mut w = Vec::with_capacity(moduli.len() * 6);
     for m in moduli {
         let bits = m.invk.to_bits();
-        w.extend_from_slice(&[m.m, m.two32, m.two32_shoup, 0, bits as u32, (bits >> 32) as u32]);
+        w.extend_from_slice(&[
+            m.m,
+            m.two32,
+            m.two32_shoup,
+            0,
+            bits as u32,
+            (bits >> 32) as u32,
+        ]);
     }
     w
 }
 
-/// Channel-major columns `range` of `src` (`channels × len`) as a `channels × range.len()` buffer.
-fn gather(src: &[u32], len: usize, range: &Range<usize>) -> Vec<u32> {
+/// Channel-major columns `range` of `src` (`channels × len`) as a `channels × range.len()`
+/// buffer (borrowed, with no copy, when the range is everything).
+fn gather<'a>(src: &'a [u32], len: usize, range: &Range<usize>) -> Cow<'a, [u32]> {
     if range.len() == len {
-        return src.to_vec();
+        return Cow::Borrowed(src);
     }
     let channels = src.len() / len;
     let mut out = Vec::with_capacity(channels * range.len());
     for c in 0..channels {
         out.extend_from_slice(&src[c * len + range.start..c * len + range.end]);
     }
-    out
+    Cow::Owned(out)
 }
 
-/// Writes a `channels × range.len()` chunk back into columns `range` of `dst`.
-fn scatter(dst: &mut [u32], len: usize, range: &Range<usize>, part: &[u32]) {
+/// Writes a `channels × range.len()` chunk into columns `range` of `dst` (`channels × len`
+/// words once filled): the chunk becomes `dst` when it is everything, with no copy.
+fn scatter(dst: &mut Vec<u32>, len: usize, range: &Range<usize>, part: Vec<u32>) {
     let w = range.len();
-    if w == 0 {
+    if w == len {
+        *dst = part;
         return;
+    }
+    if dst.is_empty() {
+        dst.resize(part.len() / w * len, 0);
     }
     for (c, col) in part.chunks(w).enumerate() {
         dst[c * len + range.start..c * len + range.end].copy_from_slice(col);
@@ -95,7 +112,9 @@ impl Gpu {
         GPU.get_or_init(|| {
             // cudarc can panic inside a broken driver installation: keep that an error.
             std::panic::catch_unwind(Gpu::open)
-                .unwrap_or_else(|_| Err(Error::NoGpu("the CUDA driver failed to initialise".into())))
+                .unwrap_or_else(|_| {
+                    Err(Error::NoGpu("the CUDA driver failed to initialise".into()))
+                })
                 .map(Arc::new)
         })
         .clone()
@@ -104,7 +123,9 @@ impl Gpu {
     fn open() -> Result<Gpu> {
         // SAFETY: only probes whether the driver library can be loaded.
         if !unsafe { cudarc::driver::sys::is_culib_present() } {
-            return Err(Error::NoGpu("libcuda (the NVIDIA driver) was not found".into()));
+            return Err(Error::NoGpu(
+                "libcuda (the NVIDIA driver) was not found".into(),
+            ));
         }
         let no_gpu = |e: DriverError| Error::NoGpu(format!("{e:?}"));
         let count = CudaContext::device_count().map_err(no_gpu)?;
@@ -119,6 +140,17 @@ impl Gpu {
         let module = ctx
             .load_module(cudarc::nvrtc::Ptx::from_src(PTX))
             .map_err(|e| Error::Gpu(format!("loading the rns kernels (PTX) failed: {e:?}")))?;
+        // Raise the mixed-radix kernel's dynamic shared memory limit once, to the device's
+        // maximum: setting it per launch would race between threads.
+        module
+            .load_function("rns_mrc_digits")
+            .and_then(|f| {
+                f.set_attribute(
+                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                    smem_optin as i32,
+                )
+            })
+            .map_err(cuda)?;
         let stream = ctx.default_stream();
         Ok(Gpu {
             ctx,
@@ -163,7 +195,10 @@ impl Gpu {
         if cap > 0 {
             return Ok(cap);
         }
-        if let Some(limit) = std::env::var("RNS_GPU_MEM_LIMIT").ok().and_then(|s| s.parse().ok()) {
+        if let Some(limit) = std::env::var("RNS_GPU_MEM_LIMIT")
+            .ok()
+            .and_then(|s| s.parse().ok())
+        {
             return Ok(limit);
         }
         let (free, _) = self.ctx.mem_get_info().map_err(cuda)?;
@@ -173,7 +208,10 @@ impl Gpu {
     /// Splits `len` numbers into chunks of at most `budget / bytes_per_number` numbers.
     fn chunks(&self, len: usize, bytes_per_number: usize) -> Result<Vec<Range<usize>>> {
         let per = (self.budget()? / bytes_per_number.max(1)).max(1);
-        Ok((0..len.max(1)).step_by(per).map(|s| s..(s + per).min(len)).collect())
+        Ok((0..len.max(1))
+            .step_by(per)
+            .map(|s| s..(s + per).min(len))
+            .collect())
     }
 
     /// Copies host words to a new device buffer.
@@ -192,8 +230,15 @@ impl Gpu {
             use cudarc::driver::DevicePtrMut;
             let (ptr, _sync) = buf.device_ptr_mut(&self.stream);
             // SAFETY: ptr addresses the 4·n bytes just allocated.
-            unsafe { cudarc::driver::result::memset_d8_async(ptr, 0xFF, 4 * n.max(1), self.stream.cu_stream()) }
-                .map_err(cuda)?;
+            unsafe {
+                cudarc::driver::result::memset_d8_async(
+                    ptr,
+                    0xFF,
+                    4 * n.max(1),
+                    self.stream.cu_stream(),
+                )
+            }
+            .map_err(cuda)?;
         }
         Ok(buf)
     }
@@ -223,7 +268,9 @@ impl Gpu {
     /// Launch shape of the per-channel kernels: 256 threads, grid x over numbers, y over channels.
     fn channel_grid(len: usize, channels: usize) -> Result<LaunchConfig> {
         if channels > 65_535 {
-            return Err(Error::Shape(format!("{channels} channels exceed the GPU grid limit of 65535")));
+            return Err(Error::Shape(format!(
+                "{channels} channels exceed the GPU grid limit of 65535"
+            )));
         }
         let blocks = len.div_ceil(256).clamp(1, 65_535) as u32;
         Ok(LaunchConfig {
@@ -274,27 +321,44 @@ impl Gpu {
     }
 
     /// Elementwise operation on host data (channel-major, `moduli.len()` channels).
-    pub fn elementwise(&self, op: Op, moduli: &[Modulus], len: usize, inputs: &[&[u32]], scalar: &[u32]) -> Result<Vec<u32>> {
+    pub fn elementwise(
+        &self,
+        op: Op,
+        moduli: &[Modulus],
+        len: usize,
+        inputs: &[&[u32]],
+        scalar: &[u32],
+    ) -> Result<Vec<u32>> {
         let channels = moduli.len();
-        let mut out = vec![0u32; channels * len];
+        let mut out = Vec::new();
         if len == 0 {
             return Ok(out);
         }
         let dm = self.upload(&moduli_words(moduli))?;
         let ds = self.upload(scalar)?;
         for r in self.chunks(len, (inputs.len() + 1) * channels * 4)? {
-            let dev: Vec<CudaSlice<u32>> =
-                inputs.iter().map(|x| self.upload(&gather(x, len, &r))).collect::<Result<_>>()?;
+            let dev: Vec<CudaSlice<u32>> = inputs
+                .iter()
+                .map(|x| self.upload(&gather(x, len, &r)))
+                .collect::<Result<_>>()?;
             let refs: Vec<&CudaSlice<u32>> = dev.iter().collect();
             let mut dout = self.alloc(channels * r.len())?;
             self.launch_elementwise(op, &mut dout, &refs, &ds, &dm, r.len(), channels)?;
-            scatter(&mut out, len, &r, &self.download(&dout, channels * r.len())?);
+            scatter(&mut out, len, &r, self.download(&dout, channels * r.len())?);
         }
         Ok(out)
     }
 
     /// Launches the `mul_m` throughput probe: four chains of `iters` products per number.
-    pub fn launch_mul_chain(&self, out: &mut CudaSlice<u32>, a: &CudaSlice<u32>, moduli: &CudaSlice<u32>, len: usize, channels: usize, iters: u32) -> Result<()> {
+    pub fn launch_mul_chain(
+        &self,
+        out: &mut CudaSlice<u32>,
+        a: &CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+        len: usize,
+        channels: usize,
+        iters: u32,
+    ) -> Result<()> {
         let f = self.function("rns_mul_chain")?;
         let cfg = Self::channel_grid(len, channels)?;
         let len32 = len as u32;
@@ -339,13 +403,23 @@ impl Gpu {
     }
 
     /// Whether numbers agree in every channel.
-    pub fn equal(&self, kernel: EqualKernel, channels: usize, len: usize, a: &[u32], b: &[u32]) -> Result<Vec<bool>> {
+    pub fn equal(
+        &self,
+        kernel: EqualKernel,
+        channels: usize,
+        len: usize,
+        a: &[u32],
+        b: &[u32],
+    ) -> Result<Vec<bool>> {
         let mut out = Vec::with_capacity(len);
         if len == 0 {
             return Ok(out);
         }
         for r in self.chunks(len, (2 * channels + 1) * 4)? {
-            let (da, db) = (self.upload(&gather(a, len, &r))?, self.upload(&gather(b, len, &r))?);
+            let (da, db) = (
+                self.upload(&gather(a, len, &r))?,
+                self.upload(&gather(b, len, &r))?,
+            );
             let mut dout = self.alloc(r.len())?;
             self.launch_equal(kernel, &mut dout, &da, &db, r.len(), channels)?;
             out.extend(self.download(&dout, r.len())?.into_iter().map(|x| x != 0));
@@ -374,11 +448,6 @@ impl Gpu {
             )));
         }
         let f = self.function("rns_mrc_digits")?;
-        f.set_attribute(
-            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            smem as i32,
-        )
-        .map_err(cuda)?;
         let cfg = LaunchConfig {
             grid_dim: (len.div_ceil(32).max(1) as u32, 1, 1),
             block_dim: (32, LANES_Y, 1),
@@ -423,9 +492,16 @@ impl Gpu {
     }
 
     /// Mixed-radix digits (channel-major, `k × len`) of the first `k` channels of `x`.
-    pub fn digits(&self, range: &[Modulus], table: &[u32], len: usize, x: &[u32], offset: Option<&[u32]>) -> Result<Vec<u32>> {
+    pub fn digits(
+        &self,
+        range: &[Modulus],
+        table: &[u32],
+        len: usize,
+        x: &[u32],
+        offset: Option<&[u32]>,
+    ) -> Result<Vec<u32>> {
         let k = range.len();
-        let mut out = vec![0u32; k * len];
+        let mut out = Vec::new();
         if len == 0 {
             return Ok(out);
         }
@@ -435,18 +511,29 @@ impl Gpu {
             let dx = self.upload(&gather(&x[..k * len], len, &r))?;
             let mut dd = self.alloc(k * r.len())?;
             self.launch_digits(&mut dd, &dx, doff.as_ref(), &dm, &dt, r.len(), k)?;
-            scatter(&mut out, len, &r, &self.download(&dd, k * r.len())?);
+            scatter(&mut out, len, &r, self.download(&dd, k * r.len())?);
         }
         Ok(out)
     }
 
     /// Compares channel-major digit arrays on the device: −1, 0, 1 per number.
-    pub fn cmp_digits(&self, a: &[u32], b: &[u32], broadcast: bool, len: usize, k: usize) -> Result<Vec<i32>> {
+    pub fn cmp_digits(
+        &self,
+        a: &[u32],
+        b: &[u32],
+        broadcast: bool,
+        len: usize,
+        k: usize,
+    ) -> Result<Vec<i32>> {
         let mut out = Vec::with_capacity(len);
         if len == 0 {
             return Ok(out);
         }
-        let db_all = if broadcast { Some(self.upload(b)?) } else { None };
+        let db_all = if broadcast {
+            Some(self.upload(b)?)
+        } else {
+            None
+        };
         for r in self.chunks(len, (2 * k + 1) * 4)? {
             let da = self.upload(&gather(a, len, &r))?;
             let db = match &db_all {
@@ -462,9 +549,16 @@ impl Gpu {
 
     /// Residues of many integers given as word-major 32-bit words (`words[w·len + i]`,
     /// `nwords` per number) and sign flags: `moduli.len() × len`, channel-major.
-    pub fn reduce_words(&self, moduli: &[Modulus], words: &[u32], neg: &[u32], len: usize, nwords: usize) -> Result<Vec<u32>> {
+    pub fn reduce_words(
+        &self,
+        moduli: &[Modulus],
+        words: &[u32],
+        neg: &[u32],
+        len: usize,
+        nwords: usize,
+    ) -> Result<Vec<u32>> {
         let channels = moduli.len();
-        let mut out = vec![0u32; channels * len];
+        let mut out = Vec::new();
         if len == 0 {
             return Ok(out);
         }
@@ -477,21 +571,25 @@ impl Gpu {
             let cfg = Self::channel_grid(r.len(), channels)?;
             let (len32, nw32) = (r.len() as u32, nwords as u32);
             let mut l = self.stream.launch_builder(&f);
-            l.arg(&mut dout).arg(&dw).arg(&dn).arg(&dm).arg(&len32).arg(&nw32);
+            l.arg(&mut dout)
+                .arg(&dw)
+                .arg(&dn)
+                .arg(&dm)
+                .arg(&len32)
+                .arg(&nw32);
             // SAFETY: words hold nwords × len words, neg len, out channels × len.
             unsafe { l.launch(cfg) }.map_err(cuda)?;
-            scatter(&mut out, len, &r, &self.download(&dout, channels * r.len())?);
+            scatter(&mut out, len, &r, self.download(&dout, channels * r.len())?);
         }
         Ok(out)
     }
 
     /// Launches the determinant kernel: one block per channel on `mats` (`channels × n²`,
-    /// overwritten), `scratch` of `channels × 2n` words; `out` gets one residue per channel.
+    /// overwritten); `out` gets one residue per channel.
     pub fn launch_det(
         &self,
         out: &mut CudaSlice<u32>,
         mats: &mut CudaSlice<u32>,
-        scratch: &mut CudaSlice<u32>,
         moduli: &CudaSlice<u32>,
         n: usize,
         channels: usize,
@@ -504,8 +602,8 @@ impl Gpu {
         };
         let n32 = n as u32;
         let mut l = self.stream.launch_builder(&f);
-        l.arg(out).arg(mats).arg(scratch).arg(moduli).arg(&n32);
-        // SAFETY: buffer sizes as documented above.
+        l.arg(out).arg(mats).arg(moduli).arg(&n32);
+        // SAFETY: mats holds channels × n² words, moduli channels, out channels.
         unsafe { l.launch(cfg) }.map_err(cuda)?;
         Ok(())
     }
@@ -514,14 +612,13 @@ impl Gpu {
     pub fn det_per_channel(&self, moduli: &[Modulus], n: usize, data: &[u32]) -> Result<Vec<u32>> {
         let nn = n * n;
         let mut out = Vec::with_capacity(moduli.len());
-        let per = (self.budget()? / ((nn + 2 * n + 2) * 4).max(1)).max(1);
+        let per = (self.budget()? / ((nn + 8) * 4).max(1)).max(1);
         for start in (0..moduli.len()).step_by(per) {
             let chans = start..(start + per).min(moduli.len());
             let dm = self.upload(&moduli_words(&moduli[chans.clone()]))?;
             let mut dmats = self.upload(&data[chans.start * nn..chans.end * nn])?;
-            let mut scratch = self.alloc(chans.len() * 2 * n)?;
             let mut dout = self.alloc(chans.len())?;
-            self.launch_det(&mut dout, &mut dmats, &mut scratch, &dm, n, chans.len())?;
+            self.launch_det(&mut dout, &mut dmats, &dm, n, chans.len())?;
             out.extend(self.download(&dout, chans.len())?);
         }
         Ok(out)
@@ -549,7 +646,11 @@ impl Gpu {
         if len == 0 {
             return Ok(out);
         }
-        let (dm, dt, doff) = (self.upload(&moduli_words(range))?, self.upload(table)?, self.upload(offset)?);
+        let (dm, dt, doff) = (
+            self.upload(&moduli_words(range))?,
+            self.upload(table)?,
+            self.upload(offset)?,
+        );
         let dhalf = self.upload(half_digits)?;
         let sides = if b.is_some() { 2 } else { 1 };
         for r in self.chunks(len, (2 * sides * k + 1) * 4)? {

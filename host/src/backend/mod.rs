@@ -56,9 +56,15 @@ impl Backend {
     pub fn select(choice: BackendChoice) -> Result<Backend> {
         match choice {
             BackendChoice::Cpu => Ok(Backend::Cpu),
-            BackendChoice::Gpu => Ok(Backend::Gpu { gpu: Gpu::get()?, min_work: 0 }),
+            BackendChoice::Gpu => Ok(Backend::Gpu {
+                gpu: Gpu::get()?,
+                min_work: 0,
+            }),
             BackendChoice::Auto => Ok(match Gpu::get() {
-                Ok(gpu) => Backend::Gpu { gpu, min_work: AUTO_MIN_WORK },
+                Ok(gpu) => Backend::Gpu {
+                    gpu,
+                    min_work: AUTO_MIN_WORK,
+                },
                 Err(_) => Backend::Cpu,
             }),
         }
@@ -98,7 +104,12 @@ impl Backend {
 
     /// Applies an elementwise operation; `inputs.len()` must be `op.arity()` and
     /// `scalar` is required exactly for the scalar operations.
-    pub fn elementwise(&self, op: Op, inputs: &[&RnsVec], scalar: Option<&Integer>) -> Result<RnsVec> {
+    pub fn elementwise(
+        &self,
+        op: Op,
+        inputs: &[&RnsVec],
+        scalar: Option<&Integer>,
+    ) -> Result<RnsVec> {
         if inputs.len() != op.arity() {
             return Err(Error::Shape(format!(
                 "{op:?} takes {} operands, got {}",
@@ -118,7 +129,11 @@ impl Backend {
                 basis.moduli().iter().map(|&m| residue(s, m)).collect()
             }
             (false, None) => Vec::new(),
-            _ => return Err(Error::Shape(format!("{op:?}: scalar operand given or missing"))),
+            _ => {
+                return Err(Error::Shape(format!(
+                    "{op:?}: scalar operand given or missing"
+                )))
+            }
         };
         let data: Vec<&[u32]> = inputs.iter().map(|x| x.residues()).collect();
         let out = match self.gpu_for(len * basis.channels()) {
@@ -177,8 +192,19 @@ impl Backend {
     pub fn equal(&self, a: &RnsVec, b: &RnsVec) -> Result<Vec<bool>> {
         let (basis, len) = Self::check(&[a, b])?;
         match self.gpu_for(len * basis.channels()) {
-            Some(g) => g.equal(EqualKernel::WarpVote, basis.channels(), len, a.residues(), b.residues()),
-            None => Ok(cpu::equal(basis.channels(), len, a.residues(), b.residues())),
+            Some(g) => g.equal(
+                EqualKernel::WarpVote,
+                basis.channels(),
+                len,
+                a.residues(),
+                b.residues(),
+            ),
+            None => Ok(cpu::equal(
+                basis.channels(),
+                len,
+                a.residues(),
+                b.residues(),
+            )),
         }
     }
 
@@ -188,10 +214,17 @@ impl Backend {
         let b = a.basis();
         match self.gpu_for(a.len() * b.range_len() * b.range_len()) {
             Some(g) => {
-                let digits = g.digits(b.range_moduli(), b.mr_table(), a.len(), a.residues(), None)?;
+                let digits =
+                    g.digits(b.range_moduli(), b.mr_table(), a.len(), a.residues(), None)?;
                 Ok(layout::to_number_major(&digits, a.len(), b.range_len()))
             }
-            None => Ok(cpu::mixed_radix_digits(b.range_moduli(), b.mr_table(), a.len(), a.residues(), None)),
+            None => Ok(cpu::mixed_radix_digits(
+                b.range_moduli(),
+                b.mr_table(),
+                a.len(),
+                a.residues(),
+                None,
+            )),
         }
     }
 
@@ -200,11 +233,25 @@ impl Backend {
         let b = a.basis();
         match self.gpu_for(a.len() * b.range_len() * b.range_len()) {
             Some(g) => {
-                let r = g.compare(b.range_moduli(), b.mr_table(), &half_residues(b), b.half_digits(), a.len(), a.residues(), None)?;
+                let r = g.compare(
+                    b.range_moduli(),
+                    b.mr_table(),
+                    &half_residues(b),
+                    b.half_digits(),
+                    a.len(),
+                    a.residues(),
+                    None,
+                )?;
                 Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
             }
             None => {
-                let digits = cpu::mixed_radix_digits(b.range_moduli(), b.mr_table(), a.len(), a.residues(), None);
+                let digits = cpu::mixed_radix_digits(
+                    b.range_moduli(),
+                    b.mr_table(),
+                    a.len(),
+                    a.residues(),
+                    None,
+                );
                 Ok(cpu::signs(&digits, b.half_digits()))
             }
         }
@@ -214,10 +261,22 @@ impl Backend {
     /// (no overflow): both sides are shifted by `(M − 1)/2` onto `[0, M)` first.
     pub fn compare(&self, a: &RnsVec, b: &RnsVec) -> Result<Vec<Ordering>> {
         let (basis, len) = Self::check(&[a, b])?;
-        let (range, table, half) = (basis.range_moduli(), basis.mr_table(), half_residues(&basis));
+        let (range, table, half) = (
+            basis.range_moduli(),
+            basis.mr_table(),
+            half_residues(&basis),
+        );
         match self.gpu_for(len * basis.range_len() * basis.range_len()) {
             Some(g) => {
-                let r = g.compare(range, table, &half, basis.half_digits(), len, a.residues(), Some(b.residues()))?;
+                let r = g.compare(
+                    range,
+                    table,
+                    &half,
+                    basis.half_digits(),
+                    len,
+                    a.residues(),
+                    Some(b.residues()),
+                )?;
                 Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
             }
             None => {
@@ -235,10 +294,18 @@ impl Backend {
             return RnsVec::from_integers(basis, values);
         };
         if let Some(index) = values.iter().position(|x| !basis.contains(x)) {
-            return Err(Error::OutOfRange { index, range_bits: basis.range_bits() });
+            return Err(Error::OutOfRange {
+                index,
+                range_bits: basis.range_bits(),
+            });
         }
         let len = values.len();
-        let nwords = values.iter().map(|x| x.as_limbs().len() * 2).max().unwrap_or(0).max(1);
+        let nwords = values
+            .iter()
+            .map(|x| x.as_limbs().len() * 2)
+            .max()
+            .unwrap_or(0)
+            .max(1);
         let mut words = vec![0u32; nwords * len];
         for (i, x) in values.iter().enumerate() {
             for (l, &limb) in x.as_limbs().iter().enumerate() {
@@ -255,12 +322,18 @@ impl Backend {
     /// mixed-radix digits come from the device and the host assembles the integers.
     pub fn to_integers(&self, a: &RnsVec) -> Result<Vec<Integer>> {
         let b = a.basis();
-        if self.gpu_for(a.len() * b.range_len() * b.range_len()).is_none() {
+        if self
+            .gpu_for(a.len() * b.range_len() * b.range_len())
+            .is_none()
+        {
             return Ok(a.to_integers());
         }
         let k = b.range_len();
         let digits = self.mixed_radix_digits(a)?;
-        Ok(digits.par_chunks(k).map(|d| crt::from_digits_signed(d, b)).collect())
+        Ok(digits
+            .par_chunks(k)
+            .map(|d| crt::from_digits_signed(d, b))
+            .collect())
     }
 
     /// The determinant of the `n × n` matrix held in each channel: `matrices` holds

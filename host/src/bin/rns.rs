@@ -5,7 +5,11 @@ use rns::{det_with_stats, Backend, BackendChoice, IntMatrix, Result};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "rns", version, about = "Residue number system engine: exact big-integer results on CPU and GPU")]
+#[command(
+    name = "rns",
+    version,
+    about = "Residue number system engine: exact big-integer results on CPU and GPU"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -45,7 +49,11 @@ enum Command {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Det { file, backend, stats } => {
+        Command::Det {
+            file,
+            backend,
+            stats,
+        } => {
             let a = IntMatrix::read(&file)?;
             let backend = Backend::select(backend.into())?;
             let (d, st) = det_with_stats(&a, &backend)?;
