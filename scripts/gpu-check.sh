@@ -5,6 +5,7 @@
 #   scripts/gpu-check.sh            # here: build everything into gpu-bundle/ (ignored by git)
 #   scripts/gpu-check.sh --run      # there: run what gpu-bundle/ holds (carry gpu-bundle)
 #   scripts/gpu-check.sh --run --cpu-benches   # and the criterion CPU benchmarks there too
+#   scripts/gpu-check.sh --run --compare       # and `rns compare` at full sizes
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=gpu-bundle
@@ -25,11 +26,11 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["bench"]:
         print(m["executable"])' | while read -r exe; do cp "$exe" $B/bench/; done
     cargo build --release --bins --examples
-    cp target/release/rns target/release/examples/gpu_bench target/release/examples/determinant $B/
+    cp target/release/rns target/release/examples/gpu_bench target/release/examples/determinant target/release/examples/compare $B/
     cp device/reference/mul_chain.cu $B/
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
-    strip --strip-debug $B/bin/* $B/bench/* $B/rns $B/gpu_bench $B/determinant
+    strip --strip-debug $B/bin/* $B/bench/* $B/rns $B/gpu_bench $B/determinant $B/compare
     du -sh $B
     exit 0
 fi
@@ -57,6 +58,10 @@ echo "== benchmarks: CUDA C reference, then Rust, then CUDA C again"
 /tmp/mul_chain $((1<<22)) 256 || status=1
 $B/gpu_bench || status=1
 /tmp/mul_chain $((1<<22)) 256 || status=1
+if [ "${2:-}" = "--compare" ]; then
+    echo "== rns compare (full sizes; CSV, JSON and charts to \$OUT when set)"
+    $B/rns compare --csv $SASS/compare.csv --json $SASS/compare.json --plots $SASS/plots || status=1
+fi
 if [ "${2:-}" = "--cpu-benches" ]; then
     echo "== CPU criterion benchmarks on this host"
     for b in $B/bench/*; do "$b" --bench --warm-up-time 1 --measurement-time 2 2>&1 | grep -E "^[a-z_0-9/]+ +time:|^[a-z_0-9/]+$|time:" ; done

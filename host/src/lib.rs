@@ -21,11 +21,13 @@
 
 pub mod backend;
 pub mod basis;
+pub mod compare;
 pub mod crt;
 pub mod det;
 pub mod error;
 pub mod layout;
 pub mod matrix;
+pub mod plot;
 pub mod vector;
 
 pub use backend::{Backend, BackendChoice, Op};

@@ -547,6 +547,34 @@ impl Gpu {
         Ok(out)
     }
 
+    /// Launches the reduction of word-major integers (`words[w·len + i]`, `nwords` per
+    /// number, sign flags `neg`) into `out`, `channels × len` residues.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_reduce(
+        &self,
+        out: &mut CudaSlice<u32>,
+        words: &CudaSlice<u32>,
+        neg: &CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+        len: usize,
+        channels: usize,
+        nwords: usize,
+    ) -> Result<()> {
+        let f = self.function("rns_reduce_words")?;
+        let cfg = Self::channel_grid(len, channels)?;
+        let (len32, nw32) = (len as u32, nwords as u32);
+        let mut l = self.stream.launch_builder(&f);
+        l.arg(out)
+            .arg(words)
+            .arg(neg)
+            .arg(moduli)
+            .arg(&len32)
+            .arg(&nw32);
+        // SAFETY: words hold nwords × len words, neg len, out channels × len.
+        unsafe { l.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
     /// Residues of many integers given as word-major 32-bit words (`words[w·len + i]`,
     /// `nwords` per number) and sign flags: `moduli.len() × len`, channel-major.
     pub fn reduce_words(
@@ -563,22 +591,11 @@ impl Gpu {
             return Ok(out);
         }
         let dm = self.upload(&moduli_words(moduli))?;
-        let f = self.function("rns_reduce_words")?;
         for r in self.chunks(len, (channels + nwords + 1) * 4)? {
             let dw = self.upload(&gather(words, len, &r))?;
             let dn = self.upload(&neg[r.clone()])?;
             let mut dout = self.alloc(channels * r.len())?;
-            let cfg = Self::channel_grid(r.len(), channels)?;
-            let (len32, nw32) = (r.len() as u32, nwords as u32);
-            let mut l = self.stream.launch_builder(&f);
-            l.arg(&mut dout)
-                .arg(&dw)
-                .arg(&dn)
-                .arg(&dm)
-                .arg(&len32)
-                .arg(&nw32);
-            // SAFETY: words hold nwords × len words, neg len, out channels × len.
-            unsafe { l.launch(cfg) }.map_err(cuda)?;
+            self.launch_reduce(&mut dout, &dw, &dn, &dm, r.len(), channels, nwords)?;
             scatter(&mut out, len, &r, self.download(&dout, channels * r.len())?);
         }
         Ok(out)

@@ -353,7 +353,28 @@ impl Backend {
     }
 }
 
+/// Integers as the GPU reads them: 32-bit words, word-major (`words[w·len + i]`, least
+/// significant first, padded to the longest), sign flags, and the words per number.
+pub fn pack_words(values: &[Integer]) -> (Vec<u32>, Vec<u32>, usize) {
+    let len = values.len();
+    let nwords = values
+        .iter()
+        .map(|x| x.as_limbs().len() * 2)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let mut words = vec![0u32; nwords * len];
+    for (i, x) in values.iter().enumerate() {
+        for (l, &limb) in x.as_limbs().iter().enumerate() {
+            words[2 * l * len + i] = limb as u32;
+            words[(2 * l + 1) * len + i] = (limb >> 32) as u32;
+        }
+    }
+    let neg = values.iter().map(|x| x.is_negative() as u32).collect();
+    (words, neg, nwords)
+}
+
 /// `(m_c − 1)/2` for every range channel: the residues of `H = (M − 1)/2`.
-fn half_residues(basis: &RnsBasis) -> Vec<u32> {
+pub fn half_residues(basis: &RnsBasis) -> Vec<u32> {
     basis.range_moduli().iter().map(|m| (m.m - 1) / 2).collect()
 }

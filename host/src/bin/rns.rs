@@ -1,7 +1,9 @@
 //! The `rns` command line: exact results through residues, on the CPU or the GPU.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use rns::compare::{self, Preset};
 use rns::{det_with_stats, Backend, BackendChoice, IntMatrix, Result};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
@@ -45,6 +47,46 @@ enum Command {
         #[arg(long)]
         stats: bool,
     },
+    /// Measure every operation on the CPU (one core, all cores) and the GPU; print tables.
+    Compare(CompareArgs),
+}
+
+/// Options of `rns compare` (also used by `examples/compare.rs`).
+#[derive(clap::Args)]
+struct CompareArgs {
+    /// Small sizes: finishes in under 30 s on a 2-core machine.
+    #[arg(long)]
+    quick: bool,
+    /// Only these operations (comma-separated: add, mul, mul_naive, abcd, equal, sign, to_rns, crt, det).
+    #[arg(long, value_delimiter = ',')]
+    only: Option<Vec<String>>,
+    /// Write the raw rows as CSV.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Write the raw rows as JSON.
+    #[arg(long)]
+    json: Option<PathBuf>,
+    /// Write one chart per operation family (SVG and PNG) into this directory.
+    #[arg(long)]
+    plots: Option<PathBuf>,
+}
+
+fn run_compare(a: CompareArgs) -> Result<()> {
+    let preset = if a.quick { Preset::Quick } else { Preset::Full };
+    let report = compare::run(preset, a.only.as_deref(), true)?;
+    print!("{}", report.tables());
+    if let Some(p) = a.csv {
+        compare::write_file(&p, &report.csv())?;
+    }
+    if let Some(p) = a.json {
+        compare::write_file(&p, &report.json())?;
+    }
+    if let Some(dir) = a.plots {
+        for f in report.plot(&dir)? {
+            eprintln!("wrote {f}");
+        }
+    }
+    Ok(())
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -73,6 +115,7 @@ fn run(cli: Cli) -> Result<()> {
             }
             Ok(())
         }
+        Command::Compare(args) => run_compare(args),
     }
 }
 

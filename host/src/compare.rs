@@ -1,0 +1,612 @@
+//! The CPU-vs-GPU comparison runner behind `rns compare` and `examples/compare.rs`:
+//! every operation at several sizes on the CPU backend (one core and all cores) and on
+//! the GPU (kernels only, timed with device events, and end to end with transfers).
+//!
+//! Each GPU figure is the median of repeated runs after a warm-up; inputs are random
+//! residues (never zeros); every measured GPU result is checked against the CPU's and a
+//! mismatch stops the run with an error.
+
+use crate::backend::gpu::{moduli_words, EqualKernel, Gpu};
+use crate::backend::{half_residues, pack_words, Backend, Op};
+use crate::basis::RnsBasis;
+use crate::det::{det, hadamard_bits};
+use crate::error::{Error, Result};
+use crate::matrix::IntMatrix;
+use crate::vector::RnsVec;
+use indicatif::{ProgressBar, ProgressStyle};
+use rug::Integer;
+use std::fmt::Write as _;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// How large the measured cases are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preset {
+    /// A few elements: for tests of the runner itself.
+    Tiny,
+    /// Finishes in well under 30 s on a 2-core machine.
+    Quick,
+    /// Sizes that fill a large GPU.
+    Full,
+}
+
+/// One measurement: an operation at one size on one backend.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// `add`, `mul`, `mul_naive`, `abcd`, `equal`, `sign`, `to_rns`, `crt` or `det`.
+    pub operation: &'static str,
+    /// `cpu1` (one core), `cpu` (all cores), `gpu_kernel` (kernels only) or `gpu` (with transfers).
+    pub backend: &'static str,
+    /// Numbers processed (for `det`: the matrix dimension).
+    pub size: usize,
+    /// Residue channels per number (for `det`: the primes used).
+    pub channels: usize,
+    /// Median time in milliseconds.
+    pub ms: f64,
+}
+
+impl Row {
+    /// Operations per millisecond (numbers, or determinants for `det`).
+    pub fn ops_per_ms(&self) -> f64 {
+        let ops = if self.operation == "det" {
+            1.0
+        } else {
+            self.size as f64
+        };
+        ops / self.ms
+    }
+}
+
+/// Everything one run measured.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// The measurements, in the order taken.
+    pub rows: Vec<Row>,
+    /// The GPU's name, or why there was none.
+    pub device: String,
+    /// The number of CPU threads of the `cpu` backend.
+    pub threads: usize,
+}
+
+/// The operations, in the order they are measured, with their family (one chart each).
+pub const OPERATIONS: [(&str, &str); 9] = [
+    ("add", "elementwise"),
+    ("mul", "elementwise"),
+    ("mul_naive", "elementwise"),
+    ("abcd", "elementwise"),
+    ("equal", "comparison"),
+    ("sign", "comparison"),
+    ("to_rns", "conversion"),
+    ("crt", "conversion"),
+    ("det", "linear_algebra"),
+];
+
+/// Sizes (numbers, or matrix dimension for `det`) and channels of an operation.
+fn cases(op: &str, preset: Preset) -> (Vec<usize>, usize) {
+    let elementwise = match preset {
+        Preset::Tiny => vec![5, 40],
+        Preset::Quick => vec![1 << 10, 1 << 14, 1 << 17],
+        Preset::Full => vec![1 << 10, 1 << 14, 1 << 18, 1 << 21],
+    };
+    let heavy = match preset {
+        Preset::Tiny => vec![5, 40],
+        Preset::Quick => vec![1 << 8, 1 << 11],
+        Preset::Full => vec![1 << 10, 1 << 13, 1 << 16],
+    };
+    let dets = match preset {
+        Preset::Tiny => vec![3, 6],
+        Preset::Quick => vec![16, 48],
+        Preset::Full => vec![32, 96, 192],
+    };
+    match op {
+        "add" | "mul" | "mul_naive" | "abcd" => (elementwise, 32),
+        "equal" => (elementwise, 64),
+        "sign" | "to_rns" | "crt" => (heavy, 64),
+        _ => (dets, 0),
+    }
+}
+
+/// Median wall time of `f` in ms over `reps` runs after one warm-up.
+fn wall_ms(reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
+    let mut t = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        let s = Instant::now();
+        f()?;
+        t.push(s.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok(median(t))
+}
+
+/// Median device time of `f` in ms over `reps` runs after one warm-up.
+fn event_ms(g: &Gpu, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    f()?;
+    g.sync()?;
+    let mut t = Vec::with_capacity(reps);
+    for _ in 0..reps {
+        t.push(g.time_ms(&mut f)?);
+    }
+    Ok(median(t))
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn basis(k: usize) -> Arc<RnsBasis> {
+    let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false)
+        .take(k)
+        .collect();
+    Arc::new(RnsBasis::from_primes(&primes).expect("generated primes are valid"))
+}
+
+/// Random residues for every channel (xorshift, seeded).
+fn random(basis: &Arc<RnsBasis>, len: usize, seed: u64) -> RnsVec {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut data = Vec::with_capacity(len * basis.channels());
+    for m in basis.moduli() {
+        for _ in 0..len {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            data.push((x % m.m as u64) as u32);
+        }
+    }
+    RnsVec::from_residues(basis, len, data).expect("residues are reduced")
+}
+
+fn mismatch(op: &str, size: usize, what: &str) -> Error {
+    Error::Internal(format!(
+        "GPU and CPU results differ: {op} at size {size} ({what})"
+    ))
+}
+
+/// The measurement of one (operation, size) on every backend.
+struct Case<'a> {
+    op: &'static str,
+    size: usize,
+    channels: usize,
+    reps: usize,
+    gpu: Option<&'a (Arc<Gpu>, Backend)>,
+    one_core: &'a rayon::ThreadPool,
+    rows: &'a mut Vec<Row>,
+}
+
+impl Case<'_> {
+    fn push(&mut self, backend: &'static str, ms: f64) {
+        self.rows.push(Row {
+            operation: self.op,
+            backend,
+            size: self.size,
+            channels: self.channels,
+            ms,
+        });
+    }
+
+    /// Times `cpu` on one core and on all cores.
+    fn cpu(&mut self, cpu: impl Fn() -> Result<()> + Sync) -> Result<()> {
+        let one = self.one_core.install(|| wall_ms(self.reps, &cpu))?;
+        self.push("cpu1", one);
+        let all = wall_ms(self.reps, &cpu)?;
+        self.push("cpu", all);
+        Ok(())
+    }
+}
+
+/// Runs every operation (or those in `only`) at the preset's sizes. Without a GPU
+/// only the CPU side runs, and the report's `device` says why.
+pub fn run(preset: Preset, only: Option<&[String]>, progress: bool) -> Result<Report> {
+    let gpu = match Gpu::get() {
+        Ok(g) => Some((
+            g.clone(),
+            Backend::Gpu {
+                gpu: g,
+                min_work: 0,
+            },
+        )),
+        Err(e) => {
+            eprintln!("rns compare: {e}; measuring the CPU side only");
+            None
+        }
+    };
+    let device = match &gpu {
+        Some((g, _)) => g.name().to_string(),
+        None => "none".to_string(),
+    };
+    let one_core = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .map_err(|e| Error::Internal(format!("thread pool: {e}")))?;
+    let reps = if preset == Preset::Full { 5 } else { 3 };
+    let selected: Vec<&'static str> = OPERATIONS
+        .iter()
+        .map(|(op, _)| *op)
+        .filter(|op| only.is_none_or(|o| o.iter().any(|x| x == op)))
+        .collect();
+    if let Some(o) = only {
+        if let Some(bad) = o.iter().find(|x| !OPERATIONS.iter().any(|(op, _)| op == x)) {
+            return Err(Error::Shape(format!(
+                "unknown operation `{bad}` (known: {})",
+                names()
+            )));
+        }
+    }
+    let total: usize = selected.iter().map(|op| cases(op, preset).0.len()).sum();
+    let bar = if progress {
+        let b = ProgressBar::new(total as u64);
+        b.set_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let mut rows = Vec::new();
+    for op in selected {
+        let (sizes, channels) = cases(op, preset);
+        for size in sizes {
+            bar.set_message(format!("{op} {size}"));
+            let mut case = Case {
+                op,
+                size,
+                channels,
+                reps,
+                gpu: gpu.as_ref(),
+                one_core: &one_core,
+                rows: &mut rows,
+            };
+            measure(&mut case)?;
+            bar.inc(1);
+        }
+    }
+    bar.finish_and_clear();
+    Ok(Report {
+        rows,
+        device,
+        threads: rayon::current_num_threads(),
+    })
+}
+
+fn names() -> String {
+    OPERATIONS
+        .iter()
+        .map(|(op, _)| *op)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn measure(case: &mut Case) -> Result<()> {
+    let (op, size, channels) = (case.op, case.size, case.channels);
+    match op {
+        "add" | "mul" | "mul_naive" | "abcd" => {
+            let kind = match op {
+                "add" => Op::Add,
+                "mul" => Op::Mul,
+                "mul_naive" => Op::MulNaive,
+                _ => Op::MulSubMul,
+            };
+            let b = basis(channels - 1);
+            let xs: Vec<RnsVec> = (0..kind.arity())
+                .map(|s| random(&b, size, s as u64 + 1))
+                .collect();
+            let args: Vec<&RnsVec> = xs.iter().collect();
+            let want = Backend::Cpu.elementwise(kind, &args, None)?;
+            case.cpu(|| Backend::Cpu.elementwise(kind, &args, None).map(drop))?;
+            if let Some((g, gb)) = case.gpu {
+                let dev: Vec<_> = xs
+                    .iter()
+                    .map(|x| g.upload(x.residues()))
+                    .collect::<Result<_>>()?;
+                let refs: Vec<_> = dev.iter().collect();
+                let (dm, ds) = (g.upload(&moduli_words(b.moduli()))?, g.upload(&[0])?);
+                let mut out = g.alloc(size * b.channels())?;
+                let ms = event_ms(g, case.reps, || {
+                    g.launch_elementwise(kind, &mut out, &refs, &ds, &dm, size, b.channels())
+                })?;
+                if g.download(&out, size * b.channels())? != want.residues() {
+                    return Err(mismatch(op, size, "kernel"));
+                }
+                case.push("gpu_kernel", ms);
+                let ms = wall_ms(case.reps, || gb.elementwise(kind, &args, None).map(drop))?;
+                if gb.elementwise(kind, &args, None)?.residues() != want.residues() {
+                    return Err(mismatch(op, size, "with transfers"));
+                }
+                case.push("gpu", ms);
+            }
+        }
+        "equal" => {
+            let b = basis(channels - 1);
+            let x = random(&b, size, 7);
+            let mut data = x.residues().to_vec();
+            for i in (0..size).step_by(2) {
+                data[(i % b.channels()) * size + i] ^= 1; // every other number differs in one channel
+            }
+            let y = RnsVec::from_residues(&b, size, data)?;
+            let want = Backend::Cpu.equal(&x, &y)?;
+            case.cpu(|| Backend::Cpu.equal(&x, &y).map(drop))?;
+            if let Some((g, gb)) = case.gpu {
+                let (dx, dy) = (g.upload(x.residues())?, g.upload(y.residues())?);
+                let mut out = g.alloc(size)?;
+                let ms = event_ms(g, case.reps, || {
+                    g.launch_equal(
+                        EqualKernel::WarpVote,
+                        &mut out,
+                        &dx,
+                        &dy,
+                        size,
+                        b.channels(),
+                    )
+                })?;
+                let got: Vec<bool> = g
+                    .download(&out, size)?
+                    .into_iter()
+                    .map(|v| v != 0)
+                    .collect();
+                if got != want {
+                    return Err(mismatch(op, size, "kernel"));
+                }
+                case.push("gpu_kernel", ms);
+                let ms = wall_ms(case.reps, || gb.equal(&x, &y).map(drop))?;
+                if gb.equal(&x, &y)? != want {
+                    return Err(mismatch(op, size, "with transfers"));
+                }
+                case.push("gpu", ms);
+            }
+        }
+        "sign" | "crt" => {
+            let b = basis(channels - 1);
+            let x = random(&b, size, 11);
+            let k = b.range_len();
+            if op == "sign" {
+                let want = Backend::Cpu.sign(&x)?;
+                case.cpu(|| Backend::Cpu.sign(&x).map(drop))?;
+                if let Some((g, gb)) = case.gpu {
+                    let (dx, dm, dt) = (
+                        g.upload(x.residues())?,
+                        g.upload(&moduli_words(b.range_moduli()))?,
+                        g.upload(b.mr_table())?,
+                    );
+                    let (dh, dhd) = (g.upload(&half_residues(&b))?, g.upload(b.half_digits())?);
+                    let (mut dd, mut out) = (g.alloc(k * size)?, g.alloc(size)?);
+                    let ms = event_ms(g, case.reps, || {
+                        g.launch_digits(&mut dd, &dx, Some(&dh), &dm, &dt, size, k)?;
+                        g.launch_cmp(&mut out, &dd, &dhd, true, size, k)
+                    })?;
+                    let got: Vec<_> = g
+                        .download(&out, size)?
+                        .into_iter()
+                        .map(|v| (v as i32).cmp(&0))
+                        .collect();
+                    if got != want {
+                        return Err(mismatch(op, size, "kernel"));
+                    }
+                    case.push("gpu_kernel", ms);
+                    let ms = wall_ms(case.reps, || gb.sign(&x).map(drop))?;
+                    if gb.sign(&x)? != want {
+                        return Err(mismatch(op, size, "with transfers"));
+                    }
+                    case.push("gpu", ms);
+                }
+            } else {
+                let want = x.to_integers();
+                case.cpu(|| {
+                    x.to_integers();
+                    Ok(())
+                })?;
+                if let Some((g, gb)) = case.gpu {
+                    let (dx, dm, dt) = (
+                        g.upload(x.residues())?,
+                        g.upload(&moduli_words(b.range_moduli()))?,
+                        g.upload(b.mr_table())?,
+                    );
+                    let mut dd = g.alloc(k * size)?;
+                    let ms = event_ms(g, case.reps, || {
+                        g.launch_digits(&mut dd, &dx, None, &dm, &dt, size, k)
+                    })?;
+                    case.push("gpu_kernel", ms);
+                    let ms = wall_ms(case.reps, || gb.to_integers(&x).map(drop))?;
+                    if gb.to_integers(&x)? != want {
+                        return Err(mismatch(op, size, "with transfers"));
+                    }
+                    case.push("gpu", ms);
+                }
+            }
+        }
+        "to_rns" => {
+            let b = basis(channels - 1);
+            let values = random(&b, size, 13).to_integers();
+            let want = RnsVec::from_integers(&b, &values)?;
+            case.cpu(|| RnsVec::from_integers(&b, &values).map(drop))?;
+            if let Some((g, gb)) = case.gpu {
+                let (words, neg, nwords) = pack_words(&values);
+                let (dw, dn, dm) = (
+                    g.upload(&words)?,
+                    g.upload(&neg)?,
+                    g.upload(&moduli_words(b.moduli()))?,
+                );
+                let mut out = g.alloc(size * b.channels())?;
+                let ms = event_ms(g, case.reps, || {
+                    g.launch_reduce(&mut out, &dw, &dn, &dm, size, b.channels(), nwords)
+                })?;
+                if g.download(&out, size * b.channels())? != want.residues() {
+                    return Err(mismatch(op, size, "kernel"));
+                }
+                case.push("gpu_kernel", ms);
+                let ms = wall_ms(case.reps, || gb.to_rns(&b, &values).map(drop))?;
+                if gb.to_rns(&b, &values)?.residues() != want.residues() {
+                    return Err(mismatch(op, size, "with transfers"));
+                }
+                case.push("gpu", ms);
+            }
+        }
+        _ => {
+            // det: an n×n matrix of random 64-bit entries, exact over Z.
+            let n = size;
+            let r = random(&basis(2), n * n, 17);
+            let (hi, lo) = (r.channel(0), r.channel(1));
+            let entries: Vec<Integer> = (0..n * n)
+                .map(|i| {
+                    let x = Integer::from(((hi[i] as u64) << 32) | lo[i] as u64);
+                    if i % 3 == 0 {
+                        -x
+                    } else {
+                        x
+                    }
+                })
+                .collect();
+            let a = IntMatrix::new(n, n, entries)?;
+            let b = Arc::new(RnsBasis::for_bits(hadamard_bits(&a).unwrap_or(1)));
+            case.channels = b.range_len();
+            let want = det(&a, &Backend::Cpu)?;
+            case.cpu(|| det(&a, &Backend::Cpu).map(drop))?;
+            if let Some((g, gb)) = case.gpu {
+                let residues = RnsVec::from_integers(&b, a.entries())?;
+                let dm = g.upload(&moduli_words(b.moduli()))?;
+                let src = g.upload(residues.residues())?;
+                let mut work = g.upload(residues.residues())?;
+                let mut out = g.alloc(b.channels())?;
+                let mut t = Vec::new();
+                for _ in 0..case.reps {
+                    g.copy(&mut work, &src)?;
+                    t.push(g.time_ms(|| g.launch_det(&mut out, &mut work, &dm, n, b.channels()))?);
+                }
+                if g.download(&out, b.channels())? != Backend::Cpu.det_per_channel(&residues, n)? {
+                    return Err(mismatch(op, size, "kernel"));
+                }
+                case.push("gpu_kernel", median(t));
+                let ms = wall_ms(case.reps, || det(&a, gb).map(drop))?;
+                if det(&a, gb)? != want {
+                    return Err(mismatch(op, size, "with transfers"));
+                }
+                case.push("gpu", ms);
+            }
+        }
+    }
+    Ok(())
+}
+
+impl Report {
+    /// One table per operation: size, the time on each backend, operations per ms on
+    /// each, and the GPU's speedup over all CPU cores (end to end, and kernels only).
+    pub fn tables(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "GPU: {}; CPU backend: {} threads",
+            self.device, self.threads
+        );
+        for (op, _) in OPERATIONS {
+            let rows: Vec<&Row> = self.rows.iter().filter(|r| r.operation == op).collect();
+            if rows.is_empty() {
+                continue;
+            }
+            let unit = if op == "det" { "n" } else { "numbers" };
+            if op == "det" {
+                let _ = writeln!(
+                    s,
+                    "\ndet (exact over Z, 64-bit entries; primes from the Hadamard bound)"
+                );
+            } else {
+                let _ = writeln!(s, "\n{op} ({} channels)", rows[0].channels);
+            }
+            let _ = writeln!(
+                s,
+                "{unit:>9} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11} {:>11} {:>8} {:>8}",
+                "cpu1 ms",
+                "cpu ms",
+                "gpu ms",
+                "kernel ms",
+                "cpu ops/ms",
+                "gpu ops/ms",
+                "kern ops/ms",
+                "speedup",
+                "kernel×"
+            );
+            let mut sizes: Vec<usize> = rows.iter().map(|r| r.size).collect();
+            sizes.dedup();
+            for size in sizes {
+                let get = |b: &str| rows.iter().find(|r| r.size == size && r.backend == b);
+                let ms = |b: &str| get(b).map_or("-".into(), |r| format!("{:.3}", r.ms));
+                let ops = |b: &str| get(b).map_or("-".into(), |r| format!("{:.1}", r.ops_per_ms()));
+                let ratio = |b: &str| match (get("cpu"), get(b)) {
+                    (Some(c), Some(g)) => format!("{:.1}", c.ms / g.ms),
+                    _ => "-".into(),
+                };
+                let _ = writeln!(
+                    s,
+                    "{size:>9} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11} {:>11} {:>8} {:>8}",
+                    ms("cpu1"),
+                    ms("cpu"),
+                    ms("gpu"),
+                    ms("gpu_kernel"),
+                    ops("cpu"),
+                    ops("gpu"),
+                    ops("gpu_kernel"),
+                    ratio("gpu"),
+                    ratio("gpu_kernel")
+                );
+            }
+        }
+        s
+    }
+
+    /// The raw rows as CSV: `operation,backend,size,channels,ms,ops_per_ms`.
+    pub fn csv(&self) -> String {
+        let mut s = String::from("operation,backend,size,channels,ms,ops_per_ms\n");
+        for r in &self.rows {
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{},{}",
+                r.operation,
+                r.backend,
+                r.size,
+                r.channels,
+                r.ms,
+                r.ops_per_ms()
+            );
+        }
+        s
+    }
+
+    /// The raw rows as JSON: `{"device": …, "threads": …, "rows": [{…}, …]}`.
+    pub fn json(&self) -> String {
+        let rows: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| {
+                format!(
+                    "{{\"operation\":\"{}\",\"backend\":\"{}\",\"size\":{},\"channels\":{},\"ms\":{},\"ops_per_ms\":{}}}",
+                    r.operation,
+                    r.backend,
+                    r.size,
+                    r.channels,
+                    r.ms,
+                    r.ops_per_ms()
+                )
+            })
+            .collect();
+        format!(
+            "{{\"device\":\"{}\",\"threads\":{},\"rows\":[{}]}}\n",
+            self.device.replace('"', "'"),
+            self.threads,
+            rows.join(",")
+        )
+    }
+
+    /// One chart per operation family, time against size on log scales, each
+    /// (operation, backend) a line: `DIR/<family>.svg` and `DIR/<family>.png`.
+    pub fn plot(&self, dir: &Path) -> Result<Vec<String>> {
+        crate::plot::families(self, dir)
+    }
+}
+
+/// Writes `text` to `path`, mapping failures to [`Error::Io`].
+pub fn write_file(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })
+}

@@ -1,0 +1,186 @@
+//! Charts of a comparison run (plotters): one per operation family, time against size
+//! on log scales, CPU and GPU, written as SVG and PNG.
+
+use crate::compare::{Report, OPERATIONS};
+use crate::error::{Error, Result};
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// Places where a TrueType font for the labels is looked for (`RNS_PLOT_FONT` first).
+const FONTS: [&str; 3] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+];
+
+/// Registers a font for the labels once per process.
+fn font() -> Result<()> {
+    static DONE: OnceLock<std::result::Result<(), String>> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let candidates = std::env::var("RNS_PLOT_FONT").into_iter().chain(FONTS.iter().map(|s| s.to_string()));
+        for path in candidates {
+            if let Ok(bytes) = std::fs::read(&path) {
+                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+                return plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
+                    .map_err(|_| format!("{path} is not a usable TrueType font"));
+            }
+        }
+        Err("no TrueType font found for the plot labels: install fonts-dejavu-core or set RNS_PLOT_FONT".into())
+    })
+    .clone()
+    .map_err(|message| Error::Io {
+        path: "font".into(),
+        message,
+    })
+}
+
+/// One colour per operation of a family.
+const COLOURS: [RGBColor; 4] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+];
+
+fn plot_err<E: std::fmt::Display>(path: &Path) -> impl Fn(E) -> Error + '_ {
+    move |e| Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// Draws one family's chart on any plotters backend.
+fn draw<DB: DrawingBackend>(
+    area: DrawingArea<DB, plotters::coord::Shift>,
+    report: &Report,
+    family: &str,
+) -> std::result::Result<(), String> {
+    let ops: Vec<&str> = OPERATIONS
+        .iter()
+        .filter(|(_, f)| *f == family)
+        .map(|(o, _)| *o)
+        .collect();
+    let rows: Vec<_> = report
+        .rows
+        .iter()
+        .filter(|r| ops.contains(&r.operation))
+        .collect();
+    let (xmin, xmax) = rows.iter().fold((f64::MAX, 0f64), |(a, b), r| {
+        (a.min(r.size as f64), b.max(r.size as f64))
+    });
+    let (ymin, ymax) = rows
+        .iter()
+        .fold((f64::MAX, 0f64), |(a, b), r| (a.min(r.ms), b.max(r.ms)));
+    area.fill(&WHITE).map_err(|e| e.to_string())?;
+    let unit = if family == "linear_algebra" {
+        "matrix dimension n"
+    } else {
+        "numbers"
+    };
+    let device = if report.device == "none" {
+        "CPU only".to_string()
+    } else {
+        report.device.clone()
+    };
+    let mut chart = ChartBuilder::on(&area)
+        .caption(
+            format!(
+                "{family}: time against size ({device}; {} CPU threads)",
+                report.threads
+            ),
+            ("sans-serif", 20),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(
+            (xmin / 1.5..xmax * 1.5).log_scale(),
+            (ymin / 2.0..ymax * 2.0).log_scale(),
+        )
+        .map_err(|e| e.to_string())?;
+    chart
+        .configure_mesh()
+        .x_desc(unit)
+        .y_desc("milliseconds")
+        .x_label_formatter(&|x| format!("{x:.0}"))
+        .y_label_formatter(&|y| format!("{y}"))
+        .label_style(("sans-serif", 14))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    for (k, op) in ops.iter().enumerate() {
+        for backend in ["cpu1", "cpu", "gpu_kernel", "gpu"] {
+            let pts: Vec<(f64, f64)> = rows
+                .iter()
+                .filter(|r| r.operation == *op && r.backend == backend)
+                .map(|r| (r.size as f64, r.ms))
+                .collect();
+            if pts.is_empty() {
+                continue;
+            }
+            let c = COLOURS[k % COLOURS.len()];
+            let width = if backend == "cpu1" { 1 } else { 2 };
+            let style = ShapeStyle::from(&c).stroke_width(width);
+            chart
+                .draw_series(LineSeries::new(pts.clone(), style))
+                .map_err(|e| e.to_string())?
+                .label(format!("{op} {backend}"))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
+            // Marker by backend: ○ one core, ● all cores, ▲ GPU kernels, ✕ GPU end to end.
+            match backend {
+                "cpu1" => chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, style))),
+                "cpu" => chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled()))),
+                "gpu_kernel" => {
+                    chart.draw_series(pts.iter().map(|&p| TriangleMarker::new(p, 5, c.filled())))
+                }
+                _ => chart.draw_series(pts.iter().map(|&p| Cross::new(p, 5, style))),
+            }
+            .map_err(|e| e.to_string())?;
+        }
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .label_font(("sans-serif", 13))
+        .draw()
+        .map_err(|e| e.to_string())?;
+    area.present().map_err(|e| e.to_string())
+}
+
+/// Writes `DIR/<family>.svg` and `DIR/<family>.png` for every family that has rows;
+/// returns the paths written.
+pub fn families(report: &Report, dir: &Path) -> Result<Vec<String>> {
+    font()?;
+    std::fs::create_dir_all(dir).map_err(plot_err(dir))?;
+    let mut families: Vec<&str> = OPERATIONS.iter().map(|(_, f)| *f).collect();
+    families.dedup();
+    let mut written = Vec::new();
+    for family in families {
+        if !report.rows.iter().any(|r| {
+            OPERATIONS
+                .iter()
+                .any(|(o, f)| *f == family && *o == r.operation)
+        }) {
+            continue;
+        }
+        let svg = dir.join(format!("{family}.svg"));
+        draw(
+            SVGBackend::new(&svg, (900, 600)).into_drawing_area(),
+            report,
+            family,
+        )
+        .map_err(plot_err(&svg))?;
+        let png = dir.join(format!("{family}.png"));
+        draw(
+            BitMapBackend::new(&png, (900, 600)).into_drawing_area(),
+            report,
+            family,
+        )
+        .map_err(plot_err(&png))?;
+        written.push(svg.display().to_string());
+        written.push(png.display().to_string());
+    }
+    Ok(written)
+}

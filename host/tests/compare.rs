@@ -1,0 +1,69 @@
+//! The comparison runner on tiny sizes: every operation measured on every available
+//! backend, checked, and written as tables, CSV, JSON and charts.
+
+use rns::backend::gpu::Gpu;
+use rns::compare::{self, Preset, OPERATIONS};
+
+#[test]
+fn tiny_run_covers_every_operation_and_backend() {
+    let report = compare::run(Preset::Tiny, None, false).unwrap();
+    let has_gpu = Gpu::get().is_ok();
+    for (op, _) in OPERATIONS {
+        let rows: Vec<_> = report.rows.iter().filter(|r| r.operation == op).collect();
+        let mut backends = vec!["cpu1", "cpu"];
+        if has_gpu {
+            backends.extend(["gpu_kernel", "gpu"]);
+        }
+        for b in &backends {
+            let n = rows.iter().filter(|r| r.backend == *b).count();
+            assert_eq!(n, 2, "{op} on {b}: {n} sizes");
+        }
+        assert_eq!(rows.len(), 2 * backends.len(), "{op}");
+        assert!(
+            rows.iter()
+                .all(|r| r.ms > 0.0 && r.ops_per_ms().is_finite()),
+            "{op}"
+        );
+    }
+    let tables = report.tables();
+    for (op, _) in OPERATIONS {
+        assert!(tables.contains(&format!("\n{op} (")), "table for {op}");
+    }
+    let csv = report.csv();
+    assert!(csv.starts_with("operation,backend,size,channels,ms,ops_per_ms\n"));
+    assert_eq!(csv.lines().count(), report.rows.len() + 1);
+    let json = report.json();
+    assert!(json.starts_with("{\"device\":"));
+    assert_eq!(json.matches("\"operation\":").count(), report.rows.len());
+}
+
+#[test]
+fn unknown_operations_are_errors() {
+    let err = compare::run(Preset::Tiny, Some(&["mul".into(), "fft".into()]), false).unwrap_err();
+    assert!(err.to_string().contains("unknown operation `fft`"), "{err}");
+}
+
+#[test]
+fn charts_are_written_as_svg_and_png() {
+    let report = compare::run(Preset::Tiny, Some(&["add".into(), "det".into()]), false).unwrap();
+    let dir = std::env::temp_dir().join(format!("rns-plots-{}", std::process::id()));
+    match report.plot(&dir) {
+        Ok(files) => {
+            assert_eq!(files.len(), 4, "{files:?}"); // two families × (svg, png)
+            for f in &files {
+                let bytes = std::fs::read(f).unwrap();
+                if f.ends_with(".png") {
+                    assert_eq!(&bytes[..4], b"\x89PNG");
+                } else {
+                    assert!(String::from_utf8_lossy(&bytes).contains("<svg"));
+                }
+            }
+        }
+        // A machine without any TrueType font cannot label charts; say so, do not fail.
+        Err(e) if e.to_string().contains("TrueType") => {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED charts: {e}");
+        }
+        Err(e) => panic!("{e}"),
+    }
+}
