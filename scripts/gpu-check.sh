@@ -61,6 +61,7 @@ $B/gpu_bench || status=1
 if [ "${2:-}" = "--compare" ]; then
     echo "== rns compare (full sizes; CSV, JSON and charts to \$OUT when set)"
     $B/rns compare --csv $SASS/compare.csv --json $SASS/compare.json --plots $SASS/plots || status=1
+    tar czf $SASS/plots.tgz -C $SASS plots && rm -rf $SASS/plots
 fi
 if [ "${2:-}" = "--cpu-benches" ]; then
     echo "== CPU criterion benchmarks on this host"
