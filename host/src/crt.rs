@@ -27,17 +27,29 @@ fn to_signed(mut x: Integer, basis: &RnsBasis) -> Integer {
     x
 }
 
-/// The integer of `[0, M)` with these mixed-radix digits (least significant first).
+/// The integer of `[0, M)` with these mixed-radix digits (least significant first):
+/// Horner's rule `x ← x·m_i + d_i` from the top digit, on 64-bit limbs in one
+/// preallocated buffer (a big-integer type that grows step by step allocates too often).
 pub fn from_digits(digits: &[u32], basis: &RnsBasis) -> Integer {
     let moduli = basis.range_moduli();
-    let mut x = Integer::new();
+    let mut limbs: Vec<u64> = Vec::with_capacity(digits.len() / 2 + 2);
     for i in (0..digits.len()).rev() {
-        if i + 1 < digits.len() {
-            x *= moduli[i].m;
+        let m = if i + 1 < digits.len() {
+            moduli[i].m as u128
+        } else {
+            0
+        };
+        let mut carry = digits[i] as u128;
+        for l in limbs.iter_mut() {
+            let t = *l as u128 * m + carry;
+            *l = t as u64;
+            carry = t >> 64;
         }
-        x += digits[i];
+        if carry > 0 {
+            limbs.push(carry as u64);
+        }
     }
-    x
+    Integer::from_digits(&limbs, rug::integer::Order::Lsf)
 }
 
 /// The signed integer with these mixed-radix digits over the range moduli.

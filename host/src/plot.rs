@@ -7,32 +7,22 @@ use plotters::prelude::*;
 use std::path::Path;
 use std::sync::OnceLock;
 
-/// Places where a TrueType font for the labels is looked for (`RNS_PLOT_FONT` first).
-const FONTS: [&str; 3] = [
-    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-    "/usr/share/fonts/TTF/DejaVuSans.ttf",
-];
+/// The label font, DejaVu Sans (free licence: `host/assets/DejaVuSans.LICENSE`), built
+/// in so that charts come out the same on machines without fonts (GPU hosts often).
+const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 
-/// Registers a font for the labels once per process.
+/// Registers the label font once per process.
 fn font() -> Result<()> {
-    static DONE: OnceLock<std::result::Result<(), String>> = OnceLock::new();
-    DONE.get_or_init(|| {
-        let candidates = std::env::var("RNS_PLOT_FONT").into_iter().chain(FONTS.iter().map(|s| s.to_string()));
-        for path in candidates {
-            if let Ok(bytes) = std::fs::read(&path) {
-                let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
-                return plotters::style::register_font("sans-serif", FontStyle::Normal, bytes)
-                    .map_err(|_| format!("{path} is not a usable TrueType font"));
-            }
-        }
-        Err("no TrueType font found for the plot labels: install fonts-dejavu-core or set RNS_PLOT_FONT".into())
-    })
-    .clone()
-    .map_err(|message| Error::Io {
-        path: "font".into(),
-        message,
-    })
+    static DONE: OnceLock<bool> = OnceLock::new();
+    if *DONE.get_or_init(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, FONT).is_ok()
+    }) {
+        Ok(())
+    } else {
+        Err(Error::Internal(
+            "the built-in chart font failed to load".into(),
+        ))
+    }
 }
 
 /// One colour per operation of a family.
