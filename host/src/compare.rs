@@ -571,6 +571,53 @@ impl Report {
         s
     }
 
+    /// Reads back the rows of [`Report::csv`] (to redraw tables and charts elsewhere);
+    /// `device` and `threads` label them.
+    pub fn from_csv(text: &str, device: &str, threads: usize) -> Result<Report> {
+        let bad = |line: usize, message: String| Error::Parse {
+            source: "csv".into(),
+            line,
+            message,
+        };
+        let mut rows = Vec::new();
+        for (i, line) in text
+            .lines()
+            .enumerate()
+            .skip(1)
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let f: Vec<&str> = line.split(',').collect();
+            if f.len() != 6 {
+                return Err(bad(i + 1, format!("expected 6 fields, found {}", f.len())));
+            }
+            let operation = OPERATIONS
+                .iter()
+                .map(|(o, _)| *o)
+                .find(|o| *o == f[0])
+                .ok_or_else(|| bad(i + 1, format!("unknown operation `{}`", f[0])))?;
+            let backend = ["cpu1", "cpu", "gpu_kernel", "gpu"]
+                .into_iter()
+                .find(|b| *b == f[1])
+                .ok_or_else(|| bad(i + 1, format!("unknown backend `{}`", f[1])))?;
+            let num = |k: usize| {
+                f[k].parse::<f64>()
+                    .map_err(|_| bad(i + 1, format!("`{}` is not a number", f[k])))
+            };
+            rows.push(Row {
+                operation,
+                backend,
+                size: num(2)? as usize,
+                channels: num(3)? as usize,
+                ms: num(4)?,
+            });
+        }
+        Ok(Report {
+            rows,
+            device: device.to_string(),
+            threads,
+        })
+    }
+
     /// The raw rows as JSON: `{"device": …, "threads": …, "rows": [{…}, …]}`.
     pub fn json(&self) -> String {
         let rows: Vec<String> = self

@@ -115,7 +115,18 @@ fn draw<DB: DrawingBackend>(
                 .draw_series(LineSeries::new(pts.clone(), style))
                 .map_err(|e| e.to_string())?
                 .label(format!("{op} {backend}"))
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], style));
+                .legend(move |(x, y)| {
+                    let line =
+                        EmptyElement::at((x, y)) + PathElement::new(vec![(0, 0), (18, 0)], style);
+                    match backend {
+                        "cpu1" => line + Circle::new((9, 0), 4, style).into_dyn(),
+                        "cpu" => line + Circle::new((9, 0), 4, c.filled()).into_dyn(),
+                        "gpu_kernel" => {
+                            line + TriangleMarker::new((9, 0), 5, c.filled()).into_dyn()
+                        }
+                        _ => line + Cross::new((9, 0), 5, style).into_dyn(),
+                    }
+                });
             // Marker by backend: ○ one core, ● all cores, ▲ GPU kernels, ✕ GPU end to end.
             match backend {
                 "cpu1" => chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, style))),

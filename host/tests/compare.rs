@@ -58,3 +58,19 @@ fn charts_are_written_as_svg_and_png() {
         }
     }
 }
+
+#[test]
+fn csv_reads_back_into_the_same_rows() {
+    let report = compare::run(Preset::Tiny, Some(&["mul".into(), "det".into()]), false).unwrap();
+    let back = compare::Report::from_csv(&report.csv(), "dev", 2).unwrap();
+    assert_eq!(back.rows.len(), report.rows.len());
+    for (a, b) in back.rows.iter().zip(&report.rows) {
+        assert_eq!(
+            (a.operation, a.backend, a.size, a.channels),
+            (b.operation, b.backend, b.size, b.channels)
+        );
+        assert!((a.ms - b.ms).abs() <= 1e-9 * b.ms.max(1.0));
+    }
+    assert!(compare::Report::from_csv("h\nmul,cpu,1,2\n", "x", 1).is_err());
+    assert!(compare::Report::from_csv("h\nfft,cpu,1,2,3,4\n", "x", 1).is_err());
+}

@@ -69,11 +69,26 @@ struct CompareArgs {
     /// Write one chart per operation family (SVG and PNG) into this directory.
     #[arg(long)]
     plots: Option<PathBuf>,
+    /// Measure nothing: redraw the tables (and charts) from a CSV an earlier run wrote.
+    #[arg(long)]
+    from_csv: Option<PathBuf>,
+    /// With --from-csv: the device name to label the charts with.
+    #[arg(long, default_value = "GPU")]
+    device: String,
+    /// With --from-csv: the CPU threads of the run, for the labels.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
 }
 
 fn run_compare(a: CompareArgs) -> Result<()> {
     let preset = if a.quick { Preset::Quick } else { Preset::Full };
-    let report = compare::run(preset, a.only.as_deref(), true)?;
+    let report = match &a.from_csv {
+        Some(path) => {
+            let text = rns::matrix::read_source(&path.display().to_string())?;
+            compare::Report::from_csv(&text, &a.device, a.threads)?
+        }
+        None => compare::run(preset, a.only.as_deref(), true)?,
+    };
     print!("{}", report.tables());
     if let Some(p) = a.csv {
         compare::write_file(&p, &report.csv())?;
