@@ -52,18 +52,7 @@ fn xorshift_residues(len: usize, m: u32, seed: u64) -> Vec<u32> {
 }
 
 fn basis(k: usize) -> Arc<RnsBasis> {
-    let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false)
-        .take(k)
-        .collect();
-    Arc::new(RnsBasis::from_primes(&primes).unwrap())
-}
-
-fn random_vec(b: &Arc<RnsBasis>, len: usize, seed: u64) -> RnsVec {
-    let mut data = Vec::with_capacity(len * b.channels());
-    for (c, m) in b.moduli().iter().enumerate() {
-        data.extend(xorshift_residues(len, m.m, seed + c as u64 * 7919));
-    }
-    RnsVec::from_residues(b, len, data).unwrap()
+    Arc::new(RnsBasis::largest_primes(k).unwrap())
 }
 
 fn main() -> R<()> {
@@ -102,7 +91,7 @@ fn main() -> R<()> {
     // 2. elementwise mul of 2^26 residues vs the device-to-device copy.
     let b64 = basis(63); // 64 channels
     let per = 1usize << 20;
-    let (x, y) = (random_vec(&b64, per, 1), random_vec(&b64, per, 2));
+    let (x, y) = (RnsVec::random(&b64, per, 1), RnsVec::random(&b64, per, 2));
     let n = per * b64.channels();
     let (dx, dy, dmod) = (
         g.upload(x.residues())?,
@@ -135,7 +124,7 @@ fn main() -> R<()> {
     // 3. equality and sign of 10^6 numbers over 330 moduli.
     let b330 = basis(330);
     let nn = 1_000_000;
-    let p = random_vec(&b330, nn, 3);
+    let p = RnsVec::random(&b330, nn, 3);
     let q = RnsVec::from_residues(&b330, nn, p.residues().to_vec())?;
     let (dp, dq) = (g.upload(p.residues())?, g.upload(q.residues())?);
     let mut deq = g.alloc(nn)?;
@@ -170,7 +159,10 @@ fn main() -> R<()> {
     );
     let gsign = gb.sign(&p)?;
     let e2e = cpu_ms(3, || drop(gb.sign(&p).unwrap()));
-    let small = random_vec(&b330, nn / 10, 3);
+    let head: Vec<u32> = (0..b330.channels())
+        .flat_map(|c| p.channel(c)[..nn / 10].to_vec())
+        .collect();
+    let small = RnsVec::from_residues(&b330, nn / 10, head)?;
     assert_eq!(
         &gsign[..nn / 10],
         &Backend::Cpu.sign(&small)?[..],
@@ -183,7 +175,7 @@ fn main() -> R<()> {
     // 4. det mod p of 512×512 for 128 primes.
     let b128 = basis(127);
     let dn = 512;
-    let mats = random_vec(&b128, dn * dn, 4);
+    let mats = RnsVec::random(&b128, dn * dn, 4);
     let dmm = g.upload(&moduli_words(b128.moduli()))?;
     let mut work = g.upload(mats.residues())?;
     let mut ddet = g.alloc(b128.channels())?;

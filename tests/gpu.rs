@@ -4,7 +4,7 @@
 
 use rns::backend::gpu::{EqualKernel, Gpu};
 use rns::{det, Backend, BackendChoice, IntMatrix, Op, RnsBasis, RnsVec};
-use rns_suite::{bareiss_det, Gen};
+use rns_suite::{bareiss_det, edge_values, Gen};
 use rug::Integer;
 use std::sync::Arc;
 
@@ -41,25 +41,15 @@ fn same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
 }
 
 fn basis(k: usize) -> Arc<RnsBasis> {
-    let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false)
-        .take(k)
-        .collect();
-    Arc::new(RnsBasis::from_primes(&primes).unwrap())
+    Arc::new(RnsBasis::largest_primes(k).unwrap())
 }
 
-/// Random residues for every channel; every 7th number is 0, 1 or m − 1.
+/// Random residues for every channel; every 7th number is 0, 1 or m − 1 in every channel.
 fn random(basis: &Arc<RnsBasis>, len: usize, seed: u64) -> RnsVec {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut data = Vec::with_capacity(len * basis.channels());
-    for m in basis.moduli() {
-        for i in 0..len {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            data.push(match i % 7 {
-                3 => [0, 1, m.m - 1][(x % 3) as usize],
-                _ => (x % m.m as u64) as u32,
-            });
+    let mut data = RnsVec::random(basis, len, seed).residues().to_vec();
+    for (c, m) in basis.moduli().iter().enumerate() {
+        for i in (3..len).step_by(7) {
+            data[c * len + i] = [0, 1, m.m - 1][(i / 7 + c) % 3];
         }
     }
     RnsVec::from_residues(basis, len, data).unwrap()
@@ -167,15 +157,7 @@ fn edges_of_the_range_against_rug() {
         let b = basis(k);
         let h = b.half().clone();
         let mut gen = Gen::new(k as u64);
-        let mut v = vec![
-            Integer::new(),
-            Integer::from(1),
-            Integer::from(-1),
-            h.clone(),
-            -h.clone(),
-            Integer::from(&h - 1u32),
-            Integer::from(1u32) - &h,
-        ];
+        let mut v = edge_values(&b);
         v.extend((0..500).map(|_| gen.in_range(&h)));
         let x = g.to_rns(&b, &v).unwrap();
         same(

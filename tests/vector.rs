@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use rns::{Backend, CrtMethod, Error, Op, RnsBasis, RnsVec};
-use rns_suite::Gen;
+use rns_suite::{edge_values, Gen};
 use rug::Integer;
 use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
@@ -24,17 +24,7 @@ fn bases() -> &'static [Arc<RnsBasis>] {
 fn values(basis: &RnsBasis, n: usize, seed: u64) -> Vec<Integer> {
     let h = basis.half().clone();
     let mut g = Gen::new(seed);
-    let mut v = vec![
-        Integer::new(),
-        Integer::from(1),
-        Integer::from(-1),
-        h.clone(),
-        -h.clone(),
-        Integer::from(&h - 1u32),
-        Integer::from(1u32) - &h,
-        Integer::from(1) << basis.range_bits() as u32,
-        -(Integer::from(1) << basis.range_bits() as u32),
-    ];
+    let mut v = edge_values(basis);
     while v.len() < n {
         let x = if g.below(2) == 0 {
             g.in_range(&h)

@@ -49,6 +49,12 @@ impl RnsBasis {
         Self::build(primes, redundant).expect("generated primes are valid and distinct")
     }
 
+    /// A basis of the `k` largest 31-bit primes (plus the next one as the redundant prime).
+    pub fn largest_primes(k: usize) -> Result<RnsBasis> {
+        let primes: Vec<u32> = prime::moduli_descending(|_| false).take(k).collect();
+        Self::from_primes(&primes)
+    }
+
     /// A basis of the given primes (validated: each a prime with `2^30 < p < 2^31`,
     /// distinct, at least one). The redundant prime is the largest 31-bit prime not listed.
     pub fn from_primes(primes: &[u32]) -> Result<RnsBasis> {

@@ -136,25 +136,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn basis(k: usize) -> Arc<RnsBasis> {
-    let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false)
-        .take(k)
-        .collect();
-    Arc::new(RnsBasis::from_primes(&primes).expect("generated primes are valid"))
-}
-
-/// Random residues for every channel (xorshift, seeded).
-fn random(basis: &Arc<RnsBasis>, len: usize, seed: u64) -> RnsVec {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut data = Vec::with_capacity(len * basis.channels());
-    for m in basis.moduli() {
-        for _ in 0..len {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            data.push((x % m.m as u64) as u32);
-        }
-    }
-    RnsVec::from_residues(basis, len, data).expect("residues are reduced")
+    Arc::new(RnsBasis::largest_primes(k).expect("generated primes are valid"))
 }
 
 fn mismatch(op: &str, size: usize, what: &str) -> Error {
@@ -290,7 +272,7 @@ fn measure(case: &mut Case) -> Result<()> {
             };
             let b = basis(channels - 1);
             let xs: Vec<RnsVec> = (0..kind.arity())
-                .map(|s| random(&b, size, s as u64 + 1))
+                .map(|s| RnsVec::random(&b, size, s as u64 + 1))
                 .collect();
             let args: Vec<&RnsVec> = xs.iter().collect();
             let want = Backend::Cpu.elementwise(kind, &args, None)?;
@@ -319,7 +301,7 @@ fn measure(case: &mut Case) -> Result<()> {
         }
         "equal" => {
             let b = basis(channels - 1);
-            let x = random(&b, size, 7);
+            let x = RnsVec::random(&b, size, 7);
             let mut data = x.residues().to_vec();
             for i in (0..size).step_by(2) {
                 data[(i % b.channels()) * size + i] ^= 1; // every other number differs in one channel
@@ -358,7 +340,7 @@ fn measure(case: &mut Case) -> Result<()> {
         }
         "sign" | "crt" => {
             let b = basis(channels - 1);
-            let x = random(&b, size, 11);
+            let x = RnsVec::random(&b, size, 11);
             let k = b.range_len();
             if op == "sign" {
                 let want = Backend::Cpu.sign(&x)?;
@@ -417,7 +399,7 @@ fn measure(case: &mut Case) -> Result<()> {
         }
         "to_rns" => {
             let b = basis(channels - 1);
-            let values = random(&b, size, 13).to_integers();
+            let values = RnsVec::random(&b, size, 13).to_integers();
             let want = RnsVec::from_integers(&b, &values)?;
             case.cpu(|| RnsVec::from_integers(&b, &values).map(drop))?;
             if let Some((g, gb)) = case.gpu {
@@ -445,7 +427,7 @@ fn measure(case: &mut Case) -> Result<()> {
         _ => {
             // det: an n×n matrix of random 64-bit entries, exact over Z.
             let n = size;
-            let r = random(&basis(2), n * n, 17);
+            let r = RnsVec::random(&basis(2), n * n, 17);
             let (hi, lo) = (r.channel(0), r.channel(1));
             let entries: Vec<Integer> = (0..n * n)
                 .map(|i| {

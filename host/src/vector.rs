@@ -90,6 +90,22 @@ impl RnsVec {
         })
     }
 
+    /// `len` numbers with uniformly random residues (xorshift64, reproducible from `seed`)
+    /// in every channel: for benchmarks and tests, never all zeros.
+    pub fn random(basis: &Arc<RnsBasis>, len: usize, seed: u64) -> RnsVec {
+        let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut data = Vec::with_capacity(len * basis.channels());
+        for m in basis.moduli() {
+            for _ in 0..len {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                data.push((x % m.m as u64) as u32);
+            }
+        }
+        Self::from_residues_unchecked(basis, len, data)
+    }
+
     /// Builds a vector from residues the caller guarantees to be valid for the basis.
     pub(crate) fn from_residues_unchecked(
         basis: &Arc<RnsBasis>,

@@ -1,7 +1,7 @@
 //! Reference algorithms and input generators shared by the cross-crate tests and the
 //! examples: nothing here goes through residues, so it can check what does.
 
-use rns::IntMatrix;
+use rns::{IntMatrix, RnsBasis};
 use rug::rand::RandState;
 use rug::Integer;
 
@@ -34,6 +34,24 @@ pub fn bareiss_det(a: &IntMatrix) -> Integer {
         return Integer::from(1);
     }
     Integer::from(&m[n - 1][n - 1] * sign)
+}
+
+/// The edges of a basis's signed range: 0, ±1, ±H, ±(H−1) and ±2^b, where
+/// `H = (M−1)/2` and `b` is the basis's `range_bits`.
+pub fn edge_values(basis: &RnsBasis) -> Vec<Integer> {
+    let h = basis.half().clone();
+    let top = Integer::from(1) << basis.range_bits() as u32;
+    vec![
+        Integer::new(),
+        Integer::from(1),
+        Integer::from(-1),
+        h.clone(),
+        -h.clone(),
+        Integer::from(&h - 1u32),
+        Integer::from(1u32) - &h,
+        top.clone(),
+        -top,
+    ]
 }
 
 /// A reproducible random generator for test and benchmark inputs.

@@ -300,20 +300,7 @@ impl Backend {
             });
         }
         let len = values.len();
-        let nwords = values
-            .iter()
-            .map(|x| x.as_limbs().len() * 2)
-            .max()
-            .unwrap_or(0)
-            .max(1);
-        let mut words = vec![0u32; nwords * len];
-        for (i, x) in values.iter().enumerate() {
-            for (l, &limb) in x.as_limbs().iter().enumerate() {
-                words[2 * l * len + i] = limb as u32;
-                words[(2 * l + 1) * len + i] = (limb >> 32) as u32;
-            }
-        }
-        let neg: Vec<u32> = values.iter().map(|x| x.is_negative() as u32).collect();
+        let (words, neg, nwords) = pack_words(values);
         let data = g.reduce_words(basis.moduli(), &words, &neg, len, nwords)?;
         Ok(RnsVec::from_residues_unchecked(basis, len, data))
     }
