@@ -3,7 +3,7 @@
 //! these tests print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
 
 use rns::backend::gpu::{EqualKernel, Gpu};
-use rns::{det, Backend, BackendChoice, IntMatrix, Op, RnsBasis, RnsVec};
+use rns::{det, resultant, Backend, BackendChoice, IntMatrix, IntPoly, Op, RnsBasis, RnsVec};
 use rns_suite::{bareiss_det, edge_values, Gen};
 use rug::Integer;
 use std::sync::Arc;
@@ -206,6 +206,27 @@ fn determinants_match_cpu_and_bareiss() {
     ];
     for a in &cases {
         assert_eq!(det(a, &g).unwrap(), bareiss_det(a));
+    }
+}
+
+#[test]
+fn resultants_match_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut gen = Gen::new(5);
+    for (m, n, bits) in [(0, 3, 10), (1, 1, 64), (7, 5, 100), (20, 17, 200)] {
+        let mut poly = |d: usize| {
+            let mut c: Vec<Integer> = (0..=d).map(|_| gen.signed(bits)).collect();
+            if c[d] == 0 {
+                c[d] = Integer::from(3);
+            }
+            IntPoly::new(c).unwrap()
+        };
+        let (f, h) = (poly(m), poly(n));
+        assert_eq!(
+            resultant(&f, &h, &g).unwrap(),
+            resultant(&f, &h, &Backend::Cpu).unwrap(),
+            "{m} {n}"
+        );
     }
 }
 

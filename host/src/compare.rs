@@ -12,6 +12,8 @@ use crate::basis::RnsBasis;
 use crate::det::{det, hadamard_bits};
 use crate::error::{Error, Result};
 use crate::matrix::IntMatrix;
+use crate::poly::IntPoly;
+use crate::resultant::sylvester;
 use crate::vector::RnsVec;
 use indicatif::{ProgressBar, ProgressStyle};
 use rug::Integer;
@@ -34,11 +36,11 @@ pub enum Preset {
 /// One measurement: an operation at one size on one backend.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
-    /// `add`, `mul`, `mul_naive`, `abcd`, `equal`, `sign`, `to_rns`, `crt` or `det`.
+    /// `add`, `mul`, `mul_naive`, `abcd`, `equal`, `sign`, `to_rns`, `crt`, `det` or `resultant`.
     pub operation: &'static str,
     /// `cpu1` (one core), `cpu` (all cores), `gpu_kernel` (kernels only) or `gpu` (with transfers).
     pub backend: &'static str,
-    /// Numbers processed (for `det`: the matrix dimension).
+    /// Numbers processed (for `det`: the matrix dimension; for `resultant`: the degree of both polynomials).
     pub size: usize,
     /// Residue channels per number (for `det`: the primes used).
     pub channels: usize,
@@ -70,7 +72,7 @@ pub struct Report {
 }
 
 /// The operations, in the order they are measured, with their family (one chart each).
-pub const OPERATIONS: [(&str, &str); 9] = [
+pub const OPERATIONS: [(&str, &str); 10] = [
     ("add", "elementwise"),
     ("mul", "elementwise"),
     ("mul_naive", "elementwise"),
@@ -80,6 +82,7 @@ pub const OPERATIONS: [(&str, &str); 9] = [
     ("to_rns", "conversion"),
     ("crt", "conversion"),
     ("det", "linear_algebra"),
+    ("resultant", "linear_algebra"),
 ];
 
 /// Sizes (numbers, or matrix dimension for `det`) and channels of an operation.
@@ -103,7 +106,8 @@ fn cases(op: &str, preset: Preset) -> (Vec<usize>, usize) {
         "add" | "mul" | "mul_naive" | "abcd" => (elementwise, 32),
         "equal" => (elementwise, 64),
         "sign" | "to_rns" | "crt" => (heavy, 64),
-        _ => (dets, 0),
+        "det" => (dets, 0),
+        _ => (dets.iter().map(|n| n / 2).collect(), 0),
     }
 }
 
@@ -424,48 +428,68 @@ fn measure(case: &mut Case) -> Result<()> {
                 case.push("gpu", ms);
             }
         }
-        _ => {
-            // det: an n×n matrix of random 64-bit entries, exact over Z.
-            let n = size;
-            let r = RnsVec::random(&basis(2), n * n, 17);
-            let (hi, lo) = (r.channel(0), r.channel(1));
-            let entries: Vec<Integer> = (0..n * n)
-                .map(|i| {
-                    let x = Integer::from(((hi[i] as u64) << 32) | lo[i] as u64);
-                    if i % 3 == 0 {
-                        -x
-                    } else {
-                        x
-                    }
-                })
-                .collect();
-            let a = IntMatrix::new(n, n, entries)?;
-            let b = Arc::new(RnsBasis::for_bits(hadamard_bits(&a).unwrap_or(1)));
-            case.channels = b.range_len();
-            let want = det(&a, &Backend::Cpu)?;
-            case.cpu(|| det(&a, &Backend::Cpu).map(drop))?;
-            if let Some((g, gb)) = case.gpu {
-                let residues = RnsVec::from_integers(&b, a.entries())?;
-                let dm = g.upload(&moduli_words(b.moduli()))?;
-                let src = g.upload(residues.residues())?;
-                let mut work = g.upload(residues.residues())?;
-                let mut out = g.alloc(b.channels())?;
-                let mut t = Vec::new();
-                for _ in 0..case.reps {
-                    g.copy(&mut work, &src)?;
-                    t.push(g.time_ms(|| g.launch_det(&mut out, &mut work, &dm, n, b.channels()))?);
-                }
-                if g.download(&out, b.channels())? != Backend::Cpu.det_per_channel(&residues, n)? {
-                    return Err(mismatch(op, size, "kernel"));
-                }
-                case.push("gpu_kernel", median(t));
-                let ms = wall_ms(case.reps, || det(&a, gb).map(drop))?;
-                if det(&a, gb)? != want {
-                    return Err(mismatch(op, size, "with transfers"));
-                }
-                case.push("gpu", ms);
-            }
+        "det" => {
+            // an n×n matrix of random 64-bit entries, exact over Z
+            let r = RnsVec::random(&basis(2), size * size, 17);
+            let a = IntMatrix::new(size, size, signed_64(r.channel(0), r.channel(1)))?;
+            measure_det(case, &a)?;
         }
+        _ => {
+            // res(f, g) for f, g of degree `size` with 64-bit coefficients: its Sylvester determinant
+            let r = RnsVec::random(&basis(2), 2 * (size + 1), 19);
+            let c = signed_64(r.channel(0), r.channel(1));
+            let f = IntPoly::new(c[..size + 1].to_vec())?;
+            let g = IntPoly::new(c[size + 1..].to_vec())?;
+            measure_det(case, &sylvester(&f, &g))?;
+        }
+    }
+    Ok(())
+}
+
+/// 64-bit integers from two 32-bit halves, every third one negated.
+fn signed_64(hi: &[u32], lo: &[u32]) -> Vec<Integer> {
+    hi.iter()
+        .zip(lo)
+        .enumerate()
+        .map(|(i, (&h, &l))| {
+            let x = Integer::from(((h as u64) << 32) | l as u64);
+            if i % 3 == 0 {
+                -x
+            } else {
+                x
+            }
+        })
+        .collect()
+}
+
+/// Times the exact determinant of `a` on every backend; the kernel-only figure is the
+/// modular elimination over all primes on the device.
+fn measure_det(case: &mut Case, a: &IntMatrix) -> Result<()> {
+    let (op, size, n) = (case.op, case.size, a.rows());
+    let b = Arc::new(RnsBasis::for_bits(hadamard_bits(a).unwrap_or(1)));
+    case.channels = b.range_len();
+    let want = det(a, &Backend::Cpu)?;
+    case.cpu(|| det(a, &Backend::Cpu).map(drop))?;
+    if let Some((g, gb)) = case.gpu {
+        let residues = RnsVec::from_integers(&b, a.entries())?;
+        let dm = g.upload(&moduli_words(b.moduli()))?;
+        let src = g.upload(residues.residues())?;
+        let mut work = g.upload(residues.residues())?;
+        let mut out = g.alloc(b.channels())?;
+        let mut t = Vec::new();
+        for _ in 0..case.reps {
+            g.copy(&mut work, &src)?;
+            t.push(g.time_ms(|| g.launch_det(&mut out, &mut work, &dm, n, b.channels()))?);
+        }
+        if g.download(&out, b.channels())? != Backend::Cpu.det_per_channel(&residues, n)? {
+            return Err(mismatch(op, size, "kernel"));
+        }
+        case.push("gpu_kernel", median(t));
+        let ms = wall_ms(case.reps, || det(a, gb).map(drop))?;
+        if det(a, gb)? != want {
+            return Err(mismatch(op, size, "with transfers"));
+        }
+        case.push("gpu", ms);
     }
     Ok(())
 }
@@ -485,15 +509,20 @@ impl Report {
             if rows.is_empty() {
                 continue;
             }
-            let unit = if op == "det" { "n" } else { "numbers" };
-            if op == "det" {
-                let _ = writeln!(
-                    s,
-                    "\ndet (exact over Z, 64-bit entries; primes from the Hadamard bound)"
-                );
+            let unit = if matches!(op, "det" | "resultant") {
+                "n"
             } else {
-                let _ = writeln!(s, "\n{op} ({} channels)", rows[0].channels);
-            }
+                "numbers"
+            };
+            let title = match op {
+                "det" => "exact over Z, 64-bit entries; primes from the Hadamard bound".to_string(),
+                "resultant" => {
+                    "two polynomials of degree n, 64-bit coefficients; Sylvester determinant"
+                        .to_string()
+                }
+                _ => format!("{} channels", rows[0].channels),
+            };
+            let _ = writeln!(s, "\n{op} ({title})");
             let _ = writeln!(
                 s,
                 "{unit:>9} {:>10} {:>10} {:>10} {:>10} {:>11} {:>11} {:>11} {:>8} {:>8}",

@@ -28,6 +28,8 @@ pub mod error;
 pub mod layout;
 pub mod matrix;
 pub mod plot;
+pub mod poly;
+pub mod resultant;
 pub mod vector;
 
 pub use backend::{Backend, BackendChoice, Op};
@@ -36,4 +38,6 @@ pub use crt::CrtMethod;
 pub use det::{det, det_with_stats, DetStats};
 pub use error::{Error, Result};
 pub use matrix::IntMatrix;
+pub use poly::IntPoly;
+pub use resultant::resultant;
 pub use vector::RnsVec;

@@ -99,3 +99,32 @@ fn unusable_gpu_exits_3_and_auto_falls_back() {
     let out = rns(&["det", "-", "--backend", "auto"], "1 1\n5\n");
     assert_eq!(text(&out.stdout), "5\n");
 }
+
+#[test]
+fn resultant_prints_the_integer_and_rejects_bad_polynomials() {
+    let dir = std::env::temp_dir().join(format!("rns-cli-res-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (f, g) = (file("f", "1 0 1\n"), file("g", "-2\n1\n"));
+    let out = rns(&["resultant", &f, &g, "--backend", "cpu"], "");
+    assert_eq!(text(&out.stdout), "5\n", "{}", text(&out.stderr));
+    for (name, content, msg) in [
+        ("zero", "0 0 0", "zero polynomial"),
+        ("empty", "\n", "empty polynomial"),
+        ("bad", "1 2x", "`2x` is not a decimal integer"),
+    ] {
+        let p = file(name, content);
+        let out = rns(&["resultant", &p, &g], "");
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(
+            text(&out.stderr).contains(msg),
+            "{name}: {}",
+            text(&out.stderr)
+        );
+        assert!(out.stdout.is_empty());
+    }
+}

@@ -47,6 +47,16 @@ enum Command {
         #[arg(long)]
         stats: bool,
     },
+    /// Resultant res(f, g) of two integer polynomials (files: coefficients, constant term first).
+    Resultant {
+        /// First polynomial file; `-` reads standard input.
+        f: String,
+        /// Second polynomial file.
+        g: String,
+        /// Where the modular determinants run.
+        #[arg(long, value_enum, default_value = "auto")]
+        backend: BackendArg,
+    },
     /// Measure every operation on the CPU (one core, all cores) and the GPU; print tables.
     Compare(CompareArgs),
 }
@@ -128,6 +138,12 @@ fn run(cli: Cli) -> Result<()> {
                     eprintln!("{name:>10}: {:10.3} ms", t.as_secs_f64() * 1e3);
                 }
             }
+            Ok(())
+        }
+        Command::Resultant { f, g, backend } => {
+            let (f, g) = (rns::IntPoly::read(&f)?, rns::IntPoly::read(&g)?);
+            let backend = Backend::select(backend.into())?;
+            println!("{}", rns::resultant(&f, &g, &backend)?);
             Ok(())
         }
         Command::Compare(args) => run_compare(args),
