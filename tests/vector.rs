@@ -59,6 +59,7 @@ proptest! {
         let x = RnsVec::from_integers(basis, &v).unwrap();
         prop_assert_eq!(&x.to_integers_with(CrtMethod::Weights), &v);
         prop_assert_eq!(&x.to_integers_with(CrtMethod::MixedRadix), &v);
+        prop_assert_eq!(&x.to_integers_with(CrtMethod::Tree), &v);
         prop_assert_eq!(&x.to_integers_checked().unwrap(), &v);
     }
 
@@ -115,6 +116,15 @@ proptest! {
             prop_assert_eq!(cmp[i], va[i].cmp(&vb[i]), "{} vs {}", &va[i], &vb[i]);
         }
     }
+}
+
+#[test]
+fn large_bases_reconstruct_by_the_tree_without_tables() {
+    let basis = Arc::new(RnsBasis::for_bits(100_000)); // 3227 primes: no K² tables built
+    assert!(basis.range_len() > rns::crt::TREE_ABOVE);
+    let v = values(&basis, 12, 3);
+    let x = RnsVec::from_integers(&basis, &v).unwrap();
+    assert_eq!(x.to_integers_checked().unwrap(), v);
 }
 
 #[test]

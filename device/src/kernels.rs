@@ -390,3 +390,33 @@ pub unsafe extern "ptx-kernel" fn rns_det(
         *out.add(c) = *sh.add(1);
     }
 }
+
+/// Resultant modulo channel `c` (one thread per channel) of `f` (degree `df`) and `g`
+/// (degree `dg`), whose coefficients are interleaved across channels: coefficient `j`
+/// of `f` at `data[j·channels + c]`, of `g` at `data[(df + 1 + j)·channels + c]`
+/// (overwritten). Leading coefficients must be non-zero modulo every channel.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_resultant(
+    out: *mut u32,
+    data: *mut u32,
+    moduli: *const Modulus,
+    channels: u32,
+    df: u32,
+    dg: u32,
+) {
+    let c = _block_idx_x() * _block_dim_x() + _thread_idx_x();
+    if c >= channels {
+        return;
+    }
+    let s = channels as usize;
+    let f = data.add(c as usize);
+    let g = data.add((df as usize + 1) * s + c as usize);
+    *out.add(c as usize) = rns_core::linalg::resultant_strided(
+        f,
+        g,
+        df as usize,
+        dg as usize,
+        s,
+        *moduli.add(c as usize),
+    );
+}

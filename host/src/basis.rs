@@ -4,6 +4,7 @@ use crate::error::{Error, Result};
 use rns_core::{crt, mixed_radix, prime, Modulus};
 use rug::Integer;
 use std::collections::HashSet;
+use std::sync::OnceLock;
 
 /// A set of distinct 31-bit primes `m_0 … m_{K−1}` (the *range* moduli, whose product
 /// `M` fixes the signed range `[−(M−1)/2, (M−1)/2]`) plus one *redundant* prime
@@ -11,16 +12,18 @@ use std::collections::HashSet;
 /// that left the range.
 ///
 /// Vectors hold `K + 1` channels: the range channels in order, then the redundant one.
+///
+/// The mixed-radix and CRT tables are built on first use: they take `K²` words and
+/// `K²·31` bits, which a basis of tens of thousands of primes (a large resultant) must
+/// not pay for unless it converts many numbers.
 #[derive(Debug)]
 pub struct RnsBasis {
     moduli: Vec<Modulus>,
     product: Integer,
     half: Integer,
     range_bits: u64,
-    mr_table: Vec<u32>,
-    half_digits: Vec<u32>,
-    crt_inverses: Vec<u32>,
-    crt_weights: Vec<Integer>,
+    mixed_radix: OnceLock<(Vec<u32>, Vec<u32>)>,
+    crt: OnceLock<(Vec<u32>, Vec<Integer>)>,
 }
 
 impl RnsBasis {
@@ -77,30 +80,41 @@ impl RnsBasis {
             }
             moduli.push(Modulus::new(p)?);
         }
-        let range = &moduli[..primes.len()];
-        let k = range.len();
-        let product = primes.iter().fold(Integer::from(1), |acc, &p| acc * p);
+        let product = crate::crt::product(&primes);
         let half = Integer::from(&product - 1u32) >> 1u32;
         let range_bits = half.significant_bits() as u64 - 1;
-        let mut mr_table = vec![0u32; k * k];
-        mixed_radix::fill_table(range, &mut mr_table);
-        let mut half_digits = vec![0u32; k];
-        mixed_radix::fill_half_digits(range, &mr_table, &mut half_digits);
-        let mut crt_inverses = vec![0u32; k];
-        crt::fill_inverses(range, &mut crt_inverses);
-        let crt_weights = primes
-            .iter()
-            .map(|&p| Integer::from(&product / p))
-            .collect();
         Ok(RnsBasis {
             moduli,
             product,
             half,
             range_bits,
-            mr_table,
-            half_digits,
-            crt_inverses,
-            crt_weights,
+            mixed_radix: OnceLock::new(),
+            crt: OnceLock::new(),
+        })
+    }
+
+    fn mixed_radix_tables(&self) -> &(Vec<u32>, Vec<u32>) {
+        self.mixed_radix.get_or_init(|| {
+            let range = self.range_moduli();
+            let k = range.len();
+            let mut table = vec![0u32; k * k];
+            mixed_radix::fill_table(range, &mut table);
+            let mut half_digits = vec![0u32; k];
+            mixed_radix::fill_half_digits(range, &table, &mut half_digits);
+            (table, half_digits)
+        })
+    }
+
+    fn crt_tables(&self) -> &(Vec<u32>, Vec<Integer>) {
+        self.crt.get_or_init(|| {
+            let range = self.range_moduli();
+            let mut inverses = vec![0u32; range.len()];
+            crt::fill_inverses(range, &mut inverses);
+            let weights = range
+                .iter()
+                .map(|m| Integer::from(&self.product / m.m))
+                .collect();
+            (inverses, weights)
         })
     }
 
@@ -151,22 +165,22 @@ impl RnsBasis {
 
     /// The `K × K` mixed-radix table `inv(m_i) mod m_j` (`i < j`), row-major.
     pub fn mr_table(&self) -> &[u32] {
-        &self.mr_table
+        &self.mixed_radix_tables().0
     }
 
     /// Mixed-radix digits of `(M − 1)/2`, least significant first.
     pub fn half_digits(&self) -> &[u32] {
-        &self.half_digits
+        &self.mixed_radix_tables().1
     }
 
     /// `inv(M/m_i) mod m_i` for each range modulus.
     pub fn crt_inverses(&self) -> &[u32] {
-        &self.crt_inverses
+        &self.crt_tables().0
     }
 
     /// `M/m_i` for each range modulus.
     pub fn crt_weights(&self) -> &[Integer] {
-        &self.crt_weights
+        &self.crt_tables().1
     }
 
     /// Whether `x` lies in the signed range.

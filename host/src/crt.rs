@@ -1,10 +1,12 @@
 //! Reconstruction of signed integers from their residues (Chinese remainder theorem).
 //!
-//! Two methods, both exact for every value of the signed range:
+//! Three methods, all exact for every value of the signed range:
 //! * [`CrtMethod::MixedRadix`] (Garner): mixed-radix digits with `rns-core`, then
 //!   Horner's rule in big integers. The digit step is what the GPU computes.
 //! * [`CrtMethod::Weights`]: `x = Σ y_i · (M/m_i) − k·M` with `y_i = x_i · inv(M/m_i) mod m_i`,
 //!   precomputed weights and `k` estimated in floating point, then corrected exactly.
+//! * [`CrtMethod::Tree`]: a subproduct tree, `x = x_L + M_L·((x_R − x_L)·M_L⁻¹ mod M_R)`
+//!   level by level; needs no `K²` tables, so it serves bases of many thousands of primes.
 
 use crate::basis::RnsBasis;
 use rns_core::mixed_radix;
@@ -17,6 +19,52 @@ pub enum CrtMethod {
     MixedRadix,
     /// Precomputed CRT weights `M/m_i` and one correction by a multiple of `M`.
     Weights,
+    /// A subproduct tree, with no precomputed tables.
+    Tree,
+}
+
+/// Range moduli above which [`CrtMethod::Weights`] is not used by default: its tables
+/// would take `K²·31` bits.
+pub const TREE_ABOVE: usize = 2048;
+
+/// The default method for a basis of `k` range moduli.
+pub fn default_method(k: usize) -> CrtMethod {
+    if k > TREE_ABOVE {
+        CrtMethod::Tree
+    } else {
+        CrtMethod::Weights
+    }
+}
+
+/// The product of the primes, by a balanced tree of multiplications.
+pub fn product(primes: &[u32]) -> Integer {
+    match primes.len() {
+        0 => Integer::from(1),
+        1 => Integer::from(primes[0]),
+        n => {
+            let (a, b) = primes.split_at(n / 2);
+            product(a) * product(b)
+        }
+    }
+}
+
+/// `(x mod M, M)` for the residues `res` over `moduli`, by a subproduct tree.
+fn tree(res: &[u32], moduli: &[rns_core::Modulus]) -> (Integer, Integer) {
+    if res.len() == 1 {
+        return (Integer::from(res[0]), Integer::from(moduli[0].m));
+    }
+    let h = res.len() / 2;
+    let ((xl, ml), (xr, mr)) = if res.len() > 256 {
+        rayon::join(
+            || tree(&res[..h], &moduli[..h]),
+            || tree(&res[h..], &moduli[h..]),
+        )
+    } else {
+        (tree(&res[..h], &moduli[..h]), tree(&res[h..], &moduli[h..]))
+    };
+    let inv = Integer::from(ml.invert_ref(&mr).expect("distinct primes are coprime"));
+    let t = (Integer::from(&xr - &xl) * inv).modulo(&mr);
+    (xl + Integer::from(&ml * &t), ml * mr)
 }
 
 /// Maps a value of `[0, M)` onto the signed range.
@@ -92,6 +140,7 @@ pub fn reconstruct(residues: &[u32], basis: &RnsBasis, method: CrtMethod) -> Int
             }
             acc
         }
+        CrtMethod::Tree => tree(residues, basis.range_moduli()).0,
     };
     to_signed(unsigned, basis)
 }

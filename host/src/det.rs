@@ -26,18 +26,23 @@ pub struct DetStats {
     pub stages: Vec<(&'static str, Duration)>,
 }
 
+/// An upper bound on `log2 ‖v‖₂` (slightly above it: the margin covers the f64
+/// rounding); `None` for the zero vector.
+pub fn log2_norm(v: &[Integer]) -> Option<f64> {
+    let norm2: Integer = v.iter().map(|x| x.clone().square()).sum();
+    if norm2 == 0 {
+        return None;
+    }
+    let (mantissa, exp) = norm2.to_f64_exp();
+    Some(0.5 * (exp as f64 + mantissa.log2()) + 1e-9)
+}
+
 /// An upper bound `b` with `|det A| ≤ 2^b` (Hadamard: the product of the rows'
 /// Euclidean norms); `None` when a row is zero (then det = 0).
 pub fn hadamard_bits(a: &IntMatrix) -> Option<u64> {
     let mut log2 = 0.0f64;
     for i in 0..a.rows() {
-        let norm2: Integer = a.row(i).iter().map(|x| x.clone().square()).sum();
-        if norm2 == 0 {
-            return None;
-        }
-        // log2(norm2) from its top bits; the margin covers the f64 rounding.
-        let (mantissa, exp) = norm2.to_f64_exp();
-        log2 += 0.5 * (exp as f64 + mantissa.log2()) + 1e-9;
+        log2 += log2_norm(a.row(i))?;
     }
     Some(log2.ceil().max(0.0) as u64 + 1)
 }

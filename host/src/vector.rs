@@ -152,10 +152,11 @@ impl RnsVec {
             .collect()
     }
 
-    /// Reconstructs every integer with the precomputed-weights CRT. Exact for every
-    /// value of the signed range; a value outside it comes back reduced into the range.
+    /// Reconstructs every integer with the precomputed-weights CRT (the subproduct tree
+    /// for bases of more than 2048 primes). Exact for every value of the signed range; a
+    /// value outside it comes back reduced into the range.
     pub fn to_integers(&self) -> Vec<Integer> {
-        self.to_integers_with(CrtMethod::Weights)
+        self.to_integers_with(crt::default_method(self.basis.range_len()))
     }
 
     /// Reconstructs every integer with the chosen CRT method.

@@ -175,3 +175,19 @@ pub fn det_per_channel(moduli: &[Modulus], n: usize, data: &[u32]) -> Vec<u32> {
         })
         .collect()
 }
+
+/// Resultant modulo each channel of `f` (degree `df`) and `g` (degree `dg`): channel `c`
+/// of `data` holds `df + 1` coefficients of `f`, then `dg + 1` of `g`.
+pub fn resultant_per_channel(moduli: &[Modulus], df: usize, dg: usize, data: &[u32]) -> Vec<u32> {
+    let len = df + dg + 2;
+    moduli
+        .par_iter()
+        .enumerate()
+        .map(|(c, &m)| {
+            let mut buf = data[c * len..(c + 1) * len].to_vec();
+            let (f, g) = buf.split_at_mut(df + 1);
+            // SAFETY: f and g hold df + 1 and dg + 1 coefficients, read with stride 1.
+            unsafe { linalg::resultant_strided(f.as_mut_ptr(), g.as_mut_ptr(), df, dg, 1, m) }
+        })
+        .collect()
+}

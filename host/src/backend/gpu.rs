@@ -625,6 +625,63 @@ impl Gpu {
         Ok(())
     }
 
+    /// Launches the resultant kernel, one thread per channel, on coefficients interleaved
+    /// across channels (`data[j·channels + c]`: `f`'s `df + 1`, then `g`'s `dg + 1`;
+    /// overwritten).
+    pub fn launch_resultant(
+        &self,
+        out: &mut CudaSlice<u32>,
+        data: &mut CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+        channels: usize,
+        df: usize,
+        dg: usize,
+    ) -> Result<()> {
+        let f = self.function("rns_resultant")?;
+        let cfg = LaunchConfig {
+            grid_dim: (channels.div_ceil(128) as u32, 1, 1),
+            block_dim: (128, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (c32, df32, dg32) = (channels as u32, df as u32, dg as u32);
+        let mut l = self.stream.launch_builder(&f);
+        l.arg(out)
+            .arg(data)
+            .arg(moduli)
+            .arg(&c32)
+            .arg(&df32)
+            .arg(&dg32);
+        // SAFETY: data holds (df + dg + 2) × channels words, moduli and out one per channel.
+        unsafe { l.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
+    /// Resultant modulo each channel of `f` (degree `df`) and `g` (degree `dg`): `data` is
+    /// channel-major, `df + 1` coefficients of `f` then `dg + 1` of `g` per channel.
+    pub fn resultant_per_channel(
+        &self,
+        moduli: &[Modulus],
+        df: usize,
+        dg: usize,
+        data: &[u32],
+    ) -> Result<Vec<u32>> {
+        let per_channel = df + dg + 2;
+        let mut out = Vec::with_capacity(moduli.len());
+        let per = (self.budget()? / ((per_channel + 8) * 4)).max(1);
+        for start in (0..moduli.len()).step_by(per) {
+            let chans = start..(start + per).min(moduli.len());
+            let part = &data[chans.start * per_channel..chans.end * per_channel];
+            // Interleave: coefficient j of every channel together, so that threads read coalesced.
+            let interleaved = crate::layout::to_number_major(part, per_channel, chans.len());
+            let dm = self.upload(&moduli_words(&moduli[chans.clone()]))?;
+            let mut dd = self.upload(&interleaved)?;
+            let mut dout = self.alloc(chans.len())?;
+            self.launch_resultant(&mut dout, &mut dd, &dm, chans.len(), df, dg)?;
+            out.extend(self.download(&dout, chans.len())?);
+        }
+        Ok(out)
+    }
+
     /// Determinant of the `n × n` matrix held in each channel of `data`.
     pub fn det_per_channel(&self, moduli: &[Modulus], n: usize, data: &[u32]) -> Result<Vec<u32>> {
         let nn = n * n;

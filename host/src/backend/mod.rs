@@ -340,6 +340,30 @@ impl Backend {
     }
 }
 
+impl Backend {
+    /// The resultant modulo each channel of two polynomials: `coeffs` holds the `df + 1`
+    /// coefficients of `f` then the `dg + 1` of `g` (constant terms first), and both
+    /// leading coefficients must be non-zero modulo every channel.
+    pub fn resultant_per_channel(&self, coeffs: &RnsVec, df: usize, dg: usize) -> Result<Vec<u32>> {
+        if coeffs.len() != df + dg + 2 {
+            return Err(Error::Shape(format!(
+                "{} coefficients do not form polynomials of degrees {df} and {dg}",
+                coeffs.len()
+            )));
+        }
+        let moduli = coeffs.basis().moduli();
+        match self.gpu_for(df * dg.max(1) * moduli.len()) {
+            Some(g) => g.resultant_per_channel(moduli, df, dg, coeffs.residues()),
+            None => Ok(cpu::resultant_per_channel(
+                moduli,
+                df,
+                dg,
+                coeffs.residues(),
+            )),
+        }
+    }
+}
+
 /// Integers as the GPU reads them: 32-bit words, word-major (`words[w·len + i]`, least
 /// significant first, padded to the longest), sign flags, and the words per number.
 pub fn pack_words(values: &[Integer]) -> (Vec<u32>, Vec<u32>, usize) {

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Univariate resultant of two random polynomials of degree DEG with BITS-bit coefficients:
+# rns (CPU backend on 1 and all threads, and --backend gpu when one is usable) against
+# FLINT's fmpz_poly resultant (python-flint, one core), same inputs, one run, one host.
+#   scripts/compare-flint-resultant.sh [DEG] [BITS] [RNS_BINARY]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DEG=${1:-100}; BITS=${2:-200}; RNS=${3:-target/release/rns}
+[ -x "$RNS" ] || cargo build --release -p rns >/dev/null 2>&1
+D=$(mktemp -d /tmp/rns-res-XXXX)
+python3 - "$DEG" "$BITS" "$D" <<'PY'
+import random, sys
+deg, bits, d = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+rng = random.Random(2026)
+for name in "fg":
+    c = [rng.randrange(-2**bits + 1, 2**bits) for _ in range(deg + 1)]
+    c[-1] = c[-1] or 1
+    open(f"{d}/{name}", "w").write(" ".join(map(str, c)) + "\n")
+PY
+now() { date +%s.%N; }
+run() { local s e; s=$(now); "$@" > "$D/out" || return 1; e=$(now); echo "$e - $s" | bc; }
+t1=$(RAYON_NUM_THREADS=1 run "$RNS" resultant "$D/f" "$D/g" --backend cpu)
+ta=$(run "$RNS" resultant "$D/f" "$D/g" --backend cpu)
+ours=$(tail -c 21 "$D/out")
+line="rns resultant deg $DEG, $BITS-bit: cpu 1 thread ${t1} s, $(nproc) threads ${ta} s"
+if tg=$(run "$RNS" resultant "$D/f" "$D/g" --backend gpu 2>/dev/null); then
+    line="$line, gpu ${tg} s"
+    [ "$(tail -c 21 "$D/out")" = "$ours" ] || { echo "GPU AND CPU DIFFER"; exit 1; }
+fi
+echo "$line (whole process)"
+python3 - "$D" "$ours" <<'PY'
+import sys, time, flint
+d, ours = sys.argv[1], sys.argv[2].strip()
+f, g = (flint.fmpz_poly([int(t) for t in open(f"{d}/{n}").read().split()]) for n in "fg")
+t = time.perf_counter(); r = f.resultant(g); t = time.perf_counter() - t
+s = str(r)
+print(f"flint fmpz_poly resultant: {t:.3f} s; {len(s.lstrip('-'))} digits; {'same' if s[-20:] == ours[-20:] else 'DIFFERENT'} last 20 digits")
+sys.exit(0 if s[-20:] == ours[-20:] else 1)
+PY
+rm -rf "$D"
