@@ -17,8 +17,7 @@ for name in "fg":
     c[-1] = c[-1] or 1
     open(f"{d}/{name}", "w").write(" ".join(map(str, c)) + "\n")
 PY
-now() { date +%s.%N; }
-run() { local s e; s=$(now); "$@" > "$D/out" || return 1; e=$(now); echo "$e - $s" | bc; }
+run() { local s e; s=$EPOCHREALTIME; "$@" > "$D/out" || return 1; e=$EPOCHREALTIME; awk "BEGIN { print $e - $s }"; }
 t1=$(RAYON_NUM_THREADS=1 run "$RNS" resultant "$D/f" "$D/g" --backend cpu)
 ta=$(run "$RNS" resultant "$D/f" "$D/g" --backend cpu)
 ours=$(tail -c 21 "$D/out")

@@ -6,6 +6,7 @@
 #   scripts/gpu-check.sh --run      # there: run what gpu-bundle/ holds (carry gpu-bundle)
 #   scripts/gpu-check.sh --run --cpu-benches   # and the criterion CPU benchmarks there too
 #   scripts/gpu-check.sh --run --compare       # and `rns compare` at full sizes
+#   scripts/gpu-check.sh --run --flint         # and the FLINT comparisons (det, resultant)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=gpu-bundle
@@ -28,6 +29,10 @@ for l in sys.stdin:
     cargo build --release --bins --examples
     cp target/release/rns target/release/examples/gpu_bench target/release/examples/determinant target/release/examples/compare $B/
     cp device/reference/mul_chain.cu $B/
+    # python-flint for the FLINT comparisons on the GPU host, which has no network.
+    mkdir -p $B/wheels
+    pip download -q python-flint==0.9.0 --no-deps --only-binary=:all: --python-version 3.12 \
+        --platform manylinux2014_x86_64 -d $B/wheels || echo "no python-flint wheel: FLINT comparisons will be skipped there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
     strip --strip-debug $B/bin/* $B/bench/* $B/rns $B/gpu_bench $B/determinant $B/compare
@@ -62,6 +67,15 @@ if [[ " $* " == *" --compare "* ]]; then
     echo "== rns compare (full sizes; CSV, JSON and charts to \$OUT when set)"
     $B/rns compare --csv $SASS/compare.csv --json $SASS/compare.json --plots $SASS/plots || status=1
     tar czf $SASS/plots.tgz -C $SASS plots && rm -rf $SASS/plots
+fi
+if [[ " $* " == *" --flint "* ]]; then
+    echo "== FLINT comparisons on this host (python-flint from the bundle)"
+    python3 -m pip install -q --no-index --target /tmp/pyflint $B/wheels/*.whl && export PYTHONPATH=/tmp/pyflint
+    export RNS_BIN_DIR=$PWD/$B
+    scripts/compare-flint-det.sh 200 100 || status=1
+    REPS=1 scripts/compare-flint-det.sh 500 64 || status=1
+    scripts/compare-flint-resultant.sh 200 500 $B/rns || status=1
+    scripts/compare-flint-resultant.sh 500 1000 $B/rns || status=1
 fi
 if [[ " $* " == *" --cpu-benches "* ]]; then
     echo "== CPU criterion benchmarks on this host"
