@@ -1,7 +1,9 @@
 //! GPU benchmarks of issue "GPU backend", printed as one table: `mul_m` throughput
 //! (compare with `device/reference/mul_chain.cu`, same inputs, same checksum), elementwise
 //! mul against the device-to-device copy bandwidth, equality and sign of 10^6 numbers
-//! over 330 moduli, det mod p of 512×512 for 128 primes; GPU against the CPU backend.
+//! over 330 moduli, det mod p of 512×512 for 128 primes, the product of 1024×1024
+//! matrices modulo 32 primes (compare with `device/reference/matmul.cu`); GPU against
+//! the CPU backend.
 //! Every GPU figure is the median of 7 runs after a warm-up, timed with device events.
 //!
 //! `cargo run --release --example gpu_bench` (needs a GPU; `scripts/gpu-check.sh` runs it on one).
@@ -178,12 +180,23 @@ fn main() -> R<()> {
     let mats = RnsVec::random(&b128, dn * dn, 4);
     let dmm = g.upload(&moduli_words(b128.moduli()))?;
     let mut work = g.upload(mats.residues())?;
-    let mut ddet = g.alloc(b128.channels())?;
+    let (mut ddet, mut drank) = (g.alloc(b128.channels())?, g.alloc(b128.channels())?);
     let src = g.upload(mats.residues())?;
     let mut ts = Vec::new();
     for _ in 0..5 {
         g.copy(&mut work, &src)?;
-        ts.push(g.time_ms(|| g.launch_det(&mut ddet, &mut work, &dmm, dn, b128.channels()))?);
+        ts.push(g.time_ms(|| {
+            let shape = (dn, dn, dn);
+            g.launch_eliminate(
+                &mut drank,
+                &mut ddet,
+                &mut work,
+                &dmm,
+                shape,
+                false,
+                b128.channels(),
+            )
+        })?);
     }
     let ms = median(ts);
     let gd = g.download(&ddet, b128.channels())?;
@@ -194,6 +207,40 @@ fn main() -> R<()> {
     println!(
         "det mod p 512×512 ×128: gpu kernel median {ms:.1} ms ({:.1} G updates/s), cpu backend {cpu:.1} ms, ratio {:.1}x",
         updates / (ms * 1e-3) / 1e9,
+        cpu / ms
+    );
+
+    // 5. product 1024×1024 mod 32 primes, same inputs as device/reference/matmul.cu.
+    let (mn, mc) = (1024usize, 32usize);
+    let b32 = basis(mc - 1);
+    let moduli = b32.moduli();
+    let gen = |seed: u64| -> Vec<u32> {
+        moduli
+            .iter()
+            .enumerate()
+            .flat_map(|(c, m)| xorshift_residues(mn * mn, m.m, seed + c as u64))
+            .collect()
+    };
+    let (ha, hb) = (gen(0x1234_5678), gen(0x8765_4321));
+    let (da, db, dmm) = (
+        g.upload(&ha)?,
+        g.upload(&hb)?,
+        g.upload(&moduli_words(moduli))?,
+    );
+    let mut dc = g.alloc(mc * mn * mn)?;
+    let shape = (mn, mn, mn);
+    let ms = gpu_ms(&g, || g.launch_matmul(&mut dc, &da, &db, &dmm, shape, mc))?;
+    let gc = g.download(&dc, mc * mn * mn)?;
+    let t0 = Instant::now();
+    let cc = Backend::Cpu.matmul_per_channel(moduli, shape, &ha, &hb)?;
+    let cpu = t0.elapsed().as_secs_f64() * 1e3;
+    assert_eq!(gc, cc, "GPU product differs from CPU");
+    let sum: u64 = gc.iter().map(|&v| v as u64).sum();
+    let madds = (mc * mn * mn * mn) as f64;
+    println!(
+        "rust   matmul {mn}^3 x{mc}: median {ms:.3} ms  {:.3} T mul-add/s  checksum {sum}; cpu backend {cpu:.0} ms ({:.2} G/s), ratio {:.0}x",
+        madds / (ms * 1e-3) / 1e12,
+        madds / (cpu * 1e-3) / 1e9,
         cpu / ms
     );
     Ok(())

@@ -308,86 +308,225 @@ pub unsafe extern "ptx-kernel" fn rns_reduce_words(
     });
 }
 
-/// Determinant modulo channel `blockIdx.x` of the `n × n` row-major matrix at
-/// `mats[c·n²…]` (overwritten) by Gaussian elimination, one block per channel: the
-/// threads find the pivot row together (shared-memory minimum), swap, and then each
-/// warp eliminates whole rows, its lanes along the columns (coalesced). Dynamic
-/// shared memory: 16 bytes (pivot row, running determinant, pivot inverse).
+/// Gaussian elimination modulo channel `blockIdx.x` of the `rows × cols` row-major matrix
+/// at `mats[c·rows·cols…]` (overwritten), pivoting on the first `pivot_cols` columns:
+/// forward elimination, or Gauss–Jordan to the reduced echelon form when `jordan` is
+/// non-zero. The same steps as `rns_core::linalg::eliminate`, one block per channel: the
+/// threads find the pivot row together (shared-memory minimum), swap, then each warp
+/// updates whole rows, its lanes along the columns (coalesced). Writes the rank to
+/// `ranks[c]` and the determinant of the pivot columns (when square) to `dets[c]`.
+/// Dynamic shared memory: 16 bytes (pivot row, running determinant, pivot inverse).
 #[no_mangle]
-pub unsafe extern "ptx-kernel" fn rns_det(
-    out: *mut u32,
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_eliminate(
+    ranks: *mut u32,
+    dets: *mut u32,
     mats: *mut u32,
     moduli: *const Modulus,
-    n: u32,
+    rows: u32,
+    cols: u32,
+    pivot_cols: u32,
+    jordan: u32,
 ) {
     let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let c = _block_idx_x() as usize;
     let m = *moduli.add(c);
-    let nn = n as usize;
-    let a = mats.add(c * nn * nn);
-    let at = |i: u32, j: u32| a.add(i as usize * nn + j as usize);
+    let a = mats.add(c * rows as usize * cols as usize);
+    let at = |i: u32, j: u32| a.add(i as usize * cols as usize + j as usize);
     let tid = _thread_idx_x();
     let nt = _block_dim_x();
     let (lane, warp, nwarps) = (tid % 32, tid / 32, nt / 32);
+    let jordan = jordan != 0;
     if tid == 0 {
         *sh.add(1) = 1; // running determinant
     }
-    let mut k = 0u32;
-    while k < n {
+    let (mut r, mut k) = (0u32, 0u32);
+    while k < pivot_cols && r < rows {
         if tid == 0 {
-            *sh = n;
+            *sh = rows;
         }
         _syncthreads();
-        let mut r = k + tid;
-        while r < n {
-            if *at(r, k) != 0 {
-                AtomicU32::from_ptr(sh).fetch_min(r, Ordering::Relaxed);
+        let mut i = r + tid;
+        while i < rows {
+            if *at(i, k) != 0 {
+                AtomicU32::from_ptr(sh).fetch_min(i, Ordering::Relaxed);
             }
-            r += nt;
+            i += nt;
         }
         _syncthreads();
         let p = *sh;
-        if p == n {
-            if tid == 0 {
-                *out.add(c) = 0;
-            }
-            return;
+        if p == rows {
+            k += 1; // no pivot in this column (the same answer for every thread)
+            continue;
         }
-        if p != k {
+        if p != r {
             let mut j = k + tid;
-            while j < n {
+            while j < cols {
                 let t = *at(p, j);
-                *at(p, j) = *at(k, j);
-                *at(k, j) = t;
+                *at(p, j) = *at(r, j);
+                *at(r, j) = t;
                 j += nt;
             }
         }
         _syncthreads();
         if tid == 0 {
-            let pivot = *at(k, k);
+            let pivot = *at(r, k);
             let det = m.mul(*sh.add(1), pivot);
-            *sh.add(1) = if p != k { m.neg(det) } else { det };
+            *sh.add(1) = if p != r { m.neg(det) } else { det };
             *sh.add(2) = m.inv(pivot).unwrap_or(0);
         }
         _syncthreads();
         let inv = *sh.add(2);
-        // Row i −= (a[i][k] / pivot) · row k, for the rows and columns after k. Column k
-        // is read here and never written, so the warps need no barrier between rows.
-        let mut i = k + 1 + warp;
-        while i < n {
-            let f = m.mul(*at(i, k), inv);
-            let mut j = k + 1 + lane;
-            while j < n {
-                *at(i, j) = m.sub(*at(i, j), m.mul(*at(k, j), f));
-                j += 32;
+        if jordan {
+            let mut j = k + 1 + tid;
+            while j < cols {
+                *at(r, j) = m.mul(*at(r, j), inv);
+                j += nt;
+            }
+            _syncthreads();
+        }
+        // Row i −= f · row r over the columns after k, for the rows below r (and above it
+        // for Gauss–Jordan). Column k is only read here, so rows need no barrier between them.
+        let mut i = if jordan { warp } else { r + 1 + warp };
+        while i < rows {
+            if i != r {
+                let lead = *at(i, k);
+                let f = if jordan { lead } else { m.mul(lead, inv) };
+                if f != 0 {
+                    let mut j = k + 1 + lane;
+                    while j < cols {
+                        *at(i, j) = m.sub(*at(i, j), m.mul(*at(r, j), f));
+                        j += 32;
+                    }
+                }
             }
             i += nwarps;
         }
         _syncthreads();
+        // Column k: the unit column of a reduced pivot, or zeros below a forward pivot.
+        let mut i = tid;
+        while i < rows {
+            if jordan {
+                *at(i, k) = (i == r) as u32;
+            } else if i > r {
+                *at(i, k) = 0;
+            }
+            i += nt;
+        }
+        r += 1;
         k += 1;
     }
     if tid == 0 {
-        *out.add(c) = *sh.add(1);
+        *ranks.add(c) = r;
+        *dets.add(c) = if pivot_cols == rows && r == rows {
+            *sh.add(1)
+        } else {
+            0
+        };
+    }
+}
+
+/// A 16-byte aligned group of four centered residues (one `ld.shared.v4`).
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct Quad([i32; 4]);
+
+/// Rows and columns of `C` per block of [`rns_matmul`], its k-tile, and the padded
+/// row length of the A tile in shared memory (68 words: stores conflict at most 2-way).
+const MM_TILE: u32 = 64;
+const MM_TK: u32 = 16;
+const MM_A_STRIDE: u32 = 68;
+/// Products summed between two folds.
+const LAZY: usize = rns_core::modulus::LAZY_PRODUCTS;
+const _: () = assert!(MM_TK as usize % LAZY == 0);
+
+/// Batched matrix product modulo each channel (`blockIdx.z`): `out = a · b` with `a`
+/// `n × k`, `b` `k × p`, row-major, channel `c` at offset `c·n·k` (and `c·k·p`, `c·n·p`).
+/// A 16 × 16 block computes a 64 × 64 tile of the product, 4 × 4 entries per thread,
+/// from 16-wide k-tiles staged in shared memory as centered residues. Delayed
+/// reduction: products are summed in signed 64 bits and folded once every
+/// `LAZY_PRODUCTS` (`Modulus::fold`), then reduced once at the end. Dynamic shared memory:
+/// `(68 + 64) · 16 · 4` bytes.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_matmul(
+    out: *mut u32,
+    a: *const u32,
+    b: *const u32,
+    moduli: *const Modulus,
+    n: u32,
+    k: u32,
+    p: u32,
+) {
+    let quads: *mut Quad = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Quad>();
+    let sa = quads as *mut i32; // sa[kk·68 + row]
+    let sb = sa.add((MM_TK * MM_A_STRIDE) as usize); // sb[kk·64 + col]
+    let c = _block_idx_z() as usize;
+    let m = *moduli.add(c);
+    let t = m.fold_factor();
+    let (nk, kp, np) = (
+        n as usize * k as usize,
+        k as usize * p as usize,
+        n as usize * p as usize,
+    );
+    let (a, b, out) = (a.add(c * nk), b.add(c * kp), out.add(c * np));
+    let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
+    let tid = ty * 16 + tx;
+    let (row0, col0) = (_block_idx_y() * MM_TILE, _block_idx_x() * MM_TILE);
+    let mut acc = [[0i64; 4]; 4];
+    let mut k0 = 0;
+    while k0 < k {
+        let mut q = 0;
+        while q < 4 {
+            let e = tid + 256 * q;
+            let (r, kk) = (e / MM_TK, e % MM_TK);
+            let (gi, gk) = (row0 + r, k0 + kk);
+            *sa.add((kk * MM_A_STRIDE + r) as usize) = if gi < n && gk < k {
+                m.center(*a.add(gi as usize * k as usize + gk as usize))
+            } else {
+                0
+            };
+            let (kk, col) = (e / MM_TILE, e % MM_TILE);
+            let (gk, gj) = (k0 + kk, col0 + col);
+            *sb.add((kk * MM_TILE + col) as usize) = if gk < k && gj < p {
+                m.center(*b.add(gk as usize * p as usize + gj as usize))
+            } else {
+                0
+            };
+            q += 1;
+        }
+        _syncthreads();
+        let mut kk = 0;
+        while kk < MM_TK {
+            // LAZY steps of 16 products each, then one fold: fully unrolled, so that the
+            // accumulators stay in registers.
+            #[allow(clippy::needless_range_loop)]
+            for u in 0..LAZY as u32 {
+                let av = *(sa.add(((kk + u) * MM_A_STRIDE + ty * 4) as usize) as *const Quad);
+                let bv = *(sb.add(((kk + u) * MM_TILE + tx * 4) as usize) as *const Quad);
+                for i in 0..4 {
+                    for j in 0..4 {
+                        acc[i][j] += av.0[i] as i64 * bv.0[j] as i64;
+                    }
+                }
+            }
+            for row in acc.iter_mut() {
+                for s in row.iter_mut() {
+                    *s = Modulus::fold(*s, t);
+                }
+            }
+            kk += LAZY as u32;
+        }
+        _syncthreads();
+        k0 += MM_TK;
+    }
+    for (i, row) in acc.iter().enumerate() {
+        let gi = row0 + ty * 4 + i as u32;
+        for (j, &s) in row.iter().enumerate() {
+            let gj = col0 + tx * 4 + j as u32;
+            if gi < n && gj < p {
+                *out.add(gi as usize * p as usize + gj as usize) = m.reduce_i64(s);
+            }
+        }
     }
 }
 

@@ -33,6 +33,12 @@ pub enum Error {
     },
     /// Matrix dimensions that do not fit the operation.
     Shape(String),
+    /// A singular matrix where an invertible one is needed: modulo `prime`, or over Q
+    /// when `prime` is `None`.
+    Singular {
+        /// The prime modulo which the matrix is singular, if the question was modular.
+        prime: Option<u32>,
+    },
     /// An input that cannot be read as the expected format.
     Parse {
         /// Where the input came from (a path, or `<stdin>`).
@@ -86,6 +92,18 @@ impl fmt::Display for Error {
                 "value at index {index} is outside the basis's signed range (about ±2^{range_bits})"
             ),
             Error::Shape(msg) => write!(f, "{msg}"),
+            Error::Singular { prime: Some(p) } => {
+                write!(
+                    f,
+                    "the matrix is singular modulo {p}: it has no inverse there"
+                )
+            }
+            Error::Singular { prime: None } => {
+                write!(
+                    f,
+                    "the matrix is singular (determinant 0): A X = B has no unique solution"
+                )
+            }
             Error::Parse {
                 source,
                 line,

@@ -4,7 +4,7 @@
 //! (optional leading `-`), separated by spaces or tabs. Blank lines are ignored.
 
 use crate::error::{Error, Result};
-use rug::Integer;
+use rug::{Integer, Rational};
 use std::fmt;
 use std::io::Read;
 
@@ -161,6 +161,32 @@ impl IntMatrix {
         Ok(IntMatrix { rows, cols, data })
     }
 
+    /// The transpose.
+    pub fn transpose(&self) -> IntMatrix {
+        let data = (0..self.rows * self.cols)
+            .map(|k| self.get(k % self.rows, k / self.rows).clone())
+            .collect();
+        IntMatrix {
+            rows: self.cols,
+            cols: self.rows,
+            data,
+        }
+    }
+
+    /// `[self | other]`: the columns of `other` appended; the row counts must agree.
+    pub fn augment(&self, other: &IntMatrix) -> Result<IntMatrix> {
+        if self.rows != other.rows {
+            return Err(Error::Shape(format!(
+                "cannot place a {}×{} matrix beside a {}×{} matrix",
+                other.rows, other.cols, self.rows, self.cols
+            )));
+        }
+        let data = (0..self.rows)
+            .flat_map(|i| self.row(i).iter().chain(other.row(i)).cloned())
+            .collect();
+        IntMatrix::new(self.rows, self.cols + other.cols, data)
+    }
+
     /// Reads and parses a matrix file, or standard input for `-`.
     pub fn read(path: &str) -> Result<IntMatrix> {
         let text = read_source(path)?;
@@ -175,6 +201,69 @@ impl fmt::Display for IntMatrix {
         writeln!(f, "{} {}", self.rows, self.cols)?;
         for i in 0..self.rows {
             let row: Vec<String> = self.row(i).iter().map(|x| x.to_string()).collect();
+            writeln!(f, "{}", row.join(" "))?;
+        }
+        Ok(())
+    }
+}
+
+/// A dense row-major matrix of rationals (each in lowest terms, positive denominator).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RatMatrix {
+    rows: usize,
+    cols: usize,
+    data: Vec<Rational>,
+}
+
+impl RatMatrix {
+    /// A matrix from its row-major entries; `data.len()` must be `rows · cols`.
+    pub fn new(rows: usize, cols: usize, data: Vec<Rational>) -> Result<RatMatrix> {
+        if data.len() != rows * cols {
+            return Err(Error::Shape(format!(
+                "{} entries do not form a {rows}×{cols} matrix",
+                data.len()
+            )));
+        }
+        Ok(RatMatrix { rows, cols, data })
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of columns.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// Entry `(i, j)`.
+    pub fn get(&self, i: usize, j: usize) -> &Rational {
+        &self.data[i * self.cols + j]
+    }
+
+    /// All entries, row-major.
+    pub fn entries(&self) -> &[Rational] {
+        &self.data
+    }
+}
+
+impl fmt::Display for RatMatrix {
+    /// The text format of [`IntMatrix`], with entries `p/q` (`q > 0`, lowest terms) and
+    /// integers without a denominator.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} {}", self.rows, self.cols)?;
+        for row in self.data.chunks(self.cols.max(1)).take(self.rows) {
+            let row: Vec<String> = row
+                .iter()
+                .map(|x| {
+                    if *x.denom() == 1 {
+                        x.numer().to_string()
+                    } else {
+                        format!("{}/{}", x.numer(), x.denom())
+                    }
+                })
+                .collect();
             writeln!(f, "{}", row.join(" "))?;
         }
         Ok(())

@@ -174,7 +174,12 @@ impl RnsVec {
     /// [`Error::OutOfRange`], never a wrong number. The check is exact for values of
     /// absolute value below `M·m_K/2`.
     pub fn to_integers_checked(&self) -> Result<Vec<Integer>> {
-        let values = self.to_integers();
+        self.check_redundant(self.to_integers())
+    }
+
+    /// `values` (reconstructed from the range channels) if each agrees with the
+    /// redundant channel, else [`Error::OutOfRange`] for the first that does not.
+    pub fn check_redundant(&self, values: Vec<Integer>) -> Result<Vec<Integer>> {
         let red = self.basis.redundant();
         let red_channel = self.channel(self.basis.range_len());
         match values

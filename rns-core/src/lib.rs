@@ -10,7 +10,8 @@
 //! * [`mixed_radix`]: the mixed-radix table `inv(m_i) mod m_j`, mixed-radix
 //!   conversion, the digits of `(M−1)/2` and the sign test.
 //! * [`crt`]: the CRT constants `inv(M/m_i) mod m_i`.
-//! * [`linalg`]: determinant modulo a prime by Gaussian elimination.
+//! * [`linalg`]: elimination modulo a prime (determinant, rank, reduced echelon form,
+//!   inverse, solve), the delayed-reduction steps of matrix products, resultants.
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",

@@ -2,41 +2,127 @@
 
 use crate::modulus::Modulus;
 
-/// The determinant modulo `m` of the `n × n` row-major matrix `a` (residues in
-/// `[0, m)`), by Gaussian elimination with row swaps. `a` is overwritten.
-/// A column without a pivot gives 0.
+/// What [`eliminate`] found: the rank, and the determinant of the pivot columns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Elimination {
+    /// Number of pivots found (the rank of the pivot columns).
+    pub rank: u32,
+    /// When the pivot columns form a square matrix (`pivot_cols == rows`): its
+    /// determinant (0 when singular). Otherwise 0.
+    pub det: u32,
+}
+
+/// Gaussian elimination modulo `m` of the `rows × cols` row-major matrix `a`, pivoting on
+/// its first `pivot_cols` columns (the rest, such as the right-hand sides of
+/// `[A | B]`, are carried along). The pivot of column `k` is the first row at or below
+/// the current one with a non-zero entry; a column without one is skipped.
+///
+/// `jordan = false`: forward elimination (row echelon form, entries below each pivot
+/// zeroed, pivots not scaled), `rows·cols·rank` products at most. `jordan = true`:
+/// Gauss–Jordan to the reduced row echelon form (each pivot 1, the only non-zero of its
+/// column), which is unique: `[A | B]` with `A` invertible becomes `[I | A⁻¹B]`.
+///
+/// The GPU kernel `rns_eliminate` runs the same steps with a block of threads per prime.
 #[inline]
-pub fn det_in_place(a: &mut [u32], n: usize, m: Modulus) -> u32 {
-    assert_eq!(a.len(), n * n, "matrix buffer must be n×n");
+pub fn eliminate(
+    a: &mut [u32],
+    rows: usize,
+    cols: usize,
+    pivot_cols: usize,
+    jordan: bool,
+    m: Modulus,
+) -> Elimination {
+    assert_eq!(a.len(), rows * cols, "matrix buffer must be rows×cols");
+    assert!(pivot_cols <= cols, "pivot columns must be columns");
+    let mut r = 0;
     let mut det = 1u32;
-    for k in 0..n {
-        let Some(p) = (k..n).find(|&i| a[i * n + k] != 0) else {
-            return 0;
+    for k in 0..pivot_cols {
+        if r == rows {
+            break;
+        }
+        let Some(p) = (r..rows).find(|&i| a[i * cols + k] != 0) else {
+            continue;
         };
-        if p != k {
-            for j in k..n {
-                a.swap(p * n + j, k * n + j);
+        if p != r {
+            for j in k..cols {
+                a.swap(p * cols + j, r * cols + j);
             }
             det = m.neg(det);
         }
-        let pivot = a[k * n + k];
+        let pivot = a[r * cols + k];
         det = m.mul(det, pivot);
         let inv = m.inv(pivot).expect("pivot is non-zero modulo a prime");
-        let (top, bottom) = a.split_at_mut((k + 1) * n);
-        let pivot_row = &top[k * n + k + 1..k * n + n];
-        for row in bottom.chunks_exact_mut(n) {
+        if jordan {
+            let inv_shoup = m.shoup(inv);
+            for x in &mut a[r * cols + k + 1..(r + 1) * cols] {
+                *x = m.mul_shoup(*x, inv, inv_shoup);
+            }
+            a[r * cols + k] = 1;
+        }
+        let (above, rest) = a.split_at_mut(r * cols);
+        let (pivot_row, below) = rest.split_at_mut(cols);
+        let pivot_tail = &pivot_row[k + 1..];
+        let targets =
+            below
+                .chunks_exact_mut(cols)
+                .chain(
+                    above
+                        .chunks_exact_mut(cols)
+                        .take(if jordan { r } else { 0 }),
+                );
+        for row in targets {
             let lead = row[k];
             if lead == 0 {
                 continue;
             }
-            let f = m.mul(lead, inv);
-            let f_shoup = m.shoup(f);
-            for (x, &y) in row[k + 1..].iter_mut().zip(pivot_row) {
-                *x = m.sub(*x, m.mul_shoup(y, f, f_shoup));
-            }
+            let f = if jordan { lead } else { m.mul(lead, inv) };
+            sub_mul_row(&mut row[k + 1..], pivot_tail, f, m);
+            row[k] = 0;
         }
+        r += 1;
     }
-    det
+    let square = pivot_cols == rows && r == rows;
+    Elimination {
+        rank: r as u32,
+        det: if square { det } else { 0 },
+    }
+}
+
+/// `row[j] ← row[j] − f · pivot[j]` for every `j` (one Shoup product each).
+#[inline(always)]
+pub fn sub_mul_row(row: &mut [u32], pivot: &[u32], f: u32, m: Modulus) {
+    let f_shoup = m.shoup(f);
+    for (x, &y) in row.iter_mut().zip(pivot) {
+        *x = m.sub(*x, m.mul_shoup(y, f, f_shoup));
+    }
+}
+
+/// The determinant modulo `m` of the `n × n` row-major matrix `a` (residues in
+/// `[0, m)`) by forward elimination ([`eliminate`]). `a` is overwritten.
+#[inline]
+pub fn det_in_place(a: &mut [u32], n: usize, m: Modulus) -> u32 {
+    if n == 0 {
+        return 1;
+    }
+    eliminate(a, n, n, n, false, m).det
+}
+
+/// `acc[j] += x · b[j]` for centered residues ([`Modulus::center`]): the inner step of
+/// a matrix product with delayed reduction. At most [`crate::modulus::LAZY_PRODUCTS`]
+/// such steps may follow a [`fold_all`].
+#[inline(always)]
+pub fn add_products(acc: &mut [i64], x: i32, b: &[i32]) {
+    for (s, &y) in acc.iter_mut().zip(b) {
+        *s += x as i64 * y as i64;
+    }
+}
+
+/// [`Modulus::fold`] on every accumulator (`t = m.fold_factor()`).
+#[inline(always)]
+pub fn fold_all(acc: &mut [i64], t: i32) {
+    for s in acc.iter_mut() {
+        *s = Modulus::fold(*s, t);
+    }
 }
 
 /// The resultant modulo `m` of two polynomials held in place with stride `s`: `f` has
@@ -128,6 +214,21 @@ mod tests {
         assert_eq!(res(&[m.m - 1, 0, 1], &[m.m - 1, 1]), 0); // common factor x − 1
         assert_eq!(res(&[3], &[1, 2, 5]), 9); // 3²
         assert_eq!(res(&[1, 1], &[1, 0, 0, 1]), 0); // x + 1 divides x³ + 1
+    }
+
+    #[test]
+    fn gauss_jordan_inverts_and_ranks() {
+        let m = Modulus::new(2_147_483_647).unwrap();
+        // [A | I] with A = [[2, 1], [1, 1]] → [I | A⁻¹], A⁻¹ = [[1, −1], [−1, 2]].
+        let mut a = [2, 1, 1, 0, 1, 1, 0, 1];
+        let e = eliminate(&mut a, 2, 4, 2, true, m);
+        assert_eq!(e, Elimination { rank: 2, det: 1 });
+        assert_eq!(a, [1, 0, 1, m.m - 1, 0, 1, m.m - 1, 2]);
+        // Rank 1 with a zero first column: [[0, 1, 2], [0, 2, 4]] → [[0, 1, 2], [0, 0, 0]].
+        let mut b = [0, 1, 2, 0, 2, 4];
+        let e = eliminate(&mut b, 2, 3, 3, true, m);
+        assert_eq!(e, Elimination { rank: 1, det: 0 });
+        assert_eq!(b, [0, 1, 2, 0, 0, 0]);
     }
 
     #[test]

@@ -10,6 +10,10 @@ pub const MODULUS_MIN: u32 = (1 << 30) + 1;
 /// Largest modulus accepted (exclusive bound is 2^31).
 pub const MODULUS_MAX: u32 = (1 << 31) - 1;
 
+/// Products of centered residues ([`Modulus::center`]) that may be added to a folded
+/// signed 64-bit accumulator ([`Modulus::fold`]) before the next fold.
+pub const LAZY_PRODUCTS: usize = 4;
+
 /// `3 * 2^51`: adding it to a double in `[0, 2^51)` leaves the value rounded to
 /// the nearest integer in the low bits of the mantissa.
 const ROUND_MAGIC: f64 = 6_755_399_441_055_744.0;
@@ -227,6 +231,33 @@ impl Modulus {
         self.add(self.mul_two32(r), self.reduce_u32(w))
     }
 
+    /// `a` as a centered residue in `[−(m−1)/2, (m−1)/2]`: products of two such values
+    /// are below `2^60` in absolute value, so a signed 64-bit sum holds several of them
+    /// (the delayed reduction of dot products, [`Modulus::fold`]).
+    #[inline(always)]
+    pub fn center(self, a: u32) -> i32 {
+        if a > self.m >> 1 {
+            a.wrapping_sub(self.m) as i32
+        } else {
+            a as i32
+        }
+    }
+
+    /// `2^32 mod m`, centered: the factor of [`Modulus::fold`].
+    #[inline(always)]
+    pub fn fold_factor(self) -> i32 {
+        self.center(self.two32)
+    }
+
+    /// A value congruent to `x` modulo `m` and below `2^61 + 2^32` in absolute value,
+    /// for any `x` (one wide multiply-add: `⌊x/2^32⌋ · t + (x mod 2^32)` with
+    /// `t = fold_factor()`). After a fold, [`LAZY_PRODUCTS`] products of centered
+    /// residues can be added without overflow (`2^61 + 2^32 + 4·2^60 < 2^63`).
+    #[inline(always)]
+    pub fn fold(x: i64, t: i32) -> i64 {
+        (x >> 32) * t as i64 + (x as u32) as i64
+    }
+
     /// `a mod m` for any `u32`.
     #[inline(always)]
     pub fn reduce_u32(self, a: u32) -> u32 {
@@ -336,6 +367,23 @@ mod tests {
             Err(ModulusError::OutOfRange(1 << 31))
         );
         assert_eq!(Modulus::new(P - 2), Err(ModulusError::NotPrime(P - 2)));
+    }
+
+    #[test]
+    fn fold_keeps_the_residue_and_the_bound() {
+        for p in [P, (1 << 30) + 3] {
+            let m = Modulus::new(p).unwrap();
+            let t = m.fold_factor();
+            for x in [i64::MAX, i64::MIN, -1, 0, 1, 1 << 62, -(1 << 62) + 7] {
+                let y = Modulus::fold(x, t);
+                assert!(y.unsigned_abs() < (1 << 61) + (1 << 32));
+                assert_eq!(m.reduce_i64(y), m.reduce_i64(x));
+            }
+            assert_eq!(m.center(0), 0);
+            assert_eq!(m.center(p - 1), -1);
+            assert_eq!(m.center(p / 2), (p / 2) as i32);
+            assert_eq!(m.center(p / 2 + 1), -((p / 2) as i32));
+        }
     }
 
     #[test]

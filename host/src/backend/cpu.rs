@@ -3,6 +3,7 @@
 
 use crate::layout;
 use rayon::prelude::*;
+use rns_core::modulus::LAZY_PRODUCTS;
 use rns_core::{linalg, mixed_radix, Modulus};
 use std::cmp::Ordering;
 
@@ -162,18 +163,137 @@ pub fn compare(da: &[u32], db: &[u32], k: usize) -> Vec<Ordering> {
         .collect()
 }
 
-/// The determinant of one `n × n` matrix per channel: channel `c` of `data` holds
-/// the row-major matrix modulo `moduli[c]`.
-pub fn det_per_channel(moduli: &[Modulus], n: usize, data: &[u32]) -> Vec<u32> {
-    let nn = n * n;
-    moduli
-        .par_iter()
-        .enumerate()
-        .map(|(c, &m)| {
-            let mut a = data[c * nn..(c + 1) * nn].to_vec();
-            linalg::det_in_place(&mut a, n, m)
-        })
+/// Gaussian elimination ([`linalg::eliminate`]) of one `rows × cols` matrix per channel,
+/// pivoting on the first `pivot_cols` columns; channel `c` of `data` holds the row-major
+/// matrix modulo `moduli[c]` and is overwritten. Returns `(rank, det)` per channel.
+pub fn eliminate_per_channel(
+    moduli: &[Modulus],
+    rows: usize,
+    cols: usize,
+    pivot_cols: usize,
+    jordan: bool,
+    data: &mut [u32],
+) -> Vec<linalg::Elimination> {
+    let size = rows * cols;
+    if size == 0 {
+        let e = linalg::Elimination {
+            rank: 0,
+            det: (pivot_cols == rows) as u32,
+        };
+        return vec![e; moduli.len()];
+    }
+    data.par_chunks_mut(size)
+        .zip(moduli.par_iter())
+        .map(|(a, &m)| linalg::eliminate(a, rows, cols, pivot_cols, jordan, m))
         .collect()
+}
+
+/// Columns of the product per CPU task, and rows of `a` sharing one pass over `b`.
+const MM_COLS: usize = 256;
+const MM_ROWS: usize = 8;
+
+/// `a · b` modulo each channel: `a` is `n × k` and `b` is `k × p`, row-major, channel
+/// `c` at offsets `c·n·k` and `c·k·p`; the result is `n × p` per channel. Centered
+/// residues, delayed reduction ([`linalg::add_products`], one fold every
+/// [`LAZY_PRODUCTS`] products), blocks of rows × columns in parallel.
+pub fn matmul_per_channel(
+    moduli: &[Modulus],
+    n: usize,
+    k: usize,
+    p: usize,
+    a: &[u32],
+    b: &[u32],
+) -> Vec<u32> {
+    let mut out = vec![0u32; moduli.len() * n * p];
+    if n * p == 0 {
+        return out;
+    }
+    out.par_chunks_mut(n * p).enumerate().for_each(|(c, prod)| {
+        let m = moduli[c];
+        let center = |x: &[u32]| x.iter().map(|&v| m.center(v)).collect::<Vec<i32>>();
+        let ac = center(&a[c * n * k..(c + 1) * n * k]);
+        let bc = center(&b[c * k * p..(c + 1) * k * p]);
+        prod.par_chunks_mut(MM_ROWS * p)
+            .enumerate()
+            .for_each(|(rb, block)| {
+                let rows = block.len() / p;
+                for j0 in (0..p).step_by(MM_COLS) {
+                    let w = MM_COLS.min(p - j0);
+                    let mut acc = vec![0i64; rows * w];
+                    let a_rows = &ac[rb * MM_ROWS * k..(rb * MM_ROWS + rows) * k];
+                    matmul_block(m, a_rows, rows, &bc, k, p, j0, &mut acc);
+                    for (r, row) in acc.chunks(w).enumerate() {
+                        for (o, &s) in block[r * p + j0..r * p + j0 + w].iter_mut().zip(row) {
+                            *o = m.reduce_i64(s);
+                        }
+                    }
+                }
+            });
+    });
+    out
+}
+
+/// `acc[r][j] = Σ_t a[r][t] · b[t][j0 + j]` for `rows` rows of `a` (row length `k`) and
+/// `w = acc.len() / rows` columns of `b` (row length `p`), folded every
+/// [`LAZY_PRODUCTS`] steps. Compiled twice: for AVX2 when the CPU has it (four signed
+/// 32×32→64 products per instruction) and for the baseline.
+#[allow(clippy::too_many_arguments)]
+fn matmul_block(
+    m: Modulus,
+    a: &[i32],
+    rows: usize,
+    b: &[i32],
+    k: usize,
+    p: usize,
+    j0: usize,
+    acc: &mut [i64],
+) {
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn body(
+        m: Modulus,
+        a: &[i32],
+        rows: usize,
+        b: &[i32],
+        k: usize,
+        p: usize,
+        j0: usize,
+        acc: &mut [i64],
+    ) {
+        let t = m.fold_factor();
+        let w = acc.len() / rows;
+        for t0 in (0..k).step_by(LAZY_PRODUCTS) {
+            for kk in t0..(t0 + LAZY_PRODUCTS).min(k) {
+                let brow = &b[kk * p + j0..kk * p + j0 + w];
+                for (r, row) in acc.chunks_exact_mut(w).enumerate() {
+                    linalg::add_products(row, a[r * k + kk], brow);
+                }
+            }
+            linalg::fold_all(acc, t);
+        }
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx2")]
+        #[allow(clippy::too_many_arguments)]
+        unsafe fn avx2(
+            m: Modulus,
+            a: &[i32],
+            rows: usize,
+            b: &[i32],
+            k: usize,
+            p: usize,
+            j0: usize,
+            acc: &mut [i64],
+        ) {
+            body(m, a, rows, b, k, p, j0, acc)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { avx2(m, a, rows, b, k, p, j0, acc) };
+        }
+    }
+    body(m, a, rows, b, k, p, j0, acc)
 }
 
 /// Resultant modulo each channel of `f` (degree `df`) and `g` (degree `dg`): channel `c`

@@ -11,6 +11,7 @@ use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,
     PushKernelArg,
 };
+use rns_core::linalg::Elimination;
 use rns_core::Modulus;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -601,28 +602,165 @@ impl Gpu {
         Ok(out)
     }
 
-    /// Launches the determinant kernel: one block per channel on `mats` (`channels × n²`,
-    /// overwritten); `out` gets one residue per channel.
-    pub fn launch_det(
+    /// Launches the elimination kernel (`rns_core::linalg::eliminate` on the device): one
+    /// block per channel on `mats` (`channels × rows × cols`, overwritten); `ranks` and
+    /// `dets` get one word per channel.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_eliminate(
         &self,
-        out: &mut CudaSlice<u32>,
+        ranks: &mut CudaSlice<u32>,
+        dets: &mut CudaSlice<u32>,
         mats: &mut CudaSlice<u32>,
         moduli: &CudaSlice<u32>,
-        n: usize,
+        shape: (usize, usize, usize),
+        jordan: bool,
         channels: usize,
     ) -> Result<()> {
-        let f = self.function("rns_det")?;
+        let (rows, cols, pivot_cols) = shape;
+        let f = self.function("rns_eliminate")?;
+        // A warp per row at most, between 2 and 32 warps.
+        let threads = (rows * 32).clamp(64, 1024) as u32;
         let cfg = LaunchConfig {
             grid_dim: (channels as u32, 1, 1),
-            block_dim: (1024, 1, 1),
+            block_dim: (threads, 1, 1),
             shared_mem_bytes: 16,
         };
-        let n32 = n as u32;
+        let (r32, c32, p32, j32) = (rows as u32, cols as u32, pivot_cols as u32, jordan as u32);
         let mut l = self.stream.launch_builder(&f);
-        l.arg(out).arg(mats).arg(moduli).arg(&n32);
-        // SAFETY: mats holds channels × n² words, moduli channels, out channels.
+        l.arg(ranks)
+            .arg(dets)
+            .arg(mats)
+            .arg(moduli)
+            .arg(&r32)
+            .arg(&c32)
+            .arg(&p32)
+            .arg(&j32);
+        // SAFETY: mats holds channels × rows × cols words, moduli, ranks and dets channels.
         unsafe { l.launch(cfg) }.map_err(cuda)?;
         Ok(())
+    }
+
+    /// Gaussian elimination of one `rows × cols` matrix per channel of `data` (overwritten
+    /// when `keep` is set; else only ranks and determinants come back), pivoting on the
+    /// first `pivot_cols` columns. Returns `(rank, det)` per channel.
+    #[allow(clippy::too_many_arguments)]
+    pub fn eliminate_per_channel(
+        &self,
+        moduli: &[Modulus],
+        rows: usize,
+        cols: usize,
+        pivot_cols: usize,
+        jordan: bool,
+        data: &mut [u32],
+        keep: bool,
+    ) -> Result<Vec<Elimination>> {
+        let size = rows * cols;
+        let mut out = Vec::with_capacity(moduli.len());
+        if size == 0 {
+            let det = (pivot_cols == rows) as u32;
+            out.resize(moduli.len(), Elimination { rank: 0, det });
+            return Ok(out);
+        }
+        let per = (self.budget()? / ((size + 8) * 4)).max(1);
+        for start in (0..moduli.len()).step_by(per) {
+            let chans = start..(start + per).min(moduli.len());
+            let part = &mut data[chans.start * size..chans.end * size];
+            let dm = self.upload(&moduli_words(&moduli[chans.clone()]))?;
+            let mut dmats = self.upload(part)?;
+            let (mut dr, mut dd) = (self.alloc(chans.len())?, self.alloc(chans.len())?);
+            let shape = (rows, cols, pivot_cols);
+            self.launch_eliminate(
+                &mut dr,
+                &mut dd,
+                &mut dmats,
+                &dm,
+                shape,
+                jordan,
+                chans.len(),
+            )?;
+            if keep {
+                self.stream.memcpy_dtoh(&dmats, part).map_err(cuda)?;
+            }
+            let (r, d) = (
+                self.download(&dr, chans.len())?,
+                self.download(&dd, chans.len())?,
+            );
+            out.extend(
+                r.into_iter()
+                    .zip(d)
+                    .map(|(rank, det)| Elimination { rank, det }),
+            );
+        }
+        Ok(out)
+    }
+
+    /// Launches the batched product kernel: `out = a · b` per channel, `a` `n × k`,
+    /// `b` `k × p` (shape `(n, k, p)`).
+    pub fn launch_matmul(
+        &self,
+        out: &mut CudaSlice<u32>,
+        a: &CudaSlice<u32>,
+        b: &CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+        shape: (usize, usize, usize),
+        channels: usize,
+    ) -> Result<()> {
+        let (n, k, p) = shape;
+        if channels > 65_535 || n.div_ceil(64) > 65_535 {
+            return Err(Error::Shape(format!(
+                "{channels} channels of {n}-row products exceed the GPU grid limits"
+            )));
+        }
+        let f = self.function("rns_matmul")?;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                p.div_ceil(64).max(1) as u32,
+                n.div_ceil(64).max(1) as u32,
+                channels as u32,
+            ),
+            block_dim: (16, 16, 1),
+            shared_mem_bytes: (68 + 64) * 16 * 4,
+        };
+        let (n32, k32, p32) = (n as u32, k as u32, p as u32);
+        let mut l = self.stream.launch_builder(&f);
+        l.arg(out)
+            .arg(a)
+            .arg(b)
+            .arg(moduli)
+            .arg(&n32)
+            .arg(&k32)
+            .arg(&p32);
+        // SAFETY: a, b and out hold channels × (n·k, k·p, n·p) words, moduli channels.
+        unsafe { l.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
+    /// `a · b` modulo each channel (`a` `n × k`, `b` `k × p`, channel-major batches of
+    /// row-major matrices), in chunks of channels that fit the memory budget.
+    pub fn matmul_per_channel(
+        &self,
+        moduli: &[Modulus],
+        (n, k, p): (usize, usize, usize),
+        a: &[u32],
+        b: &[u32],
+    ) -> Result<Vec<u32>> {
+        let (nk, kp, np) = (n * k, k * p, n * p);
+        let mut out = Vec::with_capacity(moduli.len() * np);
+        if np == 0 {
+            out.resize(moduli.len() * np, 0);
+            return Ok(out);
+        }
+        let per = (self.budget()? / ((nk + kp + np + 8) * 4)).clamp(1, 65_535);
+        for start in (0..moduli.len()).step_by(per) {
+            let chans = start..(start + per).min(moduli.len());
+            let dm = self.upload(&moduli_words(&moduli[chans.clone()]))?;
+            let da = self.upload(&a[chans.start * nk..chans.end * nk])?;
+            let db = self.upload(&b[chans.start * kp..chans.end * kp])?;
+            let mut dout = self.alloc(chans.len() * np)?;
+            self.launch_matmul(&mut dout, &da, &db, &dm, (n, k, p), chans.len())?;
+            out.extend(self.download(&dout, chans.len() * np)?);
+        }
+        Ok(out)
     }
 
     /// Launches the resultant kernel, one thread per channel, on coefficients interleaved
@@ -677,22 +815,6 @@ impl Gpu {
             let mut dd = self.upload(&interleaved)?;
             let mut dout = self.alloc(chans.len())?;
             self.launch_resultant(&mut dout, &mut dd, &dm, chans.len(), df, dg)?;
-            out.extend(self.download(&dout, chans.len())?);
-        }
-        Ok(out)
-    }
-
-    /// Determinant of the `n × n` matrix held in each channel of `data`.
-    pub fn det_per_channel(&self, moduli: &[Modulus], n: usize, data: &[u32]) -> Result<Vec<u32>> {
-        let nn = n * n;
-        let mut out = Vec::with_capacity(moduli.len());
-        let per = (self.budget()? / ((nn + 8) * 4).max(1)).max(1);
-        for start in (0..moduli.len()).step_by(per) {
-            let chans = start..(start + per).min(moduli.len());
-            let dm = self.upload(&moduli_words(&moduli[chans.clone()]))?;
-            let mut dmats = self.upload(&data[chans.start * nn..chans.end * nn])?;
-            let mut dout = self.alloc(chans.len())?;
-            self.launch_det(&mut dout, &mut dmats, &dm, n, chans.len())?;
             out.extend(self.download(&dout, chans.len())?);
         }
         Ok(out)

@@ -15,6 +15,8 @@ use crate::error::{Error, Result};
 use crate::layout;
 use crate::vector::{residue, RnsVec};
 use rayon::prelude::*;
+use rns_core::linalg::Elimination;
+use rns_core::Modulus;
 use rug::Integer;
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -323,6 +325,13 @@ impl Backend {
             .collect())
     }
 
+    /// [`Backend::to_integers`], checked against the redundant channel
+    /// ([`RnsVec::check_redundant`]): an error, never a wrong number, for a value that
+    /// left the range.
+    pub fn to_integers_checked(&self, a: &RnsVec) -> Result<Vec<Integer>> {
+        a.check_redundant(self.to_integers(a)?)
+    }
+
     /// The determinant of the `n × n` matrix held in each channel: `matrices` holds
     /// `n²` numbers (a row-major matrix), and the result has one residue per channel.
     pub fn det_per_channel(&self, matrices: &RnsVec, n: usize) -> Result<Vec<u32>> {
@@ -332,10 +341,64 @@ impl Backend {
                 matrices.len()
             )));
         }
+        let mut data = matrices.residues().to_vec();
         let moduli = matrices.basis().moduli();
-        match self.gpu_for(n * n * moduli.len()) {
-            Some(g) => g.det_per_channel(moduli, n, matrices.residues()),
-            None => Ok(cpu::det_per_channel(moduli, n, matrices.residues())),
+        let e = self.eliminate_per_channel(moduli, (n, n, n), false, &mut data, false)?;
+        Ok(e.into_iter().map(|e| e.det).collect())
+    }
+
+    /// Gaussian elimination ([`rns_core::linalg::eliminate`]) of one `rows × cols`
+    /// row-major matrix per modulus, pivoting on the first `pivot_cols` columns
+    /// (`shape = (rows, cols, pivot_cols)`): forward, or to the reduced echelon form when
+    /// `jordan`. `data` holds the matrices one after another; it is overwritten with the
+    /// result when `keep` is set (and left unspecified otherwise). Returns the rank and
+    /// the determinant of the pivot columns per modulus.
+    pub fn eliminate_per_channel(
+        &self,
+        moduli: &[Modulus],
+        shape: (usize, usize, usize),
+        jordan: bool,
+        data: &mut [u32],
+        keep: bool,
+    ) -> Result<Vec<Elimination>> {
+        let (rows, cols, pivot_cols) = shape;
+        if data.len() != moduli.len() * rows * cols || pivot_cols > cols {
+            return Err(Error::Shape(format!(
+                "{} residues do not form {} matrices of {rows}×{cols} (pivoting on {pivot_cols} columns)",
+                data.len(),
+                moduli.len()
+            )));
+        }
+        match self.gpu_for(data.len()) {
+            Some(g) => g.eliminate_per_channel(moduli, rows, cols, pivot_cols, jordan, data, keep),
+            None => Ok(cpu::eliminate_per_channel(
+                moduli, rows, cols, pivot_cols, jordan, data,
+            )),
+        }
+    }
+
+    /// `a · b` modulo each modulus for one `n × k` matrix `a` and one `k × p` matrix `b`
+    /// per modulus (`shape = (n, k, p)`, row-major, one matrix after another): the
+    /// `n × p` products, one after another. Delayed reduction on both backends.
+    pub fn matmul_per_channel(
+        &self,
+        moduli: &[Modulus],
+        shape: (usize, usize, usize),
+        a: &[u32],
+        b: &[u32],
+    ) -> Result<Vec<u32>> {
+        let (n, k, p) = shape;
+        let c = moduli.len();
+        if a.len() != c * n * k || b.len() != c * k * p {
+            return Err(Error::Shape(format!(
+                "{} and {} residues do not form {c} products of {n}×{k} by {k}×{p}",
+                a.len(),
+                b.len()
+            )));
+        }
+        match self.gpu_for(c * n * p) {
+            Some(g) => g.matmul_per_channel(moduli, shape, a, b),
+            None => Ok(cpu::matmul_per_channel(moduli, n, k, p, a, b)),
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 use rns::compare::{self, Preset};
-use rns::{det_with_stats, Backend, BackendChoice, IntMatrix, Result};
+use rns::{det_with_stats, linalg, Backend, BackendChoice, IntMatrix, ModMatrices, Result};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,16 +36,51 @@ impl From<BackendArg> for BackendChoice {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Exact determinant of a square integer matrix, printed as a decimal integer.
+    /// Exact determinant of a square integer matrix (or modulo P), printed as a decimal integer.
     Det {
         /// Matrix file (`rows cols`, then the rows); `-` reads standard input.
         file: String,
+        /// Work modulo this prime (2^30 < P < 2^31) instead of over Z.
+        #[arg(long = "mod", value_name = "P")]
+        modulus: Option<u32>,
         /// Where the modular determinants run.
         #[arg(long, value_enum, default_value = "auto")]
         backend: BackendArg,
         /// Write the primes used and per-stage times to standard error.
         #[arg(long)]
         stats: bool,
+    },
+    /// Product A·B of two integer matrices (or modulo P), printed as a matrix file.
+    Matmul {
+        /// Matrix file of A; `-` reads standard input.
+        a: String,
+        /// Matrix file of B.
+        b: String,
+        #[command(flatten)]
+        opts: ModOpts,
+    },
+    /// Rank of an integer matrix over Q (or modulo P).
+    Rank {
+        /// Matrix file; `-` reads standard input.
+        a: String,
+        #[command(flatten)]
+        opts: ModOpts,
+    },
+    /// Inverse of a square matrix modulo P (or over Q without --mod), printed as a matrix file.
+    Inverse {
+        /// Matrix file; `-` reads standard input.
+        a: String,
+        #[command(flatten)]
+        opts: ModOpts,
+    },
+    /// Solution X of A X = B for square non-singular A, over Q (`p/q` entries) or modulo P.
+    Solve {
+        /// Matrix file of A; `-` reads standard input.
+        a: String,
+        /// Matrix file of B (as many rows as A).
+        b: String,
+        #[command(flatten)]
+        opts: ModOpts,
     },
     /// Resultant res(f, g) of two integer polynomials (files: coefficients, constant term first).
     Resultant {
@@ -59,6 +94,48 @@ enum Command {
     },
     /// Measure every operation on the CPU (one core, all cores) and the GPU; print tables.
     Compare(CompareArgs),
+}
+
+/// The modulus and backend options of the matrix commands.
+#[derive(clap::Args)]
+struct ModOpts {
+    /// Work modulo this prime (2^30 < P < 2^31) instead of over Z or Q.
+    #[arg(long = "mod", value_name = "P")]
+    modulus: Option<u32>,
+    /// Where the modular computations run.
+    #[arg(long, value_enum, default_value = "auto")]
+    backend: BackendArg,
+}
+
+/// The images of `a` modulo `p` (validated: a prime in range).
+fn modular(a: &IntMatrix, p: u32) -> Result<ModMatrices> {
+    ModMatrices::from_int_matrix(a, &[p])
+}
+
+/// Runs a matrix command: `over_q` without a modulus, `mod_p` with one.
+fn matrix_command(
+    files: &[&str],
+    opts: ModOpts,
+    over_q: impl FnOnce(&[IntMatrix], &Backend) -> Result<String>,
+    mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<String>,
+) -> Result<()> {
+    let mats = files
+        .iter()
+        .map(|f| IntMatrix::read(f))
+        .collect::<Result<Vec<_>>>()?;
+    let backend = Backend::select(opts.backend.into())?;
+    let out = match opts.modulus {
+        None => over_q(&mats, &backend)?,
+        Some(p) => {
+            let mods = mats
+                .iter()
+                .map(|a| modular(a, p))
+                .collect::<Result<Vec<_>>>()?;
+            mod_p(&mods, &backend)?
+        }
+    };
+    print!("{out}");
+    Ok(())
 }
 
 /// Options of `rns compare` (also used by `examples/compare.rs`).
@@ -118,6 +195,42 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Det {
             file,
+            modulus: Some(p),
+            backend,
+            ..
+        } => {
+            let a = modular(&IntMatrix::read(&file)?, p)?;
+            let backend = Backend::select(backend.into())?;
+            println!("{}", backend.det_mod(&a)?[0]);
+            Ok(())
+        }
+        Command::Matmul { a, b, opts } => matrix_command(
+            &[&a, &b],
+            opts,
+            |m, be| Ok(linalg::matmul(&m[0], &m[1], be)?.to_string()),
+            |m, be| Ok(be.matmul_mod(&m[0], &m[1])?.to_int_matrix(0).to_string()),
+        ),
+        Command::Rank { a, opts } => matrix_command(
+            &[&a],
+            opts,
+            |m, be| Ok(format!("{}\n", linalg::rank(&m[0], be)?)),
+            |m, be| Ok(format!("{}\n", be.rank_mod(&m[0])?[0])),
+        ),
+        Command::Inverse { a, opts } => matrix_command(
+            &[&a],
+            opts,
+            |m, be| Ok(linalg::inverse(&m[0], be)?.to_string()),
+            |m, be| Ok(be.inverse_mod(&m[0])?.to_int_matrix(0).to_string()),
+        ),
+        Command::Solve { a, b, opts } => matrix_command(
+            &[&a, &b],
+            opts,
+            |m, be| Ok(linalg::solve(&m[0], &m[1], be)?.to_string()),
+            |m, be| Ok(be.solve_mod(&m[0], &m[1])?.to_int_matrix(0).to_string()),
+        ),
+        Command::Det {
+            file,
+            modulus: None,
             backend,
             stats,
         } => {

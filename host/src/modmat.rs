@@ -1,0 +1,300 @@
+//! [`ModMatrices`]: matrices modulo primes, batched (one matrix per prime, or the
+//! residue images of one integer matrix), and the linear algebra on them: product,
+//! determinant, rank, reduced row echelon form, inverse and solve, on either backend.
+//!
+//! ```
+//! use rns::{Backend, IntMatrix, ModMatrices};
+//!
+//! let p = 2_147_483_647; // 2^31 − 1
+//! let a = ModMatrices::from_int_matrix(&IntMatrix::from_i64(2, 2, &[2, 1, 1, 1])?, &[p])?;
+//! let inv = Backend::Cpu.inverse_mod(&a)?;
+//! assert_eq!(inv.matrix(0), [1, p - 1, p - 1, 2]); // [[1, −1], [−1, 2]]
+//! assert_eq!(Backend::Cpu.det_mod(&a)?, [1]);
+//! # Ok::<(), rns::Error>(())
+//! ```
+
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::matrix::IntMatrix;
+use crate::vector::residue;
+use rayon::prelude::*;
+use rns_core::Modulus;
+use rug::Integer;
+
+/// One `rows × cols` row-major matrix of residues per modulus, stored one after another
+/// (`data[c·rows·cols + i·cols + j]`), each entry reduced modulo its prime.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ModMatrices {
+    moduli: Vec<Modulus>,
+    rows: usize,
+    cols: usize,
+    data: Vec<u32>,
+}
+
+impl ModMatrices {
+    /// Validates the primes (each a prime with `2^30 < p < 2^31`) and the residues
+    /// (`rows · cols` per prime, each below its prime).
+    pub fn new(primes: &[u32], rows: usize, cols: usize, data: Vec<u32>) -> Result<ModMatrices> {
+        let moduli = primes
+            .iter()
+            .map(|&p| Modulus::new(p))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Self::from_moduli(moduli, rows, cols, data)
+    }
+
+    /// As [`ModMatrices::new`] for moduli already validated.
+    pub fn from_moduli(
+        moduli: Vec<Modulus>,
+        rows: usize,
+        cols: usize,
+        data: Vec<u32>,
+    ) -> Result<ModMatrices> {
+        if data.len() != moduli.len() * rows * cols {
+            return Err(Error::Shape(format!(
+                "{} residues do not form {} matrices of {rows}×{cols}",
+                data.len(),
+                moduli.len()
+            )));
+        }
+        let size = rows * cols;
+        if size > 0 {
+            for (c, (chunk, m)) in data.chunks(size).zip(&moduli).enumerate() {
+                if let Some(x) = chunk.iter().find(|&&x| x >= m.m) {
+                    return Err(Error::Shape(format!(
+                        "residue {x} of matrix {c} is not reduced modulo {}",
+                        m.m
+                    )));
+                }
+            }
+        }
+        Ok(ModMatrices {
+            moduli,
+            rows,
+            cols,
+            data,
+        })
+    }
+
+    /// The images of one integer matrix modulo each prime (negative entries map to
+    /// `[0, p)`).
+    pub fn from_int_matrix(a: &IntMatrix, primes: &[u32]) -> Result<ModMatrices> {
+        let moduli = primes
+            .iter()
+            .map(|&p| Modulus::new(p))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok(Self::reduce(a, &moduli))
+    }
+
+    /// The images of `a` modulo each of `moduli`.
+    pub(crate) fn reduce(a: &IntMatrix, moduli: &[Modulus]) -> ModMatrices {
+        let size = a.rows() * a.cols();
+        let mut data = vec![0u32; moduli.len() * size];
+        if size > 0 {
+            data.par_chunks_mut(size)
+                .zip(moduli.par_iter())
+                .for_each(|(out, &m)| {
+                    for (o, x) in out.iter_mut().zip(a.entries()) {
+                        *o = residue(x, m);
+                    }
+                });
+        }
+        ModMatrices {
+            moduli: moduli.to_vec(),
+            rows: a.rows(),
+            cols: a.cols(),
+            data,
+        }
+    }
+
+    /// Number of rows of each matrix.
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of columns of each matrix.
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// The moduli, one per matrix.
+    pub fn moduli(&self) -> &[Modulus] {
+        &self.moduli
+    }
+
+    /// The primes, one per matrix.
+    pub fn primes(&self) -> Vec<u32> {
+        self.moduli.iter().map(|m| m.m).collect()
+    }
+
+    /// Number of matrices (primes).
+    pub fn count(&self) -> usize {
+        self.moduli.len()
+    }
+
+    /// All residues, one matrix after another.
+    pub fn data(&self) -> &[u32] {
+        &self.data
+    }
+
+    /// The row-major matrix modulo prime number `c`.
+    pub fn matrix(&self, c: usize) -> &[u32] {
+        let size = self.rows * self.cols;
+        &self.data[c * size..(c + 1) * size]
+    }
+
+    /// Matrix `c` as an integer matrix with entries in `[0, p)`.
+    pub fn to_int_matrix(&self, c: usize) -> IntMatrix {
+        let data = self.matrix(c).iter().map(|&x| Integer::from(x)).collect();
+        IntMatrix::new(self.rows, self.cols, data).expect("shape matches")
+    }
+
+    fn require_square(&self, what: &str) -> Result<usize> {
+        if self.rows != self.cols {
+            return Err(Error::Shape(format!(
+                "{what} needs a square matrix, got {}×{}",
+                self.rows, self.cols
+            )));
+        }
+        Ok(self.rows)
+    }
+
+    fn require_same_moduli(&self, other: &ModMatrices) -> Result<()> {
+        if self.moduli != other.moduli {
+            return Err(Error::BasisMismatch);
+        }
+        Ok(())
+    }
+
+    /// `[self | other]`, column-wise, for every prime.
+    fn augment(&self, other: &ModMatrices) -> ModMatrices {
+        let (r, c1, c2) = (self.rows, self.cols, other.cols);
+        let mut data = Vec::with_capacity(self.count() * r * (c1 + c2));
+        for c in 0..self.count() {
+            let (a, b) = (self.matrix(c), other.matrix(c));
+            for i in 0..r {
+                data.extend_from_slice(&a[i * c1..(i + 1) * c1]);
+                data.extend_from_slice(&b[i * c2..(i + 1) * c2]);
+            }
+        }
+        ModMatrices {
+            moduli: self.moduli.clone(),
+            rows: r,
+            cols: c1 + c2,
+            data,
+        }
+    }
+
+    /// The columns from `start` on, for every prime.
+    fn columns_from(&self, start: usize) -> ModMatrices {
+        let w = self.cols - start;
+        let data = self
+            .data
+            .chunks(self.cols.max(1))
+            .flat_map(|row| row[start..].iter().copied())
+            .collect();
+        ModMatrices {
+            moduli: self.moduli.clone(),
+            rows: self.rows,
+            cols: w,
+            data,
+        }
+    }
+}
+
+/// The `n × n` identity modulo each of `moduli`.
+fn identity(moduli: &[Modulus], n: usize) -> ModMatrices {
+    let one: Vec<u32> = (0..n * n).map(|k| (k / n == k % n) as u32).collect();
+    ModMatrices {
+        moduli: moduli.to_vec(),
+        rows: n,
+        cols: n,
+        data: one.repeat(moduli.len()),
+    }
+}
+
+/// The reduced row echelon form of each matrix and its rank.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Echelon {
+    /// The reduced row echelon forms (unique: each pivot 1, alone in its column).
+    pub rref: ModMatrices,
+    /// The rank of each matrix.
+    pub ranks: Vec<usize>,
+}
+
+impl Backend {
+    /// `a · b` modulo each prime. Errors: different primes, inner dimensions that differ.
+    pub fn matmul_mod(&self, a: &ModMatrices, b: &ModMatrices) -> Result<ModMatrices> {
+        a.require_same_moduli(b)?;
+        if a.cols != b.rows {
+            return Err(Error::Shape(format!(
+                "cannot multiply a {}×{} matrix by a {}×{} matrix",
+                a.rows, a.cols, b.rows, b.cols
+            )));
+        }
+        let data =
+            self.matmul_per_channel(&a.moduli, (a.rows, a.cols, b.cols), &a.data, &b.data)?;
+        Ok(ModMatrices {
+            moduli: a.moduli.clone(),
+            rows: a.rows,
+            cols: b.cols,
+            data,
+        })
+    }
+
+    /// The determinant of each (square) matrix.
+    pub fn det_mod(&self, a: &ModMatrices) -> Result<Vec<u32>> {
+        let n = a.require_square("the determinant")?;
+        let mut data = a.data.clone();
+        let e = self.eliminate_per_channel(&a.moduli, (n, n, n), false, &mut data, false)?;
+        Ok(e.into_iter().map(|e| e.det).collect())
+    }
+
+    /// The rank of each matrix.
+    pub fn rank_mod(&self, a: &ModMatrices) -> Result<Vec<usize>> {
+        let mut data = a.data.clone();
+        let shape = (a.rows, a.cols, a.cols);
+        let e = self.eliminate_per_channel(&a.moduli, shape, false, &mut data, false)?;
+        Ok(e.into_iter().map(|e| e.rank as usize).collect())
+    }
+
+    /// The reduced row echelon form and rank of each matrix.
+    pub fn rref_mod(&self, a: &ModMatrices) -> Result<Echelon> {
+        let mut rref = a.clone();
+        let shape = (a.rows, a.cols, a.cols);
+        let e = self.eliminate_per_channel(&a.moduli, shape, true, &mut rref.data, true)?;
+        Ok(Echelon {
+            rref,
+            ranks: e.into_iter().map(|e| e.rank as usize).collect(),
+        })
+    }
+
+    /// The inverse of each matrix. Errors: a non-square matrix; a matrix that is
+    /// singular modulo its prime ([`Error::Singular`] names the prime).
+    pub fn inverse_mod(&self, a: &ModMatrices) -> Result<ModMatrices> {
+        let n = a.require_square("the inverse")?;
+        self.solve_mod(a, &identity(&a.moduli, n))
+    }
+
+    /// The solution `X` of `A X = B` modulo each prime, for square `A` (`a`) and `B`
+    /// (`b`) with as many rows. Errors: shapes that do not fit, different primes, and
+    /// `A` singular modulo a prime ([`Error::Singular`] names the first such prime).
+    pub fn solve_mod(&self, a: &ModMatrices, b: &ModMatrices) -> Result<ModMatrices> {
+        let n = a.require_square("solving A X = B")?;
+        a.require_same_moduli(b)?;
+        if b.rows != n {
+            return Err(Error::Shape(format!(
+                "A is {n}×{n} but B has {} rows: they must have as many rows",
+                b.rows
+            )));
+        }
+        let mut ab = a.augment(b);
+        let shape = (n, ab.cols, n);
+        let e = self.eliminate_per_channel(&a.moduli, shape, true, &mut ab.data, true)?;
+        if let Some(c) = e.iter().position(|e| e.rank as usize != n) {
+            return Err(Error::Singular {
+                prime: Some(a.moduli[c].m),
+            });
+        }
+        Ok(ab.columns_from(n))
+    }
+}
