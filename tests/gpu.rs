@@ -3,8 +3,11 @@
 //! these tests print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
 
 use rns::backend::gpu::{EqualKernel, Gpu};
-use rns::{det, resultant, Backend, BackendChoice, IntMatrix, IntPoly, Op, RnsBasis, RnsVec};
-use rns_suite::{bareiss_det, edge_values, Gen};
+use rns::{
+    det, linalg, resultant, Backend, BackendChoice, IntMatrix, IntPoly, ModMatrices, Op, RnsBasis,
+    RnsVec,
+};
+use rns_suite::{bareiss_det, edge_values, naive_matmul, rational_solve, Gen};
 use rug::Integer;
 use std::sync::Arc;
 
@@ -284,4 +287,121 @@ fn chunked_paths_match_cpu() {
         &cpu.det_per_channel(&m, 40).unwrap(),
         "det",
     );
+    let a = mod_matrices(&b, 20, 20, 4);
+    same(
+        g.matmul_mod(&a, &a).unwrap().data(),
+        cpu.matmul_mod(&a, &a).unwrap().data(),
+        "matmul",
+    );
+    same(
+        g.rref_mod(&a).unwrap().rref.data(),
+        cpu.rref_mod(&a).unwrap().rref.data(),
+        "rref",
+    );
+}
+
+/// Random matrices modulo every channel of `b` (edge values included, as [`random`]).
+fn mod_matrices(b: &Arc<RnsBasis>, rows: usize, cols: usize, seed: u64) -> ModMatrices {
+    let v = random(b, rows * cols, seed);
+    ModMatrices::new(&b.primes(), rows, cols, v.residues().to_vec()).unwrap()
+}
+
+#[test]
+fn matrices_mod_p_match_cpu() {
+    let Some(g) = gpu() else { return };
+    let cpu = Backend::Cpu;
+    // Products: shapes around the 64-wide tiles and 16-wide k-tiles, many primes.
+    for (n, k, p, primes) in [
+        (1, 1, 1, 3),
+        (3, 5, 7, 40),
+        (64, 16, 64, 5),
+        (65, 17, 63, 5),
+        (1, 300, 1, 9),
+        (130, 1, 129, 2),
+        (200, 333, 70, 3),
+        (256, 256, 256, 33),
+    ] {
+        let b = basis(primes);
+        let (x, y) = (mod_matrices(&b, n, k, 1), mod_matrices(&b, k, p, 2));
+        let want = cpu.matmul_mod(&x, &y).unwrap();
+        same(
+            g.matmul_mod(&x, &y).unwrap().data(),
+            want.data(),
+            &format!("matmul {n}×{k}×{p}"),
+        );
+    }
+    // Elimination: square, rectangular, rank-deficient; forward and Gauss–Jordan.
+    let mut gen = Gen::new(5);
+    for (rows, cols, rank, primes) in [
+        (1, 1, 1, 3),
+        (5, 9, 3, 17),
+        (40, 40, 40, 65),
+        (33, 20, 7, 9),
+        (100, 101, 100, 4),
+    ] {
+        let b = basis(primes);
+        let a = ModMatrices::from_int_matrix(&low_rank(&mut gen, rows, cols, rank), &b.primes())
+            .unwrap();
+        let (ge, ce) = (g.rref_mod(&a).unwrap(), cpu.rref_mod(&a).unwrap());
+        same(
+            ge.rref.data(),
+            ce.rref.data(),
+            &format!("rref {rows}×{cols}"),
+        );
+        same(&ge.ranks, &ce.ranks, "ranks");
+        same(&g.rank_mod(&a).unwrap(), &cpu.rank_mod(&a).unwrap(), "rank");
+        if rows == cols {
+            same(&g.det_mod(&a).unwrap(), &cpu.det_mod(&a).unwrap(), "det");
+            let r = mod_matrices(&b, rows, 3, 9);
+            assert_eq!(g.solve_mod(&a, &r), cpu.solve_mod(&a, &r), "solve {rows}");
+        }
+    }
+    let b = basis(7);
+    let s = ModMatrices::from_int_matrix(&low_rank(&mut gen, 30, 30, 29), &b.primes()).unwrap();
+    assert!(matches!(
+        g.inverse_mod(&s),
+        Err(rns::Error::Singular { prime: Some(_) })
+    ));
+}
+
+#[test]
+fn exact_linear_algebra_matches_cpu_and_rug() {
+    let Some(g) = gpu() else { return };
+    let mut gen = Gen::new(11);
+    for (n, k, p, bits) in [(1, 1, 1, 5), (40, 70, 30, 1000), (128, 128, 128, 64)] {
+        let (a, b) = (gen.matrix(n, k, bits), gen.matrix(k, p, bits));
+        assert_eq!(
+            linalg::matmul(&a, &b, &g).unwrap(),
+            naive_matmul(&a, &b),
+            "matmul {n}"
+        );
+    }
+    for (rows, cols, rank) in [(30, 30, 30), (50, 40, 17), (12, 80, 12)] {
+        let a = low_rank(&mut gen, rows, cols, rank);
+        assert_eq!(
+            linalg::rank(&a, &g).unwrap(),
+            rank.min(rows).min(cols),
+            "rank {rows}×{cols}"
+        );
+    }
+    for (n, bits) in [(1, 3), (30, 64), (60, 100)] {
+        let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, 2, bits));
+        let x = linalg::solve(&a, &b, &g).unwrap();
+        assert_eq!(
+            x,
+            linalg::solve(&a, &b, &Backend::Cpu).unwrap(),
+            "solve {n}"
+        );
+        assert_eq!(
+            x.entries(),
+            &rational_solve(&a, &b).unwrap()[..],
+            "solve {n} vs rug"
+        );
+    }
+}
+
+/// A random integer matrix of rank `r` (almost surely): a product of two random factors.
+fn low_rank(gen: &mut Gen, rows: usize, cols: usize, r: usize) -> IntMatrix {
+    let (x, y) = (gen.matrix(rows, r, 20), gen.matrix(r, cols, 20));
+    naive_matmul(&x, &y)
 }

@@ -128,3 +128,79 @@ fn resultant_prints_the_integer_and_rejects_bad_polynomials() {
         assert!(out.stdout.is_empty());
     }
 }
+
+/// Writes `files` (name, content) into a fresh directory and returns their paths.
+fn files(tag: &str, files: &[(&str, &str)]) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!("rns-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    files
+        .iter()
+        .map(|(name, content)| {
+            let p = dir.join(name);
+            std::fs::write(&p, content).unwrap();
+            p.display().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn matrix_commands_print_results_in_the_matrix_format() {
+    let f = files(
+        "la",
+        &[
+            ("a", "2 2\n2 1\n1 3\n"),
+            ("b", "2 1\n1\n-2\n"),
+            ("s", "2 2\n1 2\n2 4\n"),
+        ],
+    );
+    let (a, b, s) = (f[0].as_str(), f[1].as_str(), f[2].as_str());
+    let p = "2147483647";
+    let ok = |args: &[&str], want: &str| {
+        let out = rns(args, "");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        assert_eq!(text(&out.stdout), want, "{args:?}");
+        assert!(out.stderr.is_empty());
+    };
+    ok(&["matmul", a, b, "--backend", "cpu"], "2 1\n0\n-5\n");
+    ok(&["matmul", a, b, "--mod", p], "2 1\n0\n2147483642\n");
+    ok(&["solve", a, b], "2 1\n1\n-1\n");
+    ok(&["solve", a, s], "2 2\n1/5 2/5\n3/5 6/5\n");
+    ok(&["inverse", a], "2 2\n3/5 -1/5\n-1/5 2/5\n");
+    ok(&["inverse", a, "--mod", p], "2 2\n429496730 1288490188\n1288490188 1717986918\n");
+    ok(&["solve", a, b, "--mod", p], "2 1\n1\n2147483646\n");
+    ok(&["rank", s], "1\n");
+    ok(&["rank", a, "--mod", p], "2\n");
+    ok(&["det", a, "--mod", p], "5\n");
+    ok(&["det", s, "--mod", p], "0\n");
+}
+
+#[test]
+fn matrix_commands_reject_bad_input_with_one_line() {
+    let f = files(
+        "bad",
+        &[
+            ("a", "2 2\n2 1\n1 3\n"),
+            ("s", "2 2\n1 2\n2 4\n"),
+            ("r", "2 3\n1 2 3\n4 5 6\n"),
+            ("junk", "2 2\n1 x\n2 4\n"),
+        ],
+    );
+    let (a, s, r, junk) = (f[0].as_str(), f[1].as_str(), f[2].as_str(), f[3].as_str());
+    for (args, needle) in [
+        (vec!["solve", s, a], "singular"),
+        (vec!["inverse", s, "--mod", "2147483647"], "singular modulo 2147483647"),
+        (vec!["inverse", r], "square"),
+        (vec!["matmul", r, r], "cannot multiply"),
+        (vec!["solve", a, r, "--mod", "7"], "outside the supported range"),
+        (vec!["rank", a, "--mod", "2147483645"], "not a prime"),
+        (vec!["det", junk], "not a decimal integer"),
+        (vec!["rank", "/nonexistent/m.txt"], "/nonexistent/m.txt"),
+    ] {
+        let out = rns(&args, "");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        let err = text(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}

@@ -3,7 +3,7 @@
 
 use rns::{IntMatrix, RnsBasis};
 use rug::rand::RandState;
-use rug::Integer;
+use rug::{Integer, Rational};
 
 /// Determinant by fraction-free Gaussian elimination (Bareiss), exact over Z.
 pub fn bareiss_det(a: &IntMatrix) -> Integer {
@@ -93,4 +93,128 @@ impl Gen {
         let data = (0..rows * cols).map(|_| self.signed(bits)).collect();
         IntMatrix::new(rows, cols, data).expect("shape matches")
     }
+}
+
+/// The product `A · B` by the schoolbook formula over Z.
+pub fn naive_matmul(a: &IntMatrix, b: &IntMatrix) -> IntMatrix {
+    let (n, k, p) = (a.rows(), a.cols(), b.cols());
+    assert_eq!(k, b.rows());
+    let data = (0..n * p)
+        .map(|ij| {
+            let (i, j) = (ij / p, ij % p);
+            (0..k)
+                .map(|t| Integer::from(a.get(i, t) * b.get(t, j)))
+                .sum()
+        })
+        .collect();
+    IntMatrix::new(n, p, data).unwrap()
+}
+
+/// Gauss–Jordan over Q: the reduced row echelon form of `a` (rationals) and its rank.
+pub fn rational_rref(a: &IntMatrix) -> (Vec<Vec<Rational>>, usize) {
+    let (rows, cols) = (a.rows(), a.cols());
+    let mut m: Vec<Vec<Rational>> = (0..rows)
+        .map(|i| a.row(i).iter().map(|x| Rational::from(x.clone())).collect())
+        .collect();
+    let mut r = 0;
+    for k in 0..cols {
+        if r == rows {
+            break;
+        }
+        let Some(p) = (r..rows).find(|&i| m[i][k] != 0) else {
+            continue;
+        };
+        m.swap(p, r);
+        let inv = Rational::from(1) / m[r][k].clone();
+        for x in m[r].iter_mut() {
+            *x *= &inv;
+        }
+        for i in 0..rows {
+            if i != r && m[i][k] != 0 {
+                let f = m[i][k].clone();
+                for j in 0..cols {
+                    let t = Rational::from(&f * &m[r][j]);
+                    m[i][j] -= t;
+                }
+            }
+        }
+        r += 1;
+    }
+    (m, r)
+}
+
+/// The exact solution of `A X = B` over Q by Gauss–Jordan on `[A | B]`, or `None` when
+/// `A` is singular.
+pub fn rational_solve(a: &IntMatrix, b: &IntMatrix) -> Option<Vec<Rational>> {
+    let n = a.rows();
+    let (m, _) = rational_rref(&a.augment(b).unwrap());
+    for (i, row) in m.iter().enumerate() {
+        if row[i] != 1 {
+            return None;
+        }
+    }
+    Some(m.iter().flat_map(|row| row[n..].to_vec()).collect())
+}
+
+/// Modular reference of Gauss–Jordan with `%` on 64-bit products: the reduced row
+/// echelon form of a row-major `rows × cols` matrix over Z/p, pivoting on the first
+/// `pivot_cols` columns, and the rank.
+pub fn rref_mod_ref(
+    a: &[u32],
+    rows: usize,
+    cols: usize,
+    pivot_cols: usize,
+    p: u32,
+) -> (Vec<u32>, usize) {
+    let p64 = p as u64;
+    let mut m: Vec<u64> = a.iter().map(|&x| x as u64).collect();
+    let pow = |mut b: u64, mut e: u64| {
+        let mut acc = 1u64;
+        while e > 0 {
+            if e & 1 == 1 {
+                acc = acc * b % p64;
+            }
+            b = b * b % p64;
+            e >>= 1;
+        }
+        acc
+    };
+    let mut r = 0;
+    for k in 0..pivot_cols {
+        if r == rows {
+            break;
+        }
+        let Some(q) = (r..rows).find(|&i| m[i * cols + k] != 0) else {
+            continue;
+        };
+        for j in 0..cols {
+            m.swap(q * cols + j, r * cols + j);
+        }
+        let inv = pow(m[r * cols + k], p64 - 2);
+        for j in 0..cols {
+            m[r * cols + j] = m[r * cols + j] * inv % p64;
+        }
+        for i in 0..rows {
+            let f = m[i * cols + k];
+            if i != r && f != 0 {
+                for j in 0..cols {
+                    m[i * cols + j] = (m[i * cols + j] + p64 * p64 - f * m[r * cols + j]) % p64;
+                }
+            }
+        }
+        r += 1;
+    }
+    (m.into_iter().map(|x| x as u32).collect(), r)
+}
+
+/// Modular reference of the product with `%` on 64-bit products.
+pub fn matmul_mod_ref(a: &[u32], b: &[u32], n: usize, k: usize, p: usize, m: u32) -> Vec<u32> {
+    (0..n * p)
+        .map(|ij| {
+            let (i, j) = (ij / p, ij % p);
+            (0..k).fold(0u64, |s, t| {
+                (s + a[i * k + t] as u64 * b[t * p + j] as u64) % m as u64
+            }) as u32
+        })
+        .collect()
 }
