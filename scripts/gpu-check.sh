@@ -7,6 +7,7 @@
 #   scripts/gpu-check.sh --run --cpu-benches   # and the criterion CPU benchmarks there too
 #   scripts/gpu-check.sh --run --compare       # and `rns compare` at full sizes
 #   scripts/gpu-check.sh --run --flint         # and the FLINT comparisons (det, resultant)
+#   scripts/gpu-check.sh --run --linalg        # and the matrix benchmarks against FLINT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=gpu-bundle
@@ -27,15 +28,15 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["bench"]:
         print(m["executable"])' | while read -r exe; do cp "$exe" $B/bench/; done
     cargo build --release --bins --examples
-    cp target/release/rns target/release/examples/gpu_bench target/release/examples/determinant target/release/examples/compare $B/
-    cp device/reference/mul_chain.cu $B/
+    cp target/release/rns target/release/examples/{gpu_bench,determinant,compare,linalg_bench} $B/
+    cp device/reference/mul_chain.cu device/reference/matmul.cu $B/
     # python-flint for the FLINT comparisons on the GPU host, which has no network.
     mkdir -p $B/wheels
     pip download -q python-flint==0.9.0 --no-deps --only-binary=:all: --python-version 3.12 \
         --platform manylinux2014_x86_64 -d $B/wheels || echo "no python-flint wheel: FLINT comparisons will be skipped there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
-    strip --strip-debug $B/bin/* $B/bench/* $B/rns $B/gpu_bench $B/determinant $B/compare
+    strip --strip-debug $B/bin/* $B/bench/* $B/rns $B/gpu_bench $B/determinant $B/compare $B/linalg_bench
     du -sh $B
     exit 0
 fi
@@ -59,10 +60,13 @@ for f in $SASS/sass_rust.txt $SASS/sass_cuda.txt; do
     echo "$f: $(grep -cE '^\s+/\*[0-9a-f]{4}\*/' $f) instructions; loop body ops:"
     grep -oE '^\s+/\*[0-9a-f]{4}\*/\s+[A-Z0-9.]+' $f | awk '{print $2}' | sort | uniq -c | sort -rn | head -12 | tr '\n' ' '; echo
 done
-echo "== benchmarks: CUDA C reference, then Rust, then CUDA C again"
+echo "== benchmarks: CUDA C references, then Rust, then CUDA C again"
+nvcc -O3 -arch=sm_90 -o /tmp/matmul $B/matmul.cu || status=1
 /tmp/mul_chain $((1<<22)) 256 || status=1
+/tmp/matmul 1024 32 || status=1
 $B/gpu_bench || status=1
 /tmp/mul_chain $((1<<22)) 256 || status=1
+/tmp/matmul 1024 32 || status=1
 if [[ " $* " == *" --compare "* ]]; then
     echo "== rns compare (full sizes; CSV, JSON and charts to \$OUT when set)"
     $B/rns compare --csv $SASS/compare.csv --json $SASS/compare.json --plots $SASS/plots || status=1
@@ -76,6 +80,12 @@ if [[ " $* " == *" --flint "* ]]; then
     REPS=1 scripts/compare-flint-det.sh 500 64 || status=1
     scripts/compare-flint-resultant.sh 200 500 $B/rns || status=1
     scripts/compare-flint-resultant.sh 500 1000 $B/rns || status=1
+fi
+if [[ " $* " == *" --linalg "* ]]; then
+    echo "== matrix benchmarks (GPU and CPU backends), then FLINT on the same inputs"
+    $B/linalg_bench /tmp/linalg || status=1
+    python3 -m pip install -q --no-index --target /tmp/pyflint $B/wheels/*.whl && export PYTHONPATH=/tmp/pyflint
+    python3 scripts/flint_linalg.py /tmp/linalg || status=1
 fi
 if [[ " $* " == *" --cpu-benches "* ]]; then
     echo "== CPU criterion benchmarks on this host"

@@ -12,6 +12,7 @@ use crate::basis::RnsBasis;
 use crate::det::{det, hadamard_bits};
 use crate::error::{Error, Result};
 use crate::matrix::IntMatrix;
+use crate::modmat::ModMatrices;
 use crate::poly::IntPoly;
 use crate::resultant::{bound_bits, resultant};
 use crate::vector::RnsVec;
@@ -51,10 +52,10 @@ pub struct Row {
 impl Row {
     /// Operations per millisecond (numbers, or determinants for `det`).
     pub fn ops_per_ms(&self) -> f64 {
-        let ops = if self.operation == "det" {
-            1.0
-        } else {
-            self.size as f64
+        let ops = match self.operation {
+            "det" | "resultant" => 1.0,
+            "matmul" => self.channels as f64 * (self.size as f64).powi(3),
+            _ => self.size as f64,
         };
         ops / self.ms
     }
@@ -72,7 +73,7 @@ pub struct Report {
 }
 
 /// The operations, in the order they are measured, with their family (one chart each).
-pub const OPERATIONS: [(&str, &str); 10] = [
+pub const OPERATIONS: [(&str, &str); 11] = [
     ("add", "elementwise"),
     ("mul", "elementwise"),
     ("mul_naive", "elementwise"),
@@ -81,9 +82,13 @@ pub const OPERATIONS: [(&str, &str); 10] = [
     ("sign", "comparison"),
     ("to_rns", "conversion"),
     ("crt", "conversion"),
+    ("matmul", "linear_algebra"),
     ("det", "linear_algebra"),
     ("resultant", "linear_algebra"),
 ];
+
+/// Primes of the `matmul` benchmark.
+const MATMUL_PRIMES: usize = 32;
 
 /// Sizes (numbers, or matrix dimension for `det`) and channels of an operation.
 fn cases(op: &str, preset: Preset) -> (Vec<usize>, usize) {
@@ -107,6 +112,14 @@ fn cases(op: &str, preset: Preset) -> (Vec<usize>, usize) {
         "equal" => (elementwise, 64),
         "sign" | "to_rns" | "crt" => (heavy, 64),
         "det" => (dets, 0),
+        "matmul" => (
+            match preset {
+                Preset::Tiny => vec![8, 24],
+                Preset::Quick => vec![64, 192],
+                Preset::Full => vec![128, 256, 512],
+            },
+            MATMUL_PRIMES,
+        ),
         _ => (dets.iter().map(|n| n * 2).collect(), 0),
     }
 }
@@ -428,6 +441,38 @@ fn measure(case: &mut Case) -> Result<()> {
                 case.push("gpu", ms);
             }
         }
+        "matmul" => {
+            // the product of two n×n matrices of random residues modulo 32 primes
+            let b = basis(channels - 1);
+            let mat = |seed| {
+                let r = RnsVec::random(&b, size * size, seed);
+                ModMatrices::new(&b.primes(), size, size, r.residues().to_vec())
+            };
+            let (x, y) = (mat(23)?, mat(29)?);
+            let want = Backend::Cpu.matmul_mod(&x, &y)?;
+            case.cpu(|| Backend::Cpu.matmul_mod(&x, &y).map(drop))?;
+            if let Some((g, gb)) = case.gpu {
+                let (dx, dy, dm) = (
+                    g.upload(x.data())?,
+                    g.upload(y.data())?,
+                    g.upload(&moduli_words(x.moduli()))?,
+                );
+                let mut out = g.alloc(want.data().len())?;
+                let shape = (size, size, size);
+                let ms = event_ms(g, case.reps, || {
+                    g.launch_matmul(&mut out, &dx, &dy, &dm, shape, channels)
+                })?;
+                if g.download(&out, want.data().len())? != want.data() {
+                    return Err(mismatch(op, size, "kernel"));
+                }
+                case.push("gpu_kernel", ms);
+                let ms = wall_ms(case.reps, || gb.matmul_mod(&x, &y).map(drop))?;
+                if gb.matmul_mod(&x, &y)? != want {
+                    return Err(mismatch(op, size, "with transfers"));
+                }
+                case.push("gpu", ms);
+            }
+        }
         "det" => {
             // an n×n matrix of random 64-bit entries, exact over Z
             let r = RnsVec::random(&basis(2), size * size, 17);
@@ -563,13 +608,17 @@ impl Report {
             if rows.is_empty() {
                 continue;
             }
-            let unit = if matches!(op, "det" | "resultant") {
+            let unit = if matches!(op, "det" | "resultant" | "matmul") {
                 "n"
             } else {
                 "numbers"
             };
             let title = match op {
                 "det" => "exact over Z, 64-bit entries; primes from the Hadamard bound".to_string(),
+                "matmul" => format!(
+                    "n×n by n×n modulo {} primes; ops are mul-adds",
+                    rows[0].channels
+                ),
                 "resultant" => {
                     "two polynomials of degree n, 64-bit coefficients; Euclid modulo each prime"
                         .to_string()

@@ -157,7 +157,12 @@ fn matrix_commands_print_results_in_the_matrix_format() {
     let p = "2147483647";
     let ok = |args: &[&str], want: &str| {
         let out = rns(args, "");
-        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out.stderr));
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
         assert_eq!(text(&out.stdout), want, "{args:?}");
         assert!(out.stderr.is_empty());
     };
@@ -166,7 +171,10 @@ fn matrix_commands_print_results_in_the_matrix_format() {
     ok(&["solve", a, b], "2 1\n1\n-1\n");
     ok(&["solve", a, s], "2 2\n1/5 2/5\n3/5 6/5\n");
     ok(&["inverse", a], "2 2\n3/5 -1/5\n-1/5 2/5\n");
-    ok(&["inverse", a, "--mod", p], "2 2\n429496730 1288490188\n1288490188 1717986918\n");
+    ok(
+        &["inverse", a, "--mod", p],
+        "2 2\n429496730 1288490188\n1288490188 1717986918\n",
+    );
     ok(&["solve", a, b, "--mod", p], "2 1\n1\n2147483646\n");
     ok(&["rank", s], "1\n");
     ok(&["rank", a, "--mod", p], "2\n");
@@ -188,10 +196,16 @@ fn matrix_commands_reject_bad_input_with_one_line() {
     let (a, s, r, junk) = (f[0].as_str(), f[1].as_str(), f[2].as_str(), f[3].as_str());
     for (args, needle) in [
         (vec!["solve", s, a], "singular"),
-        (vec!["inverse", s, "--mod", "2147483647"], "singular modulo 2147483647"),
+        (
+            vec!["inverse", s, "--mod", "2147483647"],
+            "singular modulo 2147483647",
+        ),
         (vec!["inverse", r], "square"),
         (vec!["matmul", r, r], "cannot multiply"),
-        (vec!["solve", a, r, "--mod", "7"], "outside the supported range"),
+        (
+            vec!["solve", a, r, "--mod", "7"],
+            "outside the supported range",
+        ),
         (vec!["rank", a, "--mod", "2147483645"], "not a prime"),
         (vec!["det", junk], "not a decimal integer"),
         (vec!["rank", "/nonexistent/m.txt"], "/nonexistent/m.txt"),

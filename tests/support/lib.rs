@@ -218,3 +218,18 @@ pub fn matmul_mod_ref(a: &[u32], b: &[u32], n: usize, k: usize, p: usize, m: u32
         })
         .collect()
 }
+
+/// A fingerprint of a sequence of integers, cheap to recompute elsewhere (Python):
+/// `Σ_i x_i · (i + 1) mod (2^61 − 1)`, in `[0, 2^61 − 1)`.
+pub fn fingerprint(values: impl IntoIterator<Item = Integer>) -> Integer {
+    let p = Integer::from((1u64 << 61) - 1);
+    let mut s = Integer::new();
+    for (i, x) in values.into_iter().enumerate() {
+        s += x * Integer::from(i + 1);
+        s %= &p;
+    }
+    if s < 0 {
+        s += &p;
+    }
+    s
+}

@@ -144,7 +144,7 @@ struct CompareArgs {
     /// Small sizes: finishes in under 30 s on a 2-core machine.
     #[arg(long)]
     quick: bool,
-    /// Only these operations (comma-separated: add, mul, mul_naive, abcd, equal, sign, to_rns, crt, det).
+    /// Only these operations (comma-separated: add, mul, mul_naive, abcd, equal, sign, to_rns, crt, matmul, det, resultant).
     #[arg(long, value_delimiter = ',')]
     only: Option<Vec<String>>,
     /// Write the raw rows as CSV.
