@@ -287,6 +287,10 @@ fn chunked_paths_match_cpu() {
         &cpu.det_per_channel(&m, 40).unwrap(),
         "det",
     );
+    // Too large for the fused reduce-and-eliminate path under this cap: the chunked one.
+    let mut gen = Gen::new(3);
+    let big = gen.matrix(30, 30, 64);
+    assert_eq!(det(&big, &g).unwrap(), bareiss_det(&big), "det, chunked");
     let a = mod_matrices(&b, 20, 20, 4);
     same(
         g.matmul_mod(&a, &a).unwrap().data(),

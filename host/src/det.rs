@@ -81,10 +81,9 @@ pub fn det_with_stats(a: &IntMatrix, backend: &Backend) -> Result<(Integer, DetS
     let basis = Arc::new(RnsBasis::for_bits(bits));
     stats.primes = basis.range_len();
     lap(&mut stats, "primes");
-    let residues = backend.to_rns(&basis, a.entries())?;
-    lap(&mut stats, "reduce");
-    let dets = backend.det_per_channel(&residues, n)?;
-    lap(&mut stats, "det mod p");
+    let (e, _) = backend.eliminate_integers(&basis, a.entries(), (n, n, n), false, false)?;
+    let dets = e.into_iter().map(|e| e.det).collect();
+    lap(&mut stats, "reduce, det mod p");
     let det = RnsVec::from_residues(&basis, 1, dets)?
         .to_integers_checked()
         .map_err(|_| Error::Internal("determinant disagrees with the redundant prime".into()))?;

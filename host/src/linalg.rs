@@ -101,9 +101,8 @@ pub fn rank(a: &IntMatrix, backend: &Backend) -> Result<usize> {
         return Ok(0);
     }
     let basis = Arc::new(RnsBasis::for_bits(minor_bits(a)));
-    let mut data = backend.to_rns(&basis, a.entries())?.residues().to_vec();
     let shape = (a.rows(), a.cols(), a.cols());
-    let e = backend.eliminate_per_channel(basis.moduli(), shape, false, &mut data, false)?;
+    let (e, _) = backend.eliminate_integers(&basis, a.entries(), shape, false, false)?;
     Ok(e.iter().map(|e| e.rank as usize).max().unwrap_or(0))
 }
 
@@ -150,10 +149,8 @@ pub fn solve(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<RatMatri
             singular_at.contains(&p)
         }));
         let channels = basis.channels();
-        let mut data = backend.to_rns(&basis, ab.entries())?.residues().to_vec();
-        // Row-major [A | B] per channel: to_rns gives channel-major numbers in the same order.
-        let e =
-            backend.eliminate_per_channel(basis.moduli(), (n, cols, n), true, &mut data, true)?;
+        let (e, data) =
+            backend.eliminate_integers(&basis, ab.entries(), (n, cols, n), true, true)?;
         let bad: Vec<u32> = (0..channels)
             .filter(|&c| e[c].rank as usize != n)
             .map(|c| basis.moduli()[c].m)

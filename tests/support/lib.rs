@@ -129,12 +129,12 @@ pub fn rational_rref(a: &IntMatrix) -> (Vec<Vec<Rational>>, usize) {
         for x in m[r].iter_mut() {
             *x *= &inv;
         }
-        for i in 0..rows {
-            if i != r && m[i][k] != 0 {
-                let f = m[i][k].clone();
-                for j in 0..cols {
-                    let t = Rational::from(&f * &m[r][j]);
-                    m[i][j] -= t;
+        let pivot = m[r].clone();
+        for (i, row) in m.iter_mut().enumerate() {
+            if i != r && row[k] != 0 {
+                let f = row[k].clone();
+                for (x, y) in row.iter_mut().zip(&pivot) {
+                    *x -= Rational::from(&f * y);
                 }
             }
         }

@@ -694,6 +694,46 @@ impl Gpu {
         Ok(out)
     }
 
+    /// Reduces integer matrix entries (packed as for [`Gpu::reduce_words`]) modulo every
+    /// channel straight into the device buffer of [`Gpu::eliminate_per_channel`] and
+    /// eliminates there: the residues never cross PCIe. `None` when they do not fit the
+    /// memory budget (the caller then takes the chunked path). With `keep`, the
+    /// eliminated matrices come back too.
+    #[allow(clippy::too_many_arguments)]
+    pub fn eliminate_words(
+        &self,
+        moduli: &[Modulus],
+        (words, neg, nwords): (&[u32], &[u32], usize),
+        rows: usize,
+        cols: usize,
+        pivot_cols: usize,
+        jordan: bool,
+        keep: bool,
+    ) -> Result<Option<(Vec<Elimination>, Vec<u32>)>> {
+        let (size, channels) = (rows * cols, moduli.len());
+        if size == 0 || (size * (channels + nwords + 1) + 3 * channels) * 4 > self.budget()? {
+            return Ok(None);
+        }
+        let dm = self.upload(&moduli_words(moduli))?;
+        let (dw, dn) = (self.upload(words)?, self.upload(neg)?);
+        let mut dmats = self.alloc(channels * size)?;
+        self.launch_reduce(&mut dmats, &dw, &dn, &dm, size, channels, nwords)?;
+        let (mut dr, mut dd) = (self.alloc(channels)?, self.alloc(channels)?);
+        let shape = (rows, cols, pivot_cols);
+        self.launch_eliminate(&mut dr, &mut dd, &mut dmats, &dm, shape, jordan, channels)?;
+        let data = if keep {
+            self.download(&dmats, channels * size)?
+        } else {
+            Vec::new()
+        };
+        let (r, d) = (self.download(&dr, channels)?, self.download(&dd, channels)?);
+        let e = r
+            .into_iter()
+            .zip(d)
+            .map(|(rank, det)| Elimination { rank, det });
+        Ok(Some((e.collect(), data)))
+    }
+
     /// Launches the batched product kernel: `out = a · b` per channel, `a` `n × k`,
     /// `b` `k × p` (shape `(n, k, p)`).
     pub fn launch_matmul(

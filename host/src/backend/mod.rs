@@ -377,6 +377,47 @@ impl Backend {
         }
     }
 
+    /// Reduces the entries of an integer matrix modulo every channel of `basis` and runs
+    /// [`Backend::eliminate_per_channel`] on the images (`shape = (rows, cols,
+    /// pivot_cols)`, `entries` row-major). On the GPU both happen on the device and the
+    /// residues never cross PCIe. Returns the rank and determinant per channel and, with
+    /// `keep`, the eliminated matrices (one per channel, one after another; else empty).
+    pub fn eliminate_integers(
+        &self,
+        basis: &Arc<RnsBasis>,
+        entries: &[Integer],
+        shape: (usize, usize, usize),
+        jordan: bool,
+        keep: bool,
+    ) -> Result<(Vec<Elimination>, Vec<u32>)> {
+        let (rows, cols, pivot_cols) = shape;
+        if entries.len() != rows * cols {
+            return Err(Error::Shape(format!(
+                "{} entries do not form a {rows}×{cols} matrix",
+                entries.len()
+            )));
+        }
+        if let Some(g) = self.gpu_for(entries.len() * basis.channels()) {
+            if let Some(index) = entries.iter().position(|x| !basis.contains(x)) {
+                return Err(Error::OutOfRange {
+                    index,
+                    range_bits: basis.range_bits(),
+                });
+            }
+            let (words, neg, nwords) = pack_words(entries);
+            let packed = (&words[..], &neg[..], nwords);
+            let moduli = basis.moduli();
+            if let Some(r) =
+                g.eliminate_words(moduli, packed, rows, cols, pivot_cols, jordan, keep)?
+            {
+                return Ok(r);
+            }
+        }
+        let mut data = self.to_rns(basis, entries)?.residues().to_vec();
+        let e = self.eliminate_per_channel(basis.moduli(), shape, jordan, &mut data, keep)?;
+        Ok((e, if keep { data } else { Vec::new() }))
+    }
+
     /// `a · b` modulo each modulus for one `n × k` matrix `a` and one `k × p` matrix `b`
     /// per modulus (`shape = (n, k, p)`, row-major, one matrix after another): the
     /// `n × p` products, one after another. Delayed reduction on both backends.
