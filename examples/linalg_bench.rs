@@ -30,6 +30,21 @@ fn time<T>(mut f: impl FnMut() -> rns::Result<T>) -> R<(f64, T)> {
     Ok((ts[1], last.unwrap()))
 }
 
+/// The GPU's time for `f` when a GPU is usable, after checking its result against `want`.
+fn on_gpu<T: PartialEq>(
+    gpu: &Option<Backend>,
+    want: &T,
+    what: &str,
+    f: impl Fn(&Backend) -> rns::Result<T>,
+) -> R<Option<f64>> {
+    let Some(g) = gpu else { return Ok(None) };
+    let (t, got) = time(|| f(g))?;
+    if got != *want {
+        return Err(format!("{what}: GPU and CPU differ").into());
+    }
+    Ok(Some(t))
+}
+
 fn main() -> R<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let quick = args.iter().any(|a| a == "--quick");
@@ -74,16 +89,7 @@ fn main() -> R<()> {
         ModMatrices::from_int_matrix(&b, &primes)?,
     );
     let (tc, want) = time(|| cpu.matmul_mod(&am, &bm))?;
-    let tg = match &gpu {
-        Some(g) => {
-            let (t, got) = time(|| g.matmul_mod(&am, &bm))?;
-            if got != want {
-                return Err("matmul mod p: GPU and CPU differ".into());
-            }
-            Some(t)
-        }
-        None => None,
-    };
+    let tg = on_gpu(&gpu, &want, "matmul mod p", |g| g.matmul_mod(&am, &bm))?;
     let madds = 32.0 * (mm_n as f64).powi(3);
     record(
         "matmul",
@@ -107,16 +113,7 @@ fn main() -> R<()> {
     // 2. Exact determinant, 64-bit entries.
     let a = gen.matrix(det_n, det_n, 64);
     let (tc, want) = time(|| det(&a, &cpu))?;
-    let tg = match &gpu {
-        Some(g) => {
-            let (t, got) = time(|| det(&a, g))?;
-            if got != want {
-                return Err("det: GPU and CPU differ".into());
-            }
-            Some(t)
-        }
-        None => None,
-    };
+    let tg = on_gpu(&gpu, &want, "det", |g| det(&a, g))?;
     record("det", format!("exact {det_n}² with 64-bit entries"), tc, tg);
     save("det_a.txt", a.to_string())?;
     save("det_fp.txt", want.to_string())?;
@@ -127,16 +124,7 @@ fn main() -> R<()> {
         gen.matrix(prod_n, prod_n, 1000),
     );
     let (tc, want) = time(|| linalg::matmul(&a, &b, &cpu))?;
-    let tg = match &gpu {
-        Some(g) => {
-            let (t, got) = time(|| linalg::matmul(&a, &b, g))?;
-            if got != want {
-                return Err("exact product: GPU and CPU differ".into());
-            }
-            Some(t)
-        }
-        None => None,
-    };
+    let tg = on_gpu(&gpu, &want, "exact product", |g| linalg::matmul(&a, &b, g))?;
     record(
         "product",
         format!("exact {prod_n}² with 1000-bit entries"),
@@ -153,16 +141,7 @@ fn main() -> R<()> {
     // 4. Exact solve over Q, 64-bit entries, one right-hand side.
     let (a, b) = (gen.matrix(solve_n, solve_n, 64), gen.matrix(solve_n, 1, 64));
     let (tc, want) = time(|| linalg::solve(&a, &b, &cpu))?;
-    let tg = match &gpu {
-        Some(g) => {
-            let (t, got) = time(|| linalg::solve(&a, &b, g))?;
-            if got != want {
-                return Err("solve: GPU and CPU differ".into());
-            }
-            Some(t)
-        }
-        None => None,
-    };
+    let tg = on_gpu(&gpu, &want, "solve", |g| linalg::solve(&a, &b, g))?;
     record(
         "solve",
         format!("exact {solve_n}² over Q with 64-bit entries"),

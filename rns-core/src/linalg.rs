@@ -12,6 +12,17 @@ pub struct Elimination {
     pub det: u32,
 }
 
+impl Elimination {
+    /// The result for a matrix with no entries (`rows · cols = 0`): rank 0, and
+    /// determinant 1 for the empty square matrix.
+    pub fn of_empty(rows: usize, pivot_cols: usize) -> Elimination {
+        Elimination {
+            rank: 0,
+            det: (rows == 0 && pivot_cols == 0) as u32,
+        }
+    }
+}
+
 /// Gaussian elimination modulo `m` of the `rows × cols` row-major matrix `a`, pivoting on
 /// its first `pivot_cols` columns (the rest, such as the right-hand sides of
 /// `[A | B]`, are carried along). The pivot of column `k` is the first row at or below

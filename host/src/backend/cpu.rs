@@ -176,11 +176,7 @@ pub fn eliminate_per_channel(
 ) -> Vec<linalg::Elimination> {
     let size = rows * cols;
     if size == 0 {
-        let e = linalg::Elimination {
-            rank: 0,
-            det: (pivot_cols == rows) as u32,
-        };
-        return vec![e; moduli.len()];
+        return vec![linalg::Elimination::of_empty(rows, pivot_cols); moduli.len()];
     }
     data.par_chunks_mut(size)
         .zip(moduli.par_iter())

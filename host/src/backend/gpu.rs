@@ -657,8 +657,7 @@ impl Gpu {
         let size = rows * cols;
         let mut out = Vec::with_capacity(moduli.len());
         if size == 0 {
-            let det = (pivot_cols == rows) as u32;
-            out.resize(moduli.len(), Elimination { rank: 0, det });
+            out.resize(moduli.len(), Elimination::of_empty(rows, pivot_cols));
             return Ok(out);
         }
         let per = (self.budget()? / ((size + 8) * 4)).max(1);
