@@ -344,8 +344,8 @@ fn matrices_mod_p_match_cpu() {
         (100, 101, 100, 4),
     ] {
         let b = basis(primes);
-        let a = ModMatrices::from_int_matrix(&low_rank(&mut gen, rows, cols, rank), &b.primes())
-            .unwrap();
+        let a =
+            ModMatrices::from_int_matrix(&gen.low_rank(rows, cols, rank, 20), &b.primes()).unwrap();
         let (ge, ce) = (g.rref_mod(&a).unwrap(), cpu.rref_mod(&a).unwrap());
         same(
             ge.rref.data(),
@@ -361,7 +361,7 @@ fn matrices_mod_p_match_cpu() {
         }
     }
     let b = basis(7);
-    let s = ModMatrices::from_int_matrix(&low_rank(&mut gen, 30, 30, 29), &b.primes()).unwrap();
+    let s = ModMatrices::from_int_matrix(&gen.low_rank(30, 30, 29, 20), &b.primes()).unwrap();
     assert!(matches!(
         g.inverse_mod(&s),
         Err(rns::Error::Singular { prime: Some(_) })
@@ -381,7 +381,7 @@ fn exact_linear_algebra_matches_cpu_and_rug() {
         );
     }
     for (rows, cols, rank) in [(30, 30, 30), (50, 40, 17), (12, 80, 12)] {
-        let a = low_rank(&mut gen, rows, cols, rank);
+        let a = gen.low_rank(rows, cols, rank, 20);
         assert_eq!(
             linalg::rank(&a, &g).unwrap(),
             rank.min(rows).min(cols),
@@ -402,10 +402,4 @@ fn exact_linear_algebra_matches_cpu_and_rug() {
             "solve {n} vs rug"
         );
     }
-}
-
-/// A random integer matrix of rank `r` (almost surely): a product of two random factors.
-fn low_rank(gen: &mut Gen, rows: usize, cols: usize, r: usize) -> IntMatrix {
-    let (x, y) = (gen.matrix(rows, r, 20), gen.matrix(r, cols, 20));
-    naive_matmul(&x, &y)
 }

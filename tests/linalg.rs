@@ -28,13 +28,6 @@ fn residues(gen: &mut Gen, primes: &[u32], size: usize) -> Vec<u32> {
     out
 }
 
-/// A random `rows × cols` integer matrix of rank at most `r` (a product of two random
-/// factors), entries about `2·bits` bits.
-fn low_rank(gen: &mut Gen, rows: usize, cols: usize, r: usize, bits: u32) -> IntMatrix {
-    let (x, y) = (gen.matrix(rows, r, bits), gen.matrix(r, cols, bits));
-    naive_matmul(&x, &y)
-}
-
 fn rat(x: &RatMatrix) -> Vec<Rational> {
     x.entries().to_vec()
 }
@@ -57,7 +50,7 @@ proptest! {
     #[test]
     fn echelon_forms_mod_p_match_the_reference(rows in 1usize..20, cols in 1usize..20, r in 0usize..20, seed in any::<u64>()) {
         let mut gen = Gen::new(seed);
-        let a = low_rank(&mut gen, rows, cols, r.min(rows).min(cols).max(1), 8);
+        let a = gen.low_rank(rows, cols, r.min(rows).min(cols).max(1), 8);
         let primes = [P1, P_LOW];
         let am = ModMatrices::from_int_matrix(&a, &primes).unwrap();
         let e = Backend::Cpu.rref_mod(&am).unwrap();
@@ -103,7 +96,7 @@ proptest! {
     #[test]
     fn ranks_over_q_match_rug(rows in 1usize..14, cols in 1usize..14, r in 1usize..14, bits in 1u32..100, seed in any::<u64>()) {
         let mut gen = Gen::new(seed);
-        let a = low_rank(&mut gen, rows, cols, r, bits);
+        let a = gen.low_rank(rows, cols, r, bits);
         prop_assert_eq!(linalg::rank(&a, &Backend::Cpu).unwrap(), rational_rref(&a).1);
     }
 

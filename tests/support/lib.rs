@@ -88,6 +88,13 @@ impl Gen {
         Integer::from(width.random_below_ref(&mut self.state)) - h
     }
 
+    /// A `rows × cols` matrix of rank at most `r` (exactly `r` almost surely): the
+    /// product of random `rows × r` and `r × cols` factors with `bits`-bit entries.
+    pub fn low_rank(&mut self, rows: usize, cols: usize, r: usize, bits: u32) -> IntMatrix {
+        let (x, y) = (self.matrix(rows, r, bits), self.matrix(r, cols, bits));
+        naive_matmul(&x, &y)
+    }
+
     /// An `rows × cols` matrix of signed entries with `|a_ij| < 2^bits`.
     pub fn matrix(&mut self, rows: usize, cols: usize, bits: u32) -> IntMatrix {
         let data = (0..rows * cols).map(|_| self.signed(bits)).collect();
