@@ -1,11 +1,14 @@
+//! Bivariate resultants against Bareiss on the Sylvester matrix at enough points to
+//! determine them, and against the univariate path at random points.
+//!
 //! Univariate resultants against references: Bareiss on the Sylvester matrix (rug),
 //! `res(x − a, g) = g(a)`, the symmetry `res(f, g) = (−1)^(mn) res(g, f)`, common factors,
 //! constants, and leading coefficients divisible by the primes the basis starts with.
 
 use proptest::prelude::*;
 use rns::resultant::sylvester;
-use rns::{resultant, Backend, IntPoly};
-use rns_suite::{bareiss_det, Gen};
+use rns::{resultant, resultant_xy, Backend, BiPoly, IntPoly};
+use rns_suite::{bareiss_det, bipoly_mul, eval_poly, resultant_xy_at, Gen};
 use rug::Integer;
 
 fn poly(g: &mut Gen, degree: usize, bits: u32) -> IntPoly {
@@ -104,4 +107,113 @@ fn zero_and_empty_polynomials_are_errors() {
         .to_string()
         .contains("`x`"));
     assert_eq!(IntPoly::parse("1 2 0 0\n", "f").unwrap().degree(), 1);
+}
+
+// ---- Bivariate resultants res_y(f, g) ∈ Z[x] ----
+
+/// Checks `r = res_y(f, g)` against Bareiss on the Sylvester matrix at `D + 1` points
+/// (which determines a polynomial of degree ≤ D) and at a few negative and large ones.
+fn check_xy(f: &BiPoly, g: &BiPoly, r: &[Integer]) {
+    let d = g.deg_y() * f.deg_x() + f.deg_y() * g.deg_x();
+    assert!(!r.is_empty() && r.len() <= d + 1, "degree {} > bound {d}", r.len() - 1);
+    assert!(r.len() == 1 || *r.last().unwrap() != 0, "trailing zero");
+    let points = (0..=d as i64).chain([-1, -7, 1 << 40]);
+    for a in points.map(Integer::from) {
+        assert_eq!(eval_poly(r, &a), resultant_xy_at(f, g, &a), "at x = {a}");
+    }
+}
+
+fn term(c: i64, i: usize, j: usize) -> (Integer, usize, usize) {
+    (Integer::from(c), i, j)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(30))]
+
+    #[test]
+    fn random_bivariate_resultants_match_sylvester_determinants(
+        fy in 0usize..4, fx in 0usize..4, gy in 0usize..4, gx in 0usize..4,
+        bits in 1u32..70, seed in any::<u64>(),
+    ) {
+        let mut gen = Gen::new(seed);
+        let (f, g) = (gen.bipoly(fy, fx, bits), gen.bipoly(gy, gx, bits));
+        let r = resultant_xy(&f, &g, &Backend::Cpu).unwrap();
+        check_xy(&f, &g, &r);
+    }
+
+    #[test]
+    fn bivariate_at_a_point_is_the_univariate_resultant(seed in any::<u64>(), a in -50i64..50) {
+        let mut gen = Gen::new(seed);
+        let (f, g) = (gen.bipoly(3, 4, 40), gen.bipoly(2, 5, 40));
+        let r = resultant_xy(&f, &g, &Backend::Cpu).unwrap();
+        let a = Integer::from(a);
+        let (fa, ga) = (f.at_x(&a), g.at_x(&a));
+        // The univariate path needs the degrees kept: skip points where a leading coefficient vanishes.
+        prop_assume!(*fa.last().unwrap() != 0 && *ga.last().unwrap() != 0);
+        let uni = resultant(&IntPoly::new(fa).unwrap(), &IntPoly::new(ga).unwrap(), &Backend::Cpu).unwrap();
+        prop_assert_eq!(eval_poly(&r, &a), uni);
+    }
+
+    #[test]
+    fn a_common_factor_in_y_gives_the_zero_polynomial(seed in any::<u64>()) {
+        let mut gen = Gen::new(seed);
+        let dy = 1 + gen.below(2) as usize;
+        let h = gen.bipoly(dy, 2, 20);
+        let (a, b) = (gen.bipoly(1, 2, 20), gen.bipoly(2, 1, 20));
+        let r = resultant_xy(&bipoly_mul(&h, &a), &bipoly_mul(&h, &b), &Backend::Cpu).unwrap();
+        prop_assert_eq!(r, vec![Integer::new()]);
+    }
+}
+
+#[test]
+fn bivariate_constants_in_y_follow_the_standard_definition() {
+    let cpu = Backend::Cpu;
+    let c = BiPoly::new([term(3, 0, 0), term(-2, 1, 0)]).unwrap(); // 3 − 2x, degree 0 in y
+    let g = BiPoly::new([term(1, 0, 2), term(1, 1, 0)]).unwrap(); // y² + x
+    // res_y(c, g) = c² = 9 − 12x + 4x², either way round (deg_y c = 0: no sign).
+    assert_eq!(resultant_xy(&c, &g, &cpu).unwrap(), [9, -12, 4]);
+    assert_eq!(resultant_xy(&g, &c, &cpu).unwrap(), [9, -12, 4]);
+    let d = BiPoly::new([term(5, 0, 0)]).unwrap();
+    assert_eq!(resultant_xy(&c, &d, &cpu).unwrap(), [1]); // two constants in y
+    // A constant in x but not in y: the univariate resultant as a constant polynomial.
+    let e = BiPoly::new([term(1, 0, 2), term(1, 0, 0)]).unwrap(); // y² + 1
+    let h = BiPoly::new([term(1, 0, 1), term(-2, 0, 0)]).unwrap(); // y − 2
+    assert_eq!(resultant_xy(&e, &h, &cpu).unwrap(), [5]);
+}
+
+#[test]
+fn vanishing_leading_coefficients_drop_points_and_skip_primes() {
+    // lc_y(f) = p0·p1·x(x − 1)(x − 2)(x − 3): the first four points are dropped for every
+    // prime, and p0, p1 (the primes every basis starts with) are skipped.
+    let (p0, p1) = (2_147_483_647i64, 2_147_483_629i64);
+    let lc: [i64; 5] = [0, -6, 11, -6, 1]; // x(x − 1)(x − 2)(x − 3)
+    let mut terms: Vec<_> = lc
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| (Integer::from(c) * p0 * p1, i, 2))
+        .collect();
+    terms.extend([term(-5, 0, 0), term(7, 3, 1), term(1, 1, 0)]);
+    let f = BiPoly::new(terms).unwrap();
+    let g = BiPoly::new([term(2, 0, 3), term(-1, 2, 1), term(9, 0, 0), term(4, 1, 3)]).unwrap();
+    let r = resultant_xy(&f, &g, &Backend::Cpu).unwrap();
+    check_xy(&f, &g, &r);
+    assert!(r.len() > 1);
+}
+
+#[test]
+fn bivariate_files_parse_and_bad_ones_are_errors() {
+    let f = BiPoly::parse("# f\n3 0 0\n-2 1 0\n\n1 2 1\n1 2 1\n", "f").unwrap();
+    assert_eq!((f.deg_y(), f.deg_x()), (1, 2));
+    assert_eq!(f.row(1), [0, 0, 2]);
+    for (text, needle) in [
+        ("", "empty"),
+        ("0 1 1\n", "zero polynomial"),
+        ("1 2\n", "got 2 tokens"),
+        ("x 1 1\n", "`x`"),
+        ("1 -1 0\n", "`-1`"),
+        ("1 100000 100000\n", "too large"),
+    ] {
+        let e = BiPoly::parse(text, "f").unwrap_err().to_string();
+        assert!(e.contains(needle), "{text:?}: {e}");
+    }
 }

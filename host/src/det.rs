@@ -11,7 +11,8 @@ use crate::matrix::IntMatrix;
 use crate::vector::RnsVec;
 use rug::Integer;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use crate::timing::Laps;
+use std::time::Duration;
 
 /// What a determinant computation did and how long each stage took.
 #[derive(Clone, Debug, Default)]
@@ -66,27 +67,24 @@ pub fn det_with_stats(a: &IntMatrix, backend: &Backend) -> Result<(Integer, DetS
         backend: backend.name(),
         ..DetStats::default()
     };
-    let mut clock = Instant::now();
-    let mut lap = |stats: &mut DetStats, name: &'static str| {
-        let now = Instant::now();
-        stats.stages.push((name, now - clock));
-        clock = now;
-    };
+    let mut laps = Laps::start();
     let Some(bits) = hadamard_bits(a) else {
-        lap(&mut stats, "bound");
+        laps.lap("bound");
+        stats.stages = laps.into_stages();
         return Ok((Integer::new(), stats));
     };
     stats.bound_bits = bits;
-    lap(&mut stats, "bound");
+    laps.lap("bound");
     let basis = Arc::new(RnsBasis::for_bits(bits));
     stats.primes = basis.range_len();
-    lap(&mut stats, "primes");
+    laps.lap("primes");
     let (e, _) = backend.eliminate_integers(&basis, a.entries(), (n, n, n), false, false)?;
     let dets = e.into_iter().map(|e| e.det).collect();
-    lap(&mut stats, "reduce, det mod p");
+    laps.lap("reduce, det mod p");
     let det = RnsVec::from_residues(&basis, 1, dets)?
         .to_integers_checked()
         .map_err(|_| Error::Internal("determinant disagrees with the redundant prime".into()))?;
-    lap(&mut stats, "crt");
+    laps.lap("crt");
+    stats.stages = laps.into_stages();
     Ok((det.into_iter().next().expect("one value"), stats))
 }

@@ -21,6 +21,7 @@
 
 pub mod backend;
 pub mod basis;
+pub mod bipoly;
 pub mod compare;
 pub mod crt;
 pub mod det;
@@ -32,15 +33,17 @@ pub mod modmat;
 pub mod plot;
 pub mod poly;
 pub mod resultant;
+pub mod timing;
 pub mod vector;
 
 pub use backend::{Backend, BackendChoice, Op};
 pub use basis::RnsBasis;
+pub use bipoly::BiPoly;
 pub use crt::CrtMethod;
 pub use det::{det, det_with_stats, DetStats};
 pub use error::{Error, Result};
 pub use matrix::{IntMatrix, RatMatrix};
 pub use modmat::{Echelon, ModMatrices};
 pub use poly::IntPoly;
-pub use resultant::resultant;
+pub use resultant::{resultant, resultant_xy, resultant_xy_with_stats, ResultantStats};
 pub use vector::RnsVec;

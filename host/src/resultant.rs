@@ -7,27 +7,46 @@
 //! coefficient → Euclid's algorithm modulo each prime (O(deg f · deg g) products, one
 //! GPU thread or one CPU task per prime) → CRT, checked against a redundant prime.
 //! [`sylvester_resultant`] is the same number as an O(n³)-per-prime determinant.
+//!
+//! [`resultant_xy`] eliminates `y` from `f, g ∈ Z[x, y]` by Collins' modular method, as
+//! in the seed's GPU paper: a degree bound `D` in `x` and a coefficient bound → primes
+//! (those dividing the content of a leading coefficient in `y` are skipped) → for each
+//! prime, the first `D + 1` points `x = α = 0, 1, 2, …` at which neither leading
+//! coefficient vanishes (the others are dropped and replaced), one univariate resultant
+//! in `y` per (prime, point) → interpolation per prime → CRT of every coefficient,
+//! checked against a redundant prime.
 
 use crate::backend::Backend;
 use crate::basis::RnsBasis;
+use crate::bipoly::BiPoly;
 use crate::det::{det, log2_norm};
 use crate::error::{Error, Result};
 use crate::matrix::IntMatrix;
 use crate::poly::IntPoly;
+use crate::timing::Laps;
 use crate::vector::RnsVec;
+use rns_core::poly::BiShape;
 use rug::Integer;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The Sylvester matrix of `f` (degree m) and `g` (degree n): `(m+n) × (m+n)`, the first
 /// `n` rows hold `f`'s coefficients from the leading one, shifted one column per row,
 /// the last `m` rows those of `g`.
 pub fn sylvester(f: &IntPoly, g: &IntPoly) -> IntMatrix {
-    let (m, n) = (f.degree(), g.degree());
+    sylvester_of(f.coeffs(), g.coeffs())
+}
+
+/// The Sylvester matrix of two coefficient lists (constant term first) taken with the
+/// formal degrees `f.len() − 1` and `g.len() − 1`, whose leading coefficients may be
+/// zero (as for `f(a, y)` when a leading coefficient in `y` vanishes at `a`).
+pub fn sylvester_of(f: &[Integer], g: &[Integer]) -> IntMatrix {
+    let (m, n) = (f.len().saturating_sub(1), g.len().saturating_sub(1));
     let size = m + n;
     let mut data = vec![Integer::new(); size * size];
     for (rows, shift_rows, p) in [(n, 0, f), (m, n, g)] {
         for r in 0..rows {
-            for (j, c) in p.coeffs().iter().rev().enumerate() {
+            for (j, c) in p.iter().rev().enumerate() {
                 data[(shift_rows + r) * size + r + j] = c.clone();
             }
         }
@@ -70,4 +89,119 @@ pub fn resultant(f: &IntPoly, g: &IntPoly, backend: &Backend) -> Result<Integer>
         .to_integers_checked()
         .map_err(|_| Error::Internal("resultant disagrees with the redundant prime".into()))?;
     Ok(res.into_iter().next().expect("one value"))
+}
+
+/// What a bivariate resultant computation did and how long each stage took.
+#[derive(Clone, Debug, Default)]
+pub struct ResultantStats {
+    /// Bits `b` with every coefficient of the result (and of the inputs) at most `2^b`.
+    pub bound_bits: u64,
+    /// The degree bound `D` of the result in `x`.
+    pub degree_bound: usize,
+    /// Candidate points per prime: `D + 1` plus one per root a leading coefficient may have.
+    pub candidates: usize,
+    /// Number of primes used for the range (plus one redundant prime).
+    pub primes: usize,
+    /// The backend that ran the modular resultants and interpolations.
+    pub backend: &'static str,
+    /// Stage names and their wall-clock times, in order.
+    pub stages: Vec<(&'static str, Duration)>,
+}
+
+/// Bits `b` with every coefficient of `res_y(f, g)` and of `f` and `g` at most `2^b` in
+/// absolute value. For the result: Hadamard's bound on the Sylvester matrix on the unit
+/// circle `|x| = 1`, where each entry `f_j(x)` is at most its 1-norm, so
+/// `|res(x)| ≤ (Σ_j ‖f_j‖₁²)^(deg_y g / 2) · (Σ_j ‖g_j‖₁²)^(deg_y f / 2)`; each
+/// coefficient is at most that maximum (Cauchy's estimate).
+pub fn bound_bits_xy(f: &BiPoly, g: &BiPoly) -> u64 {
+    let rows_norm = |p: &BiPoly| {
+        let norms: Vec<Integer> = (0..=p.deg_y())
+            .map(|j| p.row(j).iter().map(|c| c.clone().abs()).sum())
+            .collect();
+        log2_norm(&norms).unwrap_or(0.0)
+    };
+    let biggest = |p: &BiPoly| {
+        (0..=p.deg_y())
+            .flat_map(|j| p.row(j))
+            .map(|c| c.significant_bits())
+            .max()
+            .unwrap_or(0) as f64
+    };
+    let hadamard = g.deg_y() as f64 * rows_norm(f) + f.deg_y() as f64 * rows_norm(g);
+    hadamard.max(biggest(f)).max(biggest(g)).ceil() as u64 + 1
+}
+
+/// `res_y(f, g) ∈ Z[x]`, exact: the determinant of the Sylvester matrix of `f` and `g`
+/// as polynomials in `y` (f's rows first), by Collins' modular method (see the module
+/// documentation). The coefficients, constant term first, without trailing zeros; the
+/// zero polynomial (`f` and `g` share a factor of positive degree in `y`) is `[0]`.
+///
+/// ```
+/// use rns::{resultant_xy, Backend, BiPoly};
+/// use rug::Integer;
+///
+/// let term = |c: i64, i, j| (Integer::from(c), i, j);
+/// let f = BiPoly::new([term(1, 0, 2), term(1, 2, 0), term(-1, 0, 0)])?; // y² + x² − 1
+/// let g = BiPoly::new([term(1, 0, 1), term(-1, 1, 0)])?; // y − x
+/// // res_y = f(x, x) = 2x² − 1
+/// assert_eq!(resultant_xy(&f, &g, &Backend::Cpu)?, [-1, 0, 2]);
+/// # Ok::<(), rns::Error>(())
+/// ```
+pub fn resultant_xy(f: &BiPoly, g: &BiPoly, backend: &Backend) -> Result<Vec<Integer>> {
+    resultant_xy_with_stats(f, g, backend).map(|(r, _)| r)
+}
+
+/// [`resultant_xy`], with the bounds, primes and points used and the time of each stage.
+pub fn resultant_xy_with_stats(
+    f: &BiPoly,
+    g: &BiPoly,
+    backend: &Backend,
+) -> Result<(Vec<Integer>, ResultantStats)> {
+    let mut laps = Laps::start();
+    let shape = BiShape {
+        fy: f.deg_y() as u32,
+        fx: f.deg_x() as u32,
+        gy: g.deg_y() as u32,
+        gx: g.deg_x() as u32,
+    };
+    let n = shape.degree_bound() + 1;
+    let candidates = n + f.leading_y().len() + g.leading_y().len() - 2;
+    if candidates >= 1 << 30 {
+        return Err(Error::Shape(format!(
+            "the resultant's degree bound {} in x is too large",
+            n - 1
+        )));
+    }
+    let mut stats = ResultantStats {
+        bound_bits: bound_bits_xy(f, g),
+        degree_bound: n - 1,
+        candidates,
+        backend: backend.name(),
+        ..ResultantStats::default()
+    };
+    laps.lap("bounds");
+    let content = |row: &[Integer]| row.iter().fold(Integer::new(), |acc, c| acc.gcd(c));
+    let contents = content(f.leading_y()) * content(g.leading_y());
+    let basis = Arc::new(RnsBasis::for_bits_excluding(stats.bound_bits, |p| {
+        contents.is_divisible_u(p)
+    }));
+    stats.primes = basis.range_len();
+    let mut coeffs = f.dense(shape.fx as usize + 1);
+    coeffs.extend(g.dense(shape.gx as usize + 1));
+    laps.lap("primes");
+    let (per_channel, modular) =
+        backend.resultant_xy_per_channel(&basis, &coeffs, shape, candidates)?;
+    laps.append(modular);
+    let values = RnsVec::from_residues(&basis, n, per_channel).map_err(|_| {
+        Error::Internal("a prime had fewer good evaluation points than the degree bound".into())
+    })?;
+    let mut r = backend.to_integers_checked(&values).map_err(|_| {
+        Error::Internal("the resultant disagrees with the redundant prime".into())
+    })?;
+    while r.len() > 1 && r.last().is_some_and(|c| *c == 0) {
+        r.pop();
+    }
+    laps.lap("crt");
+    stats.stages = laps.into_stages();
+    Ok((r, stats))
 }

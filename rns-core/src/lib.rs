@@ -12,6 +12,8 @@
 //! * [`crt`]: the CRT constants `inv(M/m_i) mod m_i`.
 //! * [`linalg`]: elimination modulo a prime (determinant, rank, reduced echelon form,
 //!   inverse, solve), the delayed-reduction steps of matrix products, resultants.
+//! * [`poly`]: evaluation, bivariate resultants at a point and interpolation (the steps
+//!   of Collins' modular resultant).
 #![no_std]
 #![cfg_attr(
     target_arch = "nvptx64",
@@ -23,6 +25,7 @@ pub mod crt;
 pub mod linalg;
 pub mod mixed_radix;
 pub mod modulus;
+pub mod poly;
 pub mod prime;
 
 pub use modulus::{Modulus, ModulusError};

@@ -1,7 +1,8 @@
 //! Reference algorithms and input generators shared by the cross-crate tests and the
 //! examples: nothing here goes through residues, so it can check what does.
 
-use rns::{IntMatrix, RnsBasis};
+use rns::resultant::sylvester_of;
+use rns::{BiPoly, IntMatrix, RnsBasis};
 use rug::rand::RandState;
 use rug::{Integer, Rational};
 
@@ -93,6 +94,18 @@ impl Gen {
     pub fn low_rank(&mut self, rows: usize, cols: usize, r: usize, bits: u32) -> IntMatrix {
         let (x, y) = (self.matrix(rows, r, bits), self.matrix(r, cols, bits));
         naive_matmul(&x, &y)
+    }
+
+    /// A dense `f ∈ Z[x, y]` of degree `deg_y` in `y` and `deg_x` in `x` with signed
+    /// `bits`-bit coefficients (the coefficient of `x^deg_x·y^deg_y` made non-zero).
+    pub fn bipoly(&mut self, deg_y: usize, deg_x: usize, bits: u32) -> BiPoly {
+        let mut rows: Vec<Vec<Integer>> = (0..=deg_y)
+            .map(|_| (0..=deg_x).map(|_| self.signed(bits)).collect())
+            .collect();
+        if rows[deg_y][deg_x] == 0 {
+            rows[deg_y][deg_x] = Integer::from(1);
+        }
+        BiPoly::from_rows(rows).expect("non-zero leading coefficient")
     }
 
     /// An `rows × cols` matrix of signed entries with `|a_ij| < 2^bits`.
@@ -239,4 +252,31 @@ pub fn fingerprint(values: impl IntoIterator<Item = Integer>) -> Integer {
         s += &p;
     }
     s
+}
+
+/// `res_y(f, g)` at `x = a`, exact and without residues: Bareiss on the Sylvester matrix
+/// of `f(a, y)` and `g(a, y)` with the formal degrees (it equals the resultant
+/// polynomial's value even where a leading coefficient vanishes).
+pub fn resultant_xy_at(f: &BiPoly, g: &BiPoly, a: &Integer) -> Integer {
+    bareiss_det(&sylvester_of(&f.at_x(a), &g.at_x(a)))
+}
+
+/// `p(a)` for coefficients constant first.
+pub fn eval_poly(p: &[Integer], a: &Integer) -> Integer {
+    p.iter().rev().fold(Integer::new(), |acc, c| acc * a + c)
+}
+
+/// The product of two polynomials in `Z[x, y]`.
+pub fn bipoly_mul(f: &BiPoly, g: &BiPoly) -> BiPoly {
+    let mut terms = Vec::new();
+    for j in 0..=f.deg_y() {
+        for (i, a) in f.row(j).iter().enumerate() {
+            for l in 0..=g.deg_y() {
+                for (k, b) in g.row(l).iter().enumerate() {
+                    terms.push((Integer::from(a * b), i + k, j + l));
+                }
+            }
+        }
+    }
+    BiPoly::new(terms).expect("a product of non-zero polynomials")
 }

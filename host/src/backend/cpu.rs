@@ -4,6 +4,7 @@
 use crate::layout;
 use rayon::prelude::*;
 use rns_core::modulus::LAZY_PRODUCTS;
+use rns_core::poly::{self, BiShape};
 use rns_core::{linalg, mixed_radix, Modulus};
 use std::cmp::Ordering;
 
@@ -306,4 +307,44 @@ pub fn resultant_per_channel(moduli: &[Modulus], df: usize, dg: usize, data: &[u
             unsafe { linalg::resultant_strided(f.as_mut_ptr(), g.as_mut_ptr(), df, dg, 1, m) }
         })
         .collect()
+}
+
+/// Collins' modular steps per channel (see `Backend::resultant_xy_per_channel`): `data`
+/// holds `shape.len()` residues per channel; the result `degree_bound + 1` per channel.
+pub fn resultant_xy_per_channel(
+    moduli: &[Modulus],
+    shape: BiShape,
+    candidates: usize,
+    data: &[u32],
+) -> Vec<u32> {
+    let n = shape.degree_bound() + 1;
+    let mut out = vec![0u32; moduli.len() * n];
+    out.par_chunks_mut(n)
+        .zip(data.par_chunks(shape.len()))
+        .zip(moduli.par_iter())
+        .for_each(|((ys, coeffs), &m)| {
+            let mut xs = Vec::with_capacity(n);
+            let mut work = vec![0u32; shape.work_len()];
+            for a in 0..candidates as u32 {
+                if xs.len() == n {
+                    break;
+                }
+                // SAFETY: coeffs holds shape.len() words, work shape.work_len().
+                let r = unsafe {
+                    poly::resultant_at_point(coeffs.as_ptr(), shape, a, work.as_mut_ptr(), 1, m)
+                };
+                if let Some(v) = r {
+                    ys[xs.len()] = v;
+                    xs.push(a);
+                }
+            }
+            if xs.len() < n {
+                ys[0] = poly::NO_POINT;
+                return;
+            }
+            let mut inv = vec![0u32; candidates];
+            poly::small_inverses(&mut inv, m);
+            poly::interpolate(&xs, ys, &inv, m);
+        });
+    out
 }

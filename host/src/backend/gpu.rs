@@ -11,7 +11,9 @@ use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,
     PushKernelArg,
 };
+use crate::timing::Laps;
 use rns_core::linalg::Elimination;
+use rns_core::poly::BiShape;
 use rns_core::Modulus;
 use std::borrow::Cow;
 use std::ops::Range;
@@ -22,6 +24,8 @@ use std::sync::{Arc, OnceLock};
 static POISON: AtomicBool = AtomicBool::new(false);
 /// A memory budget override in bytes (0: none).
 static MEM_LIMIT: AtomicUsize = AtomicUsize::new(0);
+/// A cap on the dynamic shared memory of the interpolation kernel (`usize::MAX`: none).
+static SHARED_LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
 
 /// The kernels, compiled from `device/` by `build.rs`.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/rns_device.ptx"));
@@ -141,17 +145,19 @@ impl Gpu {
         let module = ctx
             .load_module(cudarc::nvrtc::Ptx::from_src(PTX))
             .map_err(|e| Error::Gpu(format!("loading the rns kernels (PTX) failed: {e:?}")))?;
-        // Raise the mixed-radix kernel's dynamic shared memory limit once, to the device's
+        // Raise the mixed-radix and interpolation kernels' dynamic shared memory limit once, to the device's
         // maximum: setting it per launch would race between threads.
-        module
-            .load_function("rns_mrc_digits")
-            .and_then(|f| {
-                f.set_attribute(
-                    CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                    smem_optin as i32,
-                )
-            })
-            .map_err(cuda)?;
+        for kernel in ["rns_mrc_digits", "rns_interpolate"] {
+            module
+                .load_function(kernel)
+                .and_then(|f| {
+                    f.set_attribute(
+                        CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                        smem_optin as i32,
+                    )
+                })
+                .map_err(cuda)?;
+        }
         let stream = ctx.default_stream();
         Ok(Gpu {
             ctx,
@@ -187,6 +193,17 @@ impl Gpu {
     /// a small cap forces the chunked paths.
     pub fn set_memory_limit(bytes: Option<usize>) {
         MEM_LIMIT.store(bytes.unwrap_or(0), Ordering::Relaxed);
+    }
+
+    /// Caps the shared memory the interpolation kernel may use (`None`: the device's
+    /// maximum); `Some(0)` forces its global-memory scratch path, for tests.
+    pub fn set_shared_memory_limit(bytes: Option<usize>) {
+        SHARED_LIMIT.store(bytes.unwrap_or(usize::MAX), Ordering::Relaxed);
+    }
+
+    /// Bytes of dynamic shared memory a block of the interpolation kernel may use.
+    fn interpolation_smem(&self) -> usize {
+        self.smem_optin.min(SHARED_LIMIT.load(Ordering::Relaxed))
     }
 
     /// Bytes one operation may place on the device: 70% of the free memory, or the
@@ -907,5 +924,136 @@ impl Gpu {
             out.extend(self.download(&dout, r.len())?.into_iter().map(|x| x as i32));
         }
         Ok(out)
+    }
+}
+
+impl Gpu {
+    /// Launches Collins' step for every (channel, point): `vals` gets `channels ×
+    /// candidates` resultants (or `NO_POINT`), `work` needs `channels × candidates ×
+    /// shape.work_len()` words, `coeffs` holds `shape.len()` residues per channel.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_resultant_points(
+        &self,
+        vals: &mut CudaSlice<u32>,
+        work: &mut CudaSlice<u32>,
+        coeffs: &CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+        shape: BiShape,
+        candidates: usize,
+        channels: usize,
+    ) -> Result<()> {
+        let f = self.function("rns_resultant_points")?;
+        let cfg = LaunchConfig {
+            grid_dim: (candidates.div_ceil(128) as u32, channels as u32, 1),
+            block_dim: (128, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let points = candidates as u32;
+        let mut l = self.stream.launch_builder(&f);
+        l.arg(vals)
+            .arg(work)
+            .arg(coeffs)
+            .arg(moduli)
+            .arg(&shape.fy)
+            .arg(&shape.fx)
+            .arg(&shape.gy)
+            .arg(&shape.gx)
+            .arg(&points);
+        // SAFETY: buffer sizes as documented; channels ≤ 65 535 (the caller's chunks).
+        unsafe { l.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
+    /// Words of interpolation scratch per channel: `3n + candidates + 1`.
+    fn interpolation_words(n: usize, candidates: usize) -> usize {
+        3 * n + candidates + 1
+    }
+
+    /// Launches the interpolation of `n` coefficients per channel from `vals` (`channels
+    /// × candidates`) into `out` (`channels × n`): scratch in shared memory when it fits
+    /// the device, else in `scratch` (`channels × interpolation_words` words).
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_interpolate(
+        &self,
+        out: &mut CudaSlice<u32>,
+        vals: &CudaSlice<u32>,
+        scratch: &mut CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+        candidates: usize,
+        n: usize,
+        channels: usize,
+    ) -> Result<()> {
+        let f = self.function("rns_interpolate")?;
+        let bytes = Self::interpolation_words(n, candidates) * 4;
+        let shared = bytes <= self.interpolation_smem();
+        let cfg = LaunchConfig {
+            grid_dim: (channels as u32, 1, 1),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: if shared { bytes as u32 } else { 0 },
+        };
+        let (c32, n32, s32) = (candidates as u32, n as u32, shared as u32);
+        let mut l = self.stream.launch_builder(&f);
+        l.arg(out)
+            .arg(vals)
+            .arg(scratch)
+            .arg(moduli)
+            .arg(&c32)
+            .arg(&n32)
+            .arg(&s32);
+        // SAFETY: buffer sizes as documented; scratch is only used when not shared.
+        unsafe { l.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
+    /// Collins' modular steps on the device (see `Backend::resultant_xy_per_channel`),
+    /// from integers packed as for [`Gpu::reduce_words`]: reduce, one resultant per
+    /// (channel, point), interpolate, in chunks of channels that fit the memory budget.
+    /// Returns `degree_bound + 1` coefficients per channel and the stage times (each stage
+    /// ends with a synchronisation, so kernels and copies are timed apart).
+    pub fn resultant_xy_words(
+        &self,
+        moduli: &[Modulus],
+        (words, neg, nwords): (&[u32], &[u32], usize),
+        shape: BiShape,
+        candidates: usize,
+    ) -> Result<(Vec<u32>, Laps)> {
+        let mut laps = Laps::start();
+        let (len, n) = (shape.len(), shape.degree_bound() + 1);
+        let scratch = Self::interpolation_words(n, candidates);
+        let global_scratch = if scratch * 4 <= self.interpolation_smem() {
+            0
+        } else {
+            scratch
+        };
+        let per_channel = 4 * (len + candidates * (shape.work_len() + 1) + n + global_scratch + 6);
+        let fixed = 4 * len * (nwords + 1);
+        let per = (self.budget()?.saturating_sub(fixed) / per_channel).clamp(1, 65_535);
+        let (dw, dn) = (self.upload(words)?, self.upload(neg)?);
+        let mut out = Vec::with_capacity(moduli.len() * n);
+        self.sync()?;
+        laps.lap("upload");
+        for start in (0..moduli.len()).step_by(per) {
+            let chans = start..(start + per).min(moduli.len());
+            let k = chans.len();
+            let dm = self.upload(&moduli_words(&moduli[chans]))?;
+            let mut dcoeffs = self.alloc(k * len)?;
+            self.launch_reduce(&mut dcoeffs, &dw, &dn, &dm, len, k, nwords)?;
+            self.sync()?;
+            laps.lap("reduce");
+            let mut dvals = self.alloc(k * candidates)?;
+            let mut dwork = self.alloc(k * candidates * shape.work_len())?;
+            self.launch_resultant_points(&mut dvals, &mut dwork, &dcoeffs, &dm, shape, candidates, k)?;
+            self.sync()?;
+            laps.lap("resultants mod p");
+            drop(dwork);
+            let mut dout = self.alloc(k * n)?;
+            let mut dscratch = self.alloc(k * global_scratch)?;
+            self.launch_interpolate(&mut dout, &dvals, &mut dscratch, &dm, candidates, n, k)?;
+            self.sync()?;
+            laps.lap("interpolation");
+            out.extend(self.download(&dout, k * n)?);
+            laps.lap("download");
+        }
+        Ok((out, laps))
     }
 }

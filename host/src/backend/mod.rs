@@ -13,9 +13,11 @@ use crate::basis::RnsBasis;
 use crate::crt;
 use crate::error::{Error, Result};
 use crate::layout;
+use crate::timing::Laps;
 use crate::vector::{residue, RnsVec};
 use rayon::prelude::*;
 use rns_core::linalg::Elimination;
+use rns_core::poly::BiShape;
 use rns_core::Modulus;
 use rug::Integer;
 use std::cmp::Ordering;
@@ -445,6 +447,56 @@ impl Backend {
 }
 
 impl Backend {
+    /// Collins' modular steps of a bivariate resultant `res_y(f, g)` for every channel of
+    /// `basis`: `coeffs` holds the dense pair of `shape` (`f`'s rows, then `g`'s; each
+    /// must lie in the basis's signed range, and neither leading coefficient in `y` may
+    /// vanish modulo a channel). Per channel, the first `degree_bound + 1` of the points
+    /// `x = 0 … candidates − 1` where neither leading coefficient vanishes, one resultant
+    /// in `y` per point, and the interpolated coefficients: channel-major, `degree_bound
+    /// + 1` per channel (`NO_POINT` first when a channel ran out of points). Also the time
+    /// of each stage.
+    pub fn resultant_xy_per_channel(
+        &self,
+        basis: &Arc<RnsBasis>,
+        coeffs: &[Integer],
+        shape: BiShape,
+        candidates: usize,
+    ) -> Result<(Vec<u32>, Laps)> {
+        let n = shape.degree_bound() + 1;
+        if coeffs.len() != shape.len() || candidates < n {
+            return Err(Error::Shape(format!(
+                "{} coefficients and {candidates} points do not fit the shape {shape:?}",
+                coeffs.len()
+            )));
+        }
+        if let Some(index) = coeffs.iter().position(|x| !basis.contains(x)) {
+            return Err(Error::OutOfRange {
+                index,
+                range_bits: basis.range_bits(),
+            });
+        }
+        let work = basis.channels() * candidates * shape.work_len();
+        match self.gpu_for(work) {
+            Some(g) => {
+                let (words, neg, nwords) = pack_words(coeffs);
+                g.resultant_xy_words(basis.moduli(), (&words, &neg, nwords), shape, candidates)
+            }
+            None => {
+                let mut laps = Laps::start();
+                let residues = RnsVec::from_integers(basis, coeffs)?;
+                laps.lap("reduce");
+                let out = cpu::resultant_xy_per_channel(
+                    basis.moduli(),
+                    shape,
+                    candidates,
+                    residues.residues(),
+                );
+                laps.lap("resultants mod p, interpolation");
+                Ok((out, laps))
+            }
+        }
+    }
+
     /// The resultant modulo each channel of two polynomials: `coeffs` holds the `df + 1`
     /// coefficients of `f` then the `dg + 1` of `g` (constant terms first), and both
     /// leading coefficients must be non-zero modulo every channel.

@@ -88,9 +88,23 @@ enum Command {
         f: String,
         /// Second polynomial file.
         g: String,
-        /// Where the modular determinants run.
+        /// Where the modular resultants run.
         #[arg(long, value_enum, default_value = "auto")]
         backend: BackendArg,
+    },
+    /// Resultant res_y(f, g) of two polynomials in Z[x, y]: eliminates y and prints the
+    /// coefficients in x, constant term first (files: one `coefficient x_exp y_exp` per line).
+    ResultantXy {
+        /// First polynomial file; `-` reads standard input.
+        f: String,
+        /// Second polynomial file.
+        g: String,
+        /// Where the modular resultants and interpolations run.
+        #[arg(long, value_enum, default_value = "auto")]
+        backend: BackendArg,
+        /// Print the bounds, primes and stage times on standard error.
+        #[arg(long)]
+        stats: bool,
     },
     /// Measure every operation on the CPU (one core, all cores) and the GPU; print tables.
     Compare(CompareArgs),
@@ -257,6 +271,28 @@ fn run(cli: Cli) -> Result<()> {
             let (f, g) = (rns::IntPoly::read(&f)?, rns::IntPoly::read(&g)?);
             let backend = Backend::select(backend.into())?;
             println!("{}", rns::resultant(&f, &g, &backend)?);
+            Ok(())
+        }
+        Command::ResultantXy {
+            f,
+            g,
+            backend,
+            stats,
+        } => {
+            let (f, g) = (rns::BiPoly::read(&f)?, rns::BiPoly::read(&g)?);
+            let backend = Backend::select(backend.into())?;
+            let (r, st) = rns::resultant_xy_with_stats(&f, &g, &backend)?;
+            let line: Vec<String> = r.iter().map(|c| c.to_string()).collect();
+            println!("{}", line.join(" "));
+            if stats {
+                eprintln!(
+                    "degree bound {}, {} bits, {} primes, {} candidate points, backend {}",
+                    st.degree_bound, st.bound_bits, st.primes, st.candidates, st.backend
+                );
+                for (name, t) in &st.stages {
+                    eprintln!("{name:>32}: {:10.3} ms", t.as_secs_f64() * 1e3);
+                }
+            }
             Ok(())
         }
         Command::Compare(args) => run_compare(args),

@@ -1,0 +1,55 @@
+//! [`Laps`]: the wall-clock stages of a computation, for the stage breakdowns that
+//! `det`, the resultants and the examples print.
+
+use std::time::{Duration, Instant};
+
+/// Named stages in the order first timed; a stage timed again (a later chunk) adds up.
+#[derive(Clone, Debug)]
+pub struct Laps {
+    stages: Vec<(&'static str, Duration)>,
+    since: Instant,
+}
+
+impl Default for Laps {
+    fn default() -> Laps {
+        Laps::start()
+    }
+}
+
+impl Laps {
+    /// Starts the clock with no stages.
+    pub fn start() -> Laps {
+        Laps {
+            stages: Vec::new(),
+            since: Instant::now(),
+        }
+    }
+
+    /// Ends the stage `name` now (it began at the previous lap or the start).
+    pub fn lap(&mut self, name: &'static str) {
+        let now = Instant::now();
+        self.add(name, now - self.since);
+        self.since = now;
+    }
+
+    /// Adds `d` to the stage `name`.
+    pub fn add(&mut self, name: &'static str, d: Duration) {
+        match self.stages.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, t)) => *t += d,
+            None => self.stages.push((name, d)),
+        }
+    }
+
+    /// Appends another computation's stages (restarting this clock after them).
+    pub fn append(&mut self, other: Laps) {
+        for (name, d) in other.stages {
+            self.add(name, d);
+        }
+        self.since = Instant::now();
+    }
+
+    /// The stages and their times, in order.
+    pub fn into_stages(self) -> Vec<(&'static str, Duration)> {
+        self.stages
+    }
+}
