@@ -9,6 +9,7 @@
 #   scripts/gpu-check.sh --run --compare       # and `rns compare` at full sizes
 #   scripts/gpu-check.sh --run --flint         # and the FLINT comparisons (det, resultant)
 #   scripts/gpu-check.sh --run --linalg        # and the matrix benchmarks against FLINT
+#   scripts/gpu-check.sh --run --resultant     # and the resultant benchmarks against FLINT
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=gpu-bundle
@@ -32,7 +33,7 @@ for l in sys.stdin:
         print(m["executable"])' | while read -r exe; do cp "$exe" $B/bench/; done
     fi
     cargo build --release --bins --examples
-    cp target/release/rns target/release/examples/{gpu_bench,determinant,compare,linalg_bench} $B/
+    cp target/release/rns target/release/examples/{gpu_bench,determinant,compare,linalg_bench,resultant} $B/
     cp device/reference/mul_chain.cu device/reference/matmul.cu $B/
     # python-flint for the FLINT comparisons on the GPU host, which has no network.
     mkdir -p $B/wheels
@@ -40,7 +41,7 @@ for l in sys.stdin:
         --platform manylinux2014_x86_64 -d $B/wheels || echo "no python-flint wheel: FLINT comparisons will be skipped there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
-    strip --strip-debug $B/bin/* $B/rns $B/gpu_bench $B/determinant $B/compare $B/linalg_bench
+    strip --strip-debug $B/bin/* $B/rns $B/gpu_bench $B/determinant $B/compare $B/linalg_bench $B/resultant
     [ -z "$(ls $B/bench)" ] || strip --strip-debug $B/bench/*
     du -sh $B
     exit 0
@@ -91,6 +92,14 @@ if [[ " $* " == *" --linalg "* ]]; then
     $B/linalg_bench /tmp/linalg || status=1
     python3 -m pip install -q --no-index --target /tmp/pyflint $B/wheels/*.whl && export PYTHONPATH=/tmp/pyflint
     python3 scripts/flint_linalg.py /tmp/linalg || status=1
+fi
+if [[ " $* " == *" --resultant "* ]]; then
+    echo "== bivariate resultants (the seed's shapes), FLINT baselines; univariate degree 500, 1000-bit"
+    $B/resultant /tmp/res || status=1
+    python3 -m pip install -q --no-index --target /tmp/pyflint $B/wheels/*.whl && export PYTHONPATH=/tmp/pyflint
+    python3 scripts/flint_resultant_xy.py /tmp/res/900-bit --primes 256 || status=1
+    SKIP_CPU1=1 scripts/compare-flint-resultant.sh 500 1000 $B/rns || status=1
+    python3 scripts/flint_resultant_xy.py /tmp/res/100-bit --mpoly || status=1
 fi
 if [[ " $* " == *" --cpu-benches "* ]]; then
     echo "== CPU criterion benchmarks on this host"

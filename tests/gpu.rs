@@ -4,10 +4,12 @@
 
 use rns::backend::gpu::{EqualKernel, Gpu};
 use rns::{
-    det, linalg, resultant, Backend, BackendChoice, IntMatrix, IntPoly, ModMatrices, Op, RnsBasis,
-    RnsVec,
+    det, linalg, resultant, resultant_xy, resultant_xy_with_stats, Backend, BackendChoice, BiPoly,
+    IntMatrix, IntPoly, ModMatrices, Op, RnsBasis, RnsVec,
 };
-use rns_suite::{bareiss_det, edge_values, naive_matmul, rational_solve, Gen};
+use rns_suite::{
+    bareiss_det, edge_values, eval_poly, naive_matmul, rational_solve, resultant_xy_at, Gen,
+};
 use rug::Integer;
 use std::sync::Arc;
 
@@ -231,6 +233,81 @@ fn resultants_match_cpu() {
             "{m} {n}"
         );
     }
+}
+
+/// Bivariate pairs for the GPU tests: random dense ones, and one whose leading
+/// coefficient in y vanishes at x = 0, 1, 2 (those points are dropped on every prime).
+fn bivariate_cases() -> Vec<(BiPoly, BiPoly)> {
+    let mut gen = Gen::new(8);
+    let mut cases: Vec<(BiPoly, BiPoly)> = [
+        (0, 3, 2, 2, 10),
+        (1, 1, 1, 1, 64),
+        (5, 6, 4, 7, 60),
+        (9, 8, 7, 10, 120),
+    ]
+    .into_iter()
+    .map(|(fy, fx, gy, gx, bits)| (gen.bipoly(fy, fx, bits), gen.bipoly(gy, gx, bits)))
+    .collect();
+    let lc = [(0, 2), (2, -3), (1, 1)]; // x³ − 3x² + 2x = x(x − 1)(x − 2)
+    let mut terms: Vec<_> = lc
+        .iter()
+        .map(|&(i, c)| (Integer::from(c), i + 1, 3))
+        .collect();
+    terms.extend([(Integer::from(-4), 0, 0), (Integer::from(11), 2, 1)]);
+    cases.push((BiPoly::new(terms).unwrap(), gen.bipoly(2, 3, 30)));
+    cases
+}
+
+#[test]
+fn bivariate_resultants_match_cpu_and_sylvester() {
+    let Some(g) = gpu() else { return };
+    for (i, (f, h)) in bivariate_cases().iter().enumerate() {
+        let (r, st) = resultant_xy_with_stats(f, h, &g).unwrap();
+        assert_eq!(st.backend, "gpu");
+        assert_eq!(r, resultant_xy(f, h, &Backend::Cpu).unwrap(), "case {i}");
+        for a in [0i64, 1, 2, 3, -5] {
+            let a = Integer::from(a);
+            assert_eq!(
+                eval_poly(&r, &a),
+                resultant_xy_at(f, h, &a),
+                "case {i} at {a}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bivariate_resultants_in_chunks_and_global_scratch_match_cpu() {
+    let Some(g) = gpu() else { return };
+    /// Lifts the caps again even when an assertion fails.
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            Gpu::set_memory_limit(None);
+            Gpu::set_shared_memory_limit(None);
+        }
+    }
+    let _reset = Reset;
+    Gpu::set_memory_limit(Some(40_000));
+    Gpu::set_shared_memory_limit(Some(0));
+    for (i, (f, h)) in bivariate_cases().iter().enumerate() {
+        assert_eq!(
+            resultant_xy(f, h, &g).unwrap(),
+            resultant_xy(f, h, &Backend::Cpu).unwrap(),
+            "case {i}"
+        );
+    }
+}
+
+#[test]
+fn bases_too_large_for_the_mixed_radix_kernel_convert_anyway() {
+    let Some(g) = gpu() else { return };
+    let b = basis(2100); // 2100·128 bytes of tile: more than any GPU's shared memory
+    let mut gen = Gen::new(21);
+    let h = b.half().clone();
+    let values: Vec<Integer> = (0..40).map(|_| gen.in_range(&h)).collect();
+    let x = RnsVec::from_integers(&b, &values).unwrap();
+    assert_eq!(g.to_integers_checked(&x).unwrap(), values);
 }
 
 #[test]

@@ -115,7 +115,11 @@ fn zero_and_empty_polynomials_are_errors() {
 /// (which determines a polynomial of degree ≤ D) and at a few negative and large ones.
 fn check_xy(f: &BiPoly, g: &BiPoly, r: &[Integer]) {
     let d = g.deg_y() * f.deg_x() + f.deg_y() * g.deg_x();
-    assert!(!r.is_empty() && r.len() <= d + 1, "degree {} > bound {d}", r.len() - 1);
+    assert!(
+        !r.is_empty() && r.len() <= d + 1,
+        "degree {} > bound {d}",
+        r.len() - 1
+    );
     assert!(r.len() == 1 || *r.last().unwrap() != 0, "trailing zero");
     let points = (0..=d as i64).chain([-1, -7, 1 << 40]);
     for a in points.map(Integer::from) {
@@ -170,12 +174,12 @@ fn bivariate_constants_in_y_follow_the_standard_definition() {
     let cpu = Backend::Cpu;
     let c = BiPoly::new([term(3, 0, 0), term(-2, 1, 0)]).unwrap(); // 3 − 2x, degree 0 in y
     let g = BiPoly::new([term(1, 0, 2), term(1, 1, 0)]).unwrap(); // y² + x
-    // res_y(c, g) = c² = 9 − 12x + 4x², either way round (deg_y c = 0: no sign).
+                                                                  // res_y(c, g) = c² = 9 − 12x + 4x², either way round (deg_y c = 0: no sign).
     assert_eq!(resultant_xy(&c, &g, &cpu).unwrap(), [9, -12, 4]);
     assert_eq!(resultant_xy(&g, &c, &cpu).unwrap(), [9, -12, 4]);
     let d = BiPoly::new([term(5, 0, 0)]).unwrap();
     assert_eq!(resultant_xy(&c, &d, &cpu).unwrap(), [1]); // two constants in y
-    // A constant in x but not in y: the univariate resultant as a constant polynomial.
+                                                          // A constant in x but not in y: the univariate resultant as a constant polynomial.
     let e = BiPoly::new([term(1, 0, 2), term(1, 0, 0)]).unwrap(); // y² + 1
     let h = BiPoly::new([term(1, 0, 1), term(-2, 0, 0)]).unwrap(); // y − 2
     assert_eq!(resultant_xy(&e, &h, &cpu).unwrap(), [5]);

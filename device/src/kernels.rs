@@ -588,7 +588,14 @@ pub unsafe extern "ptx-kernel" fn rns_resultant_points(
     let s = BiShape { fy, fx, gy, gx };
     let total = _grid_dim_y() as usize * points as usize;
     let t = c * points as usize + i as usize;
-    let r = resultant_at_point(coeffs.add(c * s.len()), s, i, work.add(t), total, *moduli.add(c));
+    let r = resultant_at_point(
+        coeffs.add(c * s.len()),
+        s,
+        i,
+        work.add(t),
+        total,
+        *moduli.add(c),
+    );
     *vals.add(t) = r.unwrap_or(NO_POINT);
 }
 

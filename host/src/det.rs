@@ -8,10 +8,10 @@ use crate::backend::Backend;
 use crate::basis::RnsBasis;
 use crate::error::{Error, Result};
 use crate::matrix::IntMatrix;
+use crate::timing::Laps;
 use crate::vector::RnsVec;
 use rug::Integer;
 use std::sync::Arc;
-use crate::timing::Laps;
 use std::time::Duration;
 
 /// What a determinant computation did and how long each stage took.

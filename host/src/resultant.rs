@@ -102,6 +102,8 @@ pub struct ResultantStats {
     pub candidates: usize,
     /// Number of primes used for the range (plus one redundant prime).
     pub primes: usize,
+    /// Those primes, in the basis's order.
+    pub range_primes: Vec<u32>,
     /// The backend that ran the modular resultants and interpolations.
     pub backend: &'static str,
     /// Stage names and their wall-clock times, in order.
@@ -186,6 +188,7 @@ pub fn resultant_xy_with_stats(
         contents.is_divisible_u(p)
     }));
     stats.primes = basis.range_len();
+    stats.range_primes = basis.range_moduli().iter().map(|m| m.m).collect();
     let mut coeffs = f.dense(shape.fx as usize + 1);
     coeffs.extend(g.dense(shape.gx as usize + 1));
     laps.lap("primes");
@@ -195,9 +198,9 @@ pub fn resultant_xy_with_stats(
     let values = RnsVec::from_residues(&basis, n, per_channel).map_err(|_| {
         Error::Internal("a prime had fewer good evaluation points than the degree bound".into())
     })?;
-    let mut r = backend.to_integers_checked(&values).map_err(|_| {
-        Error::Internal("the resultant disagrees with the redundant prime".into())
-    })?;
+    let mut r = values
+        .check_redundant(backend.to_integers(&values)?)
+        .map_err(|_| Error::Internal("the resultant disagrees with the redundant prime".into()))?;
     while r.len() > 1 && r.last().is_some_and(|c| *c == 0) {
         r.pop();
     }

@@ -218,3 +218,40 @@ fn matrix_commands_reject_bad_input_with_one_line() {
         assert!(err.contains(needle), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn resultant_xy_prints_the_coefficients_and_rejects_bad_polynomials() {
+    let p = files(
+        "res-xy",
+        &[
+            ("f", "1 0 2\n1 2 0\n-1 0 0\n"), // y² + x² − 1
+            ("g", "# y − x\n1 0 1\n-1 1 0\n"),
+            ("c", "5 0 0\n"),
+            ("zero", "3 1 1\n-3 1 1\n"),
+            ("empty", "\n\n"),
+            ("tokens", "1 2\n"),
+            ("exp", "1 x 0\n"),
+        ],
+    );
+    let out = rns(&["resultant-xy", &p[0], &p[1], "--backend", "cpu"], "");
+    assert_eq!(text(&out.stdout), "-1 0 2\n", "{}", text(&out.stderr));
+    assert!(out.stderr.is_empty());
+    // A constant: res_y(5, f) = 5^deg_y f = 25; res_y(f, f) = 0.
+    let out = rns(&["resultant-xy", &p[2], &p[0]], "");
+    assert_eq!(text(&out.stdout), "25\n");
+    let out = rns(&["resultant-xy", &p[0], "-"], "1 0 2\n1 2 0\n-1 0 0\n");
+    assert_eq!(text(&out.stdout), "0\n");
+    for (i, msg) in [
+        (3, "zero polynomial"),
+        (4, "empty polynomial"),
+        (5, "got 2 tokens"),
+        (6, "`x` is not an exponent"),
+    ] {
+        let out = rns(&["resultant-xy", &p[i], &p[1]], "");
+        assert_eq!(out.status.code(), Some(2), "{}", p[i]);
+        assert!(text(&out.stderr).contains(msg), "{}", text(&out.stderr));
+        assert!(out.stdout.is_empty());
+    }
+    let out = rns(&["resultant-xy", "/nonexistent/f", &p[1]], "");
+    assert_eq!(out.status.code(), Some(2));
+}

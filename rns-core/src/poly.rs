@@ -185,7 +185,12 @@ mod tests {
     fn a_point_where_a_leading_coefficient_vanishes_is_refused() {
         let m = Modulus::new(P).unwrap();
         // f = (x − 1)·y + 1 (fy = 1, fx = 1), g = y − x (gy = 1, gx = 1).
-        let s = BiShape { fy: 1, fx: 1, gy: 1, gx: 1 };
+        let s = BiShape {
+            fy: 1,
+            fx: 1,
+            gy: 1,
+            gx: 1,
+        };
         let coeffs = [1, 0, P - 1, 1, 0, P - 1, 1, 0];
         let mut work = [0u32; 4];
         let at = |a: u32, w: &mut [u32; 4]| unsafe {

@@ -6,12 +6,12 @@
 
 use super::Op;
 use crate::error::{Error, Result};
+use crate::timing::Laps;
 use cudarc::driver::sys::{CUevent_flags, CUfunction_attribute, CUresult};
 use cudarc::driver::{
     CudaContext, CudaFunction, CudaModule, CudaSlice, CudaStream, DriverError, LaunchConfig,
     PushKernelArg,
 };
-use crate::timing::Laps;
 use rns_core::linalg::Elimination;
 use rns_core::poly::BiShape;
 use rns_core::Modulus;
@@ -445,6 +445,12 @@ impl Gpu {
         Ok(out)
     }
 
+    /// Whether the mixed-radix kernel can take `k` moduli (its tile needs `k·128` bytes
+    /// of shared memory).
+    pub fn mixed_radix_fits(&self, k: usize) -> bool {
+        k * 32 * 4 <= self.smem_optin
+    }
+
     /// Launches the mixed-radix kernel: `digits` gets `k × len` channel-major digits of
     /// the first `k` channels of `x`; `offset` is one residue per channel or `None`.
     #[allow(clippy::too_many_arguments)]
@@ -459,7 +465,7 @@ impl Gpu {
         k: usize,
     ) -> Result<()> {
         let smem = k * 32 * 4;
-        if smem > self.smem_optin {
+        if !self.mixed_radix_fits(k) {
             return Err(Error::Shape(format!(
                 "{k} moduli need {smem} bytes of shared memory for the mixed-radix kernel; this GPU has {}",
                 self.smem_optin
@@ -1042,7 +1048,9 @@ impl Gpu {
             laps.lap("reduce");
             let mut dvals = self.alloc(k * candidates)?;
             let mut dwork = self.alloc(k * candidates * shape.work_len())?;
-            self.launch_resultant_points(&mut dvals, &mut dwork, &dcoeffs, &dm, shape, candidates, k)?;
+            self.launch_resultant_points(
+                &mut dvals, &mut dwork, &dcoeffs, &dm, shape, candidates, k,
+            )?;
             self.sync()?;
             laps.lap("resultants mod p");
             drop(dwork);

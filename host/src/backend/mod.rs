@@ -310,14 +310,13 @@ impl Backend {
     }
 
     /// Reconstructs every integer (exact in the signed range): on the GPU the
-    /// mixed-radix digits come from the device and the host assembles the integers.
+    /// mixed-radix digits come from the device and the host assembles the integers
+    /// (on the CPU when the basis is too large for the kernel's shared memory).
     pub fn to_integers(&self, a: &RnsVec) -> Result<Vec<Integer>> {
         let b = a.basis();
-        if self
-            .gpu_for(a.len() * b.range_len() * b.range_len())
-            .is_none()
-        {
-            return Ok(a.to_integers());
+        match self.gpu_for(a.len() * b.range_len() * b.range_len()) {
+            Some(g) if g.mixed_radix_fits(b.range_len()) => {}
+            _ => return Ok(a.to_integers()),
         }
         let k = b.range_len();
         let digits = self.mixed_radix_digits(a)?;
