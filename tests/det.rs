@@ -98,3 +98,25 @@ fn non_square_is_an_error() {
     let a = IntMatrix::from_i64(2, 3, &[1, 2, 3, 4, 5, 6]).unwrap();
     assert!(matches!(det(&a, &Backend::Cpu), Err(Error::Shape(_))));
 }
+
+proptest! {
+    #[test]
+    fn the_norm_bound_holds_and_is_tight(seed in any::<u64>(), len in 1usize..40) {
+        // Entries of wildly different sizes (1 to 3000 bits, some zero), both signs.
+        let mut g = Gen::new(seed);
+        let v: Vec<Integer> = (0..len)
+            .map(|_| { let bits = 1 + g.below(3000); g.signed(bits) })
+            .collect();
+        let norm2: Integer = v.iter().map(|x| x.clone().square()).sum();
+        match rns::det::log2_norm(&v) {
+            None => prop_assert_eq!(norm2, 0),
+            Some(b) => {
+                // log2 Σx² from its top 53 bits (error below 1e-15), against 2b.
+                let (f, e) = norm2.to_f64_exp();
+                let exact = e as f64 + f.log2();
+                prop_assert!(2.0 * b >= exact + 1e-9, "{b} below {exact}/2");
+                prop_assert!(2.0 * b - exact < 1e-6, "{b} far above {exact}/2");
+            }
+        }
+    }
+}

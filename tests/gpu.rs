@@ -187,7 +187,17 @@ fn edges_of_the_range_against_rug() {
 fn determinants_match_cpu_and_bareiss() {
     let Some(g) = gpu() else { return };
     // Modular determinants of random residue matrices, channel by channel.
-    for (n, k) in [(1, 3), (2, 3), (3, 3), (5, 7), (17, 33), (64, 7), (96, 128)] {
+    for (n, k) in [
+        (1, 3),
+        (2, 3),
+        (3, 3),
+        (5, 7),
+        (16, 9),
+        (17, 33),
+        (64, 7),
+        (96, 128),
+        (161, 5),
+    ] {
         let b = basis(k);
         let m = random(&b, n * n, n as u64);
         same(
@@ -202,12 +212,24 @@ fn determinants_match_cpu_and_bareiss() {
         let want = bareiss_det(&a);
         assert_eq!(det(&a, &g).unwrap(), want, "n {n}");
     }
-    // Singular, zero pivots, identity.
+    // Singular, zero pivots, identity; singular only at the last pivot (rank 99 of 100);
+    // an anti-diagonal (every pivot from the last row: swaps across panels).
+    let anti: Vec<i64> = (0..70 * 70)
+        .map(|e| {
+            if e % 70 + e / 70 == 69 {
+                1 + (e % 5) as i64
+            } else {
+                0
+            }
+        })
+        .collect();
     let cases = [
         IntMatrix::from_i64(3, 3, &[0, 2, 3, 4, 0, 6, 7, 8, 0]).unwrap(),
         IntMatrix::from_i64(3, 3, &[1, 2, 3, 4, 5, 6, 7, 8, 9]).unwrap(),
         IntMatrix::from_i64(2, 2, &[0, 0, 0, 5]).unwrap(),
         IntMatrix::identity(40),
+        gen.low_rank(100, 100, 99, 30),
+        IntMatrix::from_i64(70, 70, &anti).unwrap(),
     ];
     for a in &cases {
         assert_eq!(det(a, &g).unwrap(), bareiss_det(a));

@@ -476,6 +476,8 @@ pub unsafe extern "ptx-kernel" fn rns_matmul(
     let mut acc = [[0i64; 4]; 4];
     let mut k0 = 0;
     while k0 < k {
+        // Staged inline rather than through `stage_tiles`: with the closures this kernel
+        // needs 104 registers instead of 80.
         let mut q = 0;
         while q < 4 {
             let e = tid + 256 * q;
@@ -496,27 +498,7 @@ pub unsafe extern "ptx-kernel" fn rns_matmul(
             q += 1;
         }
         _syncthreads();
-        let mut kk = 0;
-        while kk < MM_TK {
-            // LAZY steps of 16 products each, then one fold: fully unrolled, so that the
-            // accumulators stay in registers.
-            #[allow(clippy::needless_range_loop)]
-            for u in 0..LAZY as u32 {
-                let av = *(sa.add(((kk + u) * MM_A_STRIDE + ty * 4) as usize) as *const Quad);
-                let bv = *(sb.add(((kk + u) * MM_TILE + tx * 4) as usize) as *const Quad);
-                for i in 0..4 {
-                    for j in 0..4 {
-                        acc[i][j] += av.0[i] as i64 * bv.0[j] as i64;
-                    }
-                }
-            }
-            for row in acc.iter_mut() {
-                for s in row.iter_mut() {
-                    *s = Modulus::fold(*s, t);
-                }
-            }
-            kk += LAZY as u32;
-        }
+        tile_products(&mut acc, sa, sb, tx, ty, t);
         _syncthreads();
         k0 += MM_TK;
     }
@@ -528,6 +510,219 @@ pub unsafe extern "ptx-kernel" fn rns_matmul(
                 *out.add(gi as usize * p as usize + gj as usize) = m.reduce_i64(s);
             }
         }
+    }
+}
+
+/// Stages one k-tile of a 64 × 64 block product in shared memory (block of 16 × 16
+/// threads, `tid = ty·16 + tx`): `sa[kk·68 + r] = a(r, kk)` for the tile's 64 rows and
+/// `sb[kk·64 + col] = b(kk, col)` for its 64 columns, `kk < 16`, as centered residues.
+#[inline(always)]
+unsafe fn stage_tiles(
+    sa: *mut i32,
+    sb: *mut i32,
+    tid: u32,
+    a: impl Fn(u32, u32) -> i32,
+    b: impl Fn(u32, u32) -> i32,
+) {
+    let mut q = 0;
+    while q < 4 {
+        let e = tid + 256 * q;
+        let (r, kk) = (e / MM_TK, e % MM_TK);
+        *sa.add((kk * MM_A_STRIDE + r) as usize) = a(r, kk);
+        let (kk, col) = (e / MM_TILE, e % MM_TILE);
+        *sb.add((kk * MM_TILE + col) as usize) = b(kk, col);
+        q += 1;
+    }
+}
+
+/// Adds the 16 products of one staged k-tile to thread `(tx, ty)`'s 4 × 4 accumulators
+/// (rows `ty·4 …`, columns `tx·4 …` of the tile), folding every `LAZY_PRODUCTS`
+/// (`t = fold_factor()`): afterwards each accumulator is below `2^61 + 2^32`.
+#[inline(always)]
+unsafe fn tile_products(
+    acc: &mut [[i64; 4]; 4],
+    sa: *const i32,
+    sb: *const i32,
+    tx: u32,
+    ty: u32,
+    t: i32,
+) {
+    let mut kk = 0;
+    while kk < MM_TK {
+        // LAZY steps of 16 products each, then one fold: fully unrolled, so that the
+        // accumulators stay in registers.
+        #[allow(clippy::needless_range_loop)]
+        for u in 0..LAZY as u32 {
+            let av = *(sa.add(((kk + u) * MM_A_STRIDE + ty * 4) as usize) as *const Quad);
+            let bv = *(sb.add(((kk + u) * MM_TILE + tx * 4) as usize) as *const Quad);
+            for i in 0..4 {
+                for j in 0..4 {
+                    acc[i][j] += av.0[i] as i64 * bv.0[j] as i64;
+                }
+            }
+        }
+        for row in acc.iter_mut() {
+            for s in row.iter_mut() {
+                *s = Modulus::fold(*s, t);
+            }
+        }
+        kk += LAZY as u32;
+    }
+}
+
+/// Determinant modulo channel `c` (one block of 16 × 16 threads per channel) of the
+/// `n × n` matrix at `mats + c·n²` (overwritten): blocked LU with the same pivot rule as
+/// [`rns_core::linalg::eliminate`] (the first non-zero entry at or below the diagonal).
+/// Per panel of 16 columns: the panel is factored in place (multipliers below the
+/// diagonal; only the panel's columns are updated), the 16 rows to its right are solved
+/// by the panel's unit lower triangle, and the trailing matrix is updated by
+/// `rns_matmul`'s tiles with delayed reduction, so that it streams once per 16 pivots
+/// instead of once per pivot. Dynamic shared memory: `(68 + 64) · 16 · 4 + 16` bytes.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_det_blocked(
+    dets: *mut u32,
+    mats: *mut u32,
+    moduli: *const Modulus,
+    n: u32,
+) {
+    let quads: *mut Quad = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Quad>();
+    let sa = quads as *mut i32;
+    let sb = sa.add((MM_TK * MM_A_STRIDE) as usize);
+    let ctl = sb.add((MM_TK * MM_TILE) as usize) as *mut u32; // pivot row, det, pivot⁻¹
+    let c = _block_idx_x() as usize;
+    let m = *moduli.add(c);
+    let t = m.fold_factor();
+    let a = mats.add(c * n as usize * n as usize);
+    let at = |i: u32, j: u32| a.add(i as usize * n as usize + j as usize);
+    let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
+    let (tid, nt) = (ty * 16 + tx, 256);
+    if tid == 0 {
+        *ctl.add(1) = 1;
+    }
+    let mut k0 = 0;
+    while k0 < n {
+        let k1 = if n - k0 < MM_TK { n } else { k0 + MM_TK };
+        // The panel: columns k0..k1, every row from the diagonal down.
+        let mut k = k0;
+        while k < k1 {
+            if tid == 0 {
+                *ctl = n;
+            }
+            _syncthreads();
+            let mut i = k + tid;
+            while i < n {
+                if *at(i, k) != 0 {
+                    AtomicU32::from_ptr(ctl).fetch_min(i, Ordering::Relaxed);
+                }
+                i += nt;
+            }
+            _syncthreads();
+            let p = *ctl;
+            if p == n {
+                if tid == 0 {
+                    *dets.add(c) = 0; // singular modulo this prime (the same for every thread)
+                }
+                return;
+            }
+            if p != k {
+                // Columns before the panel are never read again.
+                let mut j = k0 + tid;
+                while j < n {
+                    let x = *at(p, j);
+                    *at(p, j) = *at(k, j);
+                    *at(k, j) = x;
+                    j += nt;
+                }
+            }
+            _syncthreads();
+            if tid == 0 {
+                let pivot = *at(k, k);
+                let det = m.mul(*ctl.add(1), pivot);
+                *ctl.add(1) = if p != k { m.neg(det) } else { det };
+                *ctl.add(2) = m.inv(pivot).unwrap_or(0);
+            }
+            _syncthreads();
+            let inv = *ctl.add(2);
+            let mut i = k + 1 + tid;
+            while i < n {
+                let l = m.mul(*at(i, k), inv);
+                *at(i, k) = l;
+                if l != 0 {
+                    let mut j = k + 1;
+                    while j < k1 {
+                        *at(i, j) = m.sub(*at(i, j), m.mul(l, *at(k, j)));
+                        j += 1;
+                    }
+                }
+                i += nt;
+            }
+            _syncthreads();
+            k += 1;
+        }
+        // The panel's rows right of it: U12 = L11⁻¹ · A12, one column per thread.
+        let mut j = k1 + tid;
+        while j < n {
+            let mut r = k0 + 1;
+            while r < k1 {
+                let mut s = *at(r, j);
+                let mut q = k0;
+                while q < r {
+                    s = m.sub(s, m.mul(*at(r, q), *at(q, j)));
+                    q += 1;
+                }
+                *at(r, j) = s;
+                r += 1;
+            }
+            j += nt;
+        }
+        _syncthreads();
+        // The trailing matrix: A22 −= L21 · U12 in 64 × 64 tiles (inner dimension ≤ 16).
+        let mut tile = (k1, k1);
+        while tile.0 < n {
+            let (row0, col0) = tile;
+            stage_tiles(
+                sa,
+                sb,
+                tid,
+                |r, kk| {
+                    let (gi, gk) = (row0 + r, k0 + kk);
+                    if gi < n && gk < k1 {
+                        m.center(*at(gi, gk))
+                    } else {
+                        0
+                    }
+                },
+                |kk, col| {
+                    let (gk, gj) = (k0 + kk, col0 + col);
+                    if gk < k1 && gj < n {
+                        m.center(*at(gk, gj))
+                    } else {
+                        0
+                    }
+                },
+            );
+            _syncthreads();
+            let mut acc = [[0i64; 4]; 4];
+            tile_products(&mut acc, sa, sb, tx, ty, t);
+            for (i, row) in acc.iter().enumerate() {
+                let gi = row0 + ty * 4 + i as u32;
+                for (j, &s) in row.iter().enumerate() {
+                    let gj = col0 + tx * 4 + j as u32;
+                    if gi < n && gj < n {
+                        *at(gi, gj) = m.sub(*at(gi, gj), m.reduce_i64(s));
+                    }
+                }
+            }
+            _syncthreads();
+            tile.1 += MM_TILE;
+            if tile.1 >= n {
+                tile = (tile.0 + MM_TILE, k1);
+            }
+        }
+        k0 = k1;
+    }
+    if tid == 0 {
+        *dets.add(c) = *ctl.add(1);
     }
 }
 

@@ -508,7 +508,7 @@ fn signed_64(hi: &[u32], lo: &[u32]) -> Vec<Integer> {
 }
 
 /// Times the exact determinant of `a` on every backend; the kernel-only figure is the
-/// modular elimination over all primes on the device.
+/// blocked modular LU over all primes on the device.
 fn measure_det(case: &mut Case, a: &IntMatrix) -> Result<()> {
     let (op, size, n) = (case.op, case.size, a.rows());
     let b = Arc::new(RnsBasis::for_bits(hadamard_bits(a).unwrap_or(1)));
@@ -520,22 +520,11 @@ fn measure_det(case: &mut Case, a: &IntMatrix) -> Result<()> {
         let dm = g.upload(&moduli_words(b.moduli()))?;
         let src = g.upload(residues.residues())?;
         let mut work = g.upload(residues.residues())?;
-        let (mut ranks, mut out) = (g.alloc(b.channels())?, g.alloc(b.channels())?);
+        let mut out = g.alloc(b.channels())?;
         let mut t = Vec::new();
         for _ in 0..case.reps {
             g.copy(&mut work, &src)?;
-            t.push(g.time_ms(|| {
-                let shape = (n, n, n);
-                g.launch_eliminate(
-                    &mut ranks,
-                    &mut out,
-                    &mut work,
-                    &dm,
-                    shape,
-                    false,
-                    b.channels(),
-                )
-            })?);
+            t.push(g.time_ms(|| g.launch_det(&mut out, &mut work, &dm, n, b.channels()))?);
         }
         if g.download(&out, b.channels())? != Backend::Cpu.det_per_channel(&residues, n)? {
             return Err(mismatch(op, size, "kernel"));

@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::matrix::IntMatrix;
 use crate::timing::Laps;
 use crate::vector::RnsVec;
+use rayon::prelude::*;
 use rug::Integer;
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,24 +28,40 @@ pub struct DetStats {
     pub stages: Vec<(&'static str, Duration)>,
 }
 
-/// An upper bound on `log2 ‖v‖₂` (slightly above it: the margin covers the f64
-/// rounding); `None` for the zero vector.
+/// An upper bound on `log2 ‖v‖₂`, slightly above it; `None` for the zero vector.
+/// From each entry's top 53 bits (`x = f·2^e`, `|x| < (|f| + 2^−52)·2^e`), scaled by the
+/// largest exponent and summed in `f64`; the sum is raised by its worst rounding error
+/// (and a term that underflows counts as the smallest normal `f64`), so the bound holds
+/// without computing any square exactly.
 pub fn log2_norm(v: &[Integer]) -> Option<f64> {
-    let norm2: Integer = v.iter().map(|x| x.clone().square()).sum();
-    if norm2 == 0 {
-        return None;
-    }
-    let (mantissa, exp) = norm2.to_f64_exp();
-    Some(0.5 * (exp as f64 + mantissa.log2()) + 1e-9)
+    let parts: Vec<(f64, i32)> = v
+        .iter()
+        .filter(|x| **x != 0)
+        .map(|x| {
+            let (f, e) = x.to_f64_exp();
+            (f, e as i32)
+        })
+        .collect();
+    let emax = parts.iter().map(|p| p.1).max()?;
+    let sum: f64 = parts
+        .iter()
+        .map(|&(f, e)| {
+            let u = (f.abs() + f64::EPSILON) * 2f64.powi(e - emax);
+            (u * u).max(f64::MIN_POSITIVE)
+        })
+        .sum();
+    let sum = sum * (1.0 + parts.len() as f64 * f64::EPSILON);
+    Some(emax as f64 + 0.5 * sum.log2() + 1e-9)
 }
 
 /// An upper bound `b` with `|det A| ≤ 2^b` (Hadamard: the product of the rows'
 /// Euclidean norms); `None` when a row is zero (then det = 0).
 pub fn hadamard_bits(a: &IntMatrix) -> Option<u64> {
-    let mut log2 = 0.0f64;
-    for i in 0..a.rows() {
-        log2 += log2_norm(a.row(i))?;
-    }
+    let rows: Option<Vec<f64>> = (0..a.rows())
+        .into_par_iter()
+        .map(|i| log2_norm(a.row(i)))
+        .collect();
+    let log2: f64 = rows?.iter().sum();
     Some(log2.ceil().max(0.0) as u64 + 1)
 }
 
@@ -78,8 +95,7 @@ pub fn det_with_stats(a: &IntMatrix, backend: &Backend) -> Result<(Integer, DetS
     let basis = Arc::new(RnsBasis::for_bits(bits));
     stats.primes = basis.range_len();
     laps.lap("primes");
-    let (e, _) = backend.eliminate_integers(&basis, a.entries(), (n, n, n), false, false)?;
-    let dets = e.into_iter().map(|e| e.det).collect();
+    let dets = backend.det_integers(&basis, a.entries(), n)?;
     laps.lap("reduce, det mod p");
     let det = RnsVec::from_residues(&basis, 1, dets)?
         .to_integers_checked()

@@ -153,10 +153,10 @@ impl RnsVec {
     }
 
     /// Reconstructs every integer with the precomputed-weights CRT (the subproduct tree
-    /// for bases of more than 2048 primes). Exact for every value of the signed range; a
+    /// for bases of more than 2048 primes, or for a few numbers over a large basis). Exact for every value of the signed range; a
     /// value outside it comes back reduced into the range.
     pub fn to_integers(&self) -> Vec<Integer> {
-        self.to_integers_with(crt::default_method(self.basis.range_len()))
+        self.to_integers_with(crt::default_method(self.basis.range_len(), self.len))
     }
 
     /// Reconstructs every integer with the chosen CRT method.

@@ -716,6 +716,27 @@ impl Gpu {
         Ok(out)
     }
 
+    /// Reduces integers packed as for [`Gpu::reduce_words`] modulo every channel into a
+    /// fresh device buffer (`channels × len` residues) and returns it with the device's
+    /// moduli; `None` when that, `extra` more words per channel and the packed words would
+    /// exceed the memory budget (the caller then takes a chunked path).
+    fn reduce_to_device(
+        &self,
+        moduli: &[Modulus],
+        (words, neg, nwords): (&[u32], &[u32], usize),
+        extra: usize,
+    ) -> Result<Option<(CudaSlice<u32>, CudaSlice<u32>)>> {
+        let (len, channels) = (neg.len(), moduli.len());
+        if len == 0 || (len * (channels + nwords + 1) + extra * channels) * 4 > self.budget()? {
+            return Ok(None);
+        }
+        let dm = self.upload(&moduli_words(moduli))?;
+        let (dw, dn) = (self.upload(words)?, self.upload(neg)?);
+        let mut dres = self.alloc(channels * len)?;
+        self.launch_reduce(&mut dres, &dw, &dn, &dm, len, channels, nwords)?;
+        Ok(Some((dm, dres)))
+    }
+
     /// Reduces integer matrix entries (packed as for [`Gpu::reduce_words`]) modulo every
     /// channel straight into the device buffer of [`Gpu::eliminate_per_channel`] and
     /// eliminates there: the residues never cross PCIe. `None` when they do not fit the
@@ -725,7 +746,7 @@ impl Gpu {
     pub fn eliminate_words(
         &self,
         moduli: &[Modulus],
-        (words, neg, nwords): (&[u32], &[u32], usize),
+        packed: (&[u32], &[u32], usize),
         rows: usize,
         cols: usize,
         pivot_cols: usize,
@@ -733,13 +754,9 @@ impl Gpu {
         keep: bool,
     ) -> Result<Option<(Vec<Elimination>, Vec<u32>)>> {
         let (size, channels) = (rows * cols, moduli.len());
-        if size == 0 || (size * (channels + nwords + 1) + 3 * channels) * 4 > self.budget()? {
+        let Some((dm, mut dmats)) = self.reduce_to_device(moduli, packed, 3)? else {
             return Ok(None);
-        }
-        let dm = self.upload(&moduli_words(moduli))?;
-        let (dw, dn) = (self.upload(words)?, self.upload(neg)?);
-        let mut dmats = self.alloc(channels * size)?;
-        self.launch_reduce(&mut dmats, &dw, &dn, &dm, size, channels, nwords)?;
+        };
         let (mut dr, mut dd) = (self.alloc(channels)?, self.alloc(channels)?);
         let shape = (rows, cols, pivot_cols);
         self.launch_eliminate(&mut dr, &mut dd, &mut dmats, &dm, shape, jordan, channels)?;
@@ -754,6 +771,67 @@ impl Gpu {
             .zip(d)
             .map(|(rank, det)| Elimination { rank, det });
         Ok(Some((e.collect(), data)))
+    }
+
+    /// Launches the blocked determinant kernel: one block per channel on `mats`
+    /// (`channels × n × n`, overwritten); `dets` gets one word per channel.
+    pub fn launch_det(
+        &self,
+        dets: &mut CudaSlice<u32>,
+        mats: &mut CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+        n: usize,
+        channels: usize,
+    ) -> Result<()> {
+        let f = self.function("rns_det_blocked")?;
+        let cfg = LaunchConfig {
+            grid_dim: (channels as u32, 1, 1),
+            block_dim: (16, 16, 1),
+            shared_mem_bytes: (68 + 64) * 16 * 4 + 16,
+        };
+        let n32 = n as u32;
+        let mut l = self.stream.launch_builder(&f);
+        l.arg(dets).arg(mats).arg(moduli).arg(&n32);
+        // SAFETY: mats holds channels × n² words, moduli and dets channels.
+        unsafe { l.launch(cfg) }.map_err(cuda)?;
+        Ok(())
+    }
+
+    /// The determinant modulo each channel of the `n × n` matrix held in that channel
+    /// (`data`: one row-major matrix per channel), in chunks that fit the budget.
+    pub fn det_per_channel(&self, moduli: &[Modulus], n: usize, data: &[u32]) -> Result<Vec<u32>> {
+        let size = n * n;
+        if size == 0 {
+            return Ok(vec![1; moduli.len()]);
+        }
+        let mut out = Vec::with_capacity(moduli.len());
+        let per = (self.budget()? / ((size + 8) * 4)).max(1);
+        for start in (0..moduli.len()).step_by(per) {
+            let chans = start..(start + per).min(moduli.len());
+            let dm = self.upload(&moduli_words(&moduli[chans.clone()]))?;
+            let mut dmats = self.upload(&data[chans.start * size..chans.end * size])?;
+            let mut dd = self.alloc(chans.len())?;
+            self.launch_det(&mut dd, &mut dmats, &dm, n, chans.len())?;
+            out.extend(self.download(&dd, chans.len())?);
+        }
+        Ok(out)
+    }
+
+    /// [`Gpu::det_per_channel`] of an integer matrix's images, reduced on the device
+    /// (packed as for [`Gpu::reduce_words`]): the residues never cross PCIe. `None`
+    /// when they do not fit the memory budget.
+    pub fn det_words(
+        &self,
+        moduli: &[Modulus],
+        packed: (&[u32], &[u32], usize),
+        n: usize,
+    ) -> Result<Option<Vec<u32>>> {
+        let Some((dm, mut dmats)) = self.reduce_to_device(moduli, packed, 1)? else {
+            return Ok(None);
+        };
+        let mut dd = self.alloc(moduli.len())?;
+        self.launch_det(&mut dd, &mut dmats, &dm, n, moduli.len())?;
+        Ok(Some(self.download(&dd, moduli.len())?))
     }
 
     /// Launches the batched product kernel: `out = a · b` per channel, `a` `n × k`,

@@ -335,6 +335,7 @@ impl Backend {
 
     /// The determinant of the `n × n` matrix held in each channel: `matrices` holds
     /// `n²` numbers (a row-major matrix), and the result has one residue per channel.
+    /// On the GPU, blocked LU (`rns_det_blocked`); on the CPU, [`rns_core::linalg::eliminate`].
     pub fn det_per_channel(&self, matrices: &RnsVec, n: usize) -> Result<Vec<u32>> {
         if matrices.len() != n * n {
             return Err(Error::Shape(format!(
@@ -342,10 +343,45 @@ impl Backend {
                 matrices.len()
             )));
         }
-        let mut data = matrices.residues().to_vec();
         let moduli = matrices.basis().moduli();
-        let e = self.eliminate_per_channel(moduli, (n, n, n), false, &mut data, false)?;
-        Ok(e.into_iter().map(|e| e.det).collect())
+        match self.gpu_for(matrices.residues().len()) {
+            Some(g) => g.det_per_channel(moduli, n, matrices.residues()),
+            None => {
+                let mut data = matrices.residues().to_vec();
+                let e = cpu::eliminate_per_channel(moduli, n, n, n, false, &mut data);
+                Ok(e.into_iter().map(|e| e.det).collect())
+            }
+        }
+    }
+
+    /// The determinant modulo every channel of `basis` of the `n × n` integer matrix
+    /// `entries` (row-major). On the GPU the entries are reduced on the device and the
+    /// residues never cross PCIe (in chunks when they do not fit).
+    pub fn det_integers(
+        &self,
+        basis: &Arc<RnsBasis>,
+        entries: &[Integer],
+        n: usize,
+    ) -> Result<Vec<u32>> {
+        if entries.len() != n * n {
+            return Err(Error::Shape(format!(
+                "{} entries do not form a {n}×{n} matrix",
+                entries.len()
+            )));
+        }
+        if let Some(g) = self.gpu_for(entries.len() * basis.channels()) {
+            if let Some(index) = entries.iter().position(|x| !basis.contains(x)) {
+                return Err(Error::OutOfRange {
+                    index,
+                    range_bits: basis.range_bits(),
+                });
+            }
+            let (words, neg, nwords) = pack_words(entries);
+            if let Some(d) = g.det_words(basis.moduli(), (&words, &neg, nwords), n)? {
+                return Ok(d);
+            }
+        }
+        self.det_per_channel(&self.to_rns(basis, entries)?, n)
     }
 
     /// Gaussian elimination ([`rns_core::linalg::eliminate`]) of one `rows × cols`
@@ -451,9 +487,9 @@ impl Backend {
     /// must lie in the basis's signed range, and neither leading coefficient in `y` may
     /// vanish modulo a channel). Per channel, the first `degree_bound + 1` of the points
     /// `x = 0 … candidates − 1` where neither leading coefficient vanishes, one resultant
-    /// in `y` per point, and the interpolated coefficients: channel-major, `degree_bound
-    /// + 1` per channel (`NO_POINT` first when a channel ran out of points). Also the time
-    /// of each stage.
+    /// in `y` per point, and the interpolated coefficients: channel-major,
+    /// `degree_bound + 1` per channel (`NO_POINT` first when a channel ran out of points).
+    /// Also the time of each stage.
     pub fn resultant_xy_per_channel(
         &self,
         basis: &Arc<RnsBasis>,
