@@ -9,12 +9,13 @@
 use crate::backend::gpu::{moduli_words, EqualKernel, Gpu};
 use crate::backend::{half_residues, pack_words, Backend, Op};
 use crate::basis::RnsBasis;
+use crate::bipoly::BiPoly;
 use crate::det::{det, hadamard_bits};
 use crate::error::{Error, Result};
 use crate::matrix::IntMatrix;
 use crate::modmat::ModMatrices;
 use crate::poly::IntPoly;
-use crate::resultant::{bound_bits, resultant};
+use crate::resultant::{bound_bits, resultant, resultant_xy, resultant_xy_with_stats};
 use crate::vector::RnsVec;
 use indicatif::{ProgressBar, ProgressStyle};
 use rug::Integer;
@@ -37,11 +38,13 @@ pub enum Preset {
 /// One measurement: an operation at one size on one backend.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
-    /// `add`, `mul`, `mul_naive`, `abcd`, `equal`, `sign`, `to_rns`, `crt`, `det` or `resultant`.
+    /// `add`, `mul`, `mul_naive`, `abcd`, `equal`, `sign`, `to_rns`, `crt`, `matmul`, `det`,
+    /// `resultant` or `resultant_xy`.
     pub operation: &'static str,
     /// `cpu1` (one core), `cpu` (all cores), `gpu_kernel` (kernels only) or `gpu` (with transfers).
     pub backend: &'static str,
-    /// Numbers processed (for `det`: the matrix dimension; for `resultant`: the degree of both polynomials).
+    /// Numbers processed (for `det` and `matmul`: the matrix dimension; for `resultant`: the
+    /// degree of both polynomials; for `resultant_xy`: their degree in x and in y).
     pub size: usize,
     /// Residue channels per number (for `det`: the primes used).
     pub channels: usize,
@@ -53,7 +56,7 @@ impl Row {
     /// Operations per millisecond (numbers, or determinants for `det`).
     pub fn ops_per_ms(&self) -> f64 {
         let ops = match self.operation {
-            "det" | "resultant" => 1.0,
+            "det" | "resultant" | "resultant_xy" => 1.0,
             "matmul" => self.channels as f64 * (self.size as f64).powi(3),
             _ => self.size as f64,
         };
@@ -73,7 +76,7 @@ pub struct Report {
 }
 
 /// The operations, in the order they are measured, with their family (one chart each).
-pub const OPERATIONS: [(&str, &str); 11] = [
+pub const OPERATIONS: [(&str, &str); 12] = [
     ("add", "elementwise"),
     ("mul", "elementwise"),
     ("mul_naive", "elementwise"),
@@ -85,6 +88,7 @@ pub const OPERATIONS: [(&str, &str); 11] = [
     ("matmul", "linear_algebra"),
     ("det", "linear_algebra"),
     ("resultant", "linear_algebra"),
+    ("resultant_xy", "linear_algebra"),
 ];
 
 /// Primes of the `matmul` benchmark.
@@ -119,6 +123,14 @@ fn cases(op: &str, preset: Preset) -> (Vec<usize>, usize) {
                 Preset::Full => vec![128, 256, 512],
             },
             MATMUL_PRIMES,
+        ),
+        "resultant_xy" => (
+            match preset {
+                Preset::Tiny => vec![1, 2],
+                Preset::Quick => vec![3, 6],
+                Preset::Full => vec![4, 8, 16],
+            },
+            0,
         ),
         _ => (dets.iter().map(|n| n * 2).collect(), 0),
     }
@@ -479,6 +491,16 @@ fn measure(case: &mut Case) -> Result<()> {
             let a = IntMatrix::new(size, size, signed_64(r.channel(0), r.channel(1)))?;
             measure_det(case, &a)?;
         }
+        "resultant_xy" => {
+            // res_y(f, g) for dense f, g of degree `size` in x and in y, 64-bit coefficients
+            let r = RnsVec::random(&basis(2), 2 * (size + 1) * (size + 1), 31);
+            let c = signed_64(r.channel(0), r.channel(1));
+            let rows = |c: &[Integer]| c.chunks(size + 1).map(<[Integer]>::to_vec).collect();
+            let (cf, cg) = c.split_at(c.len() / 2);
+            let f = BiPoly::from_rows(rows(cf))?;
+            let g = BiPoly::from_rows(rows(cg))?;
+            measure_resultant_xy(case, &f, &g)?;
+        }
         _ => {
             // res(f, g) for f, g of degree `size` with 64-bit coefficients, by Euclid modulo each prime
             let r = RnsVec::random(&basis(2), 2 * (size + 1), 19);
@@ -582,6 +604,33 @@ fn measure_resultant(case: &mut Case, f: &IntPoly, g: &IntPoly) -> Result<()> {
     Ok(())
 }
 
+/// Times `res_y(f, g)` on every backend; the kernel-only figure is the sum of the
+/// device stages of its stage breakdown (reduce, resultants, interpolation: wall time
+/// with a synchronisation after each).
+fn measure_resultant_xy(case: &mut Case, f: &BiPoly, g: &BiPoly) -> Result<()> {
+    let (op, size) = (case.op, case.size);
+    let (want, st) = resultant_xy_with_stats(f, g, &Backend::Cpu)?;
+    case.channels = st.primes;
+    case.cpu(|| resultant_xy(f, g, &Backend::Cpu).map(drop))?;
+    if let Some((_, gb)) = case.gpu {
+        let mut kernels = Vec::new();
+        let ms = wall_ms(case.reps, || {
+            let (r, st) = resultant_xy_with_stats(f, g, gb)?;
+            if r != want {
+                return Err(mismatch(op, size, "with transfers"));
+            }
+            let device = st.stages.iter().filter(|(name, _)| {
+                matches!(*name, "reduce" | "resultants mod p" | "interpolation")
+            });
+            kernels.push(device.map(|(_, t)| t.as_secs_f64() * 1e3).sum());
+            Ok(())
+        })?;
+        case.push("gpu_kernel", median(kernels));
+        case.push("gpu", ms);
+    }
+    Ok(())
+}
+
 impl Report {
     /// One table per operation: size, the time on each backend, operations per ms on
     /// each, and the GPU's speedup over all CPU cores (end to end, and kernels only).
@@ -597,7 +646,7 @@ impl Report {
             if rows.is_empty() {
                 continue;
             }
-            let unit = if matches!(op, "det" | "resultant" | "matmul") {
+            let unit = if matches!(op, "det" | "resultant" | "resultant_xy" | "matmul") {
                 "n"
             } else {
                 "numbers"
@@ -612,6 +661,9 @@ impl Report {
                     "two polynomials of degree n, 64-bit coefficients; Euclid modulo each prime"
                         .to_string()
                 }
+                "resultant_xy" => "res_y of two dense polynomials of degree n in x and y, \
+                    64-bit coefficients; Collins: a resultant per (prime, point), interpolation"
+                    .to_string(),
                 _ => format!("{} channels", rows[0].channels),
             };
             let _ = writeln!(s, "\n{op} ({title})");

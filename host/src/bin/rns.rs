@@ -158,7 +158,7 @@ struct CompareArgs {
     /// Small sizes: finishes in under 30 s on a 2-core machine.
     #[arg(long)]
     quick: bool,
-    /// Only these operations (comma-separated: add, mul, mul_naive, abcd, equal, sign, to_rns, crt, matmul, det, resultant).
+    /// Only these operations (comma-separated: add, mul, mul_naive, abcd, equal, sign, to_rns, crt, matmul, det, resultant, resultant_xy).
     #[arg(long, value_delimiter = ',')]
     only: Option<Vec<String>>,
     /// Write the raw rows as CSV.
