@@ -15,6 +15,8 @@ With --mpoly, FLINT's own bivariate resultant (fmpz_mpoly.resultant) is timed to
 import sys, time, os
 import flint
 
+sys.set_int_max_str_digits(0)  # the answers have tens of thousands of digits
+
 
 def read_terms(path):
     rows = {}
