@@ -390,6 +390,9 @@ fn chunked_paths_match_cpu() {
     let mut gen = Gen::new(3);
     let big = gen.matrix(30, 30, 64);
     assert_eq!(det(&big, &g).unwrap(), bareiss_det(&big), "det, chunked");
+    // The exact product's fused device path does not fit this cap: the chunked one.
+    let (x, y) = (gen.matrix(9, 7, 200), gen.matrix(7, 5, 200));
+    assert_eq!(linalg::matmul(&x, &y, &g).unwrap(), naive_matmul(&x, &y));
     let a = mod_matrices(&b, 20, 20, 4);
     same(
         g.matmul_mod(&a, &a).unwrap().data(),
@@ -471,7 +474,12 @@ fn matrices_mod_p_match_cpu() {
 fn exact_linear_algebra_matches_cpu_and_rug() {
     let Some(g) = gpu() else { return };
     let mut gen = Gen::new(11);
-    for (n, k, p, bits) in [(1, 1, 1, 5), (40, 70, 30, 1000), (128, 128, 128, 64)] {
+    for (n, k, p, bits) in [
+        (1, 1, 1, 5),
+        (40, 70, 30, 1000),
+        (65, 3, 67, 3000),
+        (128, 128, 128, 64),
+    ] {
         let (a, b) = (gen.matrix(n, k, bits), gen.matrix(k, p, bits));
         assert_eq!(
             linalg::matmul(&a, &b, &g).unwrap(),

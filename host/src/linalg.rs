@@ -71,11 +71,15 @@ pub fn matmul(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<IntMatr
     // |c_ij| ≤ k · max|a| · max|b| < 2^(bits a + bits b + log2 k).
     let bits = max_bits(a) + max_bits(b) + (k.max(1) as u64).ilog2() as u64 + 1;
     let basis = Arc::new(RnsBasis::for_bits(bits));
-    let ra = backend.to_rns(&basis, a.entries())?;
-    let rb = backend.to_rns(&basis, b.entries())?;
-    let prod =
-        backend.matmul_per_channel(basis.moduli(), (n, k, p), ra.residues(), rb.residues())?;
-    IntMatrix::new(n, p, reconstruct(&basis, n * p, prod, backend)?)
+    let c = backend
+        .matmul_integers(&basis, a.entries(), b.entries(), (n, k, p))
+        .map_err(|e| match e {
+            Error::OutOfRange { .. } => {
+                Error::Internal("a product entry disagrees with the redundant prime".into())
+            }
+            e => e,
+        })?;
+    IntMatrix::new(n, p, c)
 }
 
 /// Bits `b` with every minor of `a` at most `2^b` in absolute value: Hadamard's bound

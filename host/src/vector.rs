@@ -29,6 +29,27 @@ pub fn residue(x: &Integer, m: Modulus) -> u32 {
     }
 }
 
+/// `values` if each agrees with its residue in the basis's redundant channel
+/// (`redundant[i]` for `values[i]`), else [`Error::OutOfRange`] for the first that does not.
+pub fn check_redundant(
+    basis: &RnsBasis,
+    redundant: &[u32],
+    values: Vec<Integer>,
+) -> Result<Vec<Integer>> {
+    let red = basis.redundant();
+    match values
+        .par_iter()
+        .zip(redundant.par_iter())
+        .position_first(|(x, &r)| residue(x, red) != r)
+    {
+        Some(index) => Err(Error::OutOfRange {
+            index,
+            range_bits: basis.range_bits(),
+        }),
+        None => Ok(values),
+    }
+}
+
 impl RnsVec {
     /// Converts signed integers; each must lie in the basis's signed range.
     pub fn from_integers(basis: &Arc<RnsBasis>, values: &[Integer]) -> Result<RnsVec> {
@@ -180,18 +201,6 @@ impl RnsVec {
     /// `values` (reconstructed from the range channels) if each agrees with the
     /// redundant channel, else [`Error::OutOfRange`] for the first that does not.
     pub fn check_redundant(&self, values: Vec<Integer>) -> Result<Vec<Integer>> {
-        let red = self.basis.redundant();
-        let red_channel = self.channel(self.basis.range_len());
-        match values
-            .par_iter()
-            .zip(red_channel.par_iter())
-            .position_first(|(x, &r)| residue(x, red) != r)
-        {
-            Some(index) => Err(Error::OutOfRange {
-                index,
-                range_bits: self.basis.range_bits(),
-            }),
-            None => Ok(values),
-        }
+        check_redundant(&self.basis, self.channel(self.basis.range_len()), values)
     }
 }

@@ -27,6 +27,10 @@ static MEM_LIMIT: AtomicUsize = AtomicUsize::new(0);
 /// A cap on the dynamic shared memory of the interpolation kernel (`usize::MAX`: none).
 static SHARED_LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
 
+/// Integers packed as for [`Gpu::reduce_words`]: word-major words, sign flags, and the
+/// number of words per integer.
+pub type Packed<'a> = (&'a [u32], &'a [u32], usize);
+
 /// The kernels, compiled from `device/` by `build.rs`.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/rns_device.ptx"));
 
@@ -731,10 +735,66 @@ impl Gpu {
             return Ok(None);
         }
         let dm = self.upload(&moduli_words(moduli))?;
+        let dres = self.reduce_packed(&dm, (words, neg, nwords), channels)?;
+        Ok(Some((dm, dres)))
+    }
+
+    /// Uploads integers packed as for [`Gpu::reduce_words`] and reduces them modulo the
+    /// `channels` device moduli `dm` into a new buffer (`channels × len`).
+    fn reduce_packed(
+        &self,
+        dm: &CudaSlice<u32>,
+        (words, neg, nwords): (&[u32], &[u32], usize),
+        channels: usize,
+    ) -> Result<CudaSlice<u32>> {
+        let len = neg.len();
         let (dw, dn) = (self.upload(words)?, self.upload(neg)?);
         let mut dres = self.alloc(channels * len)?;
-        self.launch_reduce(&mut dres, &dw, &dn, &dm, len, channels, nwords)?;
-        Ok(Some((dm, dres)))
+        self.launch_reduce(&mut dres, &dw, &dn, dm, len, channels, nwords)?;
+        Ok(dres)
+    }
+
+    /// The exact product of two integer matrices on the device: `a` (`n × k`) and `b`
+    /// (`k × p`), packed as for [`Gpu::reduce_words`], are reduced modulo every channel,
+    /// multiplied by the batched product kernel, and the mixed-radix digits of every
+    /// entry over the first `table`'s `K` (range) channels are computed there too. Returns
+    /// the digits (`K × n·p`, channel-major) and the entries' residues in the last
+    /// (redundant) channel; only those cross PCIe back. `None` when it does not fit the
+    /// memory budget, the grid or the mixed-radix kernel's shared memory.
+    pub fn matmul_words(
+        &self,
+        moduli: &[Modulus],
+        table: &[u32],
+        (a, b): (Packed, Packed),
+        (n, k, p): (usize, usize, usize),
+    ) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
+        let (channels, np) = (moduli.len(), n * p);
+        let range = channels - 1;
+        let words = a.0.len() + a.1.len() + b.0.len() + b.1.len();
+        let bytes = 4 * (channels * (n * k + k * p + np) + range * np + words + table.len());
+        if np == 0
+            || n * k == 0
+            || channels > 65_535
+            || n.div_ceil(64) > 65_535
+            || !self.mixed_radix_fits(range)
+            || bytes > self.budget()?
+        {
+            return Ok(None);
+        }
+        let dm = self.upload(&moduli_words(moduli))?;
+        let da = self.reduce_packed(&dm, a, channels)?;
+        let db = self.reduce_packed(&dm, b, channels)?;
+        let mut dprod = self.alloc(channels * np)?;
+        self.launch_matmul(&mut dprod, &da, &db, &dm, (n, k, p), channels)?;
+        drop((da, db));
+        let dt = self.upload(table)?;
+        let mut digits = self.alloc(range * np)?;
+        self.launch_digits(&mut digits, &dprod, None, &dm, &dt, np, range)?;
+        let redundant = self
+            .stream
+            .clone_dtoh(&dprod.slice(range * np..))
+            .map_err(cuda)?;
+        Ok(Some((self.download(&digits, range * np)?, redundant)))
     }
 
     /// Reduces integer matrix entries (packed as for [`Gpu::reduce_words`]) modulo every

@@ -14,7 +14,7 @@ use crate::crt;
 use crate::error::{Error, Result};
 use crate::layout;
 use crate::timing::Laps;
-use crate::vector::{residue, RnsVec};
+use crate::vector::{self, residue, RnsVec};
 use rayon::prelude::*;
 use rns_core::linalg::Elimination;
 use rns_core::poly::BiShape;
@@ -453,6 +453,51 @@ impl Backend {
         let mut data = self.to_rns(basis, entries)?.residues().to_vec();
         let e = self.eliminate_per_channel(basis.moduli(), shape, jordan, &mut data, keep)?;
         Ok((e, if keep { data } else { Vec::new() }))
+    }
+
+    /// The exact product of two integer matrices (`a` `n × k`, `b` `k × p`, row-major),
+    /// every entry of which must lie in the signed range of `basis`, as must every entry
+    /// of the product: reduced, multiplied modulo every channel and reconstructed,
+    /// checked against the redundant channel ([`Error::OutOfRange`] when an entry left
+    /// the range). On the GPU all of it but the final assembly of the integers runs on
+    /// the device, and only the mixed-radix digits come back.
+    pub fn matmul_integers(
+        &self,
+        basis: &Arc<RnsBasis>,
+        a: &[Integer],
+        b: &[Integer],
+        (n, k, p): (usize, usize, usize),
+    ) -> Result<Vec<Integer>> {
+        if a.len() != n * k || b.len() != k * p {
+            return Err(Error::Shape(format!(
+                "{} and {} entries do not form {n}×{k} and {k}×{p} matrices",
+                a.len(),
+                b.len()
+            )));
+        }
+        if let Some(g) = self.gpu_for(basis.channels() * n * p) {
+            if let Some(index) = a.iter().chain(b).position(|x| !basis.contains(x)) {
+                return Err(Error::OutOfRange {
+                    index,
+                    range_bits: basis.range_bits(),
+                });
+            }
+            let (pa, pb) = (pack_words(a), pack_words(b));
+            let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
+            let (moduli, table) = (basis.moduli(), basis.mr_table());
+            if let Some((digits, red)) = g.matmul_words(moduli, table, packed, (n, k, p))? {
+                let kr = basis.range_len();
+                let values = layout::to_number_major(&digits, n * p, kr)
+                    .par_chunks(kr)
+                    .map(|d| crt::from_digits_signed(d, basis))
+                    .collect();
+                return vector::check_redundant(basis, &red, values);
+            }
+        }
+        let (ra, rb) = (self.to_rns(basis, a)?, self.to_rns(basis, b)?);
+        let prod =
+            self.matmul_per_channel(basis.moduli(), (n, k, p), ra.residues(), rb.residues())?;
+        self.to_integers_checked(&RnsVec::from_residues(basis, n * p, prod)?)
     }
 
     /// `a · b` modulo each modulus for one `n × k` matrix `a` and one `k × p` matrix `b`
