@@ -495,6 +495,9 @@ fn exact_linear_algebra_matches_cpu_and_rug() {
             "rank {rows}×{cols}"
         );
     }
+    // A generator of its own, so that cases added above do not change these inputs
+    // (with seed 13 all three are non-singular; the CPU tests cover singular ones).
+    let mut gen = Gen::new(13);
     for (n, bits) in [(1, 3), (30, 64), (60, 100)] {
         let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, 2, bits));
         let x = linalg::solve(&a, &b, &g).unwrap();
