@@ -309,6 +309,59 @@ pub unsafe extern "ptx-kernel" fn rns_reduce_words(
     });
 }
 
+/// One pivot step of the elimination kernels, by the whole block: finds the first row
+/// `p` of `r..rows` with a non-zero entry in column `k`, swaps rows `p` and `r` from
+/// column `from` on, multiplies the running determinant `ctl[1]` by the pivot (negated
+/// after a swap) and returns the pivot's inverse; `None`, for every thread, when the
+/// column has no pivot. `ctl` is three words of shared memory (pivot row, determinant,
+/// inverse). Ends with a barrier.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn pivot_step(
+    ctl: *mut u32,
+    at: impl Fn(u32, u32) -> *mut u32,
+    (r, k, from): (u32, u32, u32),
+    (rows, cols): (u32, u32),
+    m: Modulus,
+    tid: u32,
+    nt: u32,
+) -> Option<u32> {
+    if tid == 0 {
+        *ctl = rows;
+    }
+    _syncthreads();
+    let mut i = r + tid;
+    while i < rows {
+        if *at(i, k) != 0 {
+            AtomicU32::from_ptr(ctl).fetch_min(i, Ordering::Relaxed);
+        }
+        i += nt;
+    }
+    _syncthreads();
+    let p = *ctl;
+    if p == rows {
+        return None;
+    }
+    if p != r {
+        let mut j = from + tid;
+        while j < cols {
+            let t = *at(p, j);
+            *at(p, j) = *at(r, j);
+            *at(r, j) = t;
+            j += nt;
+        }
+    }
+    _syncthreads();
+    if tid == 0 {
+        let pivot = *at(r, k);
+        let det = m.mul(*ctl.add(1), pivot);
+        *ctl.add(1) = if p != r { m.neg(det) } else { det };
+        *ctl.add(2) = m.inv(pivot).unwrap_or(0);
+    }
+    _syncthreads();
+    Some(*ctl.add(2))
+}
+
 /// Gaussian elimination modulo channel `blockIdx.x` of the `rows × cols` row-major matrix
 /// at `mats[c·rows·cols…]` (overwritten), pivoting on the first `pivot_cols` columns:
 /// forward elimination, or Gauss–Jordan to the reduced echelon form when `jordan` is
@@ -343,41 +396,10 @@ pub unsafe extern "ptx-kernel" fn rns_eliminate(
     }
     let (mut r, mut k) = (0u32, 0u32);
     while k < pivot_cols && r < rows {
-        if tid == 0 {
-            *sh = rows;
-        }
-        _syncthreads();
-        let mut i = r + tid;
-        while i < rows {
-            if *at(i, k) != 0 {
-                AtomicU32::from_ptr(sh).fetch_min(i, Ordering::Relaxed);
-            }
-            i += nt;
-        }
-        _syncthreads();
-        let p = *sh;
-        if p == rows {
+        let Some(inv) = pivot_step(sh, at, (r, k, k), (rows, cols), m, tid, nt) else {
             k += 1; // no pivot in this column (the same answer for every thread)
             continue;
-        }
-        if p != r {
-            let mut j = k + tid;
-            while j < cols {
-                let t = *at(p, j);
-                *at(p, j) = *at(r, j);
-                *at(r, j) = t;
-                j += nt;
-            }
-        }
-        _syncthreads();
-        if tid == 0 {
-            let pivot = *at(r, k);
-            let det = m.mul(*sh.add(1), pivot);
-            *sh.add(1) = if p != r { m.neg(det) } else { det };
-            *sh.add(2) = m.inv(pivot).unwrap_or(0);
-        }
-        _syncthreads();
-        let inv = *sh.add(2);
+        };
         if jordan {
             let mut j = k + 1 + tid;
             while j < cols {
@@ -605,44 +627,13 @@ pub unsafe extern "ptx-kernel" fn rns_det_blocked(
         // The panel: columns k0..k1, every row from the diagonal down.
         let mut k = k0;
         while k < k1 {
-            if tid == 0 {
-                *ctl = n;
-            }
-            _syncthreads();
-            let mut i = k + tid;
-            while i < n {
-                if *at(i, k) != 0 {
-                    AtomicU32::from_ptr(ctl).fetch_min(i, Ordering::Relaxed);
-                }
-                i += nt;
-            }
-            _syncthreads();
-            let p = *ctl;
-            if p == n {
+            // Columns before the panel are never read again: swaps start at k0.
+            let Some(inv) = pivot_step(ctl, at, (k, k, k0), (n, n), m, tid, nt) else {
                 if tid == 0 {
                     *dets.add(c) = 0; // singular modulo this prime (the same for every thread)
                 }
                 return;
-            }
-            if p != k {
-                // Columns before the panel are never read again.
-                let mut j = k0 + tid;
-                while j < n {
-                    let x = *at(p, j);
-                    *at(p, j) = *at(k, j);
-                    *at(k, j) = x;
-                    j += nt;
-                }
-            }
-            _syncthreads();
-            if tid == 0 {
-                let pivot = *at(k, k);
-                let det = m.mul(*ctl.add(1), pivot);
-                *ctl.add(1) = if p != k { m.neg(det) } else { det };
-                *ctl.add(2) = m.inv(pivot).unwrap_or(0);
-            }
-            _syncthreads();
-            let inv = *ctl.add(2);
+            };
             let mut i = k + 1 + tid;
             while i < n {
                 let l = m.mul(*at(i, k), inv);

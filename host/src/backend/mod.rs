@@ -297,12 +297,7 @@ impl Backend {
         let Some(g) = self.gpu_for(values.len() * basis.channels()) else {
             return RnsVec::from_integers(basis, values);
         };
-        if let Some(index) = values.iter().position(|x| !basis.contains(x)) {
-            return Err(Error::OutOfRange {
-                index,
-                range_bits: basis.range_bits(),
-            });
-        }
+        check_range(basis, values)?;
         let len = values.len();
         let (words, neg, nwords) = pack_words(values);
         let data = g.reduce_words(basis.moduli(), &words, &neg, len, nwords)?;
@@ -370,12 +365,7 @@ impl Backend {
             )));
         }
         if let Some(g) = self.gpu_for(entries.len() * basis.channels()) {
-            if let Some(index) = entries.iter().position(|x| !basis.contains(x)) {
-                return Err(Error::OutOfRange {
-                    index,
-                    range_bits: basis.range_bits(),
-                });
-            }
+            check_range(basis, entries)?;
             let (words, neg, nwords) = pack_words(entries);
             if let Some(d) = g.det_words(basis.moduli(), (&words, &neg, nwords), n)? {
                 return Ok(d);
@@ -435,12 +425,7 @@ impl Backend {
             )));
         }
         if let Some(g) = self.gpu_for(entries.len() * basis.channels()) {
-            if let Some(index) = entries.iter().position(|x| !basis.contains(x)) {
-                return Err(Error::OutOfRange {
-                    index,
-                    range_bits: basis.range_bits(),
-                });
-            }
+            check_range(basis, entries)?;
             let (words, neg, nwords) = pack_words(entries);
             let packed = (&words[..], &neg[..], nwords);
             let moduli = basis.moduli();
@@ -476,12 +461,8 @@ impl Backend {
             )));
         }
         if let Some(g) = self.gpu_for(basis.channels() * n * p) {
-            if let Some(index) = a.iter().chain(b).position(|x| !basis.contains(x)) {
-                return Err(Error::OutOfRange {
-                    index,
-                    range_bits: basis.range_bits(),
-                });
-            }
+            check_range(basis, a)?;
+            check_range(basis, b)?;
             let (pa, pb) = (pack_words(a), pack_words(b));
             let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
             let (moduli, table) = (basis.moduli(), basis.mr_table());
@@ -549,12 +530,7 @@ impl Backend {
                 coeffs.len()
             )));
         }
-        if let Some(index) = coeffs.iter().position(|x| !basis.contains(x)) {
-            return Err(Error::OutOfRange {
-                index,
-                range_bits: basis.range_bits(),
-            });
-        }
+        check_range(basis, coeffs)?;
         let work = basis.channels() * candidates * shape.work_len();
         match self.gpu_for(work) {
             Some(g) => {
@@ -597,6 +573,17 @@ impl Backend {
                 coeffs.residues(),
             )),
         }
+    }
+}
+
+/// [`Error::OutOfRange`] for the first value outside the basis's signed range.
+fn check_range(basis: &RnsBasis, values: &[Integer]) -> Result<()> {
+    match values.iter().position(|x| !basis.contains(x)) {
+        Some(index) => Err(Error::OutOfRange {
+            index,
+            range_bits: basis.range_bits(),
+        }),
+        None => Ok(()),
     }
 }
 
