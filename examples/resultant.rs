@@ -51,18 +51,16 @@ fn terms(p: &BiPoly) -> String {
 fn report(st: &ResultantStats, total: Duration) {
     println!(
         "  backend {}: high_deg {}, bits {}, primes {} (+1 redundant), candidate points {}",
-        st.backend, st.degree_bound, st.bound_bits, st.primes, st.candidates
+        st.backend,
+        st.degree_bound,
+        st.bound_bits,
+        st.primes(),
+        st.candidates
     );
-    let mut device = Duration::ZERO;
-    let mut transfers = Duration::ZERO;
     for (name, t) in &st.stages {
         println!("    {name:>32}: {:10.3} ms", ms(*t));
-        match *name {
-            "upload" | "download" => transfers += *t,
-            "reduce" | "resultants mod p" | "interpolation" => device += *t,
-            _ => {}
-        }
     }
+    let (device, transfers) = (st.device_time(), st.transfer_time());
     println!("    {:>32}: {:10.3} ms", "total", ms(total));
     if st.backend == "gpu" {
         println!(
@@ -121,12 +119,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let t = Instant::now();
         let (r, st) = resultant_xy_with_stats(&f, &g, &cpu)?;
         let total = t.elapsed();
-        println!("  CPU backend ({} threads), one run:", rayon_threads());
+        println!("  CPU backend ({} threads), one run:", cpu_threads());
         report(&st, total);
         timing += &format!(
             "cpu_total_ms {:.3}\ncpu_threads {}\n",
             ms(total),
-            rayon_threads()
+            cpu_threads()
         );
         match &answer {
             Some(a) if *a != r => return Err(format!("{name}: GPU and CPU answers DIFFER").into()),
@@ -158,6 +156,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
-fn rayon_threads() -> usize {
+/// The threads of the CPU backend's pool (rayon's default: one per hardware thread).
+fn cpu_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }

@@ -610,7 +610,7 @@ fn measure_resultant(case: &mut Case, f: &IntPoly, g: &IntPoly) -> Result<()> {
 fn measure_resultant_xy(case: &mut Case, f: &BiPoly, g: &BiPoly) -> Result<()> {
     let (op, size) = (case.op, case.size);
     let (want, st) = resultant_xy_with_stats(f, g, &Backend::Cpu)?;
-    case.channels = st.primes;
+    case.channels = st.primes();
     case.cpu(|| resultant_xy(f, g, &Backend::Cpu).map(drop))?;
     if let Some((_, gb)) = case.gpu {
         let mut kernels = Vec::new();
@@ -619,10 +619,7 @@ fn measure_resultant_xy(case: &mut Case, f: &BiPoly, g: &BiPoly) -> Result<()> {
             if r != want {
                 return Err(mismatch(op, size, "with transfers"));
             }
-            let device = st.stages.iter().filter(|(name, _)| {
-                matches!(*name, "reduce" | "resultants mod p" | "interpolation")
-            });
-            kernels.push(device.map(|(_, t)| t.as_secs_f64() * 1e3).sum());
+            kernels.push(st.device_time().as_secs_f64() * 1e3);
             Ok(())
         })?;
         case.push("gpu_kernel", median(kernels));

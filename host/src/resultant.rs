@@ -100,14 +100,43 @@ pub struct ResultantStats {
     pub degree_bound: usize,
     /// Candidate points per prime: `D + 1` plus one per root a leading coefficient may have.
     pub candidates: usize,
-    /// Number of primes used for the range (plus one redundant prime).
-    pub primes: usize,
-    /// Those primes, in the basis's order.
+    /// The primes used for the range (plus one redundant prime), in the basis's order.
     pub range_primes: Vec<u32>,
     /// The backend that ran the modular resultants and interpolations.
     pub backend: &'static str,
     /// Stage names and their wall-clock times, in order.
     pub stages: Vec<(&'static str, Duration)>,
+}
+
+impl ResultantStats {
+    /// Number of primes used for the range (plus one redundant prime).
+    pub fn primes(&self) -> usize {
+        self.range_primes.len()
+    }
+
+    /// The time of the stages that ran on the device (or as their CPU counterpart):
+    /// reduction, resultants modulo the primes, interpolation.
+    pub fn device_time(&self) -> Duration {
+        self.stage_time(&[
+            "reduce",
+            "resultants mod p",
+            "interpolation",
+            "resultants mod p, interpolation",
+        ])
+    }
+
+    /// The time of the GPU's transfers (`upload`, `download`).
+    pub fn transfer_time(&self) -> Duration {
+        self.stage_time(&["upload", "download"])
+    }
+
+    fn stage_time(&self, names: &[&str]) -> Duration {
+        self.stages
+            .iter()
+            .filter(|(n, _)| names.contains(n))
+            .map(|(_, t)| *t)
+            .sum()
+    }
 }
 
 /// Bits `b` with every coefficient of `res_y(f, g)` and of `f` and `g` at most `2^b` in
@@ -187,7 +216,6 @@ pub fn resultant_xy_with_stats(
     let basis = Arc::new(RnsBasis::for_bits_excluding(stats.bound_bits, |p| {
         contents.is_divisible_u(p)
     }));
-    stats.primes = basis.range_len();
     stats.range_primes = basis.range_moduli().iter().map(|m| m.m).collect();
     let mut coeffs = f.dense(shape.fx as usize + 1);
     coeffs.extend(g.dense(shape.gx as usize + 1));

@@ -1113,23 +1113,26 @@ impl Gpu {
         3 * n + candidates + 1
     }
 
+    /// Whether the interpolation scratch fits a block's shared memory.
+    pub fn interpolation_in_shared(&self, n: usize, candidates: usize) -> bool {
+        Self::interpolation_words(n, candidates) * 4 <= self.interpolation_smem()
+    }
+
     /// Launches the interpolation of `n` coefficients per channel from `vals` (`channels
-    /// × candidates`) into `out` (`channels × n`): scratch in shared memory when it fits
-    /// the device, else in `scratch` (`channels × interpolation_words` words).
-    #[allow(clippy::too_many_arguments)]
+    /// × candidates`) into `out` (`channels × n`): scratch in shared memory when `shared`
+    /// (see [`Gpu::interpolation_in_shared`]), else in `scratch` (`channels ×
+    /// interpolation_words` words).
     pub fn launch_interpolate(
         &self,
         out: &mut CudaSlice<u32>,
         vals: &CudaSlice<u32>,
         scratch: &mut CudaSlice<u32>,
         moduli: &CudaSlice<u32>,
-        candidates: usize,
-        n: usize,
+        (candidates, n, shared): (usize, usize, bool),
         channels: usize,
     ) -> Result<()> {
         let f = self.function("rns_interpolate")?;
         let bytes = Self::interpolation_words(n, candidates) * 4;
-        let shared = bytes <= self.interpolation_smem();
         let cfg = LaunchConfig {
             grid_dim: (channels as u32, 1, 1),
             block_dim: (256, 1, 1),
@@ -1163,11 +1166,11 @@ impl Gpu {
     ) -> Result<(Vec<u32>, Laps)> {
         let mut laps = Laps::start();
         let (len, n) = (shape.len(), shape.degree_bound() + 1);
-        let scratch = Self::interpolation_words(n, candidates);
-        let global_scratch = if scratch * 4 <= self.interpolation_smem() {
+        let shared = self.interpolation_in_shared(n, candidates);
+        let global_scratch = if shared {
             0
         } else {
-            scratch
+            Self::interpolation_words(n, candidates)
         };
         let per_channel = 4 * (len + candidates * (shape.work_len() + 1) + n + global_scratch + 6);
         let fixed = 4 * len * (nwords + 1);
@@ -1194,7 +1197,8 @@ impl Gpu {
             drop(dwork);
             let mut dout = self.alloc(k * n)?;
             let mut dscratch = self.alloc(k * global_scratch)?;
-            self.launch_interpolate(&mut dout, &dvals, &mut dscratch, &dm, candidates, n, k)?;
+            let sizes = (candidates, n, shared);
+            self.launch_interpolate(&mut dout, &dvals, &mut dscratch, &dm, sizes, k)?;
             self.sync()?;
             laps.lap("interpolation");
             out.extend(self.download(&dout, k * n)?);

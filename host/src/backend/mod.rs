@@ -530,10 +530,10 @@ impl Backend {
                 coeffs.len()
             )));
         }
-        check_range(basis, coeffs)?;
         let work = basis.channels() * candidates * shape.work_len();
         match self.gpu_for(work) {
             Some(g) => {
+                check_range(basis, coeffs)?;
                 let (words, neg, nwords) = pack_words(coeffs);
                 g.resultant_xy_words(basis.moduli(), (&words, &neg, nwords), shape, candidates)
             }

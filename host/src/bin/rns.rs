@@ -287,7 +287,11 @@ fn run(cli: Cli) -> Result<()> {
             if stats {
                 eprintln!(
                     "degree bound {}, {} bits, {} primes, {} candidate points, backend {}",
-                    st.degree_bound, st.bound_bits, st.primes, st.candidates, st.backend
+                    st.degree_bound,
+                    st.bound_bits,
+                    st.primes(),
+                    st.candidates,
+                    st.backend
                 );
                 for (name, t) in &st.stages {
                     eprintln!("{name:>32}: {:10.3} ms", t.as_secs_f64() * 1e3);
