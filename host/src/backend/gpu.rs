@@ -149,8 +149,8 @@ impl Gpu {
         let module = ctx
             .load_module(cudarc::nvrtc::Ptx::from_src(PTX))
             .map_err(|e| Error::Gpu(format!("loading the rns kernels (PTX) failed: {e:?}")))?;
-        // Raise the mixed-radix and interpolation kernels' dynamic shared memory limit once, to the device's
-        // maximum: setting it per launch would race between threads.
+        // Raise the mixed-radix and interpolation kernels' dynamic shared memory limit
+        // once, to the device's maximum: setting it per launch would race between threads.
         for kernel in ["rns_mrc_digits", "rns_interpolate"] {
             module
                 .load_function(kernel)
@@ -727,7 +727,7 @@ impl Gpu {
     fn reduce_to_device(
         &self,
         moduli: &[Modulus],
-        (words, neg, nwords): (&[u32], &[u32], usize),
+        (words, neg, nwords): Packed,
         extra: usize,
     ) -> Result<Option<(CudaSlice<u32>, CudaSlice<u32>)>> {
         let (len, channels) = (neg.len(), moduli.len());
@@ -744,7 +744,7 @@ impl Gpu {
     fn reduce_packed(
         &self,
         dm: &CudaSlice<u32>,
-        (words, neg, nwords): (&[u32], &[u32], usize),
+        (words, neg, nwords): Packed,
         channels: usize,
     ) -> Result<CudaSlice<u32>> {
         let len = neg.len();
@@ -806,7 +806,7 @@ impl Gpu {
     pub fn eliminate_words(
         &self,
         moduli: &[Modulus],
-        packed: (&[u32], &[u32], usize),
+        packed: Packed,
         rows: usize,
         cols: usize,
         pivot_cols: usize,
@@ -883,7 +883,7 @@ impl Gpu {
     pub fn det_words(
         &self,
         moduli: &[Modulus],
-        packed: (&[u32], &[u32], usize),
+        packed: Packed,
         n: usize,
     ) -> Result<Option<Vec<u32>>> {
         let Some((dm, mut dmats)) = self.reduce_to_device(moduli, packed, 1)? else {
@@ -1160,7 +1160,7 @@ impl Gpu {
     pub fn resultant_xy_words(
         &self,
         moduli: &[Modulus],
-        (words, neg, nwords): (&[u32], &[u32], usize),
+        (words, neg, nwords): Packed,
         shape: BiShape,
         candidates: usize,
     ) -> Result<(Vec<u32>, Laps)> {
