@@ -8,7 +8,11 @@
 //!
 //! `cargo run --release --example gpu_bench` (needs a GPU; `scripts/gpu-check.sh` runs it on one).
 
-use rns::backend::gpu::{moduli_words, EqualKernel, Gpu};
+use rns::backend::gpu::launch::{
+    Cmp, Det, Digits, Elementwise, Eliminate, Equal, Matmul, MulChain,
+};
+use rns::backend::gpu::memory::moduli_words;
+use rns::backend::gpu::{EqualKernel, Gpu};
 use rns::{Backend, Op, RnsBasis, RnsVec};
 use std::sync::Arc;
 use std::time::Instant;
@@ -73,7 +77,12 @@ fn main() -> R<()> {
     let (da, dm) = (g.upload(&a)?, g.upload(&moduli_words(&[m]))?);
     let mut dout = g.alloc(len)?;
     let ms = gpu_ms(&g, || {
-        g.launch_mul_chain(&mut dout, &da, &dm, len, 1, iters)
+        let shape = MulChain {
+            len,
+            channels: 1,
+            iters,
+        };
+        g.launch_mul_chain(&mut dout, &da, &dm, shape)
     })?;
     let out = g.download(&dout, len)?;
     for i in (0..len).step_by(len / 16) {
@@ -107,7 +116,12 @@ fn main() -> R<()> {
     println!("copy   d2d: {n} words median {copy_ms:.3} ms  {copy_gbs:.0} GB/s (read+write)");
     for op in [Op::Mul, Op::MulNaive, Op::Add] {
         let ms = gpu_ms(&g, || {
-            g.launch_elementwise(op, &mut dz, &[&dx, &dy], &dummy, &dmod, per, b64.channels())
+            let shape = Elementwise {
+                op,
+                len: per,
+                channels: b64.channels(),
+            };
+            g.launch_elementwise(g.stream(), shape, &mut dz, &[&dx, &dy], &dummy, &dmod)
         })?;
         let gbs = 12.0 * n as f64 / (ms * 1e-3) / 1e9;
         println!(
@@ -132,7 +146,12 @@ fn main() -> R<()> {
     let mut deq = g.alloc(nn)?;
     for kernel in [EqualKernel::SharedTree, EqualKernel::WarpVote] {
         let ms = gpu_ms(&g, || {
-            g.launch_equal(kernel, &mut deq, &dp, &dq, nn, b330.channels())
+            let shape = Equal {
+                kernel,
+                len: nn,
+                channels: b330.channels(),
+            };
+            g.launch_equal(g.stream(), shape, &mut deq, &dp, &dq)
         })?;
         let gbs = 8.0 * (nn * b330.channels()) as f64 / (ms * 1e-3) / 1e9;
         println!("equal {kernel:?} 1e6×330: kernel median {ms:.3} ms ({gbs:.0} GB/s read)");
@@ -151,8 +170,22 @@ fn main() -> R<()> {
     let mut dd = g.alloc(k * nn)?;
     let mut dsign = g.alloc(nn)?;
     let ms = gpu_ms(&g, || {
-        g.launch_digits(&mut dd, &dp, Some(&dhalf), &dmr, &dtab, nn, k)?;
-        g.launch_cmp(&mut dsign, &dd, &dhd, true, nn, k)
+        let s = g.stream();
+        g.launch_digits(
+            s,
+            Digits { len: nn, k },
+            &mut dd,
+            &dp,
+            Some(&dhalf),
+            &dmr,
+            &dtab,
+        )?;
+        let cmp = Cmp {
+            len: nn,
+            k,
+            broadcast: true,
+        };
+        g.launch_cmp(s, cmp, &mut dsign, &dd, &dhd)
     })?;
     let steps = nn as f64 * (k * (k - 1) / 2) as f64;
     println!(
@@ -186,16 +219,14 @@ fn main() -> R<()> {
     for _ in 0..5 {
         g.copy(&mut work, &src)?;
         ts.push(g.time_ms(|| {
-            let shape = (dn, dn, dn);
-            g.launch_eliminate(
-                &mut drank,
-                &mut ddet,
-                &mut work,
-                &dmm,
-                shape,
-                false,
-                b128.channels(),
-            )
+            let shape = Eliminate {
+                rows: dn,
+                cols: dn,
+                pivot_cols: dn,
+                jordan: false,
+                channels: b128.channels(),
+            };
+            g.launch_eliminate(g.stream(), shape, &mut drank, &mut ddet, &mut work, &dmm)
         })?);
     }
     let ms = median(ts);
@@ -203,7 +234,11 @@ fn main() -> R<()> {
     let mut ts = Vec::new();
     for _ in 0..5 {
         g.copy(&mut work, &src)?;
-        ts.push(g.time_ms(|| g.launch_det(&mut ddet, &mut work, &dmm, dn, b128.channels()))?);
+        let shape = Det {
+            n: dn,
+            channels: b128.channels(),
+        };
+        ts.push(g.time_ms(|| g.launch_det(g.stream(), shape, &mut ddet, &mut work, &dmm))?);
     }
     let blocked = median(ts);
     assert_eq!(
@@ -240,11 +275,18 @@ fn main() -> R<()> {
         g.upload(&moduli_words(moduli))?,
     );
     let mut dc = g.alloc(mc * mn * mn)?;
-    let shape = (mn, mn, mn);
-    let ms = gpu_ms(&g, || g.launch_matmul(&mut dc, &da, &db, &dmm, shape, mc))?;
+    let shape = Matmul {
+        n: mn,
+        k: mn,
+        p: mn,
+        channels: mc,
+    };
+    let ms = gpu_ms(&g, || {
+        g.launch_matmul(g.stream(), shape, &mut dc, &da, &db, &dmm)
+    })?;
     let gc = g.download(&dc, mc * mn * mn)?;
     let t0 = Instant::now();
-    let cc = Backend::Cpu.matmul_per_channel(moduli, shape, &ha, &hb)?;
+    let cc = Backend::Cpu.matmul_per_channel(moduli, (mn, mn, mn), &ha, &hb)?;
     let cpu = t0.elapsed().as_secs_f64() * 1e3;
     assert_eq!(gc, cc, "GPU product differs from CPU");
     let sum: u64 = gc.iter().map(|&v| v as u64).sum();

@@ -4,61 +4,15 @@
 
 use rns::backend::gpu::{EqualKernel, Gpu};
 use rns::{
-    det, linalg, resultant, resultant_xy, resultant_xy_with_stats, Backend, BackendChoice, BiPoly,
-    IntMatrix, IntPoly, ModMatrices, Op, RnsBasis, RnsVec,
+    det, linalg, resultant, resultant_xy, resultant_xy_with_stats, Backend, BiPoly, IntMatrix,
+    IntPoly, ModMatrices, Op, RnsBasis, RnsVec,
 };
 use rns_suite::{
-    bareiss_det, edge_values, eval_poly, naive_matmul, rational_solve, resultant_xy_at, Gen,
+    bareiss_det, basis, dev, edge_values, eval_poly, gpu_backend as gpu, naive_matmul,
+    random_with_edges as random, rational_solve, resultant_xy_at, same, Gen,
 };
 use rug::Integer;
 use std::sync::Arc;
-
-fn gpu() -> Option<Backend> {
-    match Backend::select(BackendChoice::Gpu) {
-        Ok(b) => {
-            Gpu::poison_outputs(true);
-            Some(b)
-        }
-        Err(e) => {
-            if std::env::var("RNS_REQUIRE_GPU").as_deref() == Ok("1") {
-                panic!("RNS_REQUIRE_GPU=1 but the GPU backend is unusable: {e}");
-            }
-            // Written to the stderr handle, not eprintln!, so the test harness shows it.
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "SKIPPED: no usable GPU ({e})");
-            None
-        }
-    }
-}
-
-/// Asserts equal slices, reporting the first difference instead of both slices.
-#[track_caller]
-fn same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
-    assert_eq!(got.len(), want.len(), "{what}: lengths differ");
-    if let Some(i) = got.iter().zip(want).position(|(g, w)| g != w) {
-        panic!(
-            "{what}: first difference at {i} of {}: got {:?}, want {:?}",
-            got.len(),
-            got[i],
-            want[i]
-        );
-    }
-}
-
-fn basis(k: usize) -> Arc<RnsBasis> {
-    Arc::new(RnsBasis::largest_primes(k).unwrap())
-}
-
-/// Random residues for every channel; every 7th number is 0, 1 or m − 1 in every channel.
-fn random(basis: &Arc<RnsBasis>, len: usize, seed: u64) -> RnsVec {
-    let mut data = RnsVec::random(basis, len, seed).residues().to_vec();
-    for (c, m) in basis.moduli().iter().enumerate() {
-        for i in (3..len).step_by(7) {
-            data[c * len + i] = [0, 1, m.m - 1][(i / 7 + c) % 3];
-        }
-    }
-    RnsVec::from_residues(basis, len, data).unwrap()
-}
 
 const LENS: [usize; 5] = [1, 31, 32, 33, 1000];
 const KS: [usize; 5] = [1, 7, 32, 330, 1024];
@@ -99,9 +53,7 @@ fn elementwise_ops_match_cpu_on_every_shape() {
 #[test]
 fn equality_kernels_match_cpu() {
     let Some(g) = gpu() else { return };
-    let Backend::Gpu { gpu: dev, .. } = &g else {
-        unreachable!()
-    };
+    let dev = dev(&g);
     for &k in &KS {
         for &len in LENS.iter().chain(&[100_000]) {
             let b = basis(k);
@@ -305,13 +257,14 @@ fn bivariate_resultants_in_chunks_and_global_scratch_match_cpu() {
     struct Reset;
     impl Drop for Reset {
         fn drop(&mut self) {
-            Gpu::set_memory_limit(None);
-            Gpu::set_shared_memory_limit(None);
+            let g = Gpu::get().expect("the GPU of this test");
+            g.config().set_memory_limit(None);
+            g.config().set_shared_memory_limit(None);
         }
     }
     let _reset = Reset;
-    Gpu::set_memory_limit(Some(40_000));
-    Gpu::set_shared_memory_limit(Some(0));
+    dev(&g).config().set_memory_limit(Some(40_000));
+    dev(&g).config().set_shared_memory_limit(Some(0));
     for (i, (f, h)) in bivariate_cases().iter().enumerate() {
         assert_eq!(
             resultant_xy(f, h, &g).unwrap(),
@@ -335,7 +288,7 @@ fn bases_too_large_for_the_mixed_radix_kernel_convert_anyway() {
 #[test]
 fn chunked_paths_match_cpu() {
     let Some(g) = gpu() else { return };
-    Gpu::set_memory_limit(Some(40_000));
+    dev(&g).config().set_memory_limit(Some(40_000));
     let b = basis(33);
     let (x, y) = (random(&b, 3001, 1), random(&b, 3001, 2));
     let cpu = Backend::Cpu;
@@ -343,7 +296,8 @@ fn chunked_paths_match_cpu() {
     struct Reset;
     impl Drop for Reset {
         fn drop(&mut self) {
-            Gpu::set_memory_limit(None);
+            let g = Gpu::get().expect("the GPU of this test");
+            g.config().set_memory_limit(None);
         }
     }
     let _reset = Reset;

@@ -4,6 +4,7 @@
 use core::arch::asm;
 use core::arch::nvptx::*;
 use core::sync::atomic::{AtomicU32, Ordering};
+use rns_core::launch::{interpolation_words, MM_A_STRIDE, MM_TILE, MM_TK, NUMBERS_PER_BLOCK};
 use rns_core::poly::{divided_difference, newton_shift, resultant_at_point, BiShape, NO_POINT};
 use rns_core::{mixed_radix, Modulus};
 
@@ -103,9 +104,8 @@ pub unsafe extern "ptx-kernel" fn rns_mul_chain(
     });
 }
 
-/// Numbers per block (x) and channel lanes per block (y) of the batched
-/// equality and mixed-radix kernels.
-const LANES_X: u32 = 32;
+/// Numbers per block (block x) of the batched equality and mixed-radix kernels.
+const LANES_X: u32 = NUMBERS_PER_BLOCK;
 
 /// Thread (x, y) of a 32 × Y block: whether number `blockIdx.x·32 + x` agrees in
 /// the channels `y, y + Y, …`.
@@ -194,12 +194,15 @@ pub unsafe extern "ptx-kernel" fn rns_equal_vote(
     }
 }
 
-/// Mixed-radix digits of 32 numbers per block, the seed's parallel conversion: the
-/// residues sit in shared memory (`k·32·4` bytes, `tile[c·32 + x]`); step `s` fixes
-/// digit `s` and the Y lanes update the channels after it. Digits are written
-/// channel-major like the input. `offset` (one residue per channel, or null) is
-/// added first: with `(m_c − 1)/2` it maps the signed range monotonically onto `[0, M)`.
+/// Mixed-radix digits of 32 numbers per block, the seed's parallel conversion: step `s`
+/// fixes digit `s` and the Y lanes update the channels after it. With `shared` non-zero
+/// the residues sit in shared memory (`k·32·4` bytes, `tile[c·32 + x]`) and are copied
+/// out at the end; otherwise (a basis too large for shared memory) the conversion runs
+/// in place in `digits`, which the block's working set keeps in L2. Digits are written
+/// channel-major like the input. `offset` (one residue per channel, or null) is added
+/// first: with `(m_c − 1)/2` it maps the signed range monotonically onto `[0, M)`.
 #[no_mangle]
+#[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
     digits: *mut u32,
     x: *const u32,
@@ -208,12 +211,20 @@ pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
     table: *const u32,
     len: u32,
     k: u32,
+    shared: u32,
 ) {
-    let tile: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let (tx, ty, ny) = (_thread_idx_x(), _thread_idx_y(), _block_dim_y());
     let i = _block_idx_x() * LANES_X + tx;
     let live = i < len;
-    let at = |c: u32| (c * LANES_X + tx) as usize;
+    let (tile, stride, col) = if shared != 0 {
+        let t: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+        (t, LANES_X as usize, tx as usize)
+    } else {
+        (digits, len as usize, i as usize)
+    };
+    // In place, a thread past the end has no column to work in.
+    let active = live || shared != 0;
+    let at = |c: u32| c as usize * stride + col;
     let mut c = ty;
     while c < k {
         let mut r = if live {
@@ -224,24 +235,28 @@ pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
         if !offset.is_null() {
             r = (*moduli.add(c as usize)).add(r, *offset.add(c as usize));
         }
-        *tile.add(at(c)) = r;
+        if active {
+            *tile.add(at(c)) = r;
+        }
         c += ny;
     }
     _syncthreads();
     let mut s = 0;
     while s + 1 < k {
-        let d = *tile.add(at(s));
-        let row = table.add(s as usize * k as usize);
-        let mut j = s + 1 + ty;
-        while j < k {
-            let mj = *moduli.add(j as usize);
-            *tile.add(at(j)) = mixed_radix::step(mj, *tile.add(at(j)), d, *row.add(j as usize));
-            j += ny;
+        if active {
+            let d = *tile.add(at(s));
+            let row = table.add(s as usize * k as usize);
+            let mut j = s + 1 + ty;
+            while j < k {
+                let mj = *moduli.add(j as usize);
+                *tile.add(at(j)) = mixed_radix::step(mj, *tile.add(at(j)), d, *row.add(j as usize));
+                j += ny;
+            }
         }
         _syncthreads();
         s += 1;
     }
-    if live {
+    if live && shared != 0 {
         let mut c = ty;
         while c < k {
             *digits.add(c as usize * len as usize + i as usize) = *tile.add(at(c));
@@ -454,11 +469,6 @@ pub unsafe extern "ptx-kernel" fn rns_eliminate(
 #[derive(Clone, Copy)]
 struct Quad([i32; 4]);
 
-/// Rows and columns of `C` per block of [`rns_matmul`], its k-tile, and the padded
-/// row length of the A tile in shared memory (68 words: stores conflict at most 2-way).
-const MM_TILE: u32 = 64;
-const MM_TK: u32 = 16;
-const MM_A_STRIDE: u32 = 68;
 /// Products summed between two folds.
 const LAZY: usize = rns_core::modulus::LAZY_PRODUCTS;
 const _: () = assert!(MM_TK as usize % LAZY == 0);
@@ -808,7 +818,7 @@ pub unsafe extern "ptx-kernel" fn rns_interpolate(
     let base = if shared != 0 {
         core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>()
     } else {
-        scratch.add(c * (3 * nu + pu + 1))
+        scratch.add(c * interpolation_words(nu, pu))
     };
     let (xs, mut src, mut dst, inv) = (base, base.add(nu), base.add(2 * nu), base.add(3 * nu));
     let found = inv.add(pu);

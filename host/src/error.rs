@@ -31,6 +31,13 @@ pub enum Error {
         /// Bits the basis covers (values up to `2^bits` in absolute value fit).
         range_bits: u64,
     },
+    /// Operands that live in different places (host memory, or different GPUs).
+    DeviceMismatch {
+        /// Where the first operand lives.
+        left: String,
+        /// Where the other one lives.
+        right: String,
+    },
     /// Matrix dimensions that do not fit the operation.
     Shape(String),
     /// A singular matrix where an invertible one is needed: modulo `prime`, or over Q
@@ -90,6 +97,10 @@ impl fmt::Display for Error {
             Error::OutOfRange { index, range_bits } => write!(
                 f,
                 "value at index {index} is outside the basis's signed range (about ±2^{range_bits})"
+            ),
+            Error::DeviceMismatch { left, right } => write!(
+                f,
+                "operands live in different places ({left} and {right}): download or upload one first"
             ),
             Error::Shape(msg) => write!(f, "{msg}"),
             Error::Singular { prime: Some(p) } => {

@@ -99,7 +99,7 @@ fn draw<DB: DrawingBackend>(
         .draw()
         .map_err(|e| e.to_string())?;
     for (k, op) in ops.iter().enumerate() {
-        for backend in ["cpu1", "cpu", "gpu_kernel", "gpu"] {
+        for backend in ["cpu1", "cpu", "gpu_kernel", "gpu_resident", "gpu"] {
             let pts: Vec<(f64, f64)> = rows
                 .iter()
                 .filter(|r| r.operation == *op && r.backend == backend)
@@ -124,15 +124,20 @@ fn draw<DB: DrawingBackend>(
                         "gpu_kernel" => {
                             line + TriangleMarker::new((9, 0), 5, c.filled()).into_dyn()
                         }
+                        "gpu_resident" => line + TriangleMarker::new((9, 0), 5, style).into_dyn(),
                         _ => line + Cross::new((9, 0), 5, style).into_dyn(),
                     }
                 });
-            // Marker by backend: ○ one core, ● all cores, ▲ GPU kernels, ✕ GPU end to end.
+            // Marker by backend: ○ one core, ● all cores, ▲ GPU kernels, △ GPU resident,
+            // ✕ GPU end to end.
             match backend {
                 "cpu1" => chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, style))),
                 "cpu" => chart.draw_series(pts.iter().map(|&p| Circle::new(p, 4, c.filled()))),
                 "gpu_kernel" => {
                     chart.draw_series(pts.iter().map(|&p| TriangleMarker::new(p, 5, c.filled())))
+                }
+                "gpu_resident" => {
+                    chart.draw_series(pts.iter().map(|&p| TriangleMarker::new(p, 5, style)))
                 }
                 _ => chart.draw_series(pts.iter().map(|&p| Cross::new(p, 5, style))),
             }

@@ -2,7 +2,7 @@
 //! backend, checked, and written as tables, CSV, JSON and charts.
 
 use rns::backend::gpu::Gpu;
-use rns::compare::{self, Preset, OPERATIONS};
+use rns::compare::{self, Preset, BANDWIDTH, OPERATIONS};
 
 #[test]
 fn tiny_run_covers_every_operation_and_backend() {
@@ -12,7 +12,7 @@ fn tiny_run_covers_every_operation_and_backend() {
         let rows: Vec<_> = report.rows.iter().filter(|r| r.operation == op).collect();
         let mut backends = vec!["cpu1", "cpu"];
         if has_gpu {
-            backends.extend(["gpu_kernel", "gpu"]);
+            backends.extend(["gpu_kernel", "gpu_resident", "gpu"]);
         }
         for b in &backends {
             let n = rows.iter().filter(|r| r.backend == *b).count();
@@ -25,6 +25,8 @@ fn tiny_run_covers_every_operation_and_backend() {
             "{op}"
         );
     }
+    let bandwidth = report.rows.iter().filter(|r| r.operation == BANDWIDTH);
+    assert_eq!(bandwidth.count(), if has_gpu { 6 } else { 0 });
     let tables = report.tables();
     for (op, _) in OPERATIONS {
         assert!(tables.contains(&format!("\n{op} (")), "table for {op}");

@@ -1,10 +1,12 @@
 //! Reference algorithms and input generators shared by the cross-crate tests and the
 //! examples: nothing here goes through residues, so it can check what does.
 
+use rns::backend::gpu::Gpu;
 use rns::resultant::sylvester_of;
-use rns::{BiPoly, IntMatrix, RnsBasis};
+use rns::{Backend, BackendChoice, BiPoly, IntMatrix, RnsBasis, RnsVec};
 use rug::rand::RandState;
 use rug::{Integer, Rational};
+use std::sync::Arc;
 
 /// Determinant by fraction-free Gaussian elimination (Bareiss), exact over Z.
 pub fn bareiss_det(a: &IntMatrix) -> Integer {
@@ -279,4 +281,60 @@ pub fn bipoly_mul(f: &BiPoly, g: &BiPoly) -> BiPoly {
         }
     }
     BiPoly::new(terms).expect("a product of non-zero polynomials")
+}
+
+/// The GPU backend, with poisoned output buffers, for the GPU tests; `None` (the test
+/// prints `SKIPPED` and passes) without a usable GPU, unless `RNS_REQUIRE_GPU=1`, when
+/// it fails instead.
+pub fn gpu_backend() -> Option<Backend> {
+    match Backend::select(BackendChoice::Gpu) {
+        Ok(b) => {
+            dev(&b).config().set_poison(true);
+            Some(b)
+        }
+        Err(e) => {
+            if std::env::var("RNS_REQUIRE_GPU").as_deref() == Ok("1") {
+                panic!("RNS_REQUIRE_GPU=1 but the GPU backend is unusable: {e}");
+            }
+            // Written to the stderr handle, not eprintln!, so the test harness shows it.
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "SKIPPED: no usable GPU ({e})");
+            None
+        }
+    }
+}
+
+/// The device of a GPU backend.
+pub fn dev(b: &Backend) -> &Arc<Gpu> {
+    b.gpu().expect("a GPU backend")
+}
+
+/// Asserts equal slices, reporting the first difference instead of both slices.
+#[track_caller]
+pub fn same<T: PartialEq + std::fmt::Debug>(got: &[T], want: &[T], what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths differ");
+    if let Some(i) = got.iter().zip(want).position(|(g, w)| g != w) {
+        panic!(
+            "{what}: first difference at {i} of {}: got {:?}, want {:?}",
+            got.len(),
+            got[i],
+            want[i]
+        );
+    }
+}
+
+/// The basis of the `k` largest 31-bit primes (plus a redundant one).
+pub fn basis(k: usize) -> Arc<RnsBasis> {
+    Arc::new(RnsBasis::largest_primes(k).unwrap())
+}
+
+/// Random residues for every channel; every 7th number is 0, 1 or m − 1 in every channel.
+pub fn random_with_edges(basis: &Arc<RnsBasis>, len: usize, seed: u64) -> RnsVec {
+    let mut data = RnsVec::random(basis, len, seed).residues().to_vec();
+    for (c, m) in basis.moduli().iter().enumerate() {
+        for i in (3..len).step_by(7) {
+            data[c * len + i] = [0, 1, m.m - 1][(i / 7 + c) % 3];
+        }
+    }
+    RnsVec::from_residues(basis, len, data).unwrap()
 }

@@ -1,6 +1,7 @@
 //! The CPU backend: every operation in parallel over channels and numbers with rayon,
 //! on the arithmetic of `rns-core`.
 
+use super::Op;
 use crate::layout;
 use rayon::prelude::*;
 use rns_core::modulus::LAZY_PRODUCTS;
@@ -33,48 +34,6 @@ fn map<const N: usize>(
         });
     });
     out
-}
-
-/// The elementwise operations, with their residue formula from `rns-core`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Op {
-    /// `a + b`
-    Add,
-    /// `a − b`
-    Sub,
-    /// `−a`
-    Neg,
-    /// `a · b` by the canonical `mul_m`
-    Mul,
-    /// `a · b` by a 64-bit product and `%` (the reference, for comparison)
-    MulNaive,
-    /// `a · b + c`
-    MulAdd,
-    /// `a · b − c · d`
-    MulSubMul,
-    /// `a + s` for a scalar `s`
-    AddScalar,
-    /// `a − s` for a scalar `s`
-    SubScalar,
-    /// `a · s` for a scalar `s`
-    MulScalar,
-}
-
-impl Op {
-    /// Number of vector operands.
-    pub fn arity(self) -> usize {
-        match self {
-            Op::Neg | Op::AddScalar | Op::SubScalar | Op::MulScalar => 1,
-            Op::Add | Op::Sub | Op::Mul | Op::MulNaive => 2,
-            Op::MulAdd => 3,
-            Op::MulSubMul => 4,
-        }
-    }
-
-    /// Whether the operation takes a scalar (one residue per channel).
-    pub fn has_scalar(self) -> bool {
-        matches!(self, Op::AddScalar | Op::SubScalar | Op::MulScalar)
-    }
 }
 
 /// Applies `op` to channel-major inputs (`inputs.len() == op.arity()`); `scalar` holds

@@ -5,9 +5,10 @@
 
 pub mod cpu;
 pub mod gpu;
+pub mod op;
 
-pub use cpu::Op;
 pub use gpu::{EqualKernel, Gpu};
+pub use op::Op;
 
 use crate::basis::RnsBasis;
 use crate::crt;
@@ -90,18 +91,18 @@ impl Backend {
         }
     }
 
+    /// The GPU of this backend, if it has one.
+    pub fn gpu(&self) -> Option<&Arc<Gpu>> {
+        match self {
+            Backend::Gpu { gpu, .. } => Some(gpu),
+            Backend::Cpu => None,
+        }
+    }
+
     fn check(inputs: &[&RnsVec]) -> Result<(Arc<RnsBasis>, usize)> {
         let first = inputs[0];
         for x in &inputs[1..] {
-            if !first.basis().same_as(x.basis()) {
-                return Err(Error::BasisMismatch);
-            }
-            if x.len() != first.len() {
-                return Err(Error::LengthMismatch {
-                    left: first.len(),
-                    right: x.len(),
-                });
-            }
+            check_pair(first.basis(), first.len(), x.basis(), x.len())?;
         }
         Ok((first.basis().clone(), first.len()))
     }
@@ -114,31 +115,9 @@ impl Backend {
         inputs: &[&RnsVec],
         scalar: Option<&Integer>,
     ) -> Result<RnsVec> {
-        if inputs.len() != op.arity() {
-            return Err(Error::Shape(format!(
-                "{op:?} takes {} operands, got {}",
-                op.arity(),
-                inputs.len()
-            )));
-        }
+        check_arity(op, inputs.len())?;
         let (basis, len) = Self::check(inputs)?;
-        let scalar_residues = match (op.has_scalar(), scalar) {
-            (true, Some(s)) => {
-                if !basis.contains(s) {
-                    return Err(Error::OutOfRange {
-                        index: 0,
-                        range_bits: basis.range_bits(),
-                    });
-                }
-                basis.moduli().iter().map(|&m| residue(s, m)).collect()
-            }
-            (false, None) => Vec::new(),
-            _ => {
-                return Err(Error::Shape(format!(
-                    "{op:?}: scalar operand given or missing"
-                )))
-            }
-        };
+        let scalar_residues = scalar_residues(op, &basis, scalar)?;
         let data: Vec<&[u32]> = inputs.iter().map(|x| x.residues()).collect();
         let out = match self.gpu_for(len * basis.channels()) {
             Some(g) => g.elementwise(op, basis.moduli(), len, &data, &scalar_residues)?,
@@ -305,13 +284,14 @@ impl Backend {
     }
 
     /// Reconstructs every integer (exact in the signed range): on the GPU the
-    /// mixed-radix digits come from the device and the host assembles the integers
-    /// (on the CPU when the basis is too large for the kernel's shared memory).
+    /// mixed-radix digits come from the device and the host assembles the integers.
     pub fn to_integers(&self, a: &RnsVec) -> Result<Vec<Integer>> {
         let b = a.basis();
-        match self.gpu_for(a.len() * b.range_len() * b.range_len()) {
-            Some(g) if g.mixed_radix_fits(b.range_len()) => {}
-            _ => return Ok(a.to_integers()),
+        if self
+            .gpu_for(a.len() * b.range_len() * b.range_len())
+            .is_none()
+        {
+            return Ok(a.to_integers());
         }
         let k = b.range_len();
         let digits = self.mixed_radix_digits(a)?;
@@ -573,6 +553,51 @@ impl Backend {
                 coeffs.residues(),
             )),
         }
+    }
+}
+
+/// [`Error::BasisMismatch`] or [`Error::LengthMismatch`] unless two operands agree.
+pub(crate) fn check_pair(a: &RnsBasis, alen: usize, b: &RnsBasis, blen: usize) -> Result<()> {
+    if !a.same_as(b) {
+        return Err(Error::BasisMismatch);
+    }
+    if alen != blen {
+        return Err(Error::LengthMismatch {
+            left: alen,
+            right: blen,
+        });
+    }
+    Ok(())
+}
+
+/// [`Error::Shape`] unless `op` takes `given` vector operands.
+pub(crate) fn check_arity(op: Op, given: usize) -> Result<()> {
+    if given != op.arity() {
+        return Err(Error::Shape(format!(
+            "{op:?} takes {} operands, got {given}",
+            op.arity()
+        )));
+    }
+    Ok(())
+}
+
+/// The residues of `scalar` in every channel (empty for the operations without one):
+/// [`Error::Shape`] when a scalar is given to an operation without one or missing, and
+/// [`Error::OutOfRange`] outside the signed range.
+pub(crate) fn scalar_residues(
+    op: Op,
+    basis: &RnsBasis,
+    scalar: Option<&Integer>,
+) -> Result<Vec<u32>> {
+    match (op.has_scalar(), scalar) {
+        (true, Some(s)) => {
+            check_range(basis, std::slice::from_ref(s))?;
+            Ok(basis.moduli().iter().map(|&m| residue(s, m)).collect())
+        }
+        (false, None) => Ok(Vec::new()),
+        _ => Err(Error::Shape(format!(
+            "{op:?}: scalar operand given or missing"
+        ))),
     }
 }
 

@@ -1,0 +1,69 @@
+//! [`GpuConfig`]: the settings of one [`super::Gpu`], read from the environment once
+//! when the device opens and adjustable at run time (tests force the chunked paths).
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// The environment variable that caps the device memory one operation may use, in bytes.
+pub const MEM_LIMIT_VAR: &str = "RNS_GPU_MEM_LIMIT";
+
+/// Settings of one device. Every field is atomic: operations on other threads see a
+/// change at their next allocation.
+#[derive(Debug)]
+pub struct GpuConfig {
+    poison: AtomicBool,
+    /// Bytes one operation may place on the device (0: 70% of free memory).
+    mem_limit: AtomicUsize,
+    /// Bytes of dynamic shared memory the interpolation and mixed-radix kernels may use
+    /// (`usize::MAX`: the device's maximum).
+    smem_limit: AtomicUsize,
+}
+
+impl GpuConfig {
+    /// The settings a device starts with: no poisoning, the memory cap of
+    /// `RNS_GPU_MEM_LIMIT` when that is set to a number of bytes, no shared-memory cap.
+    pub(crate) fn from_env() -> GpuConfig {
+        let limit = std::env::var(MEM_LIMIT_VAR)
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(0);
+        GpuConfig {
+            poison: AtomicBool::new(false),
+            mem_limit: AtomicUsize::new(limit),
+            smem_limit: AtomicUsize::new(usize::MAX),
+        }
+    }
+
+    /// Fill every output buffer with `0xFFFF_FFFF` (never a residue, digit or flag the
+    /// kernels write) before use, so that tests see any element a kernel missed.
+    pub fn set_poison(&self, on: bool) {
+        self.poison.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether output buffers are poisoned.
+    pub fn poison(&self) -> bool {
+        self.poison.load(Ordering::Relaxed)
+    }
+
+    /// Caps the device memory one operation may use (`None`: 70% of free memory); a
+    /// small cap forces the chunked paths.
+    pub fn set_memory_limit(&self, bytes: Option<usize>) {
+        self.mem_limit.store(bytes.unwrap_or(0), Ordering::Relaxed);
+    }
+
+    /// The memory cap, if one is set.
+    pub fn memory_limit(&self) -> Option<usize> {
+        Some(self.mem_limit.load(Ordering::Relaxed)).filter(|&b| b > 0)
+    }
+
+    /// Caps the dynamic shared memory of the interpolation and mixed-radix kernels
+    /// (`None`: the device's maximum); `Some(0)` forces their global-memory paths.
+    pub fn set_shared_memory_limit(&self, bytes: Option<usize>) {
+        self.smem_limit
+            .store(bytes.unwrap_or(usize::MAX), Ordering::Relaxed);
+    }
+
+    /// The shared-memory cap (`usize::MAX` when none is set).
+    pub fn shared_memory_limit(&self) -> usize {
+        self.smem_limit.load(Ordering::Relaxed)
+    }
+}

@@ -1,0 +1,131 @@
+//! Opening a CUDA device: the driver check, the context, the module with every kernel
+//! looked up once, and the mapping of driver errors onto [`Error`].
+
+use crate::backend::Op;
+use crate::error::{Error, Result};
+use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute, CUresult};
+use cudarc::driver::{CudaContext, CudaFunction, CudaModule, DriverError};
+use std::sync::Arc;
+
+/// The kernels, compiled from `device/` by `build.rs`.
+pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/rns_device.ptx"));
+
+/// A driver error as the library's error: out-of-memory apart, so that callers can tell.
+pub(crate) fn cuda(e: DriverError) -> Error {
+    if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
+        Error::GpuOutOfMemory(format!("{e:?}"))
+    } else {
+        Error::Gpu(format!("{e:?}"))
+    }
+}
+
+/// Every kernel of the module, looked up once when the device opens.
+#[derive(Debug)]
+pub(crate) struct Kernels {
+    /// The elementwise kernels, in the order of [`Op::ALL`].
+    pub elementwise: Vec<CudaFunction>,
+    pub mul_chain: CudaFunction,
+    pub equal_shared: CudaFunction,
+    pub equal_vote: CudaFunction,
+    pub mrc_digits: CudaFunction,
+    pub cmp_digits: CudaFunction,
+    pub reduce_words: CudaFunction,
+    pub eliminate: CudaFunction,
+    pub det_blocked: CudaFunction,
+    pub matmul: CudaFunction,
+    pub resultant: CudaFunction,
+    pub resultant_points: CudaFunction,
+    pub interpolate: CudaFunction,
+}
+
+impl Kernels {
+    fn load(module: &Arc<CudaModule>) -> Result<Kernels> {
+        let f = |name: &str| {
+            module
+                .load_function(name)
+                .map_err(|e| Error::Gpu(format!("kernel {name} is missing from the PTX: {e:?}")))
+        };
+        Ok(Kernels {
+            elementwise: Op::ALL
+                .iter()
+                .map(|op| f(op.kernel_name()))
+                .collect::<Result<_>>()?,
+            mul_chain: f("rns_mul_chain")?,
+            equal_shared: f("rns_equal_shared")?,
+            equal_vote: f("rns_equal_vote")?,
+            mrc_digits: f("rns_mrc_digits")?,
+            cmp_digits: f("rns_cmp_digits")?,
+            reduce_words: f("rns_reduce_words")?,
+            eliminate: f("rns_eliminate")?,
+            det_blocked: f("rns_det_blocked")?,
+            matmul: f("rns_matmul")?,
+            resultant: f("rns_resultant")?,
+            resultant_points: f("rns_resultant_points")?,
+            interpolate: f("rns_interpolate")?,
+        })
+    }
+}
+
+/// One open device: its context, the loaded kernels and the attributes the launches need.
+#[derive(Debug)]
+pub(crate) struct Device {
+    pub ctx: Arc<CudaContext>,
+    pub kernels: Kernels,
+    pub ordinal: usize,
+    pub name: String,
+    /// Bytes of dynamic shared memory a block may use (after opting in).
+    pub smem_optin: usize,
+    /// Streaming multiprocessors.
+    pub sms: usize,
+}
+
+/// The number of CUDA devices the driver reports; [`Error::NoGpu`] without a driver.
+pub(crate) fn count() -> Result<usize> {
+    // SAFETY: only probes whether the driver library can be loaded.
+    if !unsafe { cudarc::driver::sys::is_culib_present() } {
+        return Err(Error::NoGpu(
+            "libcuda (the NVIDIA driver) was not found".into(),
+        ));
+    }
+    let n = CudaContext::device_count().map_err(|e| Error::NoGpu(format!("{e:?}")))?;
+    Ok(n.max(0) as usize)
+}
+
+/// Opens device `ordinal`: its primary context, the module (JIT-compiled from the PTX by
+/// the driver, which caches the result), and the kernels' shared-memory limits raised
+/// once to the device's maximum (setting them per launch would race between threads).
+pub(crate) fn open(ordinal: usize) -> Result<Device> {
+    let n = count()?;
+    if ordinal >= n {
+        return Err(Error::NoGpu(if n == 0 {
+            "the driver reports no CUDA device".into()
+        } else {
+            format!("no CUDA device {ordinal}: the driver reports {n}")
+        }));
+    }
+    let ctx = CudaContext::new(ordinal).map_err(|e| Error::NoGpu(format!("{e:?}")))?;
+    let name = ctx.name().map_err(cuda)?;
+    let attr = |a| ctx.attribute(a).map_err(cuda).map(|v| v.max(0) as usize);
+    let smem_optin =
+        attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?;
+    let sms = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+    let module = ctx
+        .load_module(cudarc::nvrtc::Ptx::from_src(PTX))
+        .map_err(|e| Error::Gpu(format!("loading the rns kernels (PTX) failed: {e:?}")))?;
+    let kernels = Kernels::load(&module)?;
+    for f in [&kernels.mrc_digits, &kernels.interpolate] {
+        f.set_attribute(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            smem_optin as i32,
+        )
+        .map_err(cuda)?;
+    }
+    Ok(Device {
+        ctx,
+        kernels,
+        ordinal,
+        name,
+        smem_optin,
+        sms,
+    })
+}

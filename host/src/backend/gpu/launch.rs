@@ -1,0 +1,618 @@
+//! Typed kernel launches: one shape struct per kernel family, whose lengths are checked
+//! against the buffers before the launch (a short buffer is an [`Error::Internal`],
+//! never an out-of-bounds access), and the launch geometry of `rns_core::launch`.
+
+use super::device::cuda;
+use super::memory::MODULUS_WORDS;
+use super::Gpu;
+use crate::backend::Op;
+use crate::error::{Error, Result};
+use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use rns_core::launch::*;
+use rns_core::poly::BiShape;
+
+/// Which reduction the equality kernel uses across a number's channel lanes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EqualKernel {
+    /// The seed's shared-memory AND tree.
+    SharedTree,
+    /// Warp ballots, then an AND of one word per warp through shared memory.
+    WarpVote,
+}
+
+/// Grid dimensions y and z (channels, rows of tiles) may not exceed this.
+const GRID_YZ: usize = 65_535;
+
+/// [`Error::Internal`] unless `buf` holds at least `words` words.
+fn need(what: &str, buf: &CudaSlice<u32>, words: usize) -> Result<()> {
+    if buf.len() < words {
+        return Err(Error::Internal(format!(
+            "{what}: a device buffer of {} words where the launch needs {words}",
+            buf.len()
+        )));
+    }
+    Ok(())
+}
+
+/// [`Error::Shape`] when `n` exceeds a grid dimension's limit.
+fn grid_limit(what: &str, n: usize, limit: usize) -> Result<u32> {
+    if n > limit {
+        return Err(Error::Shape(format!(
+            "{what}: {n} exceeds the GPU grid limit of {limit}"
+        )));
+    }
+    Ok(n.max(1) as u32)
+}
+
+/// The per-channel elementwise grid: x over numbers (grid-stride), y over channels.
+fn channel_grid(len: usize, channels: usize) -> Result<LaunchConfig> {
+    Ok(LaunchConfig {
+        grid_dim: (
+            len.div_ceil(ELEMENT_THREADS as usize).clamp(1, 65_535) as u32,
+            grid_limit("channels", channels, GRID_YZ)?,
+            1,
+        ),
+        block_dim: (ELEMENT_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
+/// Launches kernel `$f` on `$stream` with the listed arguments.
+macro_rules! launch {
+    ($stream:expr, $f:expr, $cfg:expr, $($arg:expr),+ $(,)?) => {{
+        let mut b = $stream.launch_builder($f);
+        $( b.arg($arg); )+
+        // SAFETY: every caller checks its buffers against the shape the kernel reads.
+        unsafe { b.launch($cfg) }.map_err(cuda).map(drop)
+    }};
+}
+
+/// `len` numbers of `channels` channels through an elementwise [`Op`].
+#[derive(Clone, Copy, Debug)]
+pub struct Elementwise {
+    /// The operation.
+    pub op: Op,
+    /// Numbers.
+    pub len: usize,
+    /// Channels.
+    pub channels: usize,
+}
+
+/// The `mul_m` throughput probe: four chains of `iters` products per number.
+#[derive(Clone, Copy, Debug)]
+pub struct MulChain {
+    /// Numbers.
+    pub len: usize,
+    /// Channels.
+    pub channels: usize,
+    /// Products per chain (a multiple of 4).
+    pub iters: u32,
+}
+
+/// Equality of `len` numbers over `channels` channels.
+#[derive(Clone, Copy, Debug)]
+pub struct Equal {
+    /// The reduction across channel lanes.
+    pub kernel: EqualKernel,
+    /// Numbers.
+    pub len: usize,
+    /// Channels.
+    pub channels: usize,
+}
+
+/// Mixed-radix digits of `len` numbers over their first `k` channels.
+#[derive(Clone, Copy, Debug)]
+pub struct Digits {
+    /// Numbers.
+    pub len: usize,
+    /// Channels converted (the range channels).
+    pub k: usize,
+}
+
+/// Comparison of channel-major digit arrays.
+#[derive(Clone, Copy, Debug)]
+pub struct Cmp {
+    /// Numbers.
+    pub len: usize,
+    /// Digits per number.
+    pub k: usize,
+    /// Whether `b` is one number compared with every `a[i]`.
+    pub broadcast: bool,
+}
+
+/// Reduction of `len` word-major integers of `nwords` words modulo `channels` moduli.
+#[derive(Clone, Copy, Debug)]
+pub struct Reduce {
+    /// Numbers.
+    pub len: usize,
+    /// Channels.
+    pub channels: usize,
+    /// 32-bit words per number.
+    pub nwords: usize,
+}
+
+/// Gaussian elimination of one `rows × cols` matrix per channel.
+#[derive(Clone, Copy, Debug)]
+pub struct Eliminate {
+    /// Rows.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// Columns searched for pivots (the first ones).
+    pub pivot_cols: usize,
+    /// Gauss–Jordan (reduced echelon form) instead of forward elimination.
+    pub jordan: bool,
+    /// Channels (one matrix each).
+    pub channels: usize,
+}
+
+/// The determinant of one `n × n` matrix per channel.
+#[derive(Clone, Copy, Debug)]
+pub struct Det {
+    /// Dimension.
+    pub n: usize,
+    /// Channels (one matrix each).
+    pub channels: usize,
+}
+
+/// The product of one `n × k` and one `k × p` matrix per channel.
+#[derive(Clone, Copy, Debug)]
+pub struct Matmul {
+    /// Rows of `a`.
+    pub n: usize,
+    /// Columns of `a`, rows of `b`.
+    pub k: usize,
+    /// Columns of `b`.
+    pub p: usize,
+    /// Channels (one product each).
+    pub channels: usize,
+}
+
+/// Univariate resultants, one thread per channel.
+#[derive(Clone, Copy, Debug)]
+pub struct Resultant {
+    /// Channels.
+    pub channels: usize,
+    /// Degree of `f`.
+    pub df: usize,
+    /// Degree of `g`.
+    pub dg: usize,
+}
+
+/// Collins' step for every (channel, point).
+#[derive(Clone, Copy, Debug)]
+pub struct ResultantPoints {
+    /// Degrees of the pair.
+    pub shape: BiShape,
+    /// Candidate points `x = 0 … candidates − 1`.
+    pub candidates: usize,
+    /// Channels.
+    pub channels: usize,
+}
+
+/// Interpolation of `n` coefficients per channel from `candidates` values.
+#[derive(Clone, Copy, Debug)]
+pub struct Interpolate {
+    /// Candidate points (values per channel).
+    pub candidates: usize,
+    /// Coefficients per channel.
+    pub n: usize,
+    /// Whether the scratch sits in shared memory ([`Gpu::interpolation_in_shared`]).
+    pub shared: bool,
+    /// Channels.
+    pub channels: usize,
+}
+
+impl Gpu {
+    /// `out = op(inputs…)` per channel; `inputs.len() == op.arity()`, `scalar` holds one
+    /// residue per channel for the scalar operations (any buffer otherwise).
+    pub fn launch_elementwise(
+        &self,
+        stream: &CudaStream,
+        s: Elementwise,
+        out: &mut CudaSlice<u32>,
+        inputs: &[&CudaSlice<u32>],
+        scalar: &CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+    ) -> Result<()> {
+        let words = s.len * s.channels;
+        if inputs.len() != s.op.arity() {
+            return Err(Error::Internal(format!(
+                "{:?} launched with {} operands",
+                s.op,
+                inputs.len()
+            )));
+        }
+        need("elementwise output", out, words)?;
+        for x in inputs {
+            need("elementwise operand", x, words)?;
+        }
+        if s.op.has_scalar() {
+            need("elementwise scalar", scalar, s.channels)?;
+        }
+        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+        let f = &self.kernels().elementwise[s.op.index()];
+        let len = s.len as u32;
+        // Operand slots a, b, c, d: unused ones repeat the last given (never read).
+        let x = |k: usize| inputs[k.min(inputs.len() - 1)];
+        let cfg = channel_grid(s.len, s.channels)?;
+        launch!(
+            stream,
+            f,
+            cfg,
+            out,
+            x(0),
+            x(1),
+            x(2),
+            x(3),
+            scalar,
+            moduli,
+            &len
+        )
+    }
+
+    /// The `mul_m` throughput probe (`out`, `a`: `len × channels` words).
+    pub fn launch_mul_chain(
+        &self,
+        out: &mut CudaSlice<u32>,
+        a: &CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+        s: MulChain,
+    ) -> Result<()> {
+        let words = s.len * s.channels;
+        need("mul_chain output", out, words)?;
+        need("mul_chain input", a, words)?;
+        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+        let len = s.len as u32;
+        let cfg = channel_grid(s.len, s.channels)?;
+        launch!(
+            self.stream(),
+            &self.kernels().mul_chain,
+            cfg,
+            out,
+            a,
+            moduli,
+            &len,
+            &s.iters
+        )
+    }
+
+    /// Whether numbers `a[i]`, `b[i]` agree in every channel: one word per number.
+    pub fn launch_equal(
+        &self,
+        stream: &CudaStream,
+        s: Equal,
+        out: &mut CudaSlice<u32>,
+        a: &CudaSlice<u32>,
+        b: &CudaSlice<u32>,
+    ) -> Result<()> {
+        need("equality output", out, s.len)?;
+        need("equality operand", a, s.len * s.channels)?;
+        need("equality operand", b, s.len * s.channels)?;
+        let k = self.kernels();
+        let (f, smem) = match s.kernel {
+            EqualKernel::SharedTree => (&k.equal_shared, NUMBERS_PER_BLOCK * CHANNEL_LANES * 4),
+            EqualKernel::WarpVote => (&k.equal_vote, CHANNEL_LANES * 4),
+        };
+        let cfg = LaunchConfig {
+            grid_dim: (
+                s.len.div_ceil(NUMBERS_PER_BLOCK as usize).max(1) as u32,
+                1,
+                1,
+            ),
+            block_dim: (NUMBERS_PER_BLOCK, CHANNEL_LANES, 1),
+            shared_mem_bytes: smem,
+        };
+        let (len, ch) = (s.len as u32, s.channels as u32);
+        launch!(stream, f, cfg, out, a, b, &len, &ch)
+    }
+
+    /// Whether the mixed-radix kernel keeps `k` channels' tile in shared memory (else it
+    /// converts in place in the output, which works for any `k`).
+    pub fn digits_in_shared(&self, k: usize) -> bool {
+        mrc_tile_words(k) * 4 <= self.shared_memory()
+    }
+
+    /// Mixed-radix digits (`k × len`, channel-major) of the first `k` channels of `x`;
+    /// `offset` is one residue per channel or `None`; `table` the `k × k` table.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_digits(
+        &self,
+        stream: &CudaStream,
+        s: Digits,
+        digits: &mut CudaSlice<u32>,
+        x: &CudaSlice<u32>,
+        offset: Option<&CudaSlice<u32>>,
+        moduli: &CudaSlice<u32>,
+        table: &CudaSlice<u32>,
+    ) -> Result<()> {
+        need("digits output", digits, s.k * s.len)?;
+        need("digits input", x, s.k * s.len)?;
+        need("moduli", moduli, s.k * MODULUS_WORDS)?;
+        need("mixed-radix table", table, s.k * s.k)?;
+        if let Some(o) = offset {
+            need("offset", o, s.k)?;
+        }
+        let shared = self.digits_in_shared(s.k);
+        let cfg = LaunchConfig {
+            grid_dim: (
+                s.len.div_ceil(NUMBERS_PER_BLOCK as usize).max(1) as u32,
+                1,
+                1,
+            ),
+            block_dim: (NUMBERS_PER_BLOCK, CHANNEL_LANES, 1),
+            shared_mem_bytes: if shared {
+                (mrc_tile_words(s.k) * 4) as u32
+            } else {
+                0
+            },
+        };
+        let (len, k, sh) = (s.len as u32, s.k as u32, shared as u32);
+        let f = &self.kernels().mrc_digits;
+        match offset {
+            Some(o) => launch!(stream, f, cfg, digits, x, o, moduli, table, &len, &k, &sh),
+            None => launch!(stream, f, cfg, digits, x, &0u64, moduli, table, &len, &k, &sh),
+        }
+    }
+
+    /// `out[i]` = −1, 0, 1 for `a[i]` <, =, > `b[i]` by their digits (or `b` itself, `k`
+    /// digits, when `broadcast`).
+    pub fn launch_cmp(
+        &self,
+        stream: &CudaStream,
+        s: Cmp,
+        out: &mut CudaSlice<u32>,
+        a: &CudaSlice<u32>,
+        b: &CudaSlice<u32>,
+    ) -> Result<()> {
+        need("comparison output", out, s.len)?;
+        need("comparison digits", a, s.k * s.len)?;
+        need(
+            "comparison digits",
+            b,
+            if s.broadcast { s.k } else { s.k * s.len },
+        )?;
+        let cfg = LaunchConfig {
+            grid_dim: (s.len.div_ceil(ELEMENT_THREADS as usize).max(1) as u32, 1, 1),
+            block_dim: (ELEMENT_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (bc, len, k) = (s.broadcast as u32, s.len as u32, s.k as u32);
+        launch!(
+            stream,
+            &self.kernels().cmp_digits,
+            cfg,
+            out,
+            a,
+            b,
+            &bc,
+            &len,
+            &k
+        )
+    }
+
+    /// Residues (`channels × len`) of word-major integers (`words[w·len + i]`, `nwords`
+    /// per number) with sign flags `neg`.
+    pub fn launch_reduce(
+        &self,
+        stream: &CudaStream,
+        s: Reduce,
+        out: &mut CudaSlice<u32>,
+        words: &CudaSlice<u32>,
+        neg: &CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+    ) -> Result<()> {
+        need("reduction output", out, s.channels * s.len)?;
+        need("reduction words", words, s.nwords * s.len)?;
+        need("reduction signs", neg, s.len)?;
+        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+        let (len, nw) = (s.len as u32, s.nwords as u32);
+        let cfg = channel_grid(s.len, s.channels)?;
+        let f = &self.kernels().reduce_words;
+        launch!(stream, f, cfg, out, words, neg, moduli, &len, &nw)
+    }
+
+    /// Gaussian elimination, one block per channel, on `mats` (overwritten); `ranks` and
+    /// `dets` get one word per channel.
+    pub fn launch_eliminate(
+        &self,
+        stream: &CudaStream,
+        s: Eliminate,
+        ranks: &mut CudaSlice<u32>,
+        dets: &mut CudaSlice<u32>,
+        mats: &mut CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+    ) -> Result<()> {
+        need("elimination matrices", mats, s.channels * s.rows * s.cols)?;
+        need("ranks", ranks, s.channels)?;
+        need("determinants", dets, s.channels)?;
+        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+        let cfg = LaunchConfig {
+            grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
+            block_dim: (eliminate_threads(s.rows), 1, 1),
+            shared_mem_bytes: ELIMINATE_SMEM_BYTES,
+        };
+        let (r, c, p, j) = (
+            s.rows as u32,
+            s.cols as u32,
+            s.pivot_cols as u32,
+            s.jordan as u32,
+        );
+        let f = &self.kernels().eliminate;
+        launch!(stream, f, cfg, ranks, dets, mats, moduli, &r, &c, &p, &j)
+    }
+
+    /// Blocked LU determinant, one block per channel, on `mats` (overwritten).
+    pub fn launch_det(
+        &self,
+        stream: &CudaStream,
+        s: Det,
+        dets: &mut CudaSlice<u32>,
+        mats: &mut CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+    ) -> Result<()> {
+        need("determinant matrices", mats, s.channels * s.n * s.n)?;
+        need("determinants", dets, s.channels)?;
+        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+        let cfg = LaunchConfig {
+            grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
+            block_dim: (MM_THREADS_SIDE, MM_THREADS_SIDE, 1),
+            shared_mem_bytes: DET_SMEM_BYTES,
+        };
+        let n = s.n as u32;
+        launch!(
+            stream,
+            &self.kernels().det_blocked,
+            cfg,
+            dets,
+            mats,
+            moduli,
+            &n
+        )
+    }
+
+    /// The batched product `out = a · b` per channel.
+    pub fn launch_matmul(
+        &self,
+        stream: &CudaStream,
+        s: Matmul,
+        out: &mut CudaSlice<u32>,
+        a: &CudaSlice<u32>,
+        b: &CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+    ) -> Result<()> {
+        need("product output", out, s.channels * s.n * s.p)?;
+        need("product operand", a, s.channels * s.n * s.k)?;
+        need("product operand", b, s.channels * s.k * s.p)?;
+        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+        let tile = MM_TILE as usize;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                grid_limit("product tiles", s.p.div_ceil(tile), i32::MAX as usize)?,
+                grid_limit("product tiles", s.n.div_ceil(tile), GRID_YZ)?,
+                grid_limit("channels", s.channels, GRID_YZ)?,
+            ),
+            block_dim: (MM_THREADS_SIDE, MM_THREADS_SIDE, 1),
+            shared_mem_bytes: MATMUL_SMEM_BYTES,
+        };
+        let (n, k, p) = (s.n as u32, s.k as u32, s.p as u32);
+        launch!(
+            stream,
+            &self.kernels().matmul,
+            cfg,
+            out,
+            a,
+            b,
+            moduli,
+            &n,
+            &k,
+            &p
+        )
+    }
+
+    /// Univariate resultants, one thread per channel, on coefficients interleaved across
+    /// channels (`data[j·channels + c]`: `f`'s `df + 1`, then `g`'s `dg + 1`; overwritten).
+    pub fn launch_resultant(
+        &self,
+        stream: &CudaStream,
+        s: Resultant,
+        out: &mut CudaSlice<u32>,
+        data: &mut CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+    ) -> Result<()> {
+        need("resultants", out, s.channels)?;
+        need(
+            "resultant coefficients",
+            data,
+            (s.df + s.dg + 2) * s.channels,
+        )?;
+        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                s.channels.div_ceil(RESULTANT_THREADS as usize).max(1) as u32,
+                1,
+                1,
+            ),
+            block_dim: (RESULTANT_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (c, df, dg) = (s.channels as u32, s.df as u32, s.dg as u32);
+        launch!(
+            stream,
+            &self.kernels().resultant,
+            cfg,
+            out,
+            data,
+            moduli,
+            &c,
+            &df,
+            &dg
+        )
+    }
+
+    /// Collins' step for every (channel, point): `vals` gets `channels × candidates`
+    /// resultants (or `NO_POINT`), `work` is scratch, `coeffs` holds `shape.len()`
+    /// residues per channel.
+    pub fn launch_resultant_points(
+        &self,
+        stream: &CudaStream,
+        s: ResultantPoints,
+        vals: &mut CudaSlice<u32>,
+        work: &mut CudaSlice<u32>,
+        coeffs: &CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+    ) -> Result<()> {
+        let pairs = s.channels * s.candidates;
+        need("point values", vals, pairs)?;
+        need("point scratch", work, pairs * s.shape.work_len())?;
+        need("coefficients", coeffs, s.channels * s.shape.len())?;
+        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                s.candidates.div_ceil(RESULTANT_THREADS as usize).max(1) as u32,
+                grid_limit("channels", s.channels, GRID_YZ)?,
+                1,
+            ),
+            block_dim: (RESULTANT_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (sh, points) = (s.shape, s.candidates as u32);
+        let f = &self.kernels().resultant_points;
+        let (fy, fx, gy, gx) = (&sh.fy, &sh.fx, &sh.gy, &sh.gx);
+        launch!(stream, f, cfg, vals, work, coeffs, moduli, fy, fx, gy, gx, &points)
+    }
+
+    /// Whether the interpolation scratch of `n` coefficients from `candidates` points fits
+    /// a block's shared memory.
+    pub fn interpolation_in_shared(&self, n: usize, candidates: usize) -> bool {
+        interpolation_words(n, candidates) * 4 <= self.shared_memory()
+    }
+
+    /// Interpolation of `n` coefficients per channel from `vals` into `out`, the scratch
+    /// in shared memory when `s.shared`, else in `scratch`.
+    pub fn launch_interpolate(
+        &self,
+        stream: &CudaStream,
+        s: Interpolate,
+        out: &mut CudaSlice<u32>,
+        vals: &CudaSlice<u32>,
+        scratch: &mut CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+    ) -> Result<()> {
+        let words = interpolation_words(s.n, s.candidates);
+        need("coefficients", out, s.channels * s.n)?;
+        need("point values", vals, s.channels * s.candidates)?;
+        if !s.shared {
+            need("interpolation scratch", scratch, s.channels * words)?;
+        }
+        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+        let cfg = LaunchConfig {
+            grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
+            block_dim: (INTERPOLATE_THREADS, 1, 1),
+            shared_mem_bytes: if s.shared { (words * 4) as u32 } else { 0 },
+        };
+        let (c, n, sh) = (s.candidates as u32, s.n as u32, s.shared as u32);
+        let f = &self.kernels().interpolate;
+        launch!(stream, f, cfg, out, vals, scratch, moduli, &c, &n, &sh)
+    }
+}

@@ -1,0 +1,324 @@
+//! Matrices modulo many primes on the device: the batched product, Gaussian elimination
+//! and the blocked determinant, streamed through the device in chunks of channels; and
+//! the fused paths from packed integers, which reduce on the device so that residues
+//! never cross PCIe.
+
+use super::launch::{Det, Digits, Eliminate, Matmul, Reduce};
+use super::memory::{moduli_words, MODULUS_WORDS};
+use super::pipeline::{HostIn, HostOut};
+use super::{Gpu, Packed};
+use crate::error::Result;
+use cudarc::driver::{CudaSlice, CudaStream};
+use rns_core::linalg::Elimination;
+use rns_core::Modulus;
+use std::sync::Arc;
+
+/// Channels per product launch (the grid's z dimension).
+const MAX_PRODUCT_CHANNELS: usize = 65_535;
+
+impl Gpu {
+    /// `a · b` modulo each channel (`a` `n × k`, `b` `k × p`, channel-major batches of
+    /// row-major matrices), streamed through the device in chunks of channels.
+    pub fn matmul_per_channel(
+        &self,
+        moduli: &[Modulus],
+        (n, k, p): (usize, usize, usize),
+        a: &[u32],
+        b: &[u32],
+    ) -> Result<Vec<u32>> {
+        let (nk, kp, np) = (n * k, k * p, n * p);
+        let mut out = vec![0u32; moduli.len() * np];
+        if np == 0 {
+            return Ok(out);
+        }
+        let mw = moduli_words(moduli);
+        let ins = [
+            HostIn::new(a, 1, nk),
+            HostIn::new(b, 1, kp),
+            HostIn::new(&mw, 1, MODULUS_WORDS),
+        ];
+        if nk == 0 {
+            // k = 0: the empty sum. The kernel writes zeros; the operands carry no words.
+            let dm = self.upload(&mw)?;
+            let s = self.stream().clone();
+            let (da, db) = (self.alloc(1)?, self.alloc(1)?);
+            let mut d = self.alloc(moduli.len() * np)?;
+            let shape = Matmul {
+                n,
+                k,
+                p,
+                channels: moduli.len(),
+            };
+            self.launch_matmul(&s, shape, &mut d, &da, &db, &dm)?;
+            return self.download(&d, moduli.len() * np);
+        }
+        let mut outs = [HostOut::new(&mut out, 1, np)];
+        let max = MAX_PRODUCT_CHANNELS;
+        self.stream_chunks(
+            moduli.len(),
+            &ins,
+            &mut outs,
+            0,
+            max,
+            &mut |s, di, dout, r| {
+                let shape = Matmul {
+                    n,
+                    k,
+                    p,
+                    channels: r.len(),
+                };
+                self.launch_matmul(s, shape, &mut dout[0], &di[0], &di[1], &di[2])
+            },
+        )?;
+        Ok(out)
+    }
+
+    /// Gaussian elimination of one `rows × cols` matrix per channel of `data` (overwritten
+    /// when `keep` is set; else only ranks and determinants come back), pivoting on the
+    /// first `pivot_cols` columns. Returns `(rank, det)` per channel.
+    #[allow(clippy::too_many_arguments)]
+    pub fn eliminate_per_channel(
+        &self,
+        moduli: &[Modulus],
+        rows: usize,
+        cols: usize,
+        pivot_cols: usize,
+        jordan: bool,
+        data: &mut [u32],
+        keep: bool,
+    ) -> Result<Vec<Elimination>> {
+        let size = rows * cols;
+        let channels = moduli.len();
+        if size == 0 {
+            return Ok(vec![Elimination::of_empty(rows, pivot_cols); channels]);
+        }
+        let mw = moduli_words(moduli);
+        let (mut ranks, mut dets) = (vec![0u32; channels], vec![0u32; channels]);
+        let mut mats = if keep {
+            vec![0u32; data.len()]
+        } else {
+            Vec::new()
+        };
+        {
+            let ins = [
+                HostIn::new(data, 1, size),
+                HostIn::new(&mw, 1, MODULUS_WORDS),
+            ];
+            let mut outs = vec![
+                HostOut::new(&mut ranks, 1, 1),
+                HostOut::new(&mut dets, 1, 1),
+            ];
+            if keep {
+                outs.push(HostOut::new(&mut mats, 1, size));
+            }
+            self.stream_chunks(
+                channels,
+                &ins,
+                &mut outs,
+                0,
+                usize::MAX,
+                &mut |s, di, dout, r| {
+                    let shape = Eliminate {
+                        rows,
+                        cols,
+                        pivot_cols,
+                        jordan,
+                        channels: r.len(),
+                    };
+                    let (head, tail) = dout.split_at_mut(1);
+                    let (mats_in, moduli) = di.split_at_mut(1);
+                    let (dr, dd) = (&mut head[0], &mut tail[0]);
+                    self.launch_eliminate(s, shape, dr, dd, &mut mats_in[0], &moduli[0])?;
+                    if keep {
+                        let n = r.len() * size;
+                        s.memcpy_dtod(&mats_in[0].slice(0..n), &mut tail[1].slice_mut(0..n))
+                            .map_err(super::device::cuda)?;
+                    }
+                    Ok(())
+                },
+            )?;
+        }
+        if keep {
+            data.copy_from_slice(&mats);
+        }
+        Ok(ranks
+            .into_iter()
+            .zip(dets)
+            .map(|(rank, det)| Elimination { rank, det })
+            .collect())
+    }
+
+    /// The determinant modulo each channel of the `n × n` matrix held in that channel
+    /// (`data`: one row-major matrix per channel), by the blocked kernel.
+    pub fn det_per_channel(&self, moduli: &[Modulus], n: usize, data: &[u32]) -> Result<Vec<u32>> {
+        let size = n * n;
+        if size == 0 {
+            return Ok(vec![1; moduli.len()]);
+        }
+        let mw = moduli_words(moduli);
+        let mut dets = vec![0u32; moduli.len()];
+        let ins = [
+            HostIn::new(data, 1, size),
+            HostIn::new(&mw, 1, MODULUS_WORDS),
+        ];
+        let mut outs = [HostOut::new(&mut dets, 1, 1)];
+        self.stream_chunks(
+            moduli.len(),
+            &ins,
+            &mut outs,
+            0,
+            usize::MAX,
+            &mut |s, di, dout, r| {
+                let (mats, moduli) = di.split_at_mut(1);
+                let shape = Det {
+                    n,
+                    channels: r.len(),
+                };
+                self.launch_det(s, shape, &mut dout[0], &mut mats[0], &moduli[0])
+            },
+        )?;
+        Ok(dets)
+    }
+
+    /// Uploads integers packed as for [`Gpu::reduce_words`] and reduces them modulo the
+    /// `channels` device moduli `dm` into a new buffer (`channels × len`) on `s`.
+    fn reduce_packed(
+        &self,
+        s: &Arc<CudaStream>,
+        dm: &CudaSlice<u32>,
+        (words, neg, nwords): Packed,
+        channels: usize,
+    ) -> Result<CudaSlice<u32>> {
+        let len = neg.len();
+        let (dw, dn) = (self.upload_on(s, words)?, self.upload_on(s, neg)?);
+        let mut dres = self.alloc_on(s, channels * len)?;
+        let shape = Reduce {
+            len,
+            channels,
+            nwords,
+        };
+        self.launch_reduce(s, shape, &mut dres, &dw, &dn, dm)?;
+        Ok(dres)
+    }
+
+    /// Whether `len` packed integers reduced modulo `channels` moduli, with `extra` more
+    /// words per channel, fit the memory budget at once.
+    fn fits_reduced(
+        &self,
+        (_, neg, nwords): Packed,
+        channels: usize,
+        extra: usize,
+    ) -> Result<bool> {
+        let len = neg.len();
+        Ok(len > 0 && (len * (channels + nwords + 1) + extra * channels) * 4 <= self.budget()?)
+    }
+
+    /// [`Gpu::det_per_channel`] of an integer matrix's images, reduced on the device
+    /// (packed as for [`Gpu::reduce_words`]): the residues never cross PCIe. `None`
+    /// when they do not fit the memory budget.
+    pub fn det_words(
+        &self,
+        moduli: &[Modulus],
+        packed: Packed,
+        n: usize,
+    ) -> Result<Option<Vec<u32>>> {
+        let channels = moduli.len();
+        if !self.fits_reduced(packed, channels, 1)? {
+            return Ok(None);
+        }
+        let streams = self.lease_streams(1)?;
+        let s = &streams[0];
+        let dm = self.upload_on(s, &moduli_words(moduli))?;
+        let mut dmats = self.reduce_packed(s, &dm, packed, channels)?;
+        let mut dd = self.alloc_on(s, channels)?;
+        self.launch_det(s, Det { n, channels }, &mut dd, &mut dmats, &dm)?;
+        Ok(Some(self.download_on(s, &dd, channels)?))
+    }
+
+    /// Reduces integer matrix entries (packed as for [`Gpu::reduce_words`]) modulo every
+    /// channel straight into the elimination buffer and eliminates there: the residues
+    /// never cross PCIe. `None` when they do not fit the memory budget. With `keep`, the
+    /// eliminated matrices come back too.
+    #[allow(clippy::too_many_arguments)]
+    pub fn eliminate_words(
+        &self,
+        moduli: &[Modulus],
+        packed: Packed,
+        rows: usize,
+        cols: usize,
+        pivot_cols: usize,
+        jordan: bool,
+        keep: bool,
+    ) -> Result<Option<(Vec<Elimination>, Vec<u32>)>> {
+        let (size, channels) = (rows * cols, moduli.len());
+        if !self.fits_reduced(packed, channels, 3)? {
+            return Ok(None);
+        }
+        let streams = self.lease_streams(1)?;
+        let s = &streams[0];
+        let dm = self.upload_on(s, &moduli_words(moduli))?;
+        let mut dmats = self.reduce_packed(s, &dm, packed, channels)?;
+        let (mut dr, mut dd) = (self.alloc_on(s, channels)?, self.alloc_on(s, channels)?);
+        let shape = Eliminate {
+            rows,
+            cols,
+            pivot_cols,
+            jordan,
+            channels,
+        };
+        self.launch_eliminate(s, shape, &mut dr, &mut dd, &mut dmats, &dm)?;
+        let data = if keep {
+            self.download_on(s, &dmats, channels * size)?
+        } else {
+            Vec::new()
+        };
+        let (r, d) = (
+            self.download_on(s, &dr, channels)?,
+            self.download_on(s, &dd, channels)?,
+        );
+        let e = r
+            .into_iter()
+            .zip(d)
+            .map(|(rank, det)| Elimination { rank, det });
+        Ok(Some((e.collect(), data)))
+    }
+
+    /// The exact product of two integer matrices on the device: `a` (`n × k`) and `b`
+    /// (`k × p`), packed as for [`Gpu::reduce_words`], are reduced modulo every channel,
+    /// multiplied by the batched product kernel, and the mixed-radix digits of every
+    /// entry over the first `table`'s `K` (range) channels are computed there too. Returns
+    /// the digits (`K × n·p`, channel-major) and the entries' residues in the last
+    /// (redundant) channel; only those cross PCIe back. `None` when it does not fit the
+    /// memory budget or the grid.
+    pub fn matmul_words(
+        &self,
+        moduli: &[Modulus],
+        table: &[u32],
+        (a, b): (Packed, Packed),
+        (n, k, p): (usize, usize, usize),
+    ) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
+        let (channels, np) = (moduli.len(), n * p);
+        let range = channels - 1;
+        let words = a.0.len() + a.1.len() + b.0.len() + b.1.len();
+        let bytes = 4 * (channels * (n * k + k * p + np) + range * np + words + table.len());
+        if np == 0 || n * k == 0 || channels > MAX_PRODUCT_CHANNELS || bytes > self.budget()? {
+            return Ok(None);
+        }
+        let streams = self.lease_streams(1)?;
+        let s = &streams[0];
+        let dm = self.upload_on(s, &moduli_words(moduli))?;
+        let da = self.reduce_packed(s, &dm, a, channels)?;
+        let db = self.reduce_packed(s, &dm, b, channels)?;
+        let mut dprod = self.alloc_on(s, channels * np)?;
+        self.launch_matmul(s, Matmul { n, k, p, channels }, &mut dprod, &da, &db, &dm)?;
+        drop((da, db));
+        let dt = self.upload_on(s, table)?;
+        let mut digits = self.alloc_on(s, range * np)?;
+        let shape = Digits { len: np, k: range };
+        self.launch_digits(s, shape, &mut digits, &dprod, None, &dm, &dt)?;
+        let mut redundant = vec![0u32; np];
+        s.memcpy_dtoh(&dprod.slice(range * np..), &mut redundant)
+            .map_err(super::device::cuda)?;
+        Ok(Some((self.download_on(s, &digits, range * np)?, redundant)))
+    }
+}

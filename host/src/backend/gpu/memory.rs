@@ -1,0 +1,140 @@
+//! Device memory: allocation (poisoned on request), whole-buffer copies, the memory
+//! budget and the chunk planner. Every host↔device crossing of the backend goes through
+//! this module or through [`super::pipeline`], which streams large transfers through
+//! page-locked buffers.
+
+use super::device::cuda;
+use super::Gpu;
+use crate::error::Result;
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
+use rns_core::Modulus;
+use std::ops::Range;
+
+/// Flattens moduli into the `#[repr(C)]` layout of `rns_core::Modulus` (24 bytes:
+/// `m, two32, two32_shoup, padding, invk`) as 32-bit words for the device.
+pub fn moduli_words(moduli: &[Modulus]) -> Vec<u32> {
+    const _: () = assert!(std::mem::size_of::<Modulus>() == 24);
+    let mut w = Vec::with_capacity(moduli.len() * MODULUS_WORDS);
+    for m in moduli {
+        let bits = m.invk.to_bits();
+        w.extend_from_slice(&[
+            m.m,
+            m.two32,
+            m.two32_shoup,
+            0,
+            bits as u32,
+            (bits >> 32) as u32,
+        ]);
+    }
+    w
+}
+
+/// Words of one modulus on the device.
+pub const MODULUS_WORDS: usize = 6;
+
+impl Gpu {
+    /// A device buffer of `n` words on `stream` (content unspecified: every kernel writes
+    /// all of its output; filled with `0xFFFF_FFFF` when the config asks for poison).
+    pub fn alloc_on(
+        &self,
+        stream: &std::sync::Arc<CudaStream>,
+        n: usize,
+    ) -> Result<CudaSlice<u32>> {
+        // SAFETY: u32 has no invalid bit patterns; callers overwrite before reading.
+        let mut buf = unsafe { stream.alloc::<u32>(n.max(1)) }.map_err(cuda)?;
+        if self.config().poison() {
+            let (ptr, _sync) = buf.device_ptr_mut(stream);
+            // SAFETY: ptr addresses the 4·n bytes just allocated.
+            unsafe {
+                cudarc::driver::result::memset_d8_async(ptr, 0xFF, 4 * n.max(1), stream.cu_stream())
+            }
+            .map_err(cuda)?;
+        }
+        Ok(buf)
+    }
+
+    /// [`Gpu::alloc_on`] the device's own stream.
+    pub fn alloc(&self, n: usize) -> Result<CudaSlice<u32>> {
+        self.alloc_on(self.stream(), n)
+    }
+
+    /// Copies host words to a new device buffer on `stream` (at least one word long).
+    pub fn upload_on(
+        &self,
+        stream: &std::sync::Arc<CudaStream>,
+        x: &[u32],
+    ) -> Result<CudaSlice<u32>> {
+        let mut buf = self.alloc_on(stream, x.len())?;
+        if !x.is_empty() {
+            stream.memcpy_htod(x, &mut buf).map_err(cuda)?;
+        }
+        Ok(buf)
+    }
+
+    /// [`Gpu::upload_on`] the device's own stream.
+    pub fn upload(&self, x: &[u32]) -> Result<CudaSlice<u32>> {
+        self.upload_on(self.stream(), x)
+    }
+
+    /// The first `n` words of a device buffer, copied back on `stream`.
+    pub fn download_on(
+        &self,
+        stream: &std::sync::Arc<CudaStream>,
+        x: &CudaSlice<u32>,
+        n: usize,
+    ) -> Result<Vec<u32>> {
+        let mut v = vec![0u32; n];
+        if n > 0 {
+            stream.memcpy_dtoh(&x.slice(0..n), &mut v).map_err(cuda)?;
+            stream.synchronize().map_err(cuda)?;
+        }
+        Ok(v)
+    }
+
+    /// [`Gpu::download_on`] the device's own stream.
+    pub fn download(&self, x: &CudaSlice<u32>, n: usize) -> Result<Vec<u32>> {
+        self.download_on(self.stream(), x, n)
+    }
+
+    /// Copies `src` into `dst` on the device (the bandwidth reference of the benchmarks).
+    pub fn copy(&self, dst: &mut CudaSlice<u32>, src: &CudaSlice<u32>) -> Result<()> {
+        self.stream().memcpy_dtod(src, dst).map_err(cuda)
+    }
+
+    /// Bytes one operation may place on the device: the cap of
+    /// [`super::GpuConfig::set_memory_limit`] (or `RNS_GPU_MEM_LIMIT`), else 70% of the
+    /// free memory.
+    pub fn budget(&self) -> Result<usize> {
+        if let Some(cap) = self.config().memory_limit() {
+            return Ok(cap);
+        }
+        let (free, _) = self.context().mem_get_info().map_err(cuda)?;
+        Ok(free / 10 * 7)
+    }
+
+    /// Items per chunk when `len` items of `bytes_per_item` device bytes each (plus
+    /// `fixed` bytes for the whole operation) must fit the budget `copies` times over
+    /// (once per stream of a pipeline), and at most `max_items` per chunk.
+    pub fn chunk_items(
+        &self,
+        len: usize,
+        bytes_per_item: usize,
+        fixed: usize,
+        copies: usize,
+        max_items: usize,
+    ) -> Result<usize> {
+        let room = self.budget()?.saturating_sub(fixed) / copies.max(1);
+        Ok((room / bytes_per_item.max(1))
+            .min(max_items)
+            .min(len)
+            .max(1))
+    }
+}
+
+/// `0..len` cut into ranges of `per` items.
+pub fn ranges(len: usize, per: usize) -> Vec<Range<usize>> {
+    (0..len)
+        .step_by(per.max(1))
+        .map(|s| s..(s + per.max(1)).min(len))
+        .collect()
+}

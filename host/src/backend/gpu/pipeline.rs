@@ -1,0 +1,364 @@
+//! Host data streamed through the device in chunks: each chunk is gathered into a
+//! page-locked buffer (all cores copying), copied up, worked on by the kernels, copied
+//! down and scattered into the host output, on one of several streams, so that the
+//! copies of one chunk overlap the kernels and copies of the others and the gathering
+//! of the next. Small transfers skip the page-locked buffers and use one stream.
+
+use super::device::cuda;
+use super::staging::Pinned;
+use super::Gpu;
+use crate::error::{Error, Result};
+use cudarc::driver::{CudaEvent, CudaSlice, CudaStream};
+use rayon::prelude::*;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Streams (and chunks in flight) of a pipeline.
+pub const SLOTS: usize = 3;
+/// Host bytes (in and out) per chunk: large enough for full-speed copies, small enough
+/// for several chunks in flight.
+const CHUNK_BYTES: usize = 32 << 20;
+/// Below this many bytes in all, one chunk through pageable memory is cheaper.
+const SMALL_BYTES: usize = 4 << 20;
+/// Words copied by one task of a parallel copy.
+const COPY_GRAIN: usize = 1 << 16;
+
+/// A host operand: `rows` rows of `len` items of `item` words (row `r`, item `i` at word
+/// `(r·len + i)·item`). A chunk of items `a..b` travels as the rows' segments one after
+/// another (`rows × (b − a) × item` words): for channel-major residues (`rows` =
+/// channels, `item` = 1) that is the layout of a vector of `b − a` numbers, for
+/// per-channel matrices (`rows` = 1, `item` = matrix words) that of `b − a` matrices.
+#[derive(Clone, Copy, Debug)]
+pub struct HostIn<'a> {
+    data: &'a [u32],
+    rows: usize,
+    item: usize,
+}
+
+/// A host result, laid out as [`HostIn`].
+#[derive(Debug)]
+pub struct HostOut<'a> {
+    data: &'a mut [u32],
+    rows: usize,
+    item: usize,
+}
+
+impl<'a> HostIn<'a> {
+    /// `data` as `rows` rows of items of `item` words.
+    pub fn new(data: &'a [u32], rows: usize, item: usize) -> HostIn<'a> {
+        HostIn { data, rows, item }
+    }
+
+    fn words(&self, items: usize) -> usize {
+        self.rows * items * self.item
+    }
+
+    /// Copies the chunk `r` of `len` items into `dst`.
+    fn gather(&self, len: usize, r: &Range<usize>, dst: &mut [u32]) {
+        let seg = r.len() * self.item;
+        dst[..self.rows * seg]
+            .par_chunks_mut(seg.max(1))
+            .enumerate()
+            .for_each(|(row, d)| {
+                let s = (row * len + r.start) * self.item;
+                par_copy(d, &self.data[s..s + seg]);
+            });
+    }
+}
+
+impl<'a> HostOut<'a> {
+    /// `data` as `rows` rows of items of `item` words.
+    pub fn new(data: &'a mut [u32], rows: usize, item: usize) -> HostOut<'a> {
+        HostOut { data, rows, item }
+    }
+
+    fn words(&self, items: usize) -> usize {
+        self.rows * items * self.item
+    }
+
+    /// Copies the chunk `r` of `len` items from `src` into place.
+    fn scatter(&mut self, len: usize, r: &Range<usize>, src: &[u32]) {
+        let (seg, item) = (r.len() * self.item, self.item);
+        // Rows are disjoint: split the output into rows, then take each row's segment.
+        let row_words = len * item;
+        self.data[..self.rows * row_words]
+            .par_chunks_mut(row_words.max(1))
+            .zip(src[..self.rows * seg].par_chunks(seg.max(1)))
+            .for_each(|(row, s)| par_copy(&mut row[r.start * item..r.end * item], s));
+    }
+}
+
+/// `dst.copy_from_slice(src)` by all cores.
+fn par_copy(dst: &mut [u32], src: &[u32]) {
+    if dst.len() <= COPY_GRAIN {
+        dst.copy_from_slice(src);
+        return;
+    }
+    dst.par_chunks_mut(COPY_GRAIN)
+        .zip(src.par_chunks(COPY_GRAIN))
+        .for_each(|(d, s)| d.copy_from_slice(s));
+}
+
+/// Host side of a slot: page-locked when the transfer is large, plain memory otherwise.
+enum HostBuf {
+    Heap(Vec<u32>),
+    Pinned(Pinned),
+}
+
+impl HostBuf {
+    fn get(gpu: &Gpu, words: usize, pinned: bool) -> Result<HostBuf> {
+        Ok(if pinned {
+            HostBuf::Pinned(gpu.staging().take(gpu.context(), words)?)
+        } else {
+            HostBuf::Heap(vec![0; words])
+        })
+    }
+
+    fn slice(&self, n: usize) -> &[u32] {
+        match self {
+            HostBuf::Heap(v) => &v[..n],
+            HostBuf::Pinned(p) => p.slice(n),
+        }
+    }
+
+    fn slice_mut(&mut self, n: usize) -> &mut [u32] {
+        match self {
+            HostBuf::Heap(v) => &mut v[..n],
+            HostBuf::Pinned(p) => p.slice_mut(n),
+        }
+    }
+}
+
+/// One stream with its buffers and the chunk it has in flight.
+struct Slot {
+    stream: Arc<CudaStream>,
+    host_in: Vec<HostBuf>,
+    host_out: Vec<HostBuf>,
+    dev_in: Vec<CudaSlice<u32>>,
+    dev_out: Vec<CudaSlice<u32>>,
+    pending: Option<(Range<usize>, CudaEvent)>,
+}
+
+/// The kernels of one chunk: `(stream, device inputs, device outputs, items)`; the
+/// inputs may be overwritten.
+pub type ChunkKernel<'k> = dyn FnMut(
+        &Arc<CudaStream>,
+        &mut [CudaSlice<u32>],
+        &mut [CudaSlice<u32>],
+        Range<usize>,
+    ) -> Result<()>
+    + 'k;
+
+impl Gpu {
+    /// Streams `len` items of `inputs` through `kernel`, chunk by chunk, into `outputs`.
+    /// A chunk holds at most `max_items` items; `extra_words` is the device scratch per
+    /// item that `kernel` allocates itself (for the memory budget). Inputs and outputs
+    /// must each hold `rows × len × item` words.
+    pub fn stream_chunks(
+        &self,
+        len: usize,
+        inputs: &[HostIn],
+        outputs: &mut [HostOut],
+        extra_words: usize,
+        max_items: usize,
+        kernel: &mut ChunkKernel,
+    ) -> Result<()> {
+        for (what, words, have) in inputs
+            .iter()
+            .map(|x| ("input", x.words(len), x.data.len()))
+            .chain(
+                outputs
+                    .iter()
+                    .map(|x| ("output", x.words(len), x.data.len())),
+            )
+        {
+            if have != words {
+                return Err(Error::Internal(format!(
+                    "pipeline {what} of {have} words for {len} items of {words} words in all"
+                )));
+            }
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        let per_item: usize = inputs.iter().map(|x| x.words(1)).sum::<usize>()
+            + outputs.iter().map(|x| x.words(1)).sum::<usize>();
+        let small = len * per_item * 4 <= SMALL_BYTES;
+        let slots = if small { 1 } else { SLOTS };
+        let host_items = if small {
+            len
+        } else {
+            (CHUNK_BYTES / (4 * per_item.max(1))).max(1)
+        };
+        let chunk = self.chunk_items(
+            len,
+            4 * (per_item + extra_words),
+            0,
+            slots,
+            max_items.min(host_items),
+        )?;
+        let streams = self.lease_streams(slots)?;
+        let mut ring = Vec::with_capacity(slots);
+        for stream in streams.iter() {
+            let mk_host = |words: usize| HostBuf::get(self, words, !small);
+            let mk_dev = |words: usize| self.alloc_on(stream, words);
+            ring.push(Slot {
+                stream: stream.clone(),
+                host_in: inputs
+                    .iter()
+                    .map(|x| mk_host(x.words(chunk)))
+                    .collect::<Result<_>>()?,
+                host_out: outputs
+                    .iter()
+                    .map(|x| mk_host(x.words(chunk)))
+                    .collect::<Result<_>>()?,
+                dev_in: inputs
+                    .iter()
+                    .map(|x| mk_dev(x.words(chunk)))
+                    .collect::<Result<_>>()?,
+                dev_out: outputs
+                    .iter()
+                    .map(|x| mk_dev(x.words(chunk)))
+                    .collect::<Result<_>>()?,
+                pending: None,
+            });
+        }
+        let result = self.run_ring(&mut ring, len, chunk, inputs, outputs, kernel);
+        // Every copy has finished (or failed) before the buffers go back to the pool.
+        for slot in &ring {
+            let _ = slot.stream.synchronize();
+        }
+        for slot in ring {
+            for b in slot.host_in.into_iter().chain(slot.host_out) {
+                if let HostBuf::Pinned(p) = b {
+                    self.staging().give(p);
+                }
+            }
+        }
+        result
+    }
+
+    fn run_ring(
+        &self,
+        ring: &mut [Slot],
+        len: usize,
+        chunk: usize,
+        inputs: &[HostIn],
+        outputs: &mut [HostOut],
+        kernel: &mut ChunkKernel,
+    ) -> Result<()> {
+        let finish = |slot: &mut Slot, outputs: &mut [HostOut]| -> Result<()> {
+            if let Some((r, done)) = slot.pending.take() {
+                done.synchronize().map_err(cuda)?;
+                for (o, h) in outputs.iter_mut().zip(&slot.host_out) {
+                    o.scatter(len, &r, h.slice(o.words(r.len())));
+                }
+            }
+            Ok(())
+        };
+        for (j, r) in super::memory::ranges(len, chunk).into_iter().enumerate() {
+            let slot = &mut ring[j % ring.len()];
+            finish(slot, outputs)?;
+            for ((x, h), d) in inputs.iter().zip(&mut slot.host_in).zip(&mut slot.dev_in) {
+                let n = x.words(r.len());
+                x.gather(len, &r, h.slice_mut(n));
+                slot.stream.memcpy_htod(h.slice(n), d).map_err(cuda)?;
+            }
+            kernel(&slot.stream, &mut slot.dev_in, &mut slot.dev_out, r.clone())?;
+            for ((o, h), d) in outputs.iter().zip(&mut slot.host_out).zip(&slot.dev_out) {
+                let n = o.words(r.len());
+                slot.stream
+                    .memcpy_dtoh(&d.slice(0..n), h.slice_mut(n))
+                    .map_err(cuda)?;
+            }
+            slot.pending = Some((r, slot.stream.record_event(None).map_err(cuda)?));
+        }
+        // Drain in chunk order.
+        ring.sort_by_key(|s| s.pending.as_ref().map(|(r, _)| r.start));
+        for slot in ring.iter_mut() {
+            finish(slot, outputs)?;
+        }
+        Ok(())
+    }
+}
+
+impl Gpu {
+    /// Copies host words to a new device buffer: through page-locked buffers on several
+    /// streams when large (returning once every copy is done), directly when small.
+    pub fn upload_words(&self, x: &[u32]) -> Result<CudaSlice<u32>> {
+        if x.len() * 4 <= SMALL_BYTES {
+            return self.upload(x);
+        }
+        let mut dst = self.alloc(x.len())?;
+        self.sync()?; // the allocation (and its poison) before other streams write
+        let per = CHUNK_BYTES / 4;
+        let streams = self.lease_streams(SLOTS)?;
+        let mut bufs = Vec::with_capacity(SLOTS);
+        for _ in 0..SLOTS {
+            bufs.push((self.staging().take(self.context(), per)?, None::<CudaEvent>));
+        }
+        let result = (|| -> Result<()> {
+            for (j, r) in super::memory::ranges(x.len(), per).into_iter().enumerate() {
+                let (buf, pending) = &mut bufs[j % SLOTS];
+                let s = &streams[j % SLOTS];
+                if let Some(e) = pending.take() {
+                    e.synchronize().map_err(cuda)?;
+                }
+                par_copy(buf.slice_mut(r.len()), &x[r.clone()]);
+                s.memcpy_htod(buf.slice(r.len()), &mut dst.slice_mut(r))
+                    .map_err(cuda)?;
+                *pending = Some(s.record_event(None).map_err(cuda)?);
+            }
+            Ok(())
+        })();
+        for s in streams.iter() {
+            let _ = s.synchronize();
+        }
+        for (b, _) in bufs {
+            self.staging().give(b);
+        }
+        result.map(|()| dst)
+    }
+
+    /// The first `n` words of a device buffer, copied back: through page-locked buffers
+    /// on several streams when large, directly when small.
+    pub fn download_words(&self, x: &CudaSlice<u32>, n: usize) -> Result<Vec<u32>> {
+        if n * 4 <= SMALL_BYTES {
+            return self.download(x, n);
+        }
+        let mut out = vec![0u32; n];
+        let per = CHUNK_BYTES / 4;
+        let streams = self.lease_streams(SLOTS)?;
+        let mut bufs = Vec::with_capacity(SLOTS);
+        for _ in 0..SLOTS {
+            bufs.push((
+                self.staging().take(self.context(), per)?,
+                None::<(Range<usize>, CudaEvent)>,
+            ));
+        }
+        let result = (|| -> Result<()> {
+            let chunks = super::memory::ranges(n, per);
+            for j in 0..chunks.len() + SLOTS {
+                let (buf, pending) = &mut bufs[j % SLOTS];
+                if let Some((r, e)) = pending.take() {
+                    e.synchronize().map_err(cuda)?;
+                    par_copy(&mut out[r.clone()], buf.slice(r.len()));
+                }
+                if let Some(r) = chunks.get(j) {
+                    let s = &streams[j % SLOTS];
+                    s.memcpy_dtoh(&x.slice(r.clone()), buf.slice_mut(r.len()))
+                        .map_err(cuda)?;
+                    *pending = Some((r.clone(), s.record_event(None).map_err(cuda)?));
+                }
+            }
+            Ok(())
+        })();
+        for s in streams.iter() {
+            let _ = s.synchronize();
+        }
+        for (b, _) in bufs {
+            self.staging().give(b);
+        }
+        result.map(|()| out)
+    }
+}

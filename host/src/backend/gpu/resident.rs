@@ -1,0 +1,164 @@
+//! [`DeviceWords`]: residues resident on one device, and the operations on them that
+//! never leave it. Every operation is queued on the device's own stream without waiting,
+//! so that a chain of them runs back to back; only results the host asks for (flags,
+//! signs, digits, a download) wait and cross PCIe.
+
+use super::launch::{Cmp, Digits, Elementwise, Equal, EqualKernel};
+use super::memory::moduli_words;
+use super::Gpu;
+use crate::backend::Op;
+use crate::error::Result;
+use cudarc::driver::CudaSlice;
+use rns_core::Modulus;
+use std::sync::Arc;
+
+/// Channel-major residues (`channels × len` words) on one device. The buffer keeps its
+/// device's context alive (reference counted), so a value outliving every other handle
+/// of the device stays valid.
+#[derive(Debug)]
+pub struct DeviceWords {
+    gpu: Arc<Gpu>,
+    buf: CudaSlice<u32>,
+    /// The moduli of the channels, on the device (shared by values derived from one upload).
+    moduli: Arc<CudaSlice<u32>>,
+    words: usize,
+}
+
+impl DeviceWords {
+    /// Uploads `channels × len` channel-major residues (`data`) over `moduli`.
+    pub fn upload(gpu: &Arc<Gpu>, moduli: &[Modulus], data: &[u32]) -> Result<DeviceWords> {
+        Ok(DeviceWords {
+            gpu: gpu.clone(),
+            buf: gpu.upload_words(data)?,
+            moduli: Arc::new(gpu.upload(&moduli_words(moduli))?),
+            words: data.len(),
+        })
+    }
+
+    /// The device.
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+
+    /// The residues, copied back.
+    pub fn download(&self) -> Result<Vec<u32>> {
+        self.gpu.download_words(&self.buf, self.words)
+    }
+
+    /// Words `range` of the residues, copied back.
+    pub fn download_range(&self, range: std::ops::Range<usize>) -> Result<Vec<u32>> {
+        let n = range.len();
+        let mut v = vec![0u32; n];
+        if n > 0 {
+            let s = self.gpu.stream();
+            s.memcpy_dtoh(&self.buf.slice(range), &mut v)
+                .map_err(super::device::cuda)?;
+            s.synchronize().map_err(super::device::cuda)?;
+        }
+        Ok(v)
+    }
+
+    /// The device buffer.
+    pub fn buffer(&self) -> &CudaSlice<u32> {
+        &self.buf
+    }
+
+    /// A new value of this device and moduli over a fresh buffer of `words` words.
+    fn derived(&self, words: usize) -> Result<DeviceWords> {
+        Ok(DeviceWords {
+            gpu: self.gpu.clone(),
+            buf: self.gpu.alloc(words)?,
+            moduli: self.moduli.clone(),
+            words,
+        })
+    }
+
+    /// `op(inputs…)` for `len` numbers of `channels` channels (`inputs[0]` is `self`'s
+    /// kind of value; all on this device); `scalar` holds one residue per channel for the
+    /// scalar operations.
+    pub fn elementwise(
+        op: Op,
+        inputs: &[&DeviceWords],
+        scalar: &[u32],
+        len: usize,
+        channels: usize,
+    ) -> Result<DeviceWords> {
+        let first = inputs[0];
+        let g = &first.gpu;
+        let mut out = first.derived(len * channels)?;
+        let ds = g.upload(scalar)?;
+        let bufs: Vec<&CudaSlice<u32>> = inputs.iter().map(|x| &x.buf).collect();
+        let shape = Elementwise { op, len, channels };
+        g.launch_elementwise(g.stream(), shape, &mut out.buf, &bufs, &ds, &first.moduli)?;
+        Ok(out)
+    }
+
+    /// Whether numbers agree in every channel.
+    pub fn equal(&self, other: &DeviceWords, len: usize, channels: usize) -> Result<Vec<bool>> {
+        let g = &self.gpu;
+        let mut out = g.alloc(len)?;
+        let shape = Equal {
+            kernel: EqualKernel::WarpVote,
+            len,
+            channels,
+        };
+        g.launch_equal(g.stream(), shape, &mut out, &self.buf, &other.buf)?;
+        Ok(g.download(&out, len)?.into_iter().map(|x| x != 0).collect())
+    }
+
+    /// Mixed-radix digits (channel-major, `k × len`) of the first `k` channels, after
+    /// adding `offset` (one residue per channel) when given; left on the device.
+    pub fn digits(
+        &self,
+        range: &[Modulus],
+        table: &[u32],
+        offset: Option<&[u32]>,
+        len: usize,
+    ) -> Result<CudaSlice<u32>> {
+        let (g, k) = (&self.gpu, range.len());
+        let (dm, dt) = (g.upload(&moduli_words(range))?, g.upload(table)?);
+        let doff = offset.map(|o| g.upload(o)).transpose()?;
+        let mut d = g.alloc(k * len)?;
+        let shape = Digits { len, k };
+        g.launch_digits(
+            g.stream(),
+            shape,
+            &mut d,
+            &self.buf,
+            doff.as_ref(),
+            &dm,
+            &dt,
+        )?;
+        Ok(d)
+    }
+
+    /// `a[i]` against `b[i]` (or 0): −1, 0, 1 per number, as [`Gpu::compare`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn compare(
+        &self,
+        other: Option<&DeviceWords>,
+        range: &[Modulus],
+        table: &[u32],
+        offset: &[u32],
+        half_digits: &[u32],
+        len: usize,
+    ) -> Result<Vec<i32>> {
+        let (g, k) = (&self.gpu, range.len());
+        let da = self.digits(range, table, Some(offset), len)?;
+        let db = match other {
+            Some(b) => b.digits(range, table, Some(offset), len)?,
+            None => g.upload(half_digits)?,
+        };
+        let mut out = g.alloc(len)?;
+        let shape = Cmp {
+            len,
+            k,
+            broadcast: other.is_none(),
+        };
+        g.launch_cmp(g.stream(), shape, &mut out, &da, &db)?;
+        Ok(g.download(&out, len)?
+            .into_iter()
+            .map(|x| x as i32)
+            .collect())
+    }
+}

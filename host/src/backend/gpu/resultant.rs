@@ -1,0 +1,126 @@
+//! Resultants modulo many primes on the device: univariate Euclid, one thread per
+//! channel; and Collins' steps of a bivariate resultant (reduce, one resultant per
+//! (channel, point), interpolate), timed stage by stage.
+
+use super::launch::{Interpolate, Reduce, Resultant, ResultantPoints};
+use super::memory::{moduli_words, ranges, MODULUS_WORDS};
+use super::pipeline::{HostIn, HostOut};
+use super::{Gpu, Packed};
+use crate::error::Result;
+use crate::layout;
+use crate::timing::Laps;
+use rns_core::launch::interpolation_words;
+use rns_core::poly::BiShape;
+use rns_core::Modulus;
+
+impl Gpu {
+    /// Resultant modulo each channel of `f` (degree `df`) and `g` (degree `dg`): `data` is
+    /// channel-major, `df + 1` coefficients of `f` then `dg + 1` of `g` per channel.
+    pub fn resultant_per_channel(
+        &self,
+        moduli: &[Modulus],
+        df: usize,
+        dg: usize,
+        data: &[u32],
+    ) -> Result<Vec<u32>> {
+        let (per, channels) = (df + dg + 2, moduli.len());
+        // Coefficient j of every channel together, so that the threads read coalesced:
+        // a chunk of channels is then `per` rows of its channels.
+        let interleaved = layout::to_channel_major(data, channels, per);
+        let mw = moduli_words(moduli);
+        let mut out = vec![0u32; channels];
+        let ins = [
+            HostIn::new(&interleaved, per, 1),
+            HostIn::new(&mw, 1, MODULUS_WORDS),
+        ];
+        let mut outs = [HostOut::new(&mut out, 1, 1)];
+        self.stream_chunks(
+            channels,
+            &ins,
+            &mut outs,
+            0,
+            usize::MAX,
+            &mut |s, di, dout, r| {
+                let shape = Resultant {
+                    channels: r.len(),
+                    df,
+                    dg,
+                };
+                let (coeffs, moduli) = di.split_at_mut(1);
+                self.launch_resultant(s, shape, &mut dout[0], &mut coeffs[0], &moduli[0])
+            },
+        )?;
+        Ok(out)
+    }
+
+    /// Collins' modular steps on the device (see `Backend::resultant_xy_per_channel`),
+    /// from integers packed as for [`Gpu::reduce_words`]: reduce, one resultant per
+    /// (channel, point), interpolate, in chunks of channels that fit the memory budget.
+    /// Returns `degree_bound + 1` coefficients per channel and the stage times (each stage
+    /// ends with a synchronisation, so kernels and copies are timed apart).
+    pub fn resultant_xy_words(
+        &self,
+        moduli: &[Modulus],
+        (words, neg, nwords): Packed,
+        shape: BiShape,
+        candidates: usize,
+    ) -> Result<(Vec<u32>, Laps)> {
+        let mut laps = Laps::start();
+        let (len, n) = (shape.len(), shape.degree_bound() + 1);
+        let shared = self.interpolation_in_shared(n, candidates);
+        let scratch = if shared {
+            0
+        } else {
+            interpolation_words(n, candidates)
+        };
+        let per_channel =
+            4 * (len + candidates * (shape.work_len() + 1) + n + scratch + MODULUS_WORDS);
+        let fixed = 4 * len * (nwords + 1);
+        let per = self.chunk_items(moduli.len(), per_channel, fixed, 1, 65_535)?;
+        let streams = self.lease_streams(1)?;
+        let s = &streams[0];
+        let sync = || s.synchronize().map_err(super::device::cuda);
+        let (dw, dn) = (self.upload_on(s, words)?, self.upload_on(s, neg)?);
+        let mut out = Vec::with_capacity(moduli.len() * n);
+        sync()?;
+        laps.lap("upload");
+        for chans in ranges(moduli.len(), per) {
+            let k = chans.len();
+            let dm = self.upload_on(s, &moduli_words(&moduli[chans]))?;
+            let mut dcoeffs = self.alloc_on(s, k * len)?;
+            let reduce = Reduce {
+                len,
+                channels: k,
+                nwords,
+            };
+            self.launch_reduce(s, reduce, &mut dcoeffs, &dw, &dn, &dm)?;
+            sync()?;
+            laps.lap("reduce");
+            let mut dvals = self.alloc_on(s, k * candidates)?;
+            let mut dwork = self.alloc_on(s, k * candidates * shape.work_len())?;
+            let points = ResultantPoints {
+                shape,
+                candidates,
+                channels: k,
+            };
+            self.launch_resultant_points(s, points, &mut dvals, &mut dwork, &dcoeffs, &dm)?;
+            sync()?;
+            laps.lap("resultants mod p");
+            drop(dwork);
+            let mut dout = self.alloc_on(s, k * n)?;
+            let mut dscratch = self.alloc_on(s, k * scratch)?;
+            let interp = Interpolate {
+                candidates,
+                n,
+                shared,
+                channels: k,
+            };
+            self.launch_interpolate(s, interp, &mut dout, &dvals, &mut dscratch, &dm)?;
+            sync()?;
+            laps.lap("interpolation");
+            out.extend(self.download_on(s, &dout, k * n)?);
+            laps.lap("download");
+        }
+        Ok((out, laps))
+    }
+}

@@ -1,0 +1,161 @@
+//! Page-locked host memory for transfers: buffers registered with the driver
+//! (`cuMemHostRegister`), so that copies to and from them run at full PCIe speed and
+//! asynchronously, kept in a pool and reused across calls.
+//!
+//! Registering memory that is already touched is about ten times cheaper here than
+//! `cuMemHostAlloc` (H100 host: 15 ms against 146 ms for 256 MiB), so a buffer is an
+//! ordinary aligned allocation, zeroed by all cores (with transparent huge pages
+//! asked for), then registered.
+
+use super::device::cuda;
+use crate::error::{Error, Result};
+use cudarc::driver::sys;
+use cudarc::driver::CudaContext;
+use rayon::prelude::*;
+use std::alloc::Layout;
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex};
+
+/// Alignment of a buffer: a huge page, so that the kernel can back it with huge pages.
+const ALIGN: usize = 2 << 20;
+/// The smallest buffer the pool hands out, in words (1 MiB).
+const MIN_WORDS: usize = 1 << 18;
+/// Idle bytes the pool keeps; buffers beyond it are freed when returned.
+const POOL_BYTES: usize = 1 << 30;
+
+/// A page-locked host buffer of `u32` words, zeroed when made.
+#[derive(Debug)]
+pub(crate) struct Pinned {
+    ptr: NonNull<u32>,
+    words: usize,
+    layout: Layout,
+    ctx: Arc<CudaContext>,
+}
+
+// SAFETY: the buffer is plain memory owned by this value; the driver registration is
+// process-wide.
+unsafe impl Send for Pinned {}
+unsafe impl Sync for Pinned {}
+
+impl Pinned {
+    /// A new buffer of `words` words registered with `ctx`'s driver.
+    fn new(ctx: &Arc<CudaContext>, words: usize) -> Result<Pinned> {
+        let bytes = (words * 4).next_multiple_of(4096);
+        let layout = Layout::from_size_align(bytes, ALIGN)
+            .map_err(|e| Error::GpuOutOfMemory(format!("host buffer of {bytes} bytes: {e}")))?;
+        // SAFETY: the layout has a non-zero size.
+        let raw = unsafe { std::alloc::alloc(layout) };
+        let Some(ptr) = NonNull::new(raw as *mut u32) else {
+            return Err(Error::GpuOutOfMemory(format!(
+                "no host memory for a {} MiB transfer buffer",
+                bytes >> 20
+            )));
+        };
+        #[cfg(target_os = "linux")]
+        // SAFETY: advice on memory this function owns; failure only costs speed.
+        unsafe {
+            libc::madvise(raw as *mut libc::c_void, bytes, libc::MADV_HUGEPAGE);
+        }
+        let addr = raw as usize;
+        (0..bytes).into_par_iter().step_by(ALIGN).for_each(|start| {
+            let len = ALIGN.min(bytes - start);
+            // SAFETY: [start, start + len) lies inside the allocation.
+            unsafe { std::ptr::write_bytes((addr + start) as *mut u8, 0, len) };
+        });
+        let registered = ctx.bind_to_thread().and_then(|()| {
+            // SAFETY: registers the allocation made above, unregistered in Drop.
+            unsafe { sys::cuMemHostRegister_v2(raw as *mut _, bytes, 0) }.result()
+        });
+        if let Err(e) = registered {
+            // SAFETY: allocated above with this layout.
+            unsafe { std::alloc::dealloc(raw, layout) };
+            return Err(Error::GpuOutOfMemory(format!(
+                "page-locking {} MiB of host memory failed: {}",
+                bytes >> 20,
+                cuda(e)
+            )));
+        }
+        Ok(Pinned {
+            ptr,
+            words: bytes / 4,
+            layout,
+            ctx: ctx.clone(),
+        })
+    }
+
+    /// Capacity in words.
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
+    /// The first `n` words. The caller must not read what a pending copy is writing.
+    pub fn slice(&self, n: usize) -> &[u32] {
+        assert!(
+            n <= self.words,
+            "pinned buffer of {} words read at {n}",
+            self.words
+        );
+        // SAFETY: n ≤ words initialised words owned by self.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), n) }
+    }
+
+    /// The first `n` words, writable. The caller must not write what a pending copy reads.
+    pub fn slice_mut(&mut self, n: usize) -> &mut [u32] {
+        assert!(
+            n <= self.words,
+            "pinned buffer of {} words written at {n}",
+            self.words
+        );
+        // SAFETY: n ≤ words initialised words owned exclusively by self.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), n) }
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        let raw = self.ptr.as_ptr() as *mut u8;
+        // SAFETY: registered in new(); the callers synchronise every copy touching this
+        // buffer before they give it back or drop it.
+        unsafe {
+            let _ = self.ctx.bind_to_thread();
+            let _ = sys::cuMemHostUnregister(raw as *mut _);
+            std::alloc::dealloc(raw, self.layout);
+        }
+    }
+}
+
+/// A pool of page-locked buffers: [`HostPool::take`] reuses the smallest idle buffer that
+/// is large enough, or registers a new one (a power of two of at least 1 MiB).
+#[derive(Debug, Default)]
+pub(crate) struct HostPool {
+    idle: Mutex<Vec<Pinned>>,
+}
+
+impl HostPool {
+    /// A buffer of at least `words` words.
+    pub fn take(&self, ctx: &Arc<CudaContext>, words: usize) -> Result<Pinned> {
+        {
+            let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+            let best = idle
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| p.words() >= words)
+                .min_by_key(|(_, p)| p.words())
+                .map(|(i, _)| i);
+            if let Some(i) = best {
+                return Ok(idle.swap_remove(i));
+            }
+        }
+        Pinned::new(ctx, words.max(MIN_WORDS).next_power_of_two())
+    }
+
+    /// Returns a buffer whose copies have all completed.
+    pub fn give(&self, p: Pinned) {
+        let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
+        idle.push(p);
+        idle.sort_by_key(|p| p.words());
+        while idle.iter().map(|p| p.words() * 4).sum::<usize>() > POOL_BYTES {
+            idle.pop();
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! Operations on residue vectors held on the host, streamed through the device
+//! ([`Gpu::stream_chunks`]): elementwise arithmetic, equality, mixed-radix digits,
+//! sign and comparison, and the reduction of integers into residues.
+
+use super::launch::{Cmp, Digits, Elementwise, Equal, EqualKernel, Reduce};
+use super::memory::moduli_words;
+use super::pipeline::{HostIn, HostOut};
+use super::Gpu;
+use crate::backend::Op;
+use crate::error::Result;
+use cudarc::driver::CudaSlice;
+use rns_core::Modulus;
+
+impl Gpu {
+    /// Elementwise operation on host data (channel-major, `moduli.len()` channels);
+    /// `scalar` holds one residue per channel for the scalar operations.
+    pub fn elementwise(
+        &self,
+        op: Op,
+        moduli: &[Modulus],
+        len: usize,
+        inputs: &[&[u32]],
+        scalar: &[u32],
+    ) -> Result<Vec<u32>> {
+        let channels = moduli.len();
+        let mut out = vec![0u32; channels * len];
+        let (dm, ds) = (self.upload(&moduli_words(moduli))?, self.upload(scalar)?);
+        let ins: Vec<HostIn> = inputs.iter().map(|x| HostIn::new(x, channels, 1)).collect();
+        let mut outs = [HostOut::new(&mut out, channels, 1)];
+        self.stream_chunks(
+            len,
+            &ins,
+            &mut outs,
+            0,
+            usize::MAX,
+            &mut |s, di, dout, r| {
+                let refs: Vec<&CudaSlice<u32>> = di.iter().collect();
+                let shape = Elementwise {
+                    op,
+                    len: r.len(),
+                    channels,
+                };
+                self.launch_elementwise(s, shape, &mut dout[0], &refs, &ds, &dm)
+            },
+        )?;
+        Ok(out)
+    }
+
+    /// Whether numbers agree in every channel.
+    pub fn equal(
+        &self,
+        kernel: EqualKernel,
+        channels: usize,
+        len: usize,
+        a: &[u32],
+        b: &[u32],
+    ) -> Result<Vec<bool>> {
+        let mut out = vec![0u32; len];
+        let ins = [HostIn::new(a, channels, 1), HostIn::new(b, channels, 1)];
+        let mut outs = [HostOut::new(&mut out, 1, 1)];
+        self.stream_chunks(
+            len,
+            &ins,
+            &mut outs,
+            0,
+            usize::MAX,
+            &mut |s, di, dout, r| {
+                let shape = Equal {
+                    kernel,
+                    len: r.len(),
+                    channels,
+                };
+                self.launch_equal(s, shape, &mut dout[0], &di[0], &di[1])
+            },
+        )?;
+        Ok(out.into_iter().map(|x| x != 0).collect())
+    }
+
+    /// Mixed-radix digits (channel-major, `k × len`) of the first `k` channels of `x`,
+    /// after adding `offset` (one residue per channel) when given.
+    pub fn digits(
+        &self,
+        range: &[Modulus],
+        table: &[u32],
+        len: usize,
+        x: &[u32],
+        offset: Option<&[u32]>,
+    ) -> Result<Vec<u32>> {
+        let k = range.len();
+        let mut out = vec![0u32; k * len];
+        let (dm, dt) = (self.upload(&moduli_words(range))?, self.upload(table)?);
+        let doff = offset.map(|o| self.upload(o)).transpose()?;
+        let ins = [HostIn::new(&x[..k * len], k, 1)];
+        let mut outs = [HostOut::new(&mut out, k, 1)];
+        self.stream_chunks(
+            len,
+            &ins,
+            &mut outs,
+            0,
+            usize::MAX,
+            &mut |s, di, dout, r| {
+                let shape = Digits { len: r.len(), k };
+                self.launch_digits(s, shape, &mut dout[0], &di[0], doff.as_ref(), &dm, &dt)
+            },
+        )?;
+        Ok(out)
+    }
+
+    /// Compares every `a[i]` with `b[i]` (or with 0 when `b` is `None`) on the device:
+    /// both sides are shifted by `H = (M−1)/2` (`offset`, one residue per range channel),
+    /// which maps the signed range monotonically onto `[0, M)`; then their mixed-radix
+    /// digits are compared. `half_digits` are the digits of `0 + H`. −1, 0 or 1 per number.
+    #[allow(clippy::too_many_arguments)]
+    pub fn compare(
+        &self,
+        range: &[Modulus],
+        table: &[u32],
+        offset: &[u32],
+        half_digits: &[u32],
+        len: usize,
+        a: &[u32],
+        b: Option<&[u32]>,
+    ) -> Result<Vec<i32>> {
+        let k = range.len();
+        let mut out = vec![0u32; len];
+        let (dm, dt) = (self.upload(&moduli_words(range))?, self.upload(table)?);
+        let (doff, dhalf) = (self.upload(offset)?, self.upload(half_digits)?);
+        let mut ins = vec![HostIn::new(&a[..k * len], k, 1)];
+        ins.extend(b.map(|b| HostIn::new(&b[..k * len], k, 1)));
+        let sides = ins.len();
+        let mut outs = [HostOut::new(&mut out, 1, 1)];
+        self.stream_chunks(
+            len,
+            &ins,
+            &mut outs,
+            sides * k,
+            usize::MAX,
+            &mut |s, di, dout, r| {
+                let n = r.len();
+                let mut digits = Vec::with_capacity(sides);
+                for x in di.iter() {
+                    let mut d = self.alloc_on(s, k * n)?;
+                    self.launch_digits(s, Digits { len: n, k }, &mut d, x, Some(&doff), &dm, &dt)?;
+                    digits.push(d);
+                }
+                let (db, broadcast) = match digits.get(1) {
+                    Some(d) => (d, false),
+                    None => (&dhalf, true),
+                };
+                let shape = Cmp {
+                    len: n,
+                    k,
+                    broadcast,
+                };
+                self.launch_cmp(s, shape, &mut dout[0], &digits[0], db)
+            },
+        )?;
+        Ok(out.into_iter().map(|x| x as i32).collect())
+    }
+
+    /// Residues of many integers given as word-major 32-bit words (`words[w·len + i]`,
+    /// `nwords` per number) and sign flags: `moduli.len() × len`, channel-major.
+    pub fn reduce_words(
+        &self,
+        moduli: &[Modulus],
+        words: &[u32],
+        neg: &[u32],
+        len: usize,
+        nwords: usize,
+    ) -> Result<Vec<u32>> {
+        let channels = moduli.len();
+        let mut out = vec![0u32; channels * len];
+        let dm = self.upload(&moduli_words(moduli))?;
+        let ins = [HostIn::new(words, nwords, 1), HostIn::new(neg, 1, 1)];
+        let mut outs = [HostOut::new(&mut out, channels, 1)];
+        self.stream_chunks(
+            len,
+            &ins,
+            &mut outs,
+            0,
+            usize::MAX,
+            &mut |s, di, dout, r| {
+                let shape = Reduce {
+                    len: r.len(),
+                    channels,
+                    nwords,
+                };
+                self.launch_reduce(s, shape, &mut dout[0], &di[0], &di[1], &dm)
+            },
+        )?;
+        Ok(out)
+    }
+}
