@@ -161,12 +161,7 @@ fn main() -> R<()> {
     println!("equal 1e6×330 end to end: gpu with transfers {e2e:.1} ms, cpu backend {cpu:.1} ms");
 
     let k = b330.range_len();
-    let (dmr, dtab) = (
-        g.upload(&moduli_words(b330.range_moduli()))?,
-        g.upload(b330.mr_table())?,
-    );
-    let half: Vec<u32> = b330.range_moduli().iter().map(|m| (m.m - 1) / 2).collect();
-    let (dhalf, dhd) = (g.upload(&half)?, g.upload(b330.half_digits())?);
+    let t = g.mrc_tables(b330.range_moduli())?;
     let mut dd = g.alloc(k * nn)?;
     let mut dsign = g.alloc(nn)?;
     let ms = gpu_ms(&g, || {
@@ -176,16 +171,16 @@ fn main() -> R<()> {
             Digits { len: nn, k },
             &mut dd,
             &dp,
-            Some(&dhalf),
-            &dmr,
-            &dtab,
+            Some(&t.half),
+            &t.moduli,
+            &t.table,
         )?;
         let cmp = Cmp {
             len: nn,
             k,
             broadcast: true,
         };
-        g.launch_cmp(s, cmp, &mut dsign, &dd, &dhd)
+        g.launch_cmp(s, cmp, &mut dsign, &dd, &t.half_digits)
     })?;
     let steps = nn as f64 * (k * (k - 1) / 2) as f64;
     println!(

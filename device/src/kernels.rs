@@ -265,6 +265,24 @@ pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
     }
 }
 
+/// The `k × k` mixed-radix table of `rns_core::mixed_radix::fill_table`, one thread per
+/// entry (grid-stride): `table[i·k + j] = inv(m_i) mod m_j` for `i < j`, else 0.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_mr_table(table: *mut u32, moduli: *const Modulus, k: u32) {
+    let total = k as usize * k as usize;
+    let mut e = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
+    let stride = (_grid_dim_x() * _block_dim_x()) as usize;
+    while e < total {
+        let (i, j) = (e / k as usize, e % k as usize);
+        *table.add(e) = if i < j {
+            (*moduli.add(j)).inv((*moduli.add(i)).m).unwrap_or(0)
+        } else {
+            0
+        };
+        e += stride;
+    }
+}
+
 /// Compares numbers by their channel-major mixed-radix digits, most significant
 /// (last) digit first: `out[i]` is −1, 0 or 1 for `a[i] <, =, > b[i]`. With
 /// `b_broadcast` non-zero, `b` holds one number (`k` digits) compared with every `a[i]`.

@@ -24,6 +24,7 @@ pub struct RnsBasis {
     range_bits: u64,
     mixed_radix: OnceLock<(Vec<u32>, Vec<u32>)>,
     crt: OnceLock<(Vec<u32>, Vec<Integer>)>,
+    digit_tree: OnceLock<Vec<Vec<Integer>>>,
 }
 
 impl RnsBasis {
@@ -90,6 +91,7 @@ impl RnsBasis {
             range_bits,
             mixed_radix: OnceLock::new(),
             crt: OnceLock::new(),
+            digit_tree: OnceLock::new(),
         })
     }
 
@@ -176,6 +178,13 @@ impl RnsBasis {
     /// `inv(M/m_i) mod m_i` for each range modulus.
     pub fn crt_inverses(&self) -> &[u32] {
         &self.crt_tables().0
+    }
+
+    /// Products of the range moduli for assembling integers from mixed-radix digits
+    /// ([`crate::crt::from_digits`]), built on first use.
+    pub fn digit_tree(&self) -> &[Vec<Integer>] {
+        self.digit_tree
+            .get_or_init(|| crate::crt::digit_tree_levels(self.range_moduli()))
     }
 
     /// `M/m_i` for each range modulus.

@@ -9,7 +9,6 @@ use crate::basis::RnsBasis;
 use crate::error::{Error, Result};
 use crate::matrix::IntMatrix;
 use crate::timing::Laps;
-use crate::vector::RnsVec;
 use rayon::prelude::*;
 use rug::Integer;
 use std::sync::Arc;
@@ -97,9 +96,7 @@ pub fn det_with_stats(a: &IntMatrix, backend: &Backend) -> Result<(Integer, DetS
     laps.lap("primes");
     let dets = backend.det_integers(&basis, a.entries(), n)?;
     laps.lap("reduce, det mod p");
-    let det = RnsVec::from_residues(&basis, 1, dets)?
-        .to_integers_checked()
-        .map_err(|_| Error::Internal("determinant disagrees with the redundant prime".into()))?;
+    let det = backend.reconstruct(&basis, 1, dets, "the determinant")?;
     laps.lap("crt");
     stats.stages = laps.into_stages();
     Ok((det.into_iter().next().expect("one value"), stats))

@@ -31,8 +31,7 @@ use crate::basis::RnsBasis;
 use crate::det::log2_norm;
 use crate::error::{Error, Result};
 use crate::matrix::{IntMatrix, RatMatrix};
-use crate::vector::RnsVec;
-use rug::{Integer, Rational};
+use rug::Rational;
 use std::collections::HashSet;
 use std::sync::Arc;
 
@@ -43,20 +42,6 @@ fn max_bits(a: &IntMatrix) -> u64 {
         .map(|x| x.significant_bits() as u64)
         .max()
         .unwrap_or(0)
-}
-
-/// Reconstructs `len` numbers from channel-major residues over `basis`, checked
-/// against the redundant prime.
-fn reconstruct(
-    basis: &Arc<RnsBasis>,
-    len: usize,
-    data: Vec<u32>,
-    backend: &Backend,
-) -> Result<Vec<Integer>> {
-    let v = RnsVec::from_residues(basis, len, data)?;
-    backend
-        .to_integers_checked(&v)
-        .map_err(|_| Error::Internal("a result disagrees with the redundant prime".into()))
 }
 
 /// The exact product `A · B` of integer matrices.
@@ -180,7 +165,7 @@ pub fn solve(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<RatMatri
                 }
             }
         }
-        let values = reconstruct(&basis, len, out, backend)?;
+        let values = backend.reconstruct(&basis, len, out, "a solution")?;
         let det = &values[0];
         let x = values[1..]
             .iter()

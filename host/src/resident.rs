@@ -24,7 +24,7 @@
 //! ```
 
 use crate::backend::gpu::DeviceWords;
-use crate::backend::{self, half_residues, Backend, Op};
+use crate::backend::{self, Backend, Op};
 use crate::basis::RnsBasis;
 use crate::crt;
 use crate::error::{Error, Result};
@@ -280,14 +280,7 @@ impl ResidentVec {
                     Some(Store::Device(y)) => Some(&**y),
                     _ => None,
                 };
-                let r = x.compare(
-                    other,
-                    basis.range_moduli(),
-                    basis.mr_table(),
-                    &half_residues(basis),
-                    basis.half_digits(),
-                    self.len,
-                )?;
+                let r = x.compare(other, basis.range_moduli(), self.len)?;
                 Ok(r.into_iter().map(|v| v.cmp(&0)).collect())
             }
         }
@@ -319,7 +312,7 @@ impl ResidentVec {
     /// The mixed-radix digits over the range channels, number-major.
     fn device_digits(&self, d: &DeviceWords) -> Result<Vec<u32>> {
         let (b, k) = (&self.basis, self.basis.range_len());
-        let digits = d.digits(b.range_moduli(), b.mr_table(), None, self.len)?;
+        let digits = d.digits(b.range_moduli(), false, self.len)?;
         let host = d.gpu().download_words(&digits, k * self.len)?;
         Ok(layout::to_number_major(&host, self.len, k))
     }

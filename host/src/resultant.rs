@@ -24,7 +24,6 @@ use crate::error::{Error, Result};
 use crate::matrix::IntMatrix;
 use crate::poly::IntPoly;
 use crate::timing::Laps;
-use crate::vector::RnsVec;
 use rns_core::poly::BiShape;
 use rug::Integer;
 use std::sync::Arc;
@@ -85,9 +84,7 @@ pub fn resultant(f: &IntPoly, g: &IntPoly, backend: &Backend) -> Result<Integer>
     let coeffs: Vec<Integer> = f.coeffs().iter().chain(g.coeffs()).cloned().collect();
     let residues = backend.to_rns(&basis, &coeffs)?;
     let per_prime = backend.resultant_per_channel(&residues, f.degree(), g.degree())?;
-    let res = RnsVec::from_residues(&basis, 1, per_prime)?
-        .to_integers_checked()
-        .map_err(|_| Error::Internal("resultant disagrees with the redundant prime".into()))?;
+    let res = backend.reconstruct(&basis, 1, per_prime, "the resultant")?;
     Ok(res.into_iter().next().expect("one value"))
 }
 
@@ -223,12 +220,13 @@ pub fn resultant_xy_with_stats(
     let (per_channel, modular) =
         backend.resultant_xy_per_channel(&basis, &coeffs, shape, candidates)?;
     laps.append(modular);
-    let values = RnsVec::from_residues(&basis, n, per_channel).map_err(|_| {
-        Error::Internal("a prime had fewer good evaluation points than the degree bound".into())
-    })?;
-    let mut r = values
-        .check_redundant(backend.to_integers(&values)?)
-        .map_err(|_| Error::Internal("the resultant disagrees with the redundant prime".into()))?;
+    if per_channel.len() != n * basis.channels() || per_channel.contains(&rns_core::poly::NO_POINT)
+    {
+        return Err(Error::Internal(
+            "a prime had fewer good evaluation points than the degree bound".into(),
+        ));
+    }
+    let mut r = backend.reconstruct(&basis, n, per_channel, "the resultant")?;
     while r.len() > 1 && r.last().is_some_and(|c| *c == 0) {
         r.pop();
     }

@@ -11,12 +11,12 @@ pub use gpu::{EqualKernel, Gpu};
 pub use op::Op;
 
 use crate::basis::RnsBasis;
-use crate::crt;
 use crate::error::{Error, Result};
 use crate::layout;
+use crate::resident::assemble;
 use crate::timing::Laps;
 use crate::vector::{self, residue, RnsVec};
-use rayon::prelude::*;
+use rns_core::launch::NUMBERS_PER_BLOCK;
 use rns_core::linalg::Elimination;
 use rns_core::poly::BiShape;
 use rns_core::Modulus;
@@ -194,12 +194,11 @@ impl Backend {
     /// Mixed-radix digits of every number over the range channels, number-major
     /// (`K` digits per number, least significant first).
     pub fn mixed_radix_digits(&self, a: &RnsVec) -> Result<Vec<u32>> {
-        let b = a.basis();
-        match self.gpu_for(a.len() * b.range_len() * b.range_len()) {
+        let (b, k) = (a.basis(), a.basis().range_len());
+        match self.gpu_for(a.len() * k * k) {
             Some(g) => {
-                let digits =
-                    g.digits(b.range_moduli(), b.mr_table(), a.len(), a.residues(), None)?;
-                Ok(layout::to_number_major(&digits, a.len(), b.range_len()))
+                let digits = g.digits(b.range_moduli(), a.len(), a.residues())?;
+                Ok(layout::to_number_major(&digits, a.len(), k))
             }
             None => Ok(cpu::mixed_radix_digits(
                 b.range_moduli(),
@@ -213,28 +212,14 @@ impl Backend {
 
     /// The sign of every number, as its ordering with respect to 0.
     pub fn sign(&self, a: &RnsVec) -> Result<Vec<Ordering>> {
-        let b = a.basis();
-        match self.gpu_for(a.len() * b.range_len() * b.range_len()) {
+        let (b, k) = (a.basis(), a.basis().range_len());
+        match self.gpu_for(a.len() * k * k) {
             Some(g) => {
-                let r = g.compare(
-                    b.range_moduli(),
-                    b.mr_table(),
-                    &half_residues(b),
-                    b.half_digits(),
-                    a.len(),
-                    a.residues(),
-                    None,
-                )?;
+                let r = g.compare(b.range_moduli(), a.len(), a.residues(), None)?;
                 Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
             }
             None => {
-                let digits = cpu::mixed_radix_digits(
-                    b.range_moduli(),
-                    b.mr_table(),
-                    a.len(),
-                    a.residues(),
-                    None,
-                );
+                let digits = self.mixed_radix_digits(a)?;
                 Ok(cpu::signs(&digits, b.half_digits()))
             }
         }
@@ -244,28 +229,17 @@ impl Backend {
     /// (no overflow): both sides are shifted by `(M − 1)/2` onto `[0, M)` first.
     pub fn compare(&self, a: &RnsVec, b: &RnsVec) -> Result<Vec<Ordering>> {
         let (basis, len) = Self::check(&[a, b])?;
-        let (range, table, half) = (
-            basis.range_moduli(),
-            basis.mr_table(),
-            half_residues(&basis),
-        );
-        match self.gpu_for(len * basis.range_len() * basis.range_len()) {
+        let (range, k) = (basis.range_moduli(), basis.range_len());
+        match self.gpu_for(len * k * k) {
             Some(g) => {
-                let r = g.compare(
-                    range,
-                    table,
-                    &half,
-                    basis.half_digits(),
-                    len,
-                    a.residues(),
-                    Some(b.residues()),
-                )?;
+                let r = g.compare(range, len, a.residues(), Some(b.residues()))?;
                 Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
             }
             None => {
+                let (table, half) = (basis.mr_table(), half_residues(&basis));
                 let da = cpu::mixed_radix_digits(range, table, len, a.residues(), Some(&half));
                 let db = cpu::mixed_radix_digits(range, table, len, b.residues(), Some(&half));
-                Ok(cpu::compare(&da, &db, basis.range_len()))
+                Ok(cpu::compare(&da, &db, k))
             }
         }
     }
@@ -283,22 +257,17 @@ impl Backend {
         Ok(RnsVec::from_residues_unchecked(basis, len, data))
     }
 
-    /// Reconstructs every integer (exact in the signed range): on the GPU the
-    /// mixed-radix digits come from the device and the host assembles the integers.
+    /// Reconstructs every integer (exact in the signed range). On the GPU, for a block of
+    /// numbers or more, the mixed-radix digits come from the device (its tables built
+    /// there) and all cores assemble the integers by the digit tree; otherwise the host's
+    /// CRT ([`RnsVec::to_integers`]).
     pub fn to_integers(&self, a: &RnsVec) -> Result<Vec<Integer>> {
-        let b = a.basis();
-        if self
-            .gpu_for(a.len() * b.range_len() * b.range_len())
-            .is_none()
-        {
+        let k = a.basis().range_len();
+        let on_gpu = a.len() >= NUMBERS_PER_BLOCK as usize;
+        if !on_gpu || self.gpu_for(a.len() * k * k).is_none() {
             return Ok(a.to_integers());
         }
-        let k = b.range_len();
-        let digits = self.mixed_radix_digits(a)?;
-        Ok(digits
-            .par_chunks(k)
-            .map(|d| crt::from_digits_signed(d, b))
-            .collect())
+        Ok(assemble(a.basis(), &self.mixed_radix_digits(a)?))
     }
 
     /// [`Backend::to_integers`], checked against the redundant channel
@@ -306,6 +275,26 @@ impl Backend {
     /// left the range.
     pub fn to_integers_checked(&self, a: &RnsVec) -> Result<Vec<Integer>> {
         a.check_redundant(self.to_integers(a)?)
+    }
+
+    /// The one checked reconstruction of computed results: `len` numbers from their
+    /// channel-major residues over `basis` ([`Backend::to_integers_checked`]). The caller's
+    /// bound promised that they fit the range, so a disagreement with the redundant prime
+    /// is a bug, reported as [`Error::Internal`] naming `what`.
+    pub fn reconstruct(
+        &self,
+        basis: &Arc<RnsBasis>,
+        len: usize,
+        residues: Vec<u32>,
+        what: &str,
+    ) -> Result<Vec<Integer>> {
+        let v = RnsVec::from_residues(basis, len, residues)?;
+        self.to_integers_checked(&v).map_err(|e| match e {
+            Error::OutOfRange { .. } => {
+                Error::Internal(format!("{what} disagrees with the redundant prime"))
+            }
+            e => e,
+        })
     }
 
     /// The determinant of the `n × n` matrix held in each channel: `matrices` holds
@@ -445,14 +434,9 @@ impl Backend {
             check_range(basis, b)?;
             let (pa, pb) = (pack_words(a), pack_words(b));
             let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
-            let (moduli, table) = (basis.moduli(), basis.mr_table());
-            if let Some((digits, red)) = g.matmul_words(moduli, table, packed, (n, k, p))? {
-                let kr = basis.range_len();
-                let values = layout::to_number_major(&digits, n * p, kr)
-                    .par_chunks(kr)
-                    .map(|d| crt::from_digits_signed(d, basis))
-                    .collect();
-                return vector::check_redundant(basis, &red, values);
+            if let Some((digits, red)) = g.matmul_words(basis.moduli(), packed, (n, k, p))? {
+                let digits = layout::to_number_major(&digits, n * p, basis.range_len());
+                return vector::check_redundant(basis, &red, assemble(basis, &digits));
             }
         }
         let (ra, rb) = (self.to_rns(basis, a)?, self.to_rns(basis, b)?);

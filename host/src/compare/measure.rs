@@ -10,7 +10,7 @@ use crate::backend::gpu::launch::{
 };
 use crate::backend::gpu::memory::moduli_words;
 use crate::backend::gpu::{EqualKernel, Gpu};
-use crate::backend::{half_residues, pack_words, Backend, Op};
+use crate::backend::{pack_words, Backend, Op};
 use crate::basis::RnsBasis;
 use crate::bipoly::BiPoly;
 use crate::det::{det, hadamard_bits};
@@ -181,30 +181,21 @@ fn measure_sign(case: &mut Case) -> Result<()> {
     let Some((g, gb)) = case.gpu else {
         return Ok(());
     };
-    let (dx, dm, dt) = (
+    let (dx, t) = (
         g.upload_words(x.residues())?,
-        g.upload(&moduli_words(b.range_moduli()))?,
-        g.upload(b.mr_table())?,
+        g.mrc_tables(b.range_moduli())?,
     );
-    let (dh, dhd) = (g.upload(&half_residues(&b))?, g.upload(b.half_digits())?);
     let (mut dd, mut out) = (g.alloc(k * size)?, g.alloc(size)?);
     let s = g.stream();
     let ms = event_ms(g, case.reps, || {
-        g.launch_digits(
-            s,
-            Digits { len: size, k },
-            &mut dd,
-            &dx,
-            Some(&dh),
-            &dm,
-            &dt,
-        )?;
+        let digits = Digits { len: size, k };
+        g.launch_digits(s, digits, &mut dd, &dx, Some(&t.half), &t.moduli, &t.table)?;
         let cmp = Cmp {
             len: size,
             k,
             broadcast: true,
         };
-        g.launch_cmp(s, cmp, &mut out, &dd, &dhd)
+        g.launch_cmp(s, cmp, &mut out, &dd, &t.half_digits)
     })?;
     let got: Vec<_> = g
         .download(&out, size)?
@@ -242,22 +233,14 @@ fn measure_crt(case: &mut Case) -> Result<()> {
     let Some((g, gb)) = case.gpu else {
         return Ok(());
     };
-    let (dx, dm, dt) = (
+    let (dx, t) = (
         g.upload_words(x.residues())?,
-        g.upload(&moduli_words(b.range_moduli()))?,
-        g.upload(b.mr_table())?,
+        g.mrc_tables(b.range_moduli())?,
     );
     let mut dd = g.alloc(k * size)?;
     let ms = event_ms(g, case.reps, || {
-        g.launch_digits(
-            g.stream(),
-            Digits { len: size, k },
-            &mut dd,
-            &dx,
-            None,
-            &dm,
-            &dt,
-        )
+        let digits = Digits { len: size, k };
+        g.launch_digits(g.stream(), digits, &mut dd, &dx, None, &t.moduli, &t.table)
     })?;
     case.push("gpu_kernel", ms);
     let rx = gb.upload(&x)?;

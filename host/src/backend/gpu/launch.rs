@@ -355,6 +355,29 @@ impl Gpu {
         }
     }
 
+    /// The `k × k` mixed-radix table of `moduli` (`k` moduli) into `table`.
+    pub fn launch_mr_table(
+        &self,
+        stream: &CudaStream,
+        k: usize,
+        table: &mut CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+    ) -> Result<()> {
+        need("mixed-radix table", table, k * k)?;
+        need("moduli", moduli, k * MODULUS_WORDS)?;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                (k * k).div_ceil(ELEMENT_THREADS as usize).clamp(1, 1 << 16) as u32,
+                1,
+                1,
+            ),
+            block_dim: (ELEMENT_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let k32 = k as u32;
+        launch!(stream, &self.kernels().mr_table, cfg, table, moduli, &k32)
+    }
+
     /// `out[i]` = −1, 0, 1 for `a[i]` <, =, > `b[i]` by their digits (or `b` itself, `k`
     /// digits, when `broadcast`).
     pub fn launch_cmp(

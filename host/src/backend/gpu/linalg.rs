@@ -286,21 +286,21 @@ impl Gpu {
     /// The exact product of two integer matrices on the device: `a` (`n × k`) and `b`
     /// (`k × p`), packed as for [`Gpu::reduce_words`], are reduced modulo every channel,
     /// multiplied by the batched product kernel, and the mixed-radix digits of every
-    /// entry over the first `table`'s `K` (range) channels are computed there too. Returns
+    /// entry over the first `K = moduli.len() − 1` (range) channels are computed there
+    /// too. Returns
     /// the digits (`K × n·p`, channel-major) and the entries' residues in the last
     /// (redundant) channel; only those cross PCIe back. `None` when it does not fit the
     /// memory budget or the grid.
     pub fn matmul_words(
         &self,
         moduli: &[Modulus],
-        table: &[u32],
         (a, b): (Packed, Packed),
         (n, k, p): (usize, usize, usize),
     ) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
         let (channels, np) = (moduli.len(), n * p);
         let range = channels - 1;
         let words = a.0.len() + a.1.len() + b.0.len() + b.1.len();
-        let bytes = 4 * (channels * (n * k + k * p + np) + range * np + words + table.len());
+        let bytes = 4 * (channels * (n * k + k * p + np) + range * np + words + range * range);
         if np == 0 || n * k == 0 || channels > MAX_PRODUCT_CHANNELS || bytes > self.budget()? {
             return Ok(None);
         }
@@ -312,10 +312,10 @@ impl Gpu {
         let mut dprod = self.alloc_on(s, channels * np)?;
         self.launch_matmul(s, Matmul { n, k, p, channels }, &mut dprod, &da, &db, &dm)?;
         drop((da, db));
-        let dt = self.upload_on(s, table)?;
+        let t = self.mrc_tables(&moduli[..range])?;
         let mut digits = self.alloc_on(s, range * np)?;
         let shape = Digits { len: np, k: range };
-        self.launch_digits(s, shape, &mut digits, &dprod, None, &dm, &dt)?;
+        self.launch_digits(s, shape, &mut digits, &dprod, None, &t.moduli, &t.table)?;
         let mut redundant = vec![0u32; np];
         s.memcpy_dtoh(&dprod.slice(range * np..), &mut redundant)
             .map_err(super::device::cuda)?;

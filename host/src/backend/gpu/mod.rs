@@ -7,7 +7,8 @@
 //! [`launch`] the typed kernel launches (shapes checked against buffer lengths);
 //! [`pipeline`] streams host data through the device in chunks over several streams;
 //! the operations are composed from those in [`vectors`], [`linalg`] and
-//! [`resultant`]; [`resident`] holds device-resident values.
+//! [`resultant`]; [`tables`] caches the conversion tables of a basis on the device;
+//! [`resident`] holds device-resident values.
 //!
 //! One [`Gpu`] per device ordinal, opened on first use ([`Gpu::device`]); operations
 //! run on streams leased from the device's pool, so calls from several host threads
@@ -22,6 +23,7 @@ pub mod pipeline;
 pub mod resident;
 pub mod resultant;
 pub(crate) mod staging;
+pub mod tables;
 pub mod vectors;
 
 pub use config::GpuConfig;
@@ -54,6 +56,7 @@ pub struct Gpu {
     /// Idle streams, leased to operations.
     idle_streams: Mutex<Vec<Arc<CudaStream>>>,
     staging: HostPool,
+    tables: tables::TableCache,
 }
 
 /// Streams leased from a [`Gpu`]'s pool; they go back when this is dropped.
@@ -122,6 +125,7 @@ impl Gpu {
             stream,
             idle_streams: Mutex::new(Vec::new()),
             staging: HostPool::default(),
+            tables: tables::TableCache::default(),
         })
     }
 

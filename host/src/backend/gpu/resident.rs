@@ -106,56 +106,55 @@ impl DeviceWords {
         Ok(g.download(&out, len)?.into_iter().map(|x| x != 0).collect())
     }
 
-    /// Mixed-radix digits (channel-major, `k × len`) of the first `k` channels, after
-    /// adding `offset` (one residue per channel) when given; left on the device.
-    pub fn digits(
-        &self,
-        range: &[Modulus],
-        table: &[u32],
-        offset: Option<&[u32]>,
-        len: usize,
-    ) -> Result<CudaSlice<u32>> {
+    /// Mixed-radix digits (channel-major, `k × len`) over the `k` moduli of `range` of
+    /// the first `k` channels, shifted by `H = (M − 1)/2` first when `offset` is set;
+    /// left on the device.
+    pub fn digits(&self, range: &[Modulus], offset: bool, len: usize) -> Result<CudaSlice<u32>> {
         let (g, k) = (&self.gpu, range.len());
-        let (dm, dt) = (g.upload(&moduli_words(range))?, g.upload(table)?);
-        let doff = offset.map(|o| g.upload(o)).transpose()?;
+        let t = g.mrc_tables(range)?;
         let mut d = g.alloc(k * len)?;
+        let off = offset.then_some(&t.half);
         let shape = Digits { len, k };
         g.launch_digits(
             g.stream(),
             shape,
             &mut d,
             &self.buf,
-            doff.as_ref(),
-            &dm,
-            &dt,
+            off,
+            &t.moduli,
+            &t.table,
         )?;
         Ok(d)
     }
 
-    /// `a[i]` against `b[i]` (or 0): −1, 0, 1 per number, as [`Gpu::compare`].
-    #[allow(clippy::too_many_arguments)]
+    /// `a[i]` against `b[i]` (or 0) over the moduli of `range`: −1, 0, 1 per number, as
+    /// [`Gpu::compare`].
     pub fn compare(
         &self,
         other: Option<&DeviceWords>,
         range: &[Modulus],
-        table: &[u32],
-        offset: &[u32],
-        half_digits: &[u32],
         len: usize,
     ) -> Result<Vec<i32>> {
         let (g, k) = (&self.gpu, range.len());
-        let da = self.digits(range, table, Some(offset), len)?;
+        let da = self.digits(range, true, len)?;
         let db = match other {
-            Some(b) => b.digits(range, table, Some(offset), len)?,
-            None => g.upload(half_digits)?,
+            Some(b) => Some(b.digits(range, true, len)?),
+            None => None,
         };
+        let t = g.mrc_tables(range)?;
         let mut out = g.alloc(len)?;
         let shape = Cmp {
             len,
             k,
             broadcast: other.is_none(),
         };
-        g.launch_cmp(g.stream(), shape, &mut out, &da, &db)?;
+        g.launch_cmp(
+            g.stream(),
+            shape,
+            &mut out,
+            &da,
+            db.as_ref().unwrap_or(&t.half_digits),
+        )?;
         Ok(g.download(&out, len)?
             .into_iter()
             .map(|x| x as i32)

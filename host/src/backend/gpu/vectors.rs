@@ -76,20 +76,12 @@ impl Gpu {
         Ok(out.into_iter().map(|x| x != 0).collect())
     }
 
-    /// Mixed-radix digits (channel-major, `k × len`) of the first `k` channels of `x`,
-    /// after adding `offset` (one residue per channel) when given.
-    pub fn digits(
-        &self,
-        range: &[Modulus],
-        table: &[u32],
-        len: usize,
-        x: &[u32],
-        offset: Option<&[u32]>,
-    ) -> Result<Vec<u32>> {
+    /// Mixed-radix digits (channel-major, `k × len`) over the `k` moduli of `range` of
+    /// the first `k` channels of `x`.
+    pub fn digits(&self, range: &[Modulus], len: usize, x: &[u32]) -> Result<Vec<u32>> {
         let k = range.len();
         let mut out = vec![0u32; k * len];
-        let (dm, dt) = (self.upload(&moduli_words(range))?, self.upload(table)?);
-        let doff = offset.map(|o| self.upload(o)).transpose()?;
+        let t = self.mrc_tables(range)?;
         let ins = [HostIn::new(&x[..k * len], k, 1)];
         let mut outs = [HostOut::new(&mut out, k, 1)];
         self.stream_chunks(
@@ -100,31 +92,26 @@ impl Gpu {
             usize::MAX,
             &mut |s, di, dout, r| {
                 let shape = Digits { len: r.len(), k };
-                self.launch_digits(s, shape, &mut dout[0], &di[0], doff.as_ref(), &dm, &dt)
+                self.launch_digits(s, shape, &mut dout[0], &di[0], None, &t.moduli, &t.table)
             },
         )?;
         Ok(out)
     }
 
-    /// Compares every `a[i]` with `b[i]` (or with 0 when `b` is `None`) on the device:
-    /// both sides are shifted by `H = (M−1)/2` (`offset`, one residue per range channel),
-    /// which maps the signed range monotonically onto `[0, M)`; then their mixed-radix
-    /// digits are compared. `half_digits` are the digits of `0 + H`. −1, 0 or 1 per number.
-    #[allow(clippy::too_many_arguments)]
+    /// Compares every `a[i]` with `b[i]` (or with 0 when `b` is `None`) on the device
+    /// over the `k` moduli of `range` (the first `k` channels of each): both sides are
+    /// shifted by `H = (M−1)/2`, which maps the signed range monotonically onto `[0, M)`;
+    /// then their mixed-radix digits are compared. −1, 0 or 1 per number.
     pub fn compare(
         &self,
         range: &[Modulus],
-        table: &[u32],
-        offset: &[u32],
-        half_digits: &[u32],
         len: usize,
         a: &[u32],
         b: Option<&[u32]>,
     ) -> Result<Vec<i32>> {
         let k = range.len();
         let mut out = vec![0u32; len];
-        let (dm, dt) = (self.upload(&moduli_words(range))?, self.upload(table)?);
-        let (doff, dhalf) = (self.upload(offset)?, self.upload(half_digits)?);
+        let t = self.mrc_tables(range)?;
         let mut ins = vec![HostIn::new(&a[..k * len], k, 1)];
         ins.extend(b.map(|b| HostIn::new(&b[..k * len], k, 1)));
         let sides = ins.len();
@@ -140,12 +127,13 @@ impl Gpu {
                 let mut digits = Vec::with_capacity(sides);
                 for x in di.iter() {
                     let mut d = self.alloc_on(s, k * n)?;
-                    self.launch_digits(s, Digits { len: n, k }, &mut d, x, Some(&doff), &dm, &dt)?;
+                    let shape = Digits { len: n, k };
+                    self.launch_digits(s, shape, &mut d, x, Some(&t.half), &t.moduli, &t.table)?;
                     digits.push(d);
                 }
                 let (db, broadcast) = match digits.get(1) {
                     Some(d) => (d, false),
-                    None => (&dhalf, true),
+                    None => (&t.half_digits, true),
                 };
                 let shape = Cmp {
                     len: n,
