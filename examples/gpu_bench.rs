@@ -283,7 +283,7 @@ fn main() -> R<()> {
     let t0 = Instant::now();
     let cc = Backend::Cpu.matmul_per_channel(moduli, (mn, mn, mn), &ha, &hb)?;
     let cpu = t0.elapsed().as_secs_f64() * 1e3;
-    assert_eq!(gc, cc, "GPU product differs from CPU");
+    assert_eq!(gc[..], cc[..], "GPU product differs from CPU");
     let sum: u64 = gc.iter().map(|&v| v as u64).sum();
     let madds = (mc * mn * mn * mn) as f64;
     println!(

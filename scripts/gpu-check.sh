@@ -10,6 +10,7 @@
 #   scripts/gpu-check.sh --run --flint         # and the FLINT comparisons (det, resultant)
 #   scripts/gpu-check.sh --run --linalg        # and the matrix benchmarks against FLINT
 #   scripts/gpu-check.sh --run --resultant     # and the resultant benchmarks against FLINT
+#   scripts/gpu-check.sh --run --e2e           # and the end-to-end figures (examples/e2e_bench.rs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=gpu-bundle
@@ -33,7 +34,7 @@ for l in sys.stdin:
         print(m["executable"])' | while read -r exe; do cp "$exe" $B/bench/; done
     fi
     cargo build --release --bins --examples
-    cp target/release/rns target/release/examples/{gpu_bench,determinant,compare,linalg_bench,resultant} $B/
+    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant} $B/
     cp device/reference/mul_chain.cu device/reference/matmul.cu $B/
     # python-flint for the FLINT comparisons on the GPU host, which has no network.
     mkdir -p $B/wheels
@@ -41,7 +42,7 @@ for l in sys.stdin:
         --platform manylinux2014_x86_64 -d $B/wheels || echo "no python-flint wheel: FLINT comparisons will be skipped there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
-    strip --strip-debug $B/bin/* $B/rns $B/gpu_bench $B/determinant $B/compare $B/linalg_bench $B/resultant
+    strip --strip-debug $B/bin/* $B/rns $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant
     [ -z "$(ls $B/bench)" ] || strip --strip-debug $B/bench/*
     du -sh $B
     exit 0
@@ -73,6 +74,10 @@ nvcc -O3 -arch=sm_90 -o /tmp/matmul $B/matmul.cu || status=1
 $B/gpu_bench || status=1
 /tmp/mul_chain $((1<<22)) 256 || status=1
 /tmp/matmul 1024 32 || status=1
+if [[ " $* " == *" --e2e "* ]]; then
+    echo "== end to end: bandwidths, kernel / resident / end to end, CPU backend"
+    $B/e2e_bench || status=1
+fi
 if [[ " $* " == *" --compare "* ]]; then
     echo "== rns compare (full sizes; CSV, JSON and charts to \$OUT when set)"
     $B/rns compare --csv $SASS/compare.csv --json $SASS/compare.json --plots $SASS/plots || status=1

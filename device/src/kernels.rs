@@ -273,7 +273,12 @@ pub unsafe extern "ptx-kernel" fn rns_mr_table(table: *mut u32, moduli: *const M
     let mut e = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
     let stride = (_grid_dim_x() * _block_dim_x()) as usize;
     while e < total {
-        let (i, j) = (e / k as usize, e % k as usize);
+        // k > 0 here (e < k²); checked, so that no division-by-zero panic path is compiled.
+        let ku = k as usize;
+        let (i, j) = (
+            e.checked_div(ku).unwrap_or(0),
+            e.checked_rem(ku).unwrap_or(0),
+        );
         *table.add(e) = if i < j {
             (*moduli.add(j)).inv((*moduli.add(i)).m).unwrap_or(0)
         } else {

@@ -36,6 +36,7 @@ pub mod resident;
 pub mod resultant;
 pub mod timing;
 pub mod vector;
+pub mod words;
 
 pub use backend::{Backend, BackendChoice, Op};
 pub use basis::RnsBasis;

@@ -4,8 +4,9 @@
 //! (optional leading `-`), separated by spaces or tabs. Blank lines are ignored.
 
 use crate::error::{Error, Result};
+use rayon::prelude::*;
 use rug::{Integer, Rational};
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::io::Read;
 
 /// A dense row-major matrix of signed big integers.
@@ -17,12 +18,59 @@ pub struct IntMatrix {
 }
 
 /// Parses one decimal integer token: an optional `-` and ASCII digits, nothing else.
+/// Up to 18 digits without GMP's string conversion (the common case, and the cost of
+/// parsing a large file of small entries).
 pub fn parse_integer(token: &str) -> Option<Integer> {
-    let digits = token.strip_prefix('-').unwrap_or(token);
+    let (neg, digits) = match token.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, token),
+    };
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
+    if digits.len() <= 18 {
+        let v = digits
+            .bytes()
+            .fold(0i64, |acc, b| acc * 10 + (b - b'0') as i64);
+        return Some(Integer::from(if neg { -v } else { v }));
+    }
     Integer::from_str_radix(token, 10).ok()
+}
+
+/// Writes `x` in decimal (machine integers without GMP's string conversion).
+pub fn write_integer(out: &mut String, x: &Integer) {
+    match x.to_i64() {
+        Some(v) => {
+            let _ = write!(out, "{v}");
+        }
+        None => {
+            let _ = write!(out, "{x}");
+        }
+    }
+}
+
+/// The text format's body: `rows` lines of `cols` entries, each written by `entry`, by
+/// all cores (a row per task).
+pub fn rows_text<T: Sync>(
+    data: &[T],
+    cols: usize,
+    entry: impl Fn(&mut String, &T) + Sync,
+) -> String {
+    let lines: Vec<String> = data
+        .par_chunks(cols.max(1))
+        .map(|row| {
+            let mut line = String::with_capacity(row.len() * 8);
+            for (j, x) in row.iter().enumerate() {
+                if j > 0 {
+                    line.push(' ');
+                }
+                entry(&mut line, x);
+            }
+            line.push('\n');
+            line
+        })
+        .collect();
+    lines.concat()
 }
 
 /// Reads a whole file, or standard input for `-`.
@@ -136,24 +184,35 @@ impl IntMatrix {
         if rows == 0 || cols == 0 {
             return Err(err(hline, format!("empty matrix ({rows}×{cols})")));
         }
+        // The rows are parsed by all cores; errors are reported in file order.
+        let body: Vec<(usize, &str)> = lines.by_ref().take(rows).collect();
+        let parsed: Vec<std::result::Result<Vec<Integer>, Error>> = body
+            .par_iter()
+            .map(|&(lno, line)| {
+                line.split_whitespace()
+                    .map(|token| {
+                        parse_integer(token)
+                            .ok_or_else(|| err(lno, format!("`{token}` is not a decimal integer")))
+                    })
+                    .collect()
+            })
+            .collect();
         let mut data = Vec::with_capacity(rows.saturating_mul(cols).min(1 << 24));
-        for r in 0..rows {
-            let (lno, line) = lines
-                .next()
-                .ok_or_else(|| err(hline, format!("expected {rows} rows, found {r}")))?;
-            let before = data.len();
-            for token in line.split_whitespace() {
-                let x = parse_integer(token)
-                    .ok_or_else(|| err(lno, format!("`{token}` is not a decimal integer")))?;
-                data.push(x);
-            }
-            let found = data.len() - before;
-            if found != cols {
+        for (r, (row, &(lno, _))) in parsed.into_iter().zip(&body).enumerate() {
+            let row = row?;
+            if row.len() != cols {
                 return Err(err(
                     lno,
-                    format!("row {} has {found} entries, expected {cols}", r + 1),
+                    format!("row {} has {} entries, expected {cols}", r + 1, row.len()),
                 ));
             }
+            data.extend(row);
+        }
+        if body.len() < rows {
+            return Err(err(
+                hline,
+                format!("expected {rows} rows, found {}", body.len()),
+            ));
         }
         if let Some((lno, _)) = lines.next() {
             return Err(err(lno, format!("more than the {rows} rows declared")));
@@ -199,11 +258,7 @@ impl fmt::Display for IntMatrix {
     /// Writes the text format that [`IntMatrix::parse`] reads.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{} {}", self.rows, self.cols)?;
-        for i in 0..self.rows {
-            let row: Vec<String> = self.row(i).iter().map(|x| x.to_string()).collect();
-            writeln!(f, "{}", row.join(" "))?;
-        }
-        Ok(())
+        f.write_str(&rows_text(&self.data, self.cols, write_integer))
     }
 }
 
@@ -253,19 +308,13 @@ impl fmt::Display for RatMatrix {
     /// integers without a denominator.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{} {}", self.rows, self.cols)?;
-        for row in self.data.chunks(self.cols.max(1)).take(self.rows) {
-            let row: Vec<String> = row
-                .iter()
-                .map(|x| {
-                    if *x.denom() == 1 {
-                        x.numer().to_string()
-                    } else {
-                        format!("{}/{}", x.numer(), x.denom())
-                    }
-                })
-                .collect();
-            writeln!(f, "{}", row.join(" "))?;
-        }
-        Ok(())
+        let text = rows_text(&self.data, self.cols, |out, x| {
+            write_integer(out, x.numer());
+            if *x.denom() != 1 {
+                out.push('/');
+                write_integer(out, x.denom());
+            }
+        });
+        f.write_str(&text)
     }
 }

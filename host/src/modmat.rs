@@ -17,6 +17,7 @@ use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::matrix::IntMatrix;
 use crate::vector::residue;
+use crate::words::Words;
 use rayon::prelude::*;
 use rns_core::Modulus;
 use rug::Integer;
@@ -28,7 +29,7 @@ pub struct ModMatrices {
     moduli: Vec<Modulus>,
     rows: usize,
     cols: usize,
-    data: Vec<u32>,
+    data: Words,
 }
 
 impl ModMatrices {
@@ -71,7 +72,7 @@ impl ModMatrices {
             moduli,
             rows,
             cols,
-            data,
+            data: data.into(),
         })
     }
 
@@ -90,19 +91,25 @@ impl ModMatrices {
         let size = a.rows() * a.cols();
         let mut data = vec![0u32; moduli.len() * size];
         if size > 0 {
+            // By all cores over the primes and, for few primes, over the entries too.
+            const GRAIN: usize = 1 << 12;
             data.par_chunks_mut(size)
                 .zip(moduli.par_iter())
                 .for_each(|(out, &m)| {
-                    for (o, x) in out.iter_mut().zip(a.entries()) {
-                        *o = residue(x, m);
-                    }
+                    out.par_chunks_mut(GRAIN)
+                        .zip(a.entries().par_chunks(GRAIN))
+                        .for_each(|(o, x)| {
+                            for (o, x) in o.iter_mut().zip(x) {
+                                *o = residue(x, m);
+                            }
+                        });
                 });
         }
         ModMatrices {
             moduli: moduli.to_vec(),
             rows: a.rows(),
             cols: a.cols(),
-            data,
+            data: data.into(),
         }
     }
 
@@ -144,8 +151,26 @@ impl ModMatrices {
 
     /// Matrix `c` as an integer matrix with entries in `[0, p)`.
     pub fn to_int_matrix(&self, c: usize) -> IntMatrix {
-        let data = self.matrix(c).iter().map(|&x| Integer::from(x)).collect();
+        let data = self
+            .matrix(c)
+            .par_iter()
+            .map(|&x| Integer::from(x))
+            .collect();
         IntMatrix::new(self.rows, self.cols, data).expect("shape matches")
+    }
+
+    /// Matrix `c` in the text format of [`IntMatrix`] (entries in `[0, p)`), written by
+    /// all cores.
+    pub fn to_text(&self, c: usize) -> String {
+        let mut s = format!("{} {}\n", self.rows, self.cols);
+        s.push_str(&crate::matrix::rows_text(
+            self.matrix(c),
+            self.cols,
+            |out, x| {
+                let _ = std::fmt::Write::write_fmt(out, format_args!("{x}"));
+            },
+        ));
+        s
     }
 
     fn require_square(&self, what: &str) -> Result<usize> {
@@ -180,7 +205,7 @@ impl ModMatrices {
             moduli: self.moduli.clone(),
             rows: r,
             cols: c1 + c2,
-            data,
+            data: data.into(),
         }
     }
 
@@ -208,7 +233,7 @@ fn identity(moduli: &[Modulus], n: usize) -> ModMatrices {
         moduli: moduli.to_vec(),
         rows: n,
         cols: n,
-        data: one.repeat(moduli.len()),
+        data: one.repeat(moduli.len()).into(),
     }
 }
 

@@ -4,6 +4,7 @@ use crate::basis::RnsBasis;
 use crate::crt::{self, CrtMethod};
 use crate::error::{Error, Result};
 use crate::layout;
+use crate::words::{Words, WordsRef};
 use rayon::prelude::*;
 use rns_core::Modulus;
 use rug::Integer;
@@ -16,7 +17,7 @@ use std::sync::Arc;
 pub struct RnsVec {
     basis: Arc<RnsBasis>,
     len: usize,
-    data: Vec<u32>,
+    data: Words,
 }
 
 /// The residue of a signed integer modulo one channel.
@@ -71,11 +72,7 @@ impl RnsVec {
                 }
             });
         let data = layout::to_channel_major(&number_major, values.len(), channels);
-        Ok(RnsVec {
-            basis: basis.clone(),
-            len: values.len(),
-            data,
-        })
+        Ok(Self::from_residues_unchecked(basis, values.len(), data))
     }
 
     /// Converts machine integers; each must lie in the basis's signed range.
@@ -104,11 +101,7 @@ impl RnsVec {
                 }
             }
         }
-        Ok(RnsVec {
-            basis: basis.clone(),
-            len,
-            data,
-        })
+        Ok(Self::from_residues_unchecked(basis, len, data))
     }
 
     /// `len` numbers with uniformly random residues (xorshift64, reproducible from `seed`)
@@ -131,14 +124,26 @@ impl RnsVec {
     pub(crate) fn from_residues_unchecked(
         basis: &Arc<RnsBasis>,
         len: usize,
-        data: Vec<u32>,
+        data: impl Into<Words>,
     ) -> RnsVec {
+        let data = data.into();
         debug_assert_eq!(data.len(), len * basis.channels());
         RnsVec {
             basis: basis.clone(),
             len,
             data,
         }
+    }
+
+    /// The residues and whether they are page-locked.
+    pub(crate) fn words(&self) -> WordsRef<'_> {
+        (&self.data).into()
+    }
+
+    /// Whether the residues sit in page-locked memory (a GPU result), which a GPU copies
+    /// directly.
+    pub fn is_page_locked(&self) -> bool {
+        self.data.is_locked()
     }
 
     /// The number of integers held.

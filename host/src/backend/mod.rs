@@ -16,6 +16,7 @@ use crate::layout;
 use crate::resident::assemble;
 use crate::timing::Laps;
 use crate::vector::{self, residue, RnsVec};
+use crate::words::{Words, WordsRef};
 use rns_core::launch::NUMBERS_PER_BLOCK;
 use rns_core::linalg::Elimination;
 use rns_core::poly::BiShape;
@@ -84,7 +85,7 @@ impl Backend {
     }
 
     /// The GPU, when this backend sends `work` residues of work to one.
-    fn gpu_for(&self, work: usize) -> Option<&Gpu> {
+    fn gpu_for(&self, work: usize) -> Option<&Arc<Gpu>> {
         match self {
             Backend::Gpu { gpu, min_work } if work >= *min_work => Some(gpu),
             _ => None,
@@ -118,10 +119,15 @@ impl Backend {
         check_arity(op, inputs.len())?;
         let (basis, len) = Self::check(inputs)?;
         let scalar_residues = scalar_residues(op, &basis, scalar)?;
-        let data: Vec<&[u32]> = inputs.iter().map(|x| x.residues()).collect();
         let out = match self.gpu_for(len * basis.channels()) {
-            Some(g) => g.elementwise(op, basis.moduli(), len, &data, &scalar_residues)?,
-            None => cpu::elementwise(op, basis.moduli(), len, &data, &scalar_residues),
+            Some(g) => {
+                let data: Vec<WordsRef> = inputs.iter().map(|x| x.words()).collect();
+                g.elementwise(op, basis.moduli(), len, &data, &scalar_residues)?
+            }
+            None => {
+                let data: Vec<&[u32]> = inputs.iter().map(|x| x.residues()).collect();
+                cpu::elementwise(op, basis.moduli(), len, &data, &scalar_residues).into()
+            }
         };
         Ok(RnsVec::from_residues_unchecked(&basis, len, out))
     }
@@ -442,31 +448,34 @@ impl Backend {
         let (ra, rb) = (self.to_rns(basis, a)?, self.to_rns(basis, b)?);
         let prod =
             self.matmul_per_channel(basis.moduli(), (n, k, p), ra.residues(), rb.residues())?;
-        self.to_integers_checked(&RnsVec::from_residues(basis, n * p, prod)?)
+        self.to_integers_checked(&RnsVec::from_residues_unchecked(basis, n * p, prod))
     }
 
     /// `a · b` modulo each modulus for one `n × k` matrix `a` and one `k × p` matrix `b`
     /// per modulus (`shape = (n, k, p)`, row-major, one matrix after another): the
     /// `n × p` products, one after another. Delayed reduction on both backends.
-    pub fn matmul_per_channel(
+    /// The result is page-locked memory from the GPU's pool when the GPU computed a
+    /// large one (it reads as a `[u32]` either way).
+    pub fn matmul_per_channel<'a>(
         &self,
         moduli: &[Modulus],
         shape: (usize, usize, usize),
-        a: &[u32],
-        b: &[u32],
-    ) -> Result<Vec<u32>> {
+        a: impl Into<WordsRef<'a>>,
+        b: impl Into<WordsRef<'a>>,
+    ) -> Result<Words> {
         let (n, k, p) = shape;
         let c = moduli.len();
-        if a.len() != c * n * k || b.len() != c * k * p {
+        let (a, b) = (a.into(), b.into());
+        if a.data.len() != c * n * k || b.data.len() != c * k * p {
             return Err(Error::Shape(format!(
                 "{} and {} residues do not form {c} products of {n}×{k} by {k}×{p}",
-                a.len(),
-                b.len()
+                a.data.len(),
+                b.data.len()
             )));
         }
         match self.gpu_for(c * n * p) {
             Some(g) => g.matmul_per_channel(moduli, shape, a, b),
-            None => Ok(cpu::matmul_per_channel(moduli, n, k, p, a, b)),
+            None => Ok(cpu::matmul_per_channel(moduli, n, k, p, a.data, b.data).into()),
         }
     }
 }

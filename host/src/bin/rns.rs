@@ -222,7 +222,7 @@ fn run(cli: Cli) -> Result<()> {
             &[&a, &b],
             opts,
             |m, be| Ok(linalg::matmul(&m[0], &m[1], be)?.to_string()),
-            |m, be| Ok(be.matmul_mod(&m[0], &m[1])?.to_int_matrix(0).to_string()),
+            |m, be| Ok(be.matmul_mod(&m[0], &m[1])?.to_text(0)),
         ),
         Command::Rank { a, opts } => matrix_command(
             &[&a],
@@ -234,13 +234,13 @@ fn run(cli: Cli) -> Result<()> {
             &[&a],
             opts,
             |m, be| Ok(linalg::inverse(&m[0], be)?.to_string()),
-            |m, be| Ok(be.inverse_mod(&m[0])?.to_int_matrix(0).to_string()),
+            |m, be| Ok(be.inverse_mod(&m[0])?.to_text(0)),
         ),
         Command::Solve { a, b, opts } => matrix_command(
             &[&a, &b],
             opts,
             |m, be| Ok(linalg::solve(&m[0], &m[1], be)?.to_string()),
-            |m, be| Ok(be.solve_mod(&m[0], &m[1])?.to_int_matrix(0).to_string()),
+            |m, be| Ok(be.solve_mod(&m[0], &m[1])?.to_text(0)),
         ),
         Command::Det {
             file,

@@ -8,6 +8,7 @@ use super::memory::{moduli_words, MODULUS_WORDS};
 use super::pipeline::{HostIn, HostOut};
 use super::{Gpu, Packed};
 use crate::error::Result;
+use crate::words::{Words, WordsRef};
 use cudarc::driver::{CudaSlice, CudaStream};
 use rns_core::linalg::Elimination;
 use rns_core::Modulus;
@@ -18,58 +19,45 @@ const MAX_PRODUCT_CHANNELS: usize = 65_535;
 
 impl Gpu {
     /// `a · b` modulo each channel (`a` `n × k`, `b` `k × p`, channel-major batches of
-    /// row-major matrices), streamed through the device in chunks of channels.
-    pub fn matmul_per_channel(
-        &self,
+    /// row-major matrices), streamed through the device in chunks of channels (the
+    /// result page-locked when large).
+    pub fn matmul_per_channel<'a>(
+        self: &Arc<Self>,
         moduli: &[Modulus],
         (n, k, p): (usize, usize, usize),
-        a: &[u32],
-        b: &[u32],
-    ) -> Result<Vec<u32>> {
-        let (nk, kp, np) = (n * k, k * p, n * p);
-        let mut out = vec![0u32; moduli.len() * np];
+        a: impl Into<WordsRef<'a>>,
+        b: impl Into<WordsRef<'a>>,
+    ) -> Result<Words> {
+        let (nk, kp, np, channels) = (n * k, k * p, n * p, moduli.len());
         if np == 0 {
-            return Ok(out);
+            return Ok(Words::Heap(Vec::new()));
         }
         let mw = moduli_words(moduli);
+        if nk == 0 {
+            // k = 0: the empty sum. The kernel writes zeros; the operands carry no words.
+            let (dm, da, db) = (self.upload(&mw)?, self.alloc(1)?, self.alloc(1)?);
+            let mut d = self.alloc(channels * np)?;
+            let shape = Matmul { n, k, p, channels };
+            self.launch_matmul(self.stream(), shape, &mut d, &da, &db, &dm)?;
+            return Ok(self.download(&d, channels * np)?.into());
+        }
+        let mut out = self.result_words(channels * np);
         let ins = [
             HostIn::new(a, 1, nk),
             HostIn::new(b, 1, kp),
             HostIn::new(&mw, 1, MODULUS_WORDS),
         ];
-        if nk == 0 {
-            // k = 0: the empty sum. The kernel writes zeros; the operands carry no words.
-            let dm = self.upload(&mw)?;
-            let s = self.stream().clone();
-            let (da, db) = (self.alloc(1)?, self.alloc(1)?);
-            let mut d = self.alloc(moduli.len() * np)?;
+        let mut outs = [HostOut::of(&mut out, 1, np)];
+        let max = MAX_PRODUCT_CHANNELS;
+        self.stream_chunks(channels, &ins, &mut outs, 0, max, &mut |s, di, dout, r| {
             let shape = Matmul {
                 n,
                 k,
                 p,
-                channels: moduli.len(),
+                channels: r.len(),
             };
-            self.launch_matmul(&s, shape, &mut d, &da, &db, &dm)?;
-            return self.download(&d, moduli.len() * np);
-        }
-        let mut outs = [HostOut::new(&mut out, 1, np)];
-        let max = MAX_PRODUCT_CHANNELS;
-        self.stream_chunks(
-            moduli.len(),
-            &ins,
-            &mut outs,
-            0,
-            max,
-            &mut |s, di, dout, r| {
-                let shape = Matmul {
-                    n,
-                    k,
-                    p,
-                    channels: r.len(),
-                };
-                self.launch_matmul(s, shape, &mut dout[0], &di[0], &di[1], &di[2])
-            },
-        )?;
+            self.launch_matmul(s, shape, &mut dout[0], &di[0], &di[1], &di[2])
+        })?;
         Ok(out)
     }
 
@@ -101,7 +89,7 @@ impl Gpu {
         };
         {
             let ins = [
-                HostIn::new(data, 1, size),
+                HostIn::new(&*data, 1, size),
                 HostIn::new(&mw, 1, MODULUS_WORDS),
             ];
             let mut outs = vec![

@@ -8,6 +8,7 @@ use super::device::cuda;
 use super::staging::Pinned;
 use super::Gpu;
 use crate::error::{Error, Result};
+use crate::words::{Words, WordsRef};
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream};
 use rayon::prelude::*;
 use std::ops::Range;
@@ -28,11 +29,14 @@ const COPY_GRAIN: usize = 1 << 16;
 /// another (`rows × (b − a) × item` words): for channel-major residues (`rows` =
 /// channels, `item` = 1) that is the layout of a vector of `b − a` numbers, for
 /// per-channel matrices (`rows` = 1, `item` = matrix words) that of `b − a` matrices.
+/// Page-locked operands ([`Words::Locked`]) are copied directly, row segment by row
+/// segment, with no staging copy.
 #[derive(Clone, Copy, Debug)]
 pub struct HostIn<'a> {
     data: &'a [u32],
     rows: usize,
     item: usize,
+    direct: bool,
 }
 
 /// A host result, laid out as [`HostIn`].
@@ -41,12 +45,24 @@ pub struct HostOut<'a> {
     data: &'a mut [u32],
     rows: usize,
     item: usize,
+    direct: bool,
 }
 
 impl<'a> HostIn<'a> {
-    /// `data` as `rows` rows of items of `item` words.
-    pub fn new(data: &'a [u32], rows: usize, item: usize) -> HostIn<'a> {
-        HostIn { data, rows, item }
+    /// `data` as `rows` rows of items of `item` words, copied directly when page-locked.
+    pub fn new(data: impl Into<WordsRef<'a>>, rows: usize, item: usize) -> HostIn<'a> {
+        let w = data.into();
+        HostIn {
+            data: w.data,
+            rows,
+            item,
+            direct: w.locked,
+        }
+    }
+
+    /// The word range of row `row`'s segment of the chunk `r` of `len` items.
+    fn segment(&self, len: usize, r: &Range<usize>, row: usize) -> Range<usize> {
+        (row * len + r.start) * self.item..(row * len + r.end) * self.item
     }
 
     fn words(&self, items: usize) -> usize {
@@ -69,7 +85,22 @@ impl<'a> HostIn<'a> {
 impl<'a> HostOut<'a> {
     /// `data` as `rows` rows of items of `item` words.
     pub fn new(data: &'a mut [u32], rows: usize, item: usize) -> HostOut<'a> {
-        HostOut { data, rows, item }
+        HostOut {
+            data,
+            rows,
+            item,
+            direct: false,
+        }
+    }
+
+    /// `words` as `rows` rows of items of `item` words, copied into directly when
+    /// page-locked.
+    pub fn of(words: &'a mut Words, rows: usize, item: usize) -> HostOut<'a> {
+        let direct = words.is_locked();
+        HostOut {
+            direct,
+            ..HostOut::new(words, rows, item)
+        }
     }
 
     fn words(&self, items: usize) -> usize {
@@ -132,8 +163,9 @@ impl HostBuf {
 /// One stream with its buffers and the chunk it has in flight.
 struct Slot {
     stream: Arc<CudaStream>,
-    host_in: Vec<HostBuf>,
-    host_out: Vec<HostBuf>,
+    /// Staging buffers of the operands that are not copied directly.
+    host_in: Vec<Option<HostBuf>>,
+    host_out: Vec<Option<HostBuf>>,
     dev_in: Vec<CudaSlice<u32>>,
     dev_out: Vec<CudaSlice<u32>>,
     pending: Option<(Range<usize>, CudaEvent)>,
@@ -200,17 +232,21 @@ impl Gpu {
         let streams = self.lease_streams(slots)?;
         let mut ring = Vec::with_capacity(slots);
         for stream in streams.iter() {
-            let mk_host = |words: usize| HostBuf::get(self, words, !small);
+            let mk_host = |words: usize, direct: bool| {
+                (!direct)
+                    .then(|| HostBuf::get(self, words, !small))
+                    .transpose()
+            };
             let mk_dev = |words: usize| self.alloc_on(stream, words);
             ring.push(Slot {
                 stream: stream.clone(),
                 host_in: inputs
                     .iter()
-                    .map(|x| mk_host(x.words(chunk)))
+                    .map(|x| mk_host(x.words(chunk), x.direct))
                     .collect::<Result<_>>()?,
                 host_out: outputs
                     .iter()
-                    .map(|x| mk_host(x.words(chunk)))
+                    .map(|x| mk_host(x.words(chunk), x.direct))
                     .collect::<Result<_>>()?,
                 dev_in: inputs
                     .iter()
@@ -229,7 +265,7 @@ impl Gpu {
             let _ = slot.stream.synchronize();
         }
         for slot in ring {
-            for b in slot.host_in.into_iter().chain(slot.host_out) {
+            for b in slot.host_in.into_iter().chain(slot.host_out).flatten() {
                 if let HostBuf::Pinned(p) = b {
                     self.staging().give(p);
                 }
@@ -251,7 +287,9 @@ impl Gpu {
             if let Some((r, done)) = slot.pending.take() {
                 done.synchronize().map_err(cuda)?;
                 for (o, h) in outputs.iter_mut().zip(&slot.host_out) {
-                    o.scatter(len, &r, h.slice(o.words(r.len())));
+                    if let Some(h) = h {
+                        o.scatter(len, &r, h.slice(o.words(r.len())));
+                    }
                 }
             }
             Ok(())
@@ -259,17 +297,47 @@ impl Gpu {
         for (j, r) in super::memory::ranges(len, chunk).into_iter().enumerate() {
             let slot = &mut ring[j % ring.len()];
             finish(slot, outputs)?;
+            let s = &slot.stream;
             for ((x, h), d) in inputs.iter().zip(&mut slot.host_in).zip(&mut slot.dev_in) {
                 let n = x.words(r.len());
-                x.gather(len, &r, h.slice_mut(n));
-                slot.stream.memcpy_htod(h.slice(n), d).map_err(cuda)?;
+                match h {
+                    Some(h) => {
+                        x.gather(len, &r, h.slice_mut(n));
+                        s.memcpy_htod(h.slice(n), d).map_err(cuda)?;
+                    }
+                    None => {
+                        let seg = r.len() * x.item;
+                        for row in 0..x.rows {
+                            let src = &x.data[x.segment(len, &r, row)];
+                            let mut dst = d.slice_mut(row * seg..(row + 1) * seg);
+                            s.memcpy_htod(src, &mut dst).map_err(cuda)?;
+                        }
+                    }
+                }
             }
-            kernel(&slot.stream, &mut slot.dev_in, &mut slot.dev_out, r.clone())?;
-            for ((o, h), d) in outputs.iter().zip(&mut slot.host_out).zip(&slot.dev_out) {
+            kernel(s, &mut slot.dev_in, &mut slot.dev_out, r.clone())?;
+            for ((o, h), d) in outputs
+                .iter_mut()
+                .zip(&mut slot.host_out)
+                .zip(&slot.dev_out)
+            {
                 let n = o.words(r.len());
-                slot.stream
-                    .memcpy_dtoh(&d.slice(0..n), h.slice_mut(n))
-                    .map_err(cuda)?;
+                match h {
+                    Some(h) => s
+                        .memcpy_dtoh(&d.slice(0..n), h.slice_mut(n))
+                        .map_err(cuda)?,
+                    None => {
+                        // Into the page-locked result itself; it is read only after the
+                        // final synchronisation of every stream.
+                        let seg = r.len() * o.item;
+                        for row in 0..o.rows {
+                            let src = d.slice(row * seg..(row + 1) * seg);
+                            let at = (row * len + r.start) * o.item;
+                            s.memcpy_dtoh(&src, &mut o.data[at..at + seg])
+                                .map_err(cuda)?;
+                        }
+                    }
+                }
             }
             slot.pending = Some((r, slot.stream.record_event(None).map_err(cuda)?));
         }

@@ -8,12 +8,15 @@
 //! asked for), then registered.
 
 use super::device::cuda;
+use super::Gpu;
 use crate::error::{Error, Result};
+use crate::words::{LockedWords, Words};
 use cudarc::driver::sys;
 use cudarc::driver::CudaContext;
 use rayon::prelude::*;
 use std::alloc::Layout;
 use std::ptr::NonNull;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Alignment of a buffer: a huge page, so that the kernel can back it with huge pages.
@@ -22,6 +25,9 @@ const ALIGN: usize = 2 << 20;
 const MIN_WORDS: usize = 1 << 18;
 /// Idle bytes the pool keeps; buffers beyond it are freed when returned.
 const POOL_BYTES: usize = 1 << 30;
+/// Page-locked bytes the pool lends out as results at once; beyond, results go to heap
+/// memory (page-locked memory is taken from the whole system).
+const LENT_BYTES: usize = 8 << 30;
 
 /// A page-locked host buffer of `u32` words, zeroed when made.
 #[derive(Debug)]
@@ -129,6 +135,60 @@ impl Drop for Pinned {
 #[derive(Debug, Default)]
 pub(crate) struct HostPool {
     idle: Mutex<Vec<Pinned>>,
+    /// Bytes lent out as [`PooledWords`].
+    lent: AtomicUsize,
+}
+
+/// A result in page-locked memory: `len` words of a pool buffer, given back to the
+/// device's pool when dropped.
+#[derive(Debug)]
+pub(crate) struct PooledWords {
+    buf: Option<Pinned>,
+    len: usize,
+    gpu: Arc<Gpu>,
+}
+
+impl LockedWords for PooledWords {
+    fn words(&self) -> &[u32] {
+        self.buf.as_ref().expect("held until drop").slice(self.len)
+    }
+
+    fn words_mut(&mut self) -> &mut [u32] {
+        self.buf
+            .as_mut()
+            .expect("held until drop")
+            .slice_mut(self.len)
+    }
+}
+
+impl Drop for PooledWords {
+    fn drop(&mut self) {
+        if let Some(p) = self.buf.take() {
+            let pool = self.gpu.staging();
+            pool.lent.fetch_sub(p.words() * 4, Ordering::Relaxed);
+            pool.give(p);
+        }
+    }
+}
+
+impl Gpu {
+    /// `n` words for a result: page-locked from the pool while it lends less than
+    /// `LENT_BYTES`, else (or when page-locking fails) zeroed heap memory. The content of
+    /// page-locked words is unspecified: the caller overwrites all of them.
+    pub(crate) fn result_words(self: &Arc<Gpu>, n: usize) -> Words {
+        let pool = self.staging();
+        if n * 4 >= 1 << 20 && pool.lent.load(Ordering::Relaxed) + n * 4 <= LENT_BYTES {
+            if let Ok(p) = pool.take(self.context(), n) {
+                pool.lent.fetch_add(p.words() * 4, Ordering::Relaxed);
+                return Words::Locked(Box::new(PooledWords {
+                    buf: Some(p),
+                    len: n,
+                    gpu: self.clone(),
+                }));
+            }
+        }
+        Words::Heap(vec![0; n])
+    }
 }
 
 impl HostPool {

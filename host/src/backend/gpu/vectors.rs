@@ -8,25 +8,31 @@ use super::pipeline::{HostIn, HostOut};
 use super::Gpu;
 use crate::backend::Op;
 use crate::error::Result;
+use crate::words::{Words, WordsRef};
 use cudarc::driver::CudaSlice;
 use rns_core::Modulus;
+use std::sync::Arc;
 
 impl Gpu {
     /// Elementwise operation on host data (channel-major, `moduli.len()` channels);
-    /// `scalar` holds one residue per channel for the scalar operations.
+    /// `scalar` holds one residue per channel for the scalar operations. The result is
+    /// page-locked when large ([`Gpu::result_words`]).
     pub fn elementwise(
-        &self,
+        self: &Arc<Self>,
         op: Op,
         moduli: &[Modulus],
         len: usize,
-        inputs: &[&[u32]],
+        inputs: &[WordsRef],
         scalar: &[u32],
-    ) -> Result<Vec<u32>> {
+    ) -> Result<Words> {
         let channels = moduli.len();
-        let mut out = vec![0u32; channels * len];
+        let mut out = self.result_words(channels * len);
         let (dm, ds) = (self.upload(&moduli_words(moduli))?, self.upload(scalar)?);
-        let ins: Vec<HostIn> = inputs.iter().map(|x| HostIn::new(x, channels, 1)).collect();
-        let mut outs = [HostOut::new(&mut out, channels, 1)];
+        let ins: Vec<HostIn> = inputs
+            .iter()
+            .map(|&x| HostIn::new(x, channels, 1))
+            .collect();
+        let mut outs = [HostOut::of(&mut out, channels, 1)];
         self.stream_chunks(
             len,
             &ins,
@@ -147,20 +153,21 @@ impl Gpu {
     }
 
     /// Residues of many integers given as word-major 32-bit words (`words[w·len + i]`,
-    /// `nwords` per number) and sign flags: `moduli.len() × len`, channel-major.
+    /// `nwords` per number) and sign flags: `moduli.len() × len`, channel-major
+    /// (page-locked when large).
     pub fn reduce_words(
-        &self,
+        self: &Arc<Self>,
         moduli: &[Modulus],
         words: &[u32],
         neg: &[u32],
         len: usize,
         nwords: usize,
-    ) -> Result<Vec<u32>> {
+    ) -> Result<Words> {
         let channels = moduli.len();
-        let mut out = vec![0u32; channels * len];
+        let mut out = self.result_words(channels * len);
         let dm = self.upload(&moduli_words(moduli))?;
         let ins = [HostIn::new(words, nwords, 1), HostIn::new(neg, 1, 1)];
-        let mut outs = [HostOut::new(&mut out, channels, 1)];
+        let mut outs = [HostOut::of(&mut out, channels, 1)];
         self.stream_chunks(
             len,
             &ins,
