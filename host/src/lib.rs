@@ -23,6 +23,7 @@ pub mod backend;
 pub mod basis;
 pub mod bipoly;
 pub mod compare;
+pub mod cost;
 pub mod crt;
 pub mod det;
 pub mod error;

@@ -35,15 +35,6 @@ use rug::Rational;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// Bits of the largest entry in absolute value (0 for an all-zero matrix).
-fn max_bits(a: &IntMatrix) -> u64 {
-    a.entries()
-        .iter()
-        .map(|x| x.significant_bits() as u64)
-        .max()
-        .unwrap_or(0)
-}
-
 /// The exact product `A · B` of integer matrices.
 pub fn matmul(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<IntMatrix> {
     let (n, k, p) = (a.rows(), a.cols(), b.cols());
@@ -54,7 +45,7 @@ pub fn matmul(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<IntMatr
         )));
     }
     // |c_ij| ≤ k · max|a| · max|b| < 2^(bits a + bits b + log2 k).
-    let bits = max_bits(a) + max_bits(b) + (k.max(1) as u64).ilog2() as u64 + 1;
+    let bits = a.max_bits() + b.max_bits() + (k.max(1) as u64).ilog2() as u64 + 1;
     let basis = Arc::new(RnsBasis::for_bits(bits));
     let c = backend
         .matmul_integers(&basis, a.entries(), b.entries(), (n, k, p))

@@ -220,6 +220,15 @@ impl IntMatrix {
         Ok(IntMatrix { rows, cols, data })
     }
 
+    /// Bits of the largest entry in absolute value (0 for an all-zero matrix).
+    pub fn max_bits(&self) -> u64 {
+        self.data
+            .par_iter()
+            .map(|x| x.significant_bits() as u64)
+            .max()
+            .unwrap_or(0)
+    }
+
     /// The transpose.
     pub fn transpose(&self) -> IntMatrix {
         let data = (0..self.rows * self.cols)

@@ -25,11 +25,14 @@ impl Laps {
         }
     }
 
-    /// Ends the stage `name` now (it began at the previous lap or the start).
-    pub fn lap(&mut self, name: &'static str) {
+    /// Ends the stage `name` now (it began at the previous lap or the start); returns its
+    /// length.
+    pub fn lap(&mut self, name: &'static str) -> Duration {
         let now = Instant::now();
-        self.add(name, now - self.since);
+        let d = now - self.since;
+        self.add(name, d);
         self.since = now;
+        d
     }
 
     /// Adds `d` to the stage `name`.

@@ -20,6 +20,36 @@ pub struct RnsVec {
     data: Words,
 }
 
+/// The residues of `x` modulo every one of `moduli`, into `out`: by GMP's `mpn_mod_1`
+/// modulo the product of two primes at a time (below 2^62, so one pass over the limbs
+/// gives two residues; GMP reduces a 64-bit limb in a few cycles).
+pub fn residues_into(x: &Integer, moduli: &[Modulus], out: &mut [u32]) {
+    let limbs = x.as_limbs();
+    if limbs.is_empty() {
+        out.fill(0);
+        return;
+    }
+    let rem = |d: u64| {
+        // SAFETY: limbs is a valid slice of GMP limbs; d is non-zero.
+        unsafe { gmp_mpfr_sys::gmp::mpn_mod_1(limbs.as_ptr(), limbs.len() as _, d) }
+    };
+    let mut pairs = moduli.chunks_exact(2);
+    let mut outs = out.chunks_exact_mut(2);
+    for (m, o) in (&mut pairs).zip(&mut outs) {
+        let t = rem(m[0].m as u64 * m[1].m as u64);
+        o[0] = (t % m[0].m as u64) as u32;
+        o[1] = (t % m[1].m as u64) as u32;
+    }
+    for (m, o) in pairs.remainder().iter().zip(outs.into_remainder()) {
+        *o = rem(m.m as u64) as u32;
+    }
+    if x.is_negative() {
+        for (r, m) in out.iter_mut().zip(moduli) {
+            *r = m.neg(*r);
+        }
+    }
+}
+
 /// The residue of a signed integer modulo one channel.
 pub fn residue(x: &Integer, m: Modulus) -> u32 {
     let r = m.reduce_limbs(x.as_limbs());
@@ -66,11 +96,7 @@ impl RnsVec {
         number_major
             .par_chunks_mut(channels)
             .zip(values.par_iter())
-            .for_each(|(row, x)| {
-                for (r, &m) in row.iter_mut().zip(moduli) {
-                    *r = residue(x, m);
-                }
-            });
+            .for_each(|(row, x)| residues_into(x, moduli, row));
         let data = layout::to_channel_major(&number_major, values.len(), channels);
         Ok(Self::from_residues_unchecked(basis, values.len(), data))
     }

@@ -17,6 +17,7 @@ use crate::resident::assemble;
 use crate::timing::Laps;
 use crate::vector::{self, residue, RnsVec};
 use crate::words::{Words, WordsRef};
+use rayon::prelude::*;
 use rns_core::launch::NUMBERS_PER_BLOCK;
 use rns_core::linalg::Elimination;
 use rns_core::poly::BiShape;
@@ -596,7 +597,7 @@ pub(crate) fn scalar_residues(
 
 /// [`Error::OutOfRange`] for the first value outside the basis's signed range.
 fn check_range(basis: &RnsBasis, values: &[Integer]) -> Result<()> {
-    match values.iter().position(|x| !basis.contains(x)) {
+    match values.par_iter().position_first(|x| !basis.contains(x)) {
         Some(index) => Err(Error::OutOfRange {
             index,
             range_bits: basis.range_bits(),
@@ -607,22 +608,27 @@ fn check_range(basis: &RnsBasis, values: &[Integer]) -> Result<()> {
 
 /// Integers as the GPU reads them: 32-bit words, word-major (`words[w·len + i]`, least
 /// significant first, padded to the longest), sign flags, and the words per number.
+/// By all cores: each number's words side by side, then transposed.
 pub fn pack_words(values: &[Integer]) -> (Vec<u32>, Vec<u32>, usize) {
     let len = values.len();
     let nwords = values
-        .iter()
+        .par_iter()
         .map(|x| x.as_limbs().len() * 2)
         .max()
         .unwrap_or(0)
         .max(1);
-    let mut words = vec![0u32; nwords * len];
-    for (i, x) in values.iter().enumerate() {
-        for (l, &limb) in x.as_limbs().iter().enumerate() {
-            words[2 * l * len + i] = limb as u32;
-            words[(2 * l + 1) * len + i] = (limb >> 32) as u32;
-        }
-    }
-    let neg = values.iter().map(|x| x.is_negative() as u32).collect();
+    let mut number_major = vec![0u32; nwords * len];
+    number_major
+        .par_chunks_mut(nwords)
+        .zip(values.par_iter())
+        .for_each(|(w, x)| {
+            for (pair, &limb) in w.chunks_exact_mut(2).zip(x.as_limbs()) {
+                pair[0] = limb as u32;
+                pair[1] = (limb >> 32) as u32;
+            }
+        });
+    let words = layout::to_channel_major(&number_major, len, nwords);
+    let neg = values.par_iter().map(|x| x.is_negative() as u32).collect();
     (words, neg, nwords)
 }
 

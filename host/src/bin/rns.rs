@@ -1,10 +1,18 @@
 //! The `rns` command line: exact results through residues, on the CPU or the GPU.
 
 use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use rns::backend::gpu::Gpu;
 use rns::compare::{self, Preset};
+use rns::cost::{self, Estimate};
+use rns::det::hadamard_bits;
+use rns::timing::Laps;
 use rns::{det_with_stats, linalg, Backend, BackendChoice, IntMatrix, ModMatrices, Result};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 #[derive(Parser)]
 #[command(
@@ -91,6 +99,9 @@ enum Command {
         /// Where the modular resultants run.
         #[arg(long, value_enum, default_value = "auto")]
         backend: BackendArg,
+        /// Write the backend chosen and the time of each stage to standard error.
+        #[arg(long)]
+        stats: bool,
     },
     /// Resultant res_y(f, g) of two polynomials in Z[x, y]: eliminates y and prints the
     /// coefficients in x, constant term first (files: one `coefficient x_exp y_exp` per line).
@@ -110,7 +121,7 @@ enum Command {
     Compare(CompareArgs),
 }
 
-/// The modulus and backend options of the matrix commands.
+/// The modulus, backend and statistics options of the matrix commands.
 #[derive(clap::Args)]
 struct ModOpts {
     /// Work modulo this prime (2^30 < P < 2^31) instead of over Z or Q.
@@ -119,6 +130,9 @@ struct ModOpts {
     /// Where the modular computations run.
     #[arg(long, value_enum, default_value = "auto")]
     backend: BackendArg,
+    /// Write the backend chosen and the time of each stage to standard error.
+    #[arg(long)]
+    stats: bool,
 }
 
 /// The images of `a` modulo `p` (validated: a prime in range).
@@ -126,29 +140,194 @@ fn modular(a: &IntMatrix, p: u32) -> Result<ModMatrices> {
     ModMatrices::from_int_matrix(a, &[p])
 }
 
+/// How long CUDA took to start on its thread (set when it is done).
+static CUDA_START: OnceLock<Duration> = OnceLock::new();
+
+/// One command's run: CUDA starting on a thread while the input is read, the backend
+/// chosen by the cost model, the stage times for `--stats`, a progress indicator for
+/// long work on a terminal.
+struct Session {
+    /// When CUDA began starting on its thread (none for `--backend cpu`).
+    gpu_start: Option<Instant>,
+    laps: Laps,
+    notes: Vec<String>,
+    stats: bool,
+}
+
+impl Session {
+    /// Starts CUDA on a thread unless the CPU backend was asked for: by the time the
+    /// input is parsed it is often ready.
+    fn start(backend: BackendArg, stats: bool) -> Session {
+        let gpu_start = (!matches!(backend, BackendArg::Cpu)).then(|| {
+            std::thread::spawn(|| {
+                let t = Instant::now();
+                let _ = Gpu::get();
+                let _ = CUDA_START.set(t.elapsed());
+            });
+            Instant::now()
+        });
+        Session {
+            gpu_start,
+            laps: Laps::start(),
+            notes: Vec::new(),
+            stats,
+        }
+    }
+
+    /// The backend for work of estimate `est`: as asked, or for `auto` the one the cost
+    /// model expects to finish first, counting what is left of CUDA's start-up (the CPU
+    /// when no GPU is usable).
+    fn backend(&mut self, arg: BackendArg, est: Estimate) -> Result<Backend> {
+        self.laps.lap("read, parse");
+        let backend = match arg {
+            BackendArg::Cpu => Backend::Cpu,
+            BackendArg::Gpu => Backend::select(BackendChoice::Gpu)?,
+            BackendArg::Auto => {
+                let left = match Gpu::opened(0) {
+                    Some(ok) => {
+                        if ok {
+                            0.0
+                        } else {
+                            f64::INFINITY
+                        }
+                    }
+                    None => {
+                        let since = self
+                            .gpu_start
+                            .map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
+                        (cost::GPU_START_MS - since).max(0.0)
+                    }
+                };
+                if est.gpu_wins(left) {
+                    match Gpu::get() {
+                        Ok(gpu) => Backend::Gpu { gpu, min_work: 0 },
+                        Err(_) => Backend::Cpu,
+                    }
+                } else {
+                    Backend::Cpu
+                }
+            }
+        };
+        let waited = self.laps.lap("backend choice");
+        self.notes.push(format!(
+            "backend {}; estimated cpu {:.3} ms, gpu {:.3} ms + start",
+            backend.name(),
+            est.cpu_ms,
+            est.gpu_ms
+        ));
+        if backend.gpu().is_some() {
+            let start = CUDA_START.get().copied().unwrap_or(waited);
+            self.notes.push(format!(
+                "CUDA start {:.1} ms on its own thread beside reading the input; {:.1} ms of it waited for",
+                start.as_secs_f64() * 1e3,
+                waited.as_secs_f64() * 1e3
+            ));
+        }
+        Ok(backend)
+    }
+
+    /// Runs `f`, with a spinner on standard error when it is a terminal and the work is
+    /// expected to take over 2 s.
+    fn compute<T>(
+        &mut self,
+        what: &str,
+        expected_ms: f64,
+        f: impl FnOnce() -> Result<T>,
+    ) -> Result<T> {
+        let bar = (expected_ms > 2000.0 && std::io::stderr().is_terminal()).then(|| {
+            let b = ProgressBar::new_spinner();
+            b.set_style(
+                ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                    .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            b.set_message(format!("{what} (about {:.0} s)", expected_ms / 1e3));
+            b.enable_steady_tick(Duration::from_millis(120));
+            b
+        });
+        let out = f();
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        self.laps.lap("compute");
+        out
+    }
+
+    /// Prints `text` to standard output, then the statistics when asked for: the stages
+    /// of the command, then those of the computation (`inner`).
+    fn print(mut self, text: &str, inner: &[(&'static str, Duration)]) {
+        print!("{text}");
+        self.laps.lap("print");
+        if self.stats {
+            for n in &self.notes {
+                eprintln!("{n}");
+            }
+            for (name, t) in self.laps.into_stages() {
+                eprintln!("{name:>32}: {:10.3} ms", t.as_secs_f64() * 1e3);
+            }
+            for (name, t) in inner {
+                eprintln!(
+                    "{:>32}: {:10.3} ms",
+                    format!("compute: {name}"),
+                    t.as_secs_f64() * 1e3
+                );
+            }
+        }
+    }
+}
+
+/// The estimate of a matrix command over Z/Q or modulo a prime.
+fn matrix_estimate(kind: MatrixKind, mats: &[IntMatrix], modular: bool) -> Estimate {
+    let a = &mats[0];
+    let (n, cols) = (a.rows(), a.cols());
+    let primes = |bits: f64| if modular { 1.0 } else { cost::primes_for(bits) };
+    let minors = || primes(cost::hadamard_bits(n.min(cols), a.max_bits()));
+    match kind {
+        MatrixKind::Matmul => {
+            let b = &mats[1];
+            let bits = (a.max_bits() + b.max_bits()) as f64 + (cols.max(2) as f64).log2();
+            cost::matmul(n, cols, b.cols(), primes(bits))
+        }
+        MatrixKind::Rank => cost::gauss_jordan(n, cols, minors() / 3.0),
+        MatrixKind::Inverse => cost::gauss_jordan(n, 2 * n, minors()),
+        MatrixKind::Solve => cost::gauss_jordan(n, n + mats[1].cols(), minors()),
+    }
+}
+
+#[derive(Clone, Copy)]
+enum MatrixKind {
+    Matmul,
+    Rank,
+    Inverse,
+    Solve,
+}
+
 /// Runs a matrix command: `over_q` without a modulus, `mod_p` with one.
 fn matrix_command(
     files: &[&str],
     opts: ModOpts,
+    kind: MatrixKind,
     over_q: impl FnOnce(&[IntMatrix], &Backend) -> Result<String>,
     mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<String>,
 ) -> Result<()> {
+    let mut session = Session::start(opts.backend, opts.stats);
     let mats = files
         .iter()
         .map(|f| IntMatrix::read(f))
         .collect::<Result<Vec<_>>>()?;
-    let backend = Backend::select(opts.backend.into())?;
+    let est = matrix_estimate(kind, &mats, opts.modulus.is_some());
+    let backend = session.backend(opts.backend, est)?;
+    let expected = est.on(backend.gpu().is_some());
     let out = match opts.modulus {
-        None => over_q(&mats, &backend)?,
+        None => session.compute("computing", expected, || over_q(&mats, &backend))?,
         Some(p) => {
             let mods = mats
                 .iter()
                 .map(|a| modular(a, p))
                 .collect::<Result<Vec<_>>>()?;
-            mod_p(&mods, &backend)?
+            session.compute("computing", expected, || mod_p(&mods, &backend))?
         }
     };
-    print!("{out}");
+    session.print(&out, &[]);
     Ok(())
 }
 
@@ -209,68 +388,82 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Det {
             file,
-            modulus: Some(p),
+            modulus,
             backend,
-            ..
+            stats,
         } => {
-            let a = modular(&IntMatrix::read(&file)?, p)?;
-            let backend = Backend::select(backend.into())?;
-            println!("{}", backend.det_mod(&a)?[0]);
+            let mut session = Session::start(backend, stats);
+            let a = IntMatrix::read(&file)?;
+            let primes = match modulus {
+                Some(_) => 1.0,
+                None => hadamard_bits(&a).map_or(1.0, |b| cost::primes_for(b as f64)),
+            };
+            let est = cost::det(a.rows().max(a.cols()), primes);
+            let be = session.backend(backend, est)?;
+            let expected = est.on(be.gpu().is_some());
+            match modulus {
+                Some(p) => {
+                    let m = modular(&a, p)?;
+                    let d = session.compute("det mod p", expected, || be.det_mod(&m))?;
+                    session.print(&format!("{}\n", d[0]), &[]);
+                }
+                None => {
+                    let what = format!("det of a {}×{} matrix", a.rows(), a.cols());
+                    let (d, st) = session.compute(&what, expected, || det_with_stats(&a, &be))?;
+                    session.notes.push(format!(
+                        "{}×{} matrix; Hadamard bound 2^{}; {} primes + 1 redundant",
+                        a.rows(),
+                        a.cols(),
+                        st.bound_bits,
+                        st.primes
+                    ));
+                    session.print(&format!("{d}\n"), &st.stages);
+                }
+            }
             Ok(())
         }
         Command::Matmul { a, b, opts } => matrix_command(
             &[&a, &b],
             opts,
+            MatrixKind::Matmul,
             |m, be| Ok(linalg::matmul(&m[0], &m[1], be)?.to_string()),
             |m, be| Ok(be.matmul_mod(&m[0], &m[1])?.to_text(0)),
         ),
         Command::Rank { a, opts } => matrix_command(
             &[&a],
             opts,
+            MatrixKind::Rank,
             |m, be| Ok(format!("{}\n", linalg::rank(&m[0], be)?)),
             |m, be| Ok(format!("{}\n", be.rank_mod(&m[0])?[0])),
         ),
         Command::Inverse { a, opts } => matrix_command(
             &[&a],
             opts,
+            MatrixKind::Inverse,
             |m, be| Ok(linalg::inverse(&m[0], be)?.to_string()),
             |m, be| Ok(be.inverse_mod(&m[0])?.to_text(0)),
         ),
         Command::Solve { a, b, opts } => matrix_command(
             &[&a, &b],
             opts,
+            MatrixKind::Solve,
             |m, be| Ok(linalg::solve(&m[0], &m[1], be)?.to_string()),
             |m, be| Ok(be.solve_mod(&m[0], &m[1])?.to_text(0)),
         ),
-        Command::Det {
-            file,
-            modulus: None,
+        Command::Resultant {
+            f,
+            g,
             backend,
             stats,
         } => {
-            let a = IntMatrix::read(&file)?;
-            let backend = Backend::select(backend.into())?;
-            let (d, st) = det_with_stats(&a, &backend)?;
-            println!("{d}");
-            if stats {
-                eprintln!(
-                    "backend {}; {}×{} matrix; Hadamard bound 2^{}; {} primes + 1 redundant",
-                    st.backend,
-                    a.rows(),
-                    a.cols(),
-                    st.bound_bits,
-                    st.primes
-                );
-                for (name, t) in &st.stages {
-                    eprintln!("{name:>10}: {:10.3} ms", t.as_secs_f64() * 1e3);
-                }
-            }
-            Ok(())
-        }
-        Command::Resultant { f, g, backend } => {
+            let mut session = Session::start(backend, stats);
             let (f, g) = (rns::IntPoly::read(&f)?, rns::IntPoly::read(&g)?);
-            let backend = Backend::select(backend.into())?;
-            println!("{}", rns::resultant(&f, &g, &backend)?);
+            let primes = cost::primes_for(rns::resultant::bound_bits(&f, &g) as f64);
+            let est = cost::euclid(f.degree(), g.degree(), primes);
+            let be = session.backend(backend, est)?;
+            let expected = est.on(be.gpu().is_some());
+            let r = session.compute("resultant", expected, || rns::resultant(&f, &g, &be))?;
+            session.print(&format!("{r}\n"), &[]);
             Ok(())
         }
         Command::ResultantXy {
@@ -279,24 +472,25 @@ fn run(cli: Cli) -> Result<()> {
             backend,
             stats,
         } => {
+            let mut session = Session::start(backend, stats);
             let (f, g) = (rns::BiPoly::read(&f)?, rns::BiPoly::read(&g)?);
-            let backend = Backend::select(backend.into())?;
-            let (r, st) = rns::resultant_xy_with_stats(&f, &g, &backend)?;
+            let primes = cost::primes_for(rns::resultant::bound_bits_xy(&f, &g) as f64);
+            let points = (g.deg_y() * f.deg_x() + f.deg_y() * g.deg_x() + 1) as f64;
+            let est = cost::euclid(f.deg_y(), g.deg_y(), primes * points);
+            let be = session.backend(backend, est)?;
+            let expected = est.on(be.gpu().is_some());
+            let (r, st) = session.compute("resultant in y", expected, || {
+                rns::resultant_xy_with_stats(&f, &g, &be)
+            })?;
             let line: Vec<String> = r.iter().map(|c| c.to_string()).collect();
-            println!("{}", line.join(" "));
-            if stats {
-                eprintln!(
-                    "degree bound {}, {} bits, {} primes, {} candidate points, backend {}",
-                    st.degree_bound,
-                    st.bound_bits,
-                    st.primes(),
-                    st.candidates,
-                    st.backend
-                );
-                for (name, t) in &st.stages {
-                    eprintln!("{name:>32}: {:10.3} ms", t.as_secs_f64() * 1e3);
-                }
-            }
+            session.notes.push(format!(
+                "degree bound {}, {} bits, {} primes, {} candidate points",
+                st.degree_bound,
+                st.bound_bits,
+                st.primes(),
+                st.candidates
+            ));
+            session.print(&format!("{}\n", line.join(" ")), &st.stages);
             Ok(())
         }
         Command::Compare(args) => run_compare(args),

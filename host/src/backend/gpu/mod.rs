@@ -46,6 +46,10 @@ pub type Packed<'a> = (&'a [u32], &'a [u32], usize);
 /// Device ordinals the process can open.
 const MAX_DEVICES: usize = 64;
 
+/// The devices of the process, each opened once, on first use.
+static DEVICES: [OnceLock<Result<Arc<Gpu>>>; MAX_DEVICES] =
+    [const { OnceLock::new() }; MAX_DEVICES];
+
 /// An open CUDA device with the rns kernels loaded.
 #[derive(Debug)]
 pub struct Gpu {
@@ -93,9 +97,7 @@ impl Gpu {
     /// Device `ordinal`, opened on first use (once per process; later calls, from any
     /// thread, get the same device or the same error).
     pub fn device(ordinal: usize) -> Result<Arc<Gpu>> {
-        static SLOTS: [OnceLock<Result<Arc<Gpu>>>; MAX_DEVICES] =
-            [const { OnceLock::new() }; MAX_DEVICES];
-        let Some(slot) = SLOTS.get(ordinal) else {
+        let Some(slot) = DEVICES.get(ordinal) else {
             return Err(Error::NoGpu(format!(
                 "device ordinal {ordinal} is beyond the {MAX_DEVICES} this build can open"
             )));
@@ -109,6 +111,12 @@ impl Gpu {
                 .map(Arc::new)
         })
         .clone()
+    }
+
+    /// Whether device `ordinal` has been opened (`Some(true)`), failed to open
+    /// (`Some(false)`), or not been asked for yet, or is opening now (`None`). Never waits.
+    pub fn opened(ordinal: usize) -> Option<bool> {
+        DEVICES.get(ordinal)?.get().map(|r| r.is_ok())
     }
 
     /// The number of CUDA devices the driver reports (0 without a driver).

@@ -1,0 +1,140 @@
+//! The cost model behind `--backend auto`: a rough time on each backend for the work at
+//! hand, so that the CLI starts CUDA only when the GPU pays for its start-up and its
+//! copies. Every constant was measured on the H100 host (16 cores, H100 80GB HBM3,
+//! driver 580; `docs/performance.md` has the runs): they need only be right within a
+//! factor of about two, since the choice matters only when the backends differ by more.
+
+/// Time to make the GPU usable in a fresh process: `cuInit` (~100 ms), the primary
+/// context (~110 ms) and the module load (~1 ms once the driver has cached its
+/// compilation of the PTX; ~550 ms more the first time on a machine). Measured by
+/// `probe/jit.cu`-style timing on the H100 host, 2026-11-23.
+pub const GPU_START_MS: f64 = 250.0;
+/// CPU Gaussian elimination modulo one prime, one core: updates per ms (det mod p of
+/// 512² for 128 primes, 747 ms on 16 cores).
+const CPU_ELIM_PER_CORE: f64 = 0.48e6;
+/// CPU matrix product with delayed reduction, one core: mul-adds per ms (1024² × 32
+/// primes, 803 ms on 16 cores).
+const CPU_MATMUL_PER_CORE: f64 = 2.7e6;
+/// CPU Euclid modulo one prime, one core: multiplications per ms (degree-500 resultants
+/// modulo 32 600 primes, 1.71 s on 16 cores).
+const CPU_EUCLID_PER_CORE: f64 = 0.3e6;
+/// GPU blocked LU, one block (one prime): updates per ms (512² × 128 primes, 10.3 ms).
+const GPU_DET_PER_BLOCK: f64 = 4.3e6;
+/// GPU Gauss–Jordan elimination, one block: updates per ms (512² × 128 primes, 28 ms).
+const GPU_ELIM_PER_BLOCK: f64 = 1.6e6;
+/// Blocks the elimination kernels run at once at full speed (the H100's SMs).
+const GPU_BLOCKS: f64 = 132.0;
+/// GPU matrix product: mul-adds per ms with enough tiles (1024² × 32 primes, 10 ms).
+const GPU_MATMUL: f64 = 3.4e9;
+/// 64 × 64 tiles that fill the GPU for the product kernel.
+const GPU_MATMUL_TILES: f64 = 264.0;
+/// GPU Euclid, one thread per prime: multiplications per ms per thread, and the threads
+/// that run at once.
+const GPU_EUCLID_PER_THREAD: f64 = 7.5e3;
+const GPU_THREADS: f64 = 16_896.0;
+/// Host↔device copies from pageable memory: bytes per ms.
+const PCIE_PAGEABLE: f64 = 8.0e6;
+
+/// Estimated milliseconds of one computation on each backend (the GPU's without its
+/// start-up, which [`Estimate::gpu_wins`] adds when it is still to come).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    /// On the CPU backend, all cores.
+    pub cpu_ms: f64,
+    /// On the GPU backend, copies included.
+    pub gpu_ms: f64,
+}
+
+impl Estimate {
+    /// Whether the GPU is expected to finish first when `start_left_ms` of its start-up
+    /// remain.
+    pub fn gpu_wins(&self, start_left_ms: f64) -> bool {
+        self.gpu_ms + start_left_ms < self.cpu_ms
+    }
+
+    /// The expected time on the backend chosen.
+    pub fn on(&self, gpu: bool) -> f64 {
+        if gpu {
+            self.gpu_ms
+        } else {
+            self.cpu_ms
+        }
+    }
+}
+
+/// Primes (31 bits each) for values of `bits` bits, plus the redundant one.
+pub fn primes_for(bits: f64) -> f64 {
+    (bits / 31.0).ceil().max(1.0) + 1.0
+}
+
+/// Bits of the Hadamard bound of an `n × n` matrix with entries of `bits` bits.
+pub fn hadamard_bits(n: usize, bits: u64) -> f64 {
+    let n = n as f64;
+    n * (bits as f64 + 0.5 * n.max(2.0).log2())
+}
+
+fn cpu_threads() -> f64 {
+    rayon::current_num_threads() as f64
+}
+
+/// Elimination of `primes` matrices of `rows × cols` (`updates` per prime), the CPU in
+/// parallel over primes, the GPU a block per prime (`per_block` updates per ms).
+fn elimination(updates: f64, primes: f64, per_block: f64, words: f64) -> Estimate {
+    Estimate {
+        cpu_ms: primes * updates / (CPU_ELIM_PER_CORE * primes.min(cpu_threads())),
+        gpu_ms: primes * updates / (per_block * primes.min(GPU_BLOCKS))
+            + 4.0 * words / PCIE_PAGEABLE,
+    }
+}
+
+/// The determinant of an `n × n` matrix modulo `primes` primes.
+pub fn det(n: usize, primes: f64) -> Estimate {
+    let n = n as f64;
+    elimination(n * n * n / 3.0, primes, GPU_DET_PER_BLOCK, n * n * 2.0)
+}
+
+/// Gauss–Jordan elimination of an `n × cols` matrix modulo `primes` primes (rank,
+/// solve, inverse).
+pub fn gauss_jordan(n: usize, cols: usize, primes: f64) -> Estimate {
+    let (n, c) = (n as f64, cols as f64);
+    elimination(n * n * c, primes, GPU_ELIM_PER_BLOCK, n * c * 2.0)
+}
+
+/// The product of `n × k` and `k × p` matrices modulo `primes` primes.
+pub fn matmul(n: usize, k: usize, p: usize, primes: f64) -> Estimate {
+    let (nf, kf, pf) = (n as f64, k as f64, p as f64);
+    let ops = primes * nf * kf * pf;
+    let tiles = primes * (nf / 64.0).ceil() * (pf / 64.0).ceil();
+    Estimate {
+        cpu_ms: ops / (CPU_MATMUL_PER_CORE * cpu_threads()),
+        gpu_ms: ops / (GPU_MATMUL * (tiles / GPU_MATMUL_TILES).min(1.0))
+            + 4.0 * 2.0 * (nf * kf + kf * pf + nf * pf) / PCIE_PAGEABLE,
+    }
+}
+
+/// `count` Euclidean resultants of degrees `df`, `dg` (one per prime, or per (prime,
+/// point) for a bivariate resultant).
+pub fn euclid(df: usize, dg: usize, count: f64) -> Estimate {
+    let ops = count * (df.max(1) * dg.max(1)) as f64 * 2.0;
+    Estimate {
+        cpu_ms: ops / (CPU_EUCLID_PER_CORE * count.min(cpu_threads())),
+        gpu_ms: ops / (GPU_EUCLID_PER_THREAD * count.min(GPU_THREADS)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_work_stays_on_the_cpu_and_large_work_goes_to_the_gpu() {
+        // A 3×3 determinant never pays for CUDA's start-up.
+        assert!(!det(3, 3.0).gpu_wins(GPU_START_MS));
+        // 500×500 with 64-bit entries: ≈ 1100 primes of 500³/3 updates.
+        let big = det(500, primes_for(hadamard_bits(500, 64)));
+        assert!(big.gpu_wins(GPU_START_MS), "{big:?}");
+        // Once started, the GPU takes even mid-sized products of many primes.
+        assert!(matmul(512, 512, 512, 32.0).gpu_wins(0.0));
+        assert!(!matmul(512, 512, 512, 32.0).gpu_wins(1e9));
+    }
+}

@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+"""The whole `rns` CLI process against FLINT (python-flint) on the same inputs, with the
+answers compared: the cases of issue "End-to-end speed".
+
+For each case the script writes a seeded random input, runs `rns ... --stats` (best of
+REPS runs of the whole process, with `--backend auto`, and `cpu`/`gpu` for reference),
+reads from its statistics the CUDA start-up it waited for, and times FLINT's computation
+alone (the matrices built beforehand) with 1 thread and with all cores
+(`flint.ctx.threads`). Answers must agree exactly.
+
+Usage: scripts/cli_vs_flint.py RNS_BINARY [--quick] [--only det,product,...]
+"""
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+import flint
+
+P = 2147483629  # 2^31 - 19, a prime in (2^30, 2^31)
+REPS = int(os.environ.get("REPS", "3"))
+
+
+def rand_matrix(rng, rows, cols, bits):
+    return [[rng.randrange(-(1 << bits) + 1, 1 << bits) for _ in range(cols)] for _ in range(rows)]
+
+
+def write(path, m):
+    with open(path, "w") as f:
+        f.write(f"{len(m)} {len(m[0])}\n")
+        for row in m:
+            f.write(" ".join(map(str, row)) + "\n")
+
+
+def run_rns(rns, args, backend):
+    """Best wall time (s) of the whole process, its stdout, and the CUDA start it waited for (ms)."""
+    best, out, waited = None, None, 0.0
+    for _ in range(REPS):
+        t = time.perf_counter()
+        p = subprocess.run([rns, *args, "--backend", backend, "--stats"], capture_output=True, text=True)
+        dt = time.perf_counter() - t
+        if p.returncode != 0:
+            return None, p.stderr.strip(), 0.0
+        if best is None or dt < best:
+            best, out = dt, p.stdout
+            m = re.search(r"([0-9.]+) ms of it waited for", p.stderr)
+            waited = float(m.group(1)) if m else 0.0
+            backend_used = re.search(r"^backend (\w+)", p.stderr, re.M)
+            out = (out, backend_used.group(1) if backend_used else "?")
+    return best, out, waited
+
+
+def flint_time(f, threads, reps):
+    flint.ctx.threads = threads
+    best, out = None, None
+    for _ in range(reps):
+        t = time.perf_counter()
+        out = f()
+        dt = time.perf_counter() - t
+        best = dt if best is None else min(best, dt)
+    return best, out
+
+
+def matrix_text(m):
+    return "\n".join(" ".join(str(int(m[i, j])) for j in range(m.ncols())) for i in range(m.nrows()))
+
+
+def rat_text(x):
+    parts = []
+    for i in range(x.nrows()):
+        row = []
+        for j in range(x.ncols()):
+            q = x[i, j]
+            row.append(str(q.p) if q.q == 1 else f"{q.p}/{q.q}")
+        parts.append(" ".join(row))
+    return "\n".join(parts)
+
+
+def main():
+    rns = sys.argv[1]
+    quick = "--quick" in sys.argv
+    only = None
+    if "--only" in sys.argv:
+        only = sys.argv[sys.argv.index("--only") + 1].split(",")
+    rng = random.Random(12)
+    d = tempfile.mkdtemp(prefix="rns-cli-flint-")
+    n_det, n_prod, n_mod, n_solve = (100, 64, 256, 60) if quick else (500, 256, 1024, 200)
+    cases = []
+    a = rand_matrix(rng, n_det, n_det, 63)
+    write(f"{d}/det.txt", a)
+    fa = flint.fmpz_mat(a)
+    cases.append(("det", f"det {n_det}^2 64-bit", ["det", f"{d}/det.txt"], lambda: str(fa.det()) + "\n", 1))
+    a, b = rand_matrix(rng, n_prod, n_prod, 999), rand_matrix(rng, n_prod, n_prod, 999)
+    write(f"{d}/pa.txt", a)
+    write(f"{d}/pb.txt", b)
+    pa, pb = flint.fmpz_mat(a), flint.fmpz_mat(b)
+    cases.append(("product", f"exact product {n_prod}^2 1000-bit", ["matmul", f"{d}/pa.txt", f"{d}/pb.txt"],
+                  lambda: f"{n_prod} {n_prod}\n" + matrix_text(pa * pb) + "\n", REPS))
+    a, b = rand_matrix(rng, n_mod, n_mod, 30), rand_matrix(rng, n_mod, n_mod, 30)
+    a = [[x % P for x in r] for r in a]
+    b = [[x % P for x in r] for r in b]
+    write(f"{d}/ma.txt", a)
+    write(f"{d}/mb.txt", b)
+    ma, mb = flint.nmod_mat(a, P), flint.nmod_mat(b, P)
+    cases.append(("modmul", f"product {n_mod}^2 mod p", ["matmul", f"{d}/ma.txt", f"{d}/mb.txt", "--mod", str(P)],
+                  lambda: f"{n_mod} {n_mod}\n" + matrix_text(ma * mb) + "\n", REPS))
+    cases.append(("moddet", f"det {n_mod}^2 mod p", ["det", f"{d}/ma.txt", "--mod", str(P)],
+                  lambda: str(int(ma.det())) + "\n", REPS))
+    a, b = rand_matrix(rng, n_solve, n_solve, 63), rand_matrix(rng, n_solve, 1, 63)
+    write(f"{d}/sa.txt", a)
+    write(f"{d}/sb.txt", b)
+    sa, sb = flint.fmpq_mat(flint.fmpz_mat(a)), flint.fmpq_mat(flint.fmpz_mat(b))
+    cases.append(("solve", f"solve {n_solve}^2 64-bit over Q", ["solve", f"{d}/sa.txt", f"{d}/sb.txt"],
+                  lambda: f"{n_solve} 1\n" + rat_text(sa.solve(sb)) + "\n", 1))
+    cores = os.cpu_count()
+    ok = True
+    print(f"rns CLI (whole process, best of {REPS}) against FLINT {flint.__version__} (compute only), {cores} cores")
+    for name, what, args, flint_f, reps in cases:
+        if only and name not in only:
+            continue
+        f1, want = flint_time(flint_f, 1, reps)
+        fall, _ = flint_time(flint_f, cores, reps)
+        line = f"{what:<32} flint 1 thread {f1 * 1e3:9.1f} ms, {cores} threads {fall * 1e3:9.1f} ms"
+        for backend in ["auto", "cpu", "gpu"]:
+            t, out, waited = run_rns(rns, args, backend)
+            if t is None:
+                line += f" | rns {backend}: unavailable"
+                continue
+            text, used = out
+            same = text == want
+            ok &= same
+            line += (f" | rns {backend}->{used} {t * 1e3:8.1f} ms ({fall / t:5.2f}x FLINT all cores"
+                     f"{'' if waited == 0 else f', minus CUDA start waited {waited:.0f} ms: {(t * 1e3 - waited):.1f} ms'})"
+                     f"{'' if same else ' ANSWER DIFFERS'}")
+        print(line, flush=True)
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
