@@ -11,6 +11,7 @@
 #   scripts/gpu-check.sh --run --linalg        # and the matrix benchmarks against FLINT
 #   scripts/gpu-check.sh --run --resultant     # and the resultant benchmarks against FLINT
 #   scripts/gpu-check.sh --run --e2e           # and the end-to-end figures (examples/e2e_bench.rs)
+#   scripts/gpu-check.sh --run --cli           # and the whole CLI against FLINT (scripts/cli_vs_flint.py)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=gpu-bundle
@@ -77,6 +78,11 @@ $B/gpu_bench || status=1
 if [[ " $* " == *" --e2e "* ]]; then
     echo "== end to end: bandwidths, kernel / resident / end to end, CPU backend"
     $B/e2e_bench || status=1
+fi
+if [[ " $* " == *" --cli "* ]]; then
+    echo "== the whole rns process against FLINT (1 and all threads), same inputs, answers compared"
+    python3 -m pip install -q --no-index --target /tmp/pyflint $B/wheels/*.whl && export PYTHONPATH=/tmp/pyflint
+    python3 scripts/cli_vs_flint.py $B/rns || status=1
 fi
 if [[ " $* " == *" --compare "* ]]; then
     echo "== rns compare (full sizes; CSV, JSON and charts to \$OUT when set)"

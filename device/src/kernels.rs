@@ -194,13 +194,14 @@ pub unsafe extern "ptx-kernel" fn rns_equal_vote(
     }
 }
 
-/// Mixed-radix digits of 32 numbers per block, the seed's parallel conversion: step `s`
-/// fixes digit `s` and the Y lanes update the channels after it. With `shared` non-zero
-/// the residues sit in shared memory (`k·32·4` bytes, `tile[c·32 + x]`) and are copied
-/// out at the end; otherwise (a basis too large for shared memory) the conversion runs
-/// in place in `digits`, which the block's working set keeps in L2. Digits are written
-/// channel-major like the input. `offset` (one residue per channel, or null) is added
-/// first: with `(m_c − 1)/2` it maps the signed range monotonically onto `[0, M)`.
+/// Mixed-radix digits, the seed's parallel conversion: a block of `X × Y` threads
+/// converts `X` numbers (block x; 32 by default, fewer for large bases); step `s` fixes
+/// digit `s` and the Y lanes update the channels after it. With `shared` non-zero the
+/// residues sit in shared memory (`k·X·4` bytes, `tile[c·X + x]`) and are copied out at
+/// the end; otherwise (a basis too large for even one number's tile) the conversion runs
+/// in place in `digits`. Digits are written channel-major like the input. `offset` (one
+/// residue per channel, or null) is added first: with `(m_c − 1)/2` it maps the signed
+/// range monotonically onto `[0, M)`.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
@@ -213,12 +214,17 @@ pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
     k: u32,
     shared: u32,
 ) {
-    let (tx, ty, ny) = (_thread_idx_x(), _thread_idx_y(), _block_dim_y());
-    let i = _block_idx_x() * LANES_X + tx;
+    let (tx, ty, ny, nx) = (
+        _thread_idx_x(),
+        _thread_idx_y(),
+        _block_dim_y(),
+        _block_dim_x(),
+    );
+    let i = _block_idx_x() * nx + tx;
     let live = i < len;
     let (tile, stride, col) = if shared != 0 {
         let t: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
-        (t, LANES_X as usize, tx as usize)
+        (t, nx as usize, tx as usize)
     } else {
         (digits, len as usize, i as usize)
     };

@@ -9,9 +9,13 @@
 /// compilation of the PTX; ~550 ms more the first time on a machine). Measured by
 /// `probe/jit.cu`-style timing on the H100 host, 2026-11-23.
 pub const GPU_START_MS: f64 = 250.0;
-/// CPU Gaussian elimination modulo one prime, one core: updates per ms (det mod p of
-/// 512² for 128 primes, 747 ms on 16 cores).
-const CPU_ELIM_PER_CORE: f64 = 0.48e6;
+/// CPU Gaussian elimination, one core: updates per ms, for matrices that stay in the
+/// core's cache (Gauss–Jordan of 200 × 201 modulo 440 primes on 16 cores, and one
+/// 1024² matrix cleared by all cores: ≈ 1.2·10^9/s per core), and for many large ones
+/// at once, which share the memory bandwidth (det mod p of 512² for 128 primes, 747 ms
+/// on 16 cores).
+const CPU_ELIM_PER_CORE: f64 = 1.2e6;
+const CPU_ELIM_PER_CORE_LARGE: f64 = 0.48e6;
 /// CPU matrix product with delayed reduction, one core: mul-adds per ms (1024² × 32
 /// primes, 803 ms on 16 cores).
 const CPU_MATMUL_PER_CORE: f64 = 2.7e6;
@@ -77,27 +81,34 @@ fn cpu_threads() -> f64 {
     rayon::current_num_threads() as f64
 }
 
-/// Elimination of `primes` matrices of `rows × cols` (`updates` per prime), the CPU in
-/// parallel over primes, the GPU a block per prime (`per_block` updates per ms).
+/// Elimination of `primes` matrices of `words` entries (`updates` per prime), the CPU
+/// on all cores (over primes, or inside one matrix when there are few), the GPU a block
+/// per prime (`per_block` updates per ms).
 fn elimination(updates: f64, primes: f64, per_block: f64, words: f64) -> Estimate {
+    let large = primes >= cpu_threads() && words * 4.0 > (256 << 10) as f64;
+    let per_core = if large {
+        CPU_ELIM_PER_CORE_LARGE
+    } else {
+        CPU_ELIM_PER_CORE
+    };
     Estimate {
-        cpu_ms: primes * updates / (CPU_ELIM_PER_CORE * primes.min(cpu_threads())),
+        cpu_ms: primes * updates / (per_core * cpu_threads()),
         gpu_ms: primes * updates / (per_block * primes.min(GPU_BLOCKS))
-            + 4.0 * words / PCIE_PAGEABLE,
+            + 4.0 * words * 2.0 / PCIE_PAGEABLE,
     }
 }
 
 /// The determinant of an `n × n` matrix modulo `primes` primes.
 pub fn det(n: usize, primes: f64) -> Estimate {
     let n = n as f64;
-    elimination(n * n * n / 3.0, primes, GPU_DET_PER_BLOCK, n * n * 2.0)
+    elimination(n * n * n / 3.0, primes, GPU_DET_PER_BLOCK, n * n)
 }
 
 /// Gauss–Jordan elimination of an `n × cols` matrix modulo `primes` primes (rank,
 /// solve, inverse).
 pub fn gauss_jordan(n: usize, cols: usize, primes: f64) -> Estimate {
     let (n, c) = (n as f64, cols as f64);
-    elimination(n * n * c, primes, GPU_ELIM_PER_BLOCK, n * c * 2.0)
+    elimination(n * n * c, primes, GPU_ELIM_PER_BLOCK, n * c)
 }
 
 /// The product of `n × k` and `k × p` matrices modulo `primes` primes.

@@ -31,9 +31,12 @@ use crate::basis::RnsBasis;
 use crate::det::log2_norm;
 use crate::error::{Error, Result};
 use crate::matrix::{IntMatrix, RatMatrix};
+use crate::timing::Laps;
+use rayon::prelude::*;
 use rug::Rational;
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The exact product `A · B` of integer matrices.
 pub fn matmul(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<IntMatrix> {
@@ -89,6 +92,16 @@ pub fn rank(a: &IntMatrix, backend: &Backend) -> Result<usize> {
 /// The exact solution `X` of `A X = B` over Q for square non-singular `A`, in lowest
 /// terms with positive denominators. A singular `A` gives [`Error::Singular`].
 pub fn solve(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<RatMatrix> {
+    solve_with_stats(a, b, backend).map(|(x, _)| x)
+}
+
+/// [`solve`], with the time of each stage.
+pub fn solve_with_stats(
+    a: &IntMatrix,
+    b: &IntMatrix,
+    backend: &Backend,
+) -> Result<(RatMatrix, Vec<(&'static str, Duration)>)> {
+    let mut laps = Laps::start();
     let n = a.rows();
     if !a.is_square() {
         return Err(Error::Shape(format!(
@@ -122,6 +135,7 @@ pub fn solve(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<RatMatri
         .fold(0.0f64, f64::max);
     let bits = (sum.max(sum - min + b_max)).ceil() as u64 + 1;
     let ab = a.augment(b)?;
+    laps.lap("bound");
     let cols = n + l;
     let mut singular_at: HashSet<u32> = HashSet::new();
     loop {
@@ -129,8 +143,10 @@ pub fn solve(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<RatMatri
             singular_at.contains(&p)
         }));
         let channels = basis.channels();
+        laps.lap("primes");
         let (e, data) =
             backend.eliminate_integers(&basis, ab.entries(), (n, cols, n), true, true)?;
+        laps.lap("reduce, eliminate mod p");
         let bad: Vec<u32> = (0..channels)
             .filter(|&c| e[c].rank as usize != n)
             .map(|c| basis.moduli()[c].m)
@@ -146,23 +162,28 @@ pub fn solve(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<RatMatri
         // Channel-major numbers: det(A), then det(A)·X row by row.
         let len = 1 + n * l;
         let mut out = vec![0u32; channels * len];
-        for (c, m) in basis.moduli().iter().enumerate() {
-            let det = e[c].det;
-            let block = &data[c * n * cols..(c + 1) * n * cols];
-            out[c * len] = det;
-            for i in 0..n {
-                for j in 0..l {
-                    out[c * len + 1 + i * l + j] = m.mul(det, block[i * cols + n + j]);
+        out.par_chunks_mut(len)
+            .zip(data.par_chunks(n * cols))
+            .zip(basis.moduli().par_iter().zip(&e))
+            .for_each(|((o, block), (m, e))| {
+                o[0] = e.det;
+                for i in 0..n {
+                    for j in 0..l {
+                        o[1 + i * l + j] = m.mul(e.det, block[i * cols + n + j]);
+                    }
                 }
-            }
-        }
+            });
+        laps.lap("det·X mod p");
         let values = backend.reconstruct(&basis, len, out, "a solution")?;
+        laps.lap("crt");
         let det = &values[0];
         let x = values[1..]
             .iter()
             .map(|y| Rational::from((y.clone(), det.clone())))
             .collect();
-        return RatMatrix::new(n, l, x);
+        let x = RatMatrix::new(n, l, x)?;
+        laps.lap("fractions");
+        return Ok((x, laps.into_stages()));
     }
 }
 

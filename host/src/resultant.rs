@@ -217,16 +217,16 @@ pub fn resultant_xy_with_stats(
     let mut coeffs = f.dense(shape.fx as usize + 1);
     coeffs.extend(g.dense(shape.gx as usize + 1));
     laps.lap("primes");
-    let (per_channel, modular) =
+    let (computed, modular) =
         backend.resultant_xy_per_channel(&basis, &coeffs, shape, candidates)?;
     laps.append(modular);
-    if per_channel.len() != n * basis.channels() || per_channel.contains(&rns_core::poly::NO_POINT)
-    {
+    let residues = &computed.residues;
+    if residues.len() != n * basis.channels() || residues.contains(&rns_core::poly::NO_POINT) {
         return Err(Error::Internal(
             "a prime had fewer good evaluation points than the degree bound".into(),
         ));
     }
-    let mut r = backend.reconstruct(&basis, n, per_channel, "the resultant")?;
+    let mut r = backend.reconstruct_computed(&basis, n, computed, "the resultant")?;
     while r.len() > 1 && r.last().is_some_and(|c| *c == 0) {
         r.pop();
     }

@@ -45,11 +45,6 @@ pub const fn eliminate_threads(rows: usize) -> u32 {
     }
 }
 
-/// Words of one block's mixed-radix tile for `k` channels when it sits in shared memory.
-pub const fn mrc_tile_words(k: usize) -> usize {
-    k * NUMBERS_PER_BLOCK as usize
-}
-
 /// Words of interpolation scratch per channel for `n` coefficients from `points`
 /// candidate points: the abscissae, two buffers of differences, the inverses of the
 /// points, and one count.

@@ -43,6 +43,31 @@ pub fn eliminate(
     jordan: bool,
     m: Modulus,
 ) -> Elimination {
+    eliminate_with(
+        a,
+        (rows, cols, pivot_cols),
+        jordan,
+        m,
+        |block, tail, k, inv| {
+            for row in block.chunks_exact_mut(cols) {
+                clear_column(row, tail, k, inv, jordan, m);
+            }
+        },
+    )
+}
+
+/// [`eliminate`] with the clearing of a column left to `clear(rows, pivot_tail, k, inv)`:
+/// it must apply [`clear_column`] to every row of `rows` (whole rows, one after another),
+/// in any order or in parallel, since the rows are independent.
+/// `shape = (rows, cols, pivot_cols)`.
+#[inline]
+pub fn eliminate_with(
+    a: &mut [u32],
+    (rows, cols, pivot_cols): (usize, usize, usize),
+    jordan: bool,
+    m: Modulus,
+    mut clear: impl FnMut(&mut [u32], &[u32], usize, u32),
+) -> Elimination {
     assert_eq!(a.len(), rows * cols, "matrix buffer must be rows×cols");
     assert!(pivot_cols <= cols, "pivot columns must be columns");
     let mut r = 0;
@@ -73,22 +98,9 @@ pub fn eliminate(
         let (above, rest) = a.split_at_mut(r * cols);
         let (pivot_row, below) = rest.split_at_mut(cols);
         let pivot_tail = &pivot_row[k + 1..];
-        let targets =
-            below
-                .chunks_exact_mut(cols)
-                .chain(
-                    above
-                        .chunks_exact_mut(cols)
-                        .take(if jordan { r } else { 0 }),
-                );
-        for row in targets {
-            let lead = row[k];
-            if lead == 0 {
-                continue;
-            }
-            let f = if jordan { lead } else { m.mul(lead, inv) };
-            sub_mul_row(&mut row[k + 1..], pivot_tail, f, m);
-            row[k] = 0;
+        clear(below, pivot_tail, k, inv);
+        if jordan {
+            clear(above, pivot_tail, k, inv);
         }
         r += 1;
     }
@@ -97,6 +109,27 @@ pub fn eliminate(
         rank: r as u32,
         det: if square { det } else { 0 },
     }
+}
+
+/// Clears column `k` of `row` with the pivot row's entries after column `k`
+/// (`pivot_tail`): subtracts the multiple of the pivot row that zeroes `row[k]` (the
+/// pivot is 1 after Gauss–Jordan scaling, else its inverse is `inv`).
+#[inline(always)]
+pub fn clear_column(
+    row: &mut [u32],
+    pivot_tail: &[u32],
+    k: usize,
+    inv: u32,
+    jordan: bool,
+    m: Modulus,
+) {
+    let lead = row[k];
+    if lead == 0 {
+        return;
+    }
+    let f = if jordan { lead } else { m.mul(lead, inv) };
+    sub_mul_row(&mut row[k + 1..], pivot_tail, f, m);
+    row[k] = 0;
 }
 
 /// `row[j] ← row[j] − f · pivot[j]` for every `j` (one Shoup product each).

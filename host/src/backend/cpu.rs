@@ -126,6 +126,8 @@ pub fn compare(da: &[u32], db: &[u32], k: usize) -> Vec<Ordering> {
 /// Gaussian elimination ([`linalg::eliminate`]) of one `rows × cols` matrix per channel,
 /// pivoting on the first `pivot_cols` columns; channel `c` of `data` holds the row-major
 /// matrix modulo `moduli[c]` and is overwritten. Returns `(rank, det)` per channel.
+/// In parallel over channels; with fewer channels than threads, each elimination also
+/// clears its rows in parallel (the same steps, so the same results).
 pub fn eliminate_per_channel(
     moduli: &[Modulus],
     rows: usize,
@@ -138,11 +140,37 @@ pub fn eliminate_per_channel(
     if size == 0 {
         return vec![linalg::Elimination::of_empty(rows, pivot_cols); moduli.len()];
     }
+    let inner = moduli.len() < rayon::current_num_threads() && size >= ROWS_IN_PARALLEL;
     data.par_chunks_mut(size)
         .zip(moduli.par_iter())
-        .map(|(a, &m)| linalg::eliminate(a, rows, cols, pivot_cols, jordan, m))
+        .map(|(a, &m)| {
+            linalg::eliminate_with(
+                a,
+                (rows, cols, pivot_cols),
+                jordan,
+                m,
+                |block, tail, k, inv| {
+                    let clear = |rows: &mut [u32]| {
+                        for row in rows.chunks_exact_mut(cols) {
+                            linalg::clear_column(row, tail, k, inv, jordan, m);
+                        }
+                    };
+                    if inner && block.len() >= ROWS_IN_PARALLEL {
+                        // Tasks of whole rows, about 8192 entries each.
+                        block
+                            .par_chunks_mut(cols * (8192 / cols).max(1))
+                            .for_each(clear);
+                    } else {
+                        clear(block);
+                    }
+                },
+            )
+        })
         .collect()
 }
+
+/// Entries below which a column is cleared by one thread.
+const ROWS_IN_PARALLEL: usize = 1 << 14;
 
 /// Columns of the product per CPU task, and rows of `a` sharing one pass over `b`.
 const MM_COLS: usize = 256;

@@ -26,6 +26,17 @@ use rug::Integer;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
+/// Residues a backend computed (channel-major) and, when the GPU had them on the
+/// device, their mixed-radix digits over the range channels (number-major), for
+/// [`Backend::reconstruct_computed`].
+#[derive(Debug)]
+pub struct Computed {
+    /// The residues.
+    pub residues: Words,
+    /// The digits, when computed.
+    pub digits: Option<Vec<u32>>,
+}
+
 /// Which backend the caller asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum BackendChoice {
@@ -284,6 +295,29 @@ impl Backend {
         a.check_redundant(self.to_integers(a)?)
     }
 
+    /// [`Backend::reconstruct`] of `len` numbers a backend computed, from the digits when
+    /// they came with them (then only the assembly and the check run on the host).
+    pub fn reconstruct_computed(
+        &self,
+        basis: &Arc<RnsBasis>,
+        len: usize,
+        c: Computed,
+        what: &str,
+    ) -> Result<Vec<Integer>> {
+        let Some(digits) = c.digits else {
+            return self.reconstruct(basis, len, c.residues.into_vec(), what);
+        };
+        let k = basis.range_len();
+        let red = c.residues.get(k * len..(k + 1) * len).ok_or_else(|| {
+            Error::Internal(format!(
+                "{what}: {} residues for {len} numbers",
+                c.residues.len()
+            ))
+        })?;
+        vector::check_redundant(basis, red, assemble(basis, &digits))
+            .map_err(|_| Error::Internal(format!("{what} disagrees with the redundant prime")))
+    }
+
     /// The one checked reconstruction of computed results: `len` numbers from their
     /// channel-major residues over `basis` ([`Backend::to_integers_checked`]). The caller's
     /// bound promised that they fit the range, so a disagreement with the redundant prime
@@ -489,14 +523,15 @@ impl Backend {
     /// `x = 0 … candidates − 1` where neither leading coefficient vanishes, one resultant
     /// in `y` per point, and the interpolated coefficients: channel-major,
     /// `degree_bound + 1` per channel (`NO_POINT` first when a channel ran out of points).
-    /// Also the time of each stage.
+    /// On the GPU also their mixed-radix digits, number-major, computed there for the
+    /// reconstruction. And the time of each stage.
     pub fn resultant_xy_per_channel(
         &self,
         basis: &Arc<RnsBasis>,
         coeffs: &[Integer],
         shape: BiShape,
         candidates: usize,
-    ) -> Result<(Vec<u32>, Laps)> {
+    ) -> Result<(Computed, Laps)> {
         let n = shape.degree_bound() + 1;
         if coeffs.len() != shape.len() || candidates < n {
             return Err(Error::Shape(format!(
@@ -509,7 +544,11 @@ impl Backend {
             Some(g) => {
                 check_range(basis, coeffs)?;
                 let (words, neg, nwords) = pack_words(coeffs);
-                g.resultant_xy_words(basis.moduli(), (&words, &neg, nwords), shape, candidates)
+                let packed = (&words[..], &neg[..], nwords);
+                let (residues, digits, laps) =
+                    g.resultant_xy_words(basis.moduli(), packed, shape, candidates)?;
+                let digits = digits.map(|d| layout::to_number_major(&d, n, basis.range_len()));
+                Ok((Computed { residues, digits }, laps))
             }
             None => {
                 let mut laps = Laps::start();
@@ -522,7 +561,14 @@ impl Backend {
                     residues.residues(),
                 );
                 laps.lap("resultants mod p, interpolation");
-                Ok((out, laps))
+                let residues = out.into();
+                Ok((
+                    Computed {
+                        residues,
+                        digits: None,
+                    },
+                    laps,
+                ))
             }
         }
     }

@@ -11,6 +11,7 @@ use rns::{det_with_stats, linalg, Backend, BackendChoice, IntMatrix, ModMatrices
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -140,8 +141,13 @@ fn modular(a: &IntMatrix, p: u32) -> Result<ModMatrices> {
     ModMatrices::from_int_matrix(a, &[p])
 }
 
+/// Stage names and times of a computation.
+type Stages = Vec<(&'static str, Duration)>;
+
 /// How long CUDA took to start on its thread (set when it is done).
 static CUDA_START: OnceLock<Duration> = OnceLock::new();
+/// Whether CUDA was started on a thread.
+static CUDA_STARTING: AtomicBool = AtomicBool::new(false);
 
 /// One command's run: CUDA starting on a thread while the input is read, the backend
 /// chosen by the cost model, the stage times for `--stats`, a progress indicator for
@@ -159,6 +165,7 @@ impl Session {
     /// input is parsed it is often ready.
     fn start(backend: BackendArg, stats: bool) -> Session {
         let gpu_start = (!matches!(backend, BackendArg::Cpu)).then(|| {
+            CUDA_STARTING.store(true, Ordering::Relaxed);
             std::thread::spawn(|| {
                 let t = Instant::now();
                 let _ = Gpu::get();
@@ -306,7 +313,7 @@ fn matrix_command(
     files: &[&str],
     opts: ModOpts,
     kind: MatrixKind,
-    over_q: impl FnOnce(&[IntMatrix], &Backend) -> Result<String>,
+    over_q: impl FnOnce(&[IntMatrix], &Backend) -> Result<(String, Stages)>,
     mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<String>,
 ) -> Result<()> {
     let mut session = Session::start(opts.backend, opts.stats);
@@ -317,17 +324,18 @@ fn matrix_command(
     let est = matrix_estimate(kind, &mats, opts.modulus.is_some());
     let backend = session.backend(opts.backend, est)?;
     let expected = est.on(backend.gpu().is_some());
-    let out = match opts.modulus {
+    let (out, stages) = match opts.modulus {
         None => session.compute("computing", expected, || over_q(&mats, &backend))?,
         Some(p) => {
             let mods = mats
                 .iter()
                 .map(|a| modular(a, p))
                 .collect::<Result<Vec<_>>>()?;
-            session.compute("computing", expected, || mod_p(&mods, &backend))?
+            let out = session.compute("computing", expected, || mod_p(&mods, &backend))?;
+            (out, Vec::new())
         }
     };
-    session.print(&out, &[]);
+    session.print(&out, &stages);
     Ok(())
 }
 
@@ -426,28 +434,35 @@ fn run(cli: Cli) -> Result<()> {
             &[&a, &b],
             opts,
             MatrixKind::Matmul,
-            |m, be| Ok(linalg::matmul(&m[0], &m[1], be)?.to_string()),
+            |m, be| Ok((linalg::matmul(&m[0], &m[1], be)?.to_string(), Vec::new())),
             |m, be| Ok(be.matmul_mod(&m[0], &m[1])?.to_text(0)),
         ),
         Command::Rank { a, opts } => matrix_command(
             &[&a],
             opts,
             MatrixKind::Rank,
-            |m, be| Ok(format!("{}\n", linalg::rank(&m[0], be)?)),
+            |m, be| Ok((format!("{}\n", linalg::rank(&m[0], be)?), Vec::new())),
             |m, be| Ok(format!("{}\n", be.rank_mod(&m[0])?[0])),
         ),
         Command::Inverse { a, opts } => matrix_command(
             &[&a],
             opts,
             MatrixKind::Inverse,
-            |m, be| Ok(linalg::inverse(&m[0], be)?.to_string()),
+            |m, be| {
+                let (x, st) =
+                    linalg::solve_with_stats(&m[0], &IntMatrix::identity(m[0].rows()), be)?;
+                Ok((x.to_string(), st))
+            },
             |m, be| Ok(be.inverse_mod(&m[0])?.to_text(0)),
         ),
         Command::Solve { a, b, opts } => matrix_command(
             &[&a, &b],
             opts,
             MatrixKind::Solve,
-            |m, be| Ok(linalg::solve(&m[0], &m[1], be)?.to_string()),
+            |m, be| {
+                let (x, st) = linalg::solve_with_stats(&m[0], &m[1], be)?;
+                Ok((x.to_string(), st))
+            },
             |m, be| Ok(be.solve_mod(&m[0], &m[1])?.to_text(0)),
         ),
         Command::Resultant {
@@ -498,11 +513,22 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+    let code = match run(Cli::parse()) {
+        Ok(()) => 0,
         Err(e) => {
             eprintln!("rns: {e}");
-            ExitCode::from(e.exit_code() as u8)
+            e.exit_code()
         }
+    };
+    // When the CPU did the work while CUDA was still starting on its thread, the normal
+    // exit would wait for the driver's start-up to finish (its exit handlers take the
+    // same lock): leave at once instead, the output flushed.
+    if CUDA_STARTING.load(Ordering::Relaxed) && CUDA_START.get().is_none() {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        let _ = std::io::stderr().flush();
+        // SAFETY: ends the process; nothing of ours is left to run or to flush.
+        unsafe { libc::_exit(code) };
     }
+    ExitCode::from(code as u8)
 }

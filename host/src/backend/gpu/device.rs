@@ -81,6 +81,31 @@ pub(crate) struct Device {
     pub sms: usize,
 }
 
+/// Lets the device's stream-ordered memory pool keep up to a quarter of the device's
+/// memory when buffers are freed, instead of returning it at every synchronisation: a
+/// chain of resident operations then reuses the same memory instead of mapping it anew.
+fn keep_freed_memory(ctx: &Arc<CudaContext>) -> Result<()> {
+    let mut threshold = (ctx.total_mem().map_err(cuda)? / 4) as u64;
+    let mut pool: cudarc::driver::sys::CUmemoryPool = std::ptr::null_mut();
+    // SAFETY: the out-pointer and the attribute value are valid for the calls.
+    unsafe {
+        use cudarc::driver::sys::{
+            cuDeviceGetDefaultMemPool, cuMemPoolSetAttribute, CUmemPool_attribute,
+        };
+        cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device())
+            .result()
+            .map_err(cuda)?;
+        cuMemPoolSetAttribute(
+            pool,
+            CUmemPool_attribute::CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+            &mut threshold as *mut u64 as *mut std::ffi::c_void,
+        )
+        .result()
+        .map_err(cuda)?;
+    }
+    Ok(())
+}
+
 /// The number of CUDA devices the driver reports; [`Error::NoGpu`] without a driver.
 pub(crate) fn count() -> Result<usize> {
     // SAFETY: only probes whether the driver library can be loaded.
@@ -115,6 +140,7 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
         .load_module(cudarc::nvrtc::Ptx::from_src(PTX))
         .map_err(|e| Error::Gpu(format!("loading the rns kernels (PTX) failed: {e:?}")))?;
     let kernels = Kernels::load(&module)?;
+    keep_freed_memory(&ctx)?;
     for f in [&kernels.mrc_digits, &kernels.interpolate] {
         f.set_attribute(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

@@ -307,10 +307,21 @@ impl Gpu {
         launch!(stream, f, cfg, out, a, b, &len, &ch)
     }
 
-    /// Whether the mixed-radix kernel keeps `k` channels' tile in shared memory (else it
-    /// converts in place in the output, which works for any `k`).
-    pub fn digits_in_shared(&self, k: usize) -> bool {
-        mrc_tile_words(k) * 4 <= self.shared_memory()
+    /// Numbers per block of the mixed-radix kernel for `len` numbers over `k` channels: up
+    /// to 32, as many as the shared-memory tile allows, and fewer when that leaves SMs
+    /// idle; `None` when not even one number's tile fits (the kernel then converts in
+    /// place in global memory).
+    pub fn digits_per_block(&self, len: usize, k: usize) -> Option<u32> {
+        let fit = self.shared_memory() / (4 * k.max(1));
+        if fit == 0 {
+            return None;
+        }
+        let mut nb = NUMBERS_PER_BLOCK.min(fit.min(32) as u32).max(1);
+        nb = 1 << (31 - nb.leading_zeros()); // a power of two, dividing the 256 threads
+        while nb > 1 && len.div_ceil(nb as usize) < self.multiprocessors() {
+            nb /= 2;
+        }
+        Some(nb)
     }
 
     /// Mixed-radix digits (`k × len`, channel-major) of the first `k` channels of `x`;
@@ -333,19 +344,13 @@ impl Gpu {
         if let Some(o) = offset {
             need("offset", o, s.k)?;
         }
-        let shared = self.digits_in_shared(s.k);
+        let per_block = self.digits_per_block(s.len, s.k);
+        let shared = per_block.is_some();
+        let nb = per_block.unwrap_or(NUMBERS_PER_BLOCK);
         let cfg = LaunchConfig {
-            grid_dim: (
-                s.len.div_ceil(NUMBERS_PER_BLOCK as usize).max(1) as u32,
-                1,
-                1,
-            ),
-            block_dim: (NUMBERS_PER_BLOCK, CHANNEL_LANES, 1),
-            shared_mem_bytes: if shared {
-                (mrc_tile_words(s.k) * 4) as u32
-            } else {
-                0
-            },
+            grid_dim: (s.len.div_ceil(nb as usize).max(1) as u32, 1, 1),
+            block_dim: (nb, NUMBERS_PER_BLOCK * CHANNEL_LANES / nb, 1),
+            shared_mem_bytes: per_block.map_or(0, |nb| (s.k * nb as usize * 4) as u32),
         };
         let (len, k, sh) = (s.len as u32, s.k as u32, shared as u32);
         let f = &self.kernels().mrc_digits;

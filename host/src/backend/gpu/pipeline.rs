@@ -388,6 +388,19 @@ impl Gpu {
         result.map(|()| dst)
     }
 
+    /// The first `n` words of a device buffer as a result: straight into page-locked
+    /// memory of the pool when large ([`Gpu::result_words`]), else as [`Gpu::download`].
+    pub fn download_result(self: &Arc<Self>, x: &CudaSlice<u32>, n: usize) -> Result<Words> {
+        let mut out = self.result_words(n);
+        if !out.is_locked() {
+            return Ok(self.download(x, n)?.into());
+        }
+        let s = self.stream();
+        s.memcpy_dtoh(&x.slice(0..n), &mut out[..]).map_err(cuda)?;
+        s.synchronize().map_err(cuda)?;
+        Ok(out)
+    }
+
     /// The first `n` words of a device buffer, copied back: through page-locked buffers
     /// on several streams when large, directly when small.
     pub fn download_words(&self, x: &CudaSlice<u32>, n: usize) -> Result<Vec<u32>> {

@@ -2,16 +2,18 @@
 //! channel; and Collins' steps of a bivariate resultant (reduce, one resultant per
 //! (channel, point), interpolate), timed stage by stage.
 
-use super::launch::{Interpolate, Reduce, Resultant, ResultantPoints};
+use super::launch::{Digits, Interpolate, Reduce, Resultant, ResultantPoints};
 use super::memory::{moduli_words, ranges, MODULUS_WORDS};
 use super::pipeline::{HostIn, HostOut};
 use super::{Gpu, Packed};
 use crate::error::Result;
 use crate::layout;
 use crate::timing::Laps;
+use crate::words::Words;
 use rns_core::launch::interpolation_words;
 use rns_core::poly::BiShape;
 use rns_core::Modulus;
+use std::sync::Arc;
 
 impl Gpu {
     /// Resultant modulo each channel of `f` (degree `df`) and `g` (degree `dg`): `data` is
@@ -56,17 +58,20 @@ impl Gpu {
     /// Collins' modular steps on the device (see `Backend::resultant_xy_per_channel`),
     /// from integers packed as for [`Gpu::reduce_words`]: reduce, one resultant per
     /// (channel, point), interpolate, in chunks of channels that fit the memory budget.
-    /// Returns `degree_bound + 1` coefficients per channel and the stage times (each stage
-    /// ends with a synchronisation, so kernels and copies are timed apart).
+    /// Returns `degree_bound + 1` coefficients per channel (page-locked when large) and,
+    /// when every chunk's result could stay on the device, their mixed-radix digits over
+    /// the first `moduli.len() − 1` (range) channels, channel-major, computed there too;
+    /// and the stage times (each stage ends with a synchronisation, so kernels and copies
+    /// are timed apart).
     pub fn resultant_xy_words(
-        &self,
+        self: &Arc<Self>,
         moduli: &[Modulus],
         (words, neg, nwords): Packed,
         shape: BiShape,
         candidates: usize,
-    ) -> Result<(Vec<u32>, Laps)> {
+    ) -> Result<(Words, Option<Vec<u32>>, Laps)> {
         let mut laps = Laps::start();
-        let (len, n) = (shape.len(), shape.degree_bound() + 1);
+        let (len, n, channels) = (shape.len(), shape.degree_bound() + 1, moduli.len());
         let shared = self.interpolation_in_shared(n, candidates);
         let scratch = if shared {
             0
@@ -75,17 +80,18 @@ impl Gpu {
         };
         let per_channel =
             4 * (len + candidates * (shape.work_len() + 1) + n + scratch + MODULUS_WORDS);
-        let fixed = 4 * len * (nwords + 1);
-        let per = self.chunk_items(moduli.len(), per_channel, fixed, 1, 65_535)?;
+        // All coefficients stay on the device (for the digits) when the budget allows.
+        let fixed = 4 * (len * (nwords + 1) + 2 * channels * n);
+        let per = self.chunk_items(channels, per_channel, fixed, 1, 65_535)?;
         let streams = self.lease_streams(1)?;
         let s = &streams[0];
         let sync = || s.synchronize().map_err(super::device::cuda);
         let (dw, dn) = (self.upload_on(s, words)?, self.upload_on(s, neg)?);
-        let mut out = Vec::with_capacity(moduli.len() * n);
+        let mut all = self.alloc_on(s, channels * n)?;
         sync()?;
         laps.lap("upload");
-        for chans in ranges(moduli.len(), per) {
-            let k = chans.len();
+        for chans in ranges(channels, per) {
+            let (k, start) = (chans.len(), chans.start);
             let dm = self.upload_on(s, &moduli_words(&moduli[chans]))?;
             let mut dcoeffs = self.alloc_on(s, k * len)?;
             let reduce = Reduce {
@@ -116,11 +122,21 @@ impl Gpu {
                 channels: k,
             };
             self.launch_interpolate(s, interp, &mut dout, &dvals, &mut dscratch, &dm)?;
+            s.memcpy_dtod(&dout, &mut all.slice_mut(start * n..(start + k) * n))
+                .map_err(super::device::cuda)?;
             sync()?;
             laps.lap("interpolation");
-            out.extend(self.download_on(s, &dout, k * n)?);
-            laps.lap("download");
         }
-        Ok((out, laps))
+        let residues = self.download_result(&all, channels * n)?;
+        laps.lap("download");
+        // The digits of the n coefficients over the range channels, on the device.
+        let range = channels - 1;
+        let t = self.mrc_tables(&moduli[..range])?;
+        let mut digits = self.alloc_on(s, range * n)?;
+        let shape = Digits { len: n, k: range };
+        self.launch_digits(s, shape, &mut digits, &all, None, &t.moduli, &t.table)?;
+        let digits = self.download_words(&digits, range * n)?;
+        laps.lap("digits (crt on the device)");
+        Ok((residues, Some(digits), laps))
     }
 }
