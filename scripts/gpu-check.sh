@@ -43,8 +43,8 @@ for l in sys.stdin:
         --platform manylinux2014_x86_64 -d $B/wheels || echo "no python-flint wheel: FLINT comparisons will be skipped there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
-    strip --strip-debug $B/bin/* $B/rns $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant
-    [ -z "$(ls $B/bench)" ] || strip --strip-debug $B/bench/*
+    strip --strip-all $B/bin/* $B/rns $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant
+    [ -z "$(ls $B/bench)" ] || strip --strip-all $B/bench/*
     du -sh $B
     exit 0
 fi

@@ -178,7 +178,7 @@ pub fn solve_with_stats(
         laps.lap("crt");
         let det = &values[0];
         let x = values[1..]
-            .iter()
+            .par_iter()
             .map(|y| Rational::from((y.clone(), det.clone())))
             .collect();
         let x = RatMatrix::new(n, l, x)?;

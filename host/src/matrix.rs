@@ -17,10 +17,16 @@ pub struct IntMatrix {
     data: Vec<Integer>,
 }
 
-/// Parses one decimal integer token: an optional `-` and ASCII digits, nothing else.
-/// Up to 18 digits without GMP's string conversion (the common case, and the cost of
-/// parsing a large file of small entries).
-pub fn parse_integer(token: &str) -> Option<Integer> {
+/// A decimal integer token, classified without converting it.
+pub(crate) enum Token {
+    /// At most 18 digits: the value.
+    Small(i64),
+    /// A longer integer, for GMP's conversion.
+    Large,
+}
+
+/// Classifies a token: an optional `-` and ASCII digits, nothing else (`None` otherwise).
+pub(crate) fn classify(token: &str) -> Option<Token> {
     let (neg, digits) = match token.strip_prefix('-') {
         Some(d) => (true, d),
         None => (false, token),
@@ -28,13 +34,101 @@ pub fn parse_integer(token: &str) -> Option<Integer> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    if digits.len() <= 18 {
-        let v = digits
-            .bytes()
-            .fold(0i64, |acc, b| acc * 10 + (b - b'0') as i64);
-        return Some(Integer::from(if neg { -v } else { v }));
+    if digits.len() > 18 {
+        return Some(Token::Large);
     }
-    Integer::from_str_radix(token, 10).ok()
+    let v = digits
+        .bytes()
+        .fold(0i64, |acc, b| acc * 10 + (b - b'0') as i64);
+    Some(Token::Small(if neg { -v } else { v }))
+}
+
+/// Parses one decimal integer token: an optional `-` and ASCII digits, nothing else.
+/// Up to 18 digits without GMP's string conversion (the common case, and the cost of
+/// parsing a large file of small entries).
+pub fn parse_integer(token: &str) -> Option<Integer> {
+    match classify(token)? {
+        Token::Small(v) => Some(Integer::from(v)),
+        Token::Large => Integer::from_str_radix(token, 10).ok(),
+    }
+}
+
+/// The text format read with `entry` for each token (`None`: not a decimal integer):
+/// `(rows, cols, entries row-major)`. The rows are parsed by all cores; errors are
+/// reported in file order, naming `source` and the line.
+pub fn parse_entries<T: Send>(
+    text: &str,
+    source: &str,
+    entry: impl Fn(&str) -> Option<T> + Sync,
+) -> Result<(usize, usize, Vec<T>)> {
+    let err = |line: usize, message: String| Error::Parse {
+        source: source.to_string(),
+        line,
+        message,
+    };
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .filter(|(_, l)| !l.trim().is_empty());
+    let (hline, header) = lines
+        .next()
+        .ok_or_else(|| err(1, "empty input: expected a first line `rows cols`".into()))?;
+    let dims: Vec<&str> = header.split_whitespace().collect();
+    let dim = |t: &str| t.parse::<usize>().ok();
+    let (rows, cols) = match dims.as_slice() {
+        [r, c] => match (dim(r), dim(c)) {
+            (Some(r), Some(c)) => (r, c),
+            _ => {
+                return Err(err(
+                    hline,
+                    format!("bad dimensions `{header}`: expected `rows cols`"),
+                ))
+            }
+        },
+        _ => {
+            return Err(err(
+                hline,
+                format!("bad first line `{header}`: expected `rows cols`"),
+            ))
+        }
+    };
+    if rows == 0 || cols == 0 {
+        return Err(err(hline, format!("empty matrix ({rows}×{cols})")));
+    }
+    let body: Vec<(usize, &str)> = lines.by_ref().take(rows).collect();
+    let parsed: Vec<std::result::Result<Vec<T>, Error>> = body
+        .par_iter()
+        .map(|&(lno, line)| {
+            line.split_whitespace()
+                .map(|token| {
+                    entry(token)
+                        .ok_or_else(|| err(lno, format!("`{token}` is not a decimal integer")))
+                })
+                .collect()
+        })
+        .collect();
+    let mut data = Vec::with_capacity(rows.saturating_mul(cols).min(1 << 24));
+    for (r, (row, &(lno, _))) in parsed.into_iter().zip(&body).enumerate() {
+        let row = row?;
+        if row.len() != cols {
+            return Err(err(
+                lno,
+                format!("row {} has {} entries, expected {cols}", r + 1, row.len()),
+            ));
+        }
+        data.extend(row);
+    }
+    if body.len() < rows {
+        return Err(err(
+            hline,
+            format!("expected {rows} rows, found {}", body.len()),
+        ));
+    }
+    if let Some((lno, _)) = lines.next() {
+        return Err(err(lno, format!("more than the {rows} rows declared")));
+    }
+    Ok((rows, cols, data))
 }
 
 /// Writes `x` in decimal (machine integers without GMP's string conversion).
@@ -149,74 +243,7 @@ impl IntMatrix {
 
     /// Parses the text format; `source` names the input in error messages.
     pub fn parse(text: &str, source: &str) -> Result<IntMatrix> {
-        let err = |line: usize, message: String| Error::Parse {
-            source: source.to_string(),
-            line,
-            message,
-        };
-        let mut lines = text
-            .lines()
-            .enumerate()
-            .map(|(i, l)| (i + 1, l))
-            .filter(|(_, l)| !l.trim().is_empty());
-        let (hline, header) = lines
-            .next()
-            .ok_or_else(|| err(1, "empty input: expected a first line `rows cols`".into()))?;
-        let dims: Vec<&str> = header.split_whitespace().collect();
-        let dim = |t: &str| t.parse::<usize>().ok();
-        let (rows, cols) = match dims.as_slice() {
-            [r, c] => match (dim(r), dim(c)) {
-                (Some(r), Some(c)) => (r, c),
-                _ => {
-                    return Err(err(
-                        hline,
-                        format!("bad dimensions `{header}`: expected `rows cols`"),
-                    ))
-                }
-            },
-            _ => {
-                return Err(err(
-                    hline,
-                    format!("bad first line `{header}`: expected `rows cols`"),
-                ))
-            }
-        };
-        if rows == 0 || cols == 0 {
-            return Err(err(hline, format!("empty matrix ({rows}×{cols})")));
-        }
-        // The rows are parsed by all cores; errors are reported in file order.
-        let body: Vec<(usize, &str)> = lines.by_ref().take(rows).collect();
-        let parsed: Vec<std::result::Result<Vec<Integer>, Error>> = body
-            .par_iter()
-            .map(|&(lno, line)| {
-                line.split_whitespace()
-                    .map(|token| {
-                        parse_integer(token)
-                            .ok_or_else(|| err(lno, format!("`{token}` is not a decimal integer")))
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut data = Vec::with_capacity(rows.saturating_mul(cols).min(1 << 24));
-        for (r, (row, &(lno, _))) in parsed.into_iter().zip(&body).enumerate() {
-            let row = row?;
-            if row.len() != cols {
-                return Err(err(
-                    lno,
-                    format!("row {} has {} entries, expected {cols}", r + 1, row.len()),
-                ));
-            }
-            data.extend(row);
-        }
-        if body.len() < rows {
-            return Err(err(
-                hline,
-                format!("expected {rows} rows, found {}", body.len()),
-            ));
-        }
-        if let Some((lno, _)) = lines.next() {
-            return Err(err(lno, format!("more than the {rows} rows declared")));
-        }
+        let (rows, cols, data) = parse_entries(text, source, parse_integer)?;
         Ok(IntMatrix { rows, cols, data })
     }
 

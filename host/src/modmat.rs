@@ -15,7 +15,7 @@
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::matrix::IntMatrix;
+use crate::matrix::{classify, parse_entries, parse_integer, read_source, IntMatrix, Token};
 use crate::vector::residue;
 use crate::words::Words;
 use rayon::prelude::*;
@@ -84,6 +84,20 @@ impl ModMatrices {
             .map(|&p| Modulus::new(p))
             .collect::<std::result::Result<Vec<_>, _>>()?;
         Ok(Self::reduce(a, &moduli))
+    }
+
+    /// Reads a matrix file (the format of [`IntMatrix`], `-` for standard input) straight
+    /// into its residues modulo the prime `p` (validated): machine-size entries never
+    /// become big integers.
+    pub fn read_mod(path: &str, p: u32) -> Result<ModMatrices> {
+        let m = Modulus::new(p)?;
+        let text = read_source(path)?;
+        let name = if path == "-" { "<stdin>" } else { path };
+        let (rows, cols, data) = parse_entries(&text, name, |t| match classify(t)? {
+            Token::Small(v) => Some(m.reduce_i64(v)),
+            Token::Large => parse_integer(t).map(|x| residue(&x, m)),
+        })?;
+        Self::from_moduli(vec![m], rows, cols, data)
     }
 
     /// The images of `a` modulo each of `moduli`.

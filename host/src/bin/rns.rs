@@ -136,11 +136,6 @@ struct ModOpts {
     stats: bool,
 }
 
-/// The images of `a` modulo `p` (validated: a prime in range).
-fn modular(a: &IntMatrix, p: u32) -> Result<ModMatrices> {
-    ModMatrices::from_int_matrix(a, &[p])
-}
-
 /// Stage names and times of a computation.
 type Stages = Vec<(&'static str, Duration)>;
 
@@ -167,6 +162,13 @@ impl Session {
         let gpu_start = (!matches!(backend, BackendArg::Cpu)).then(|| {
             CUDA_STARTING.store(true, Ordering::Relaxed);
             std::thread::spawn(|| {
+                // Lower this thread's priority, so that it does not hold back the CPU
+                // backend's threads should the CPU take the work.
+                #[cfg(target_os = "linux")]
+                // SAFETY: changes the niceness of the calling thread only.
+                unsafe {
+                    libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
+                }
                 let t = Instant::now();
                 let _ = Gpu::get();
                 let _ = CUDA_START.set(t.elapsed());
@@ -282,21 +284,29 @@ impl Session {
     }
 }
 
-/// The estimate of a matrix command over Z/Q or modulo a prime.
-fn matrix_estimate(kind: MatrixKind, mats: &[IntMatrix], modular: bool) -> Estimate {
-    let a = &mats[0];
-    let (n, cols) = (a.rows(), a.cols());
+/// The shape and entry size of an input matrix, for the cost model.
+#[derive(Clone, Copy)]
+struct Dims {
+    rows: usize,
+    cols: usize,
+    bits: u64,
+}
+
+/// The estimate of a matrix command over Z/Q, or modulo a prime when `modular`.
+fn matrix_estimate(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
+    let a = dims[0];
+    let (n, cols) = (a.rows, a.cols);
     let primes = |bits: f64| if modular { 1.0 } else { cost::primes_for(bits) };
-    let minors = || primes(cost::hadamard_bits(n.min(cols), a.max_bits()));
+    let minors = || primes(cost::hadamard_bits(n.min(cols), a.bits));
     match kind {
         MatrixKind::Matmul => {
-            let b = &mats[1];
-            let bits = (a.max_bits() + b.max_bits()) as f64 + (cols.max(2) as f64).log2();
-            cost::matmul(n, cols, b.cols(), primes(bits))
+            let b = dims[1];
+            let bits = (a.bits + b.bits) as f64 + (cols.max(2) as f64).log2();
+            cost::matmul(n, cols, b.cols, primes(bits))
         }
         MatrixKind::Rank => cost::gauss_jordan(n, cols, minors() / 3.0),
         MatrixKind::Inverse => cost::gauss_jordan(n, 2 * n, minors()),
-        MatrixKind::Solve => cost::gauss_jordan(n, n + mats[1].cols(), minors()),
+        MatrixKind::Solve => cost::gauss_jordan(n, n + dims[1].cols, minors()),
     }
 }
 
@@ -308,7 +318,8 @@ enum MatrixKind {
     Solve,
 }
 
-/// Runs a matrix command: `over_q` without a modulus, `mod_p` with one.
+/// Runs a matrix command: `over_q` without a modulus, `mod_p` with one (whose files are
+/// read straight into residues).
 fn matrix_command(
     files: &[&str],
     opts: ModOpts,
@@ -317,20 +328,41 @@ fn matrix_command(
     mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<String>,
 ) -> Result<()> {
     let mut session = Session::start(opts.backend, opts.stats);
-    let mats = files
-        .iter()
-        .map(|f| IntMatrix::read(f))
-        .collect::<Result<Vec<_>>>()?;
-    let est = matrix_estimate(kind, &mats, opts.modulus.is_some());
-    let backend = session.backend(opts.backend, est)?;
-    let expected = est.on(backend.gpu().is_some());
     let (out, stages) = match opts.modulus {
-        None => session.compute("computing", expected, || over_q(&mats, &backend))?,
-        Some(p) => {
-            let mods = mats
+        None => {
+            let mats = files
                 .iter()
-                .map(|a| modular(a, p))
+                .map(|f| IntMatrix::read(f))
                 .collect::<Result<Vec<_>>>()?;
+            let dims: Vec<Dims> = mats
+                .iter()
+                .map(|m| Dims {
+                    rows: m.rows(),
+                    cols: m.cols(),
+                    bits: m.max_bits(),
+                })
+                .collect();
+            let est = matrix_estimate(kind, &dims, false);
+            let backend = session.backend(opts.backend, est)?;
+            let expected = est.on(backend.gpu().is_some());
+            session.compute("computing", expected, || over_q(&mats, &backend))?
+        }
+        Some(p) => {
+            let mods = files
+                .iter()
+                .map(|f| ModMatrices::read_mod(f, p))
+                .collect::<Result<Vec<_>>>()?;
+            let dims: Vec<Dims> = mods
+                .iter()
+                .map(|m| Dims {
+                    rows: m.rows(),
+                    cols: m.cols(),
+                    bits: 31,
+                })
+                .collect();
+            let est = matrix_estimate(kind, &dims, true);
+            let backend = session.backend(opts.backend, est)?;
+            let expected = est.on(backend.gpu().is_some());
             let out = session.compute("computing", expected, || mod_p(&mods, &backend))?;
             (out, Vec::new())
         }
@@ -401,21 +433,21 @@ fn run(cli: Cli) -> Result<()> {
             stats,
         } => {
             let mut session = Session::start(backend, stats);
-            let a = IntMatrix::read(&file)?;
-            let primes = match modulus {
-                Some(_) => 1.0,
-                None => hadamard_bits(&a).map_or(1.0, |b| cost::primes_for(b as f64)),
-            };
-            let est = cost::det(a.rows().max(a.cols()), primes);
-            let be = session.backend(backend, est)?;
-            let expected = est.on(be.gpu().is_some());
             match modulus {
                 Some(p) => {
-                    let m = modular(&a, p)?;
+                    let m = ModMatrices::read_mod(&file, p)?;
+                    let est = cost::det(m.rows().max(m.cols()), 1.0);
+                    let be = session.backend(backend, est)?;
+                    let expected = est.on(be.gpu().is_some());
                     let d = session.compute("det mod p", expected, || be.det_mod(&m))?;
                     session.print(&format!("{}\n", d[0]), &[]);
                 }
                 None => {
+                    let a = IntMatrix::read(&file)?;
+                    let primes = hadamard_bits(&a).map_or(1.0, |b| cost::primes_for(b as f64));
+                    let est = cost::det(a.rows().max(a.cols()), primes);
+                    let be = session.backend(backend, est)?;
+                    let expected = est.on(be.gpu().is_some());
                     let what = format!("det of a {}×{} matrix", a.rows(), a.cols());
                     let (d, st) = session.compute(&what, expected, || det_with_stats(&a, &be))?;
                     session.notes.push(format!(
