@@ -2,14 +2,14 @@
 //! edge values, poisoned output buffers and the chunked paths. Without a usable GPU
 //! these tests print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
 
-use rns::backend::gpu::{EqualKernel, Gpu};
+use rns::backend::gpu::EqualKernel;
 use rns::{
     det, linalg, resultant, resultant_xy, resultant_xy_with_stats, Backend, BiPoly, IntMatrix,
     IntPoly, ModMatrices, Op, RnsBasis, RnsVec,
 };
 use rns_suite::{
     bareiss_det, basis, dev, edge_values, eval_poly, gpu_backend as gpu, naive_matmul,
-    random_with_edges as random, rational_solve, resultant_xy_at, same, Gen,
+    random_with_edges as random, rational_solve, resultant_xy_at, same, Gen, LiftCaps,
 };
 use rug::Integer;
 use std::sync::Arc;
@@ -25,18 +25,7 @@ fn elementwise_ops_match_cpu_on_every_shape() {
         let b = basis(k);
         let xs: Vec<RnsVec> = (0..4).map(|s| random(&b, len, s + 1)).collect();
         let s = Gen::new(k as u64).in_range(b.half());
-        for op in [
-            Op::Add,
-            Op::Sub,
-            Op::Neg,
-            Op::Mul,
-            Op::MulNaive,
-            Op::MulAdd,
-            Op::MulSubMul,
-            Op::AddScalar,
-            Op::SubScalar,
-            Op::MulScalar,
-        ] {
+        for op in Op::ALL {
             let args: Vec<&RnsVec> = xs.iter().take(op.arity()).collect();
             let sc = op.has_scalar().then_some(&s);
             let want = Backend::Cpu.elementwise(op, &args, sc).unwrap();
@@ -253,16 +242,7 @@ fn bivariate_resultants_match_cpu_and_sylvester() {
 #[test]
 fn bivariate_resultants_in_chunks_and_global_scratch_match_cpu() {
     let Some(g) = gpu() else { return };
-    /// Lifts the caps again even when an assertion fails.
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            let g = Gpu::get().expect("the GPU of this test");
-            g.config().set_memory_limit(None);
-            g.config().set_shared_memory_limit(None);
-        }
-    }
-    let _reset = Reset;
+    let _lift = LiftCaps;
     dev(&g).config().set_memory_limit(Some(40_000));
     dev(&g).config().set_shared_memory_limit(Some(0));
     for (i, (f, h)) in bivariate_cases().iter().enumerate() {
@@ -288,19 +268,11 @@ fn bases_too_large_for_the_mixed_radix_kernel_convert_anyway() {
 #[test]
 fn chunked_paths_match_cpu() {
     let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
     dev(&g).config().set_memory_limit(Some(40_000));
     let b = basis(33);
     let (x, y) = (random(&b, 3001, 1), random(&b, 3001, 2));
     let cpu = Backend::Cpu;
-    /// Lifts the memory cap again even when an assertion fails.
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            let g = Gpu::get().expect("the GPU of this test");
-            g.config().set_memory_limit(None);
-        }
-    }
-    let _reset = Reset;
     same(
         g.mul(&x, &y).unwrap().residues(),
         cpu.mul(&x, &y).unwrap().residues(),

@@ -4,7 +4,7 @@
 //! straddle their chunks.
 
 use rns::{Backend, Error, Location, ResidentVec, RnsVec};
-use rns_suite::{basis, dev, gpu_backend, random_with_edges as random, same, Gen};
+use rns_suite::{basis, dev, gpu_backend, random_with_edges as random, same, Gen, LiftCaps};
 use rug::Integer;
 
 /// The backends to check: the CPU, and the GPU when there is one.
@@ -183,18 +183,11 @@ fn pipelined_transfers_straddle_their_chunks() {
         );
     }
     // Host-path operations in many chunks: a memory cap forces them small.
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            let g = rns::backend::gpu::Gpu::get().expect("the GPU of this test");
-            g.config().set_memory_limit(None);
-        }
-    }
     let b = basis(33);
     let (x, y) = (random(&b, 150_001, 5), random(&b, 150_001, 6));
     let cpu = Backend::Cpu;
     for cap in [None, Some(1 << 20)] {
-        let _reset = Reset;
+        let _lift = LiftCaps;
         d.config().set_memory_limit(cap);
         let what = format!("cap {cap:?}");
         same(
@@ -225,14 +218,7 @@ fn pipelined_transfers_straddle_their_chunks() {
 #[test]
 fn mixed_radix_blocks_of_every_width_and_in_place_match_the_cpu() {
     let Some(g) = gpu_backend() else { return };
-    struct Reset;
-    impl Drop for Reset {
-        fn drop(&mut self) {
-            let g = rns::backend::gpu::Gpu::get().expect("the GPU of this test");
-            g.config().set_shared_memory_limit(None);
-        }
-    }
-    let _reset = Reset;
+    let _lift = LiftCaps;
     let k = 600;
     let b = basis(k);
     let (x, y) = (random(&b, 1000, 9), random(&b, 1000, 10));

@@ -304,6 +304,19 @@ pub fn gpu_backend() -> Option<Backend> {
     }
 }
 
+/// Lifts the memory and shared-memory caps of device 0 when dropped, even when an
+/// assertion fails: `let _lift = LiftCaps;` before a test sets them.
+pub struct LiftCaps;
+
+impl Drop for LiftCaps {
+    fn drop(&mut self) {
+        if let Ok(g) = Gpu::get() {
+            g.config().set_memory_limit(None);
+            g.config().set_shared_memory_limit(None);
+        }
+    }
+}
+
 /// The device of a GPU backend.
 pub fn dev(b: &Backend) -> &Arc<Gpu> {
     b.gpu().expect("a GPU backend")

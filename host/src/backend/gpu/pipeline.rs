@@ -359,33 +359,13 @@ impl Gpu {
         }
         let mut dst = self.alloc(x.len())?;
         self.sync()?; // the allocation (and its poison) before other streams write
-        let per = CHUNK_BYTES / 4;
-        let streams = self.lease_streams(SLOTS)?;
-        let mut bufs = Vec::with_capacity(SLOTS);
-        for _ in 0..SLOTS {
-            bufs.push((self.staging().take(self.context(), per)?, None::<CudaEvent>));
-        }
-        let result = (|| -> Result<()> {
-            for (j, r) in super::memory::ranges(x.len(), per).into_iter().enumerate() {
-                let (buf, pending) = &mut bufs[j % SLOTS];
-                let s = &streams[j % SLOTS];
-                if let Some(e) = pending.take() {
-                    e.synchronize().map_err(cuda)?;
-                }
-                par_copy(buf.slice_mut(r.len()), &x[r.clone()]);
-                s.memcpy_htod(buf.slice(r.len()), &mut dst.slice_mut(r))
-                    .map_err(cuda)?;
-                *pending = Some(s.record_event(None).map_err(cuda)?);
-            }
-            Ok(())
-        })();
-        for s in streams.iter() {
-            let _ = s.synchronize();
-        }
-        for (b, _) in bufs {
-            self.staging().give(b);
-        }
-        result.map(|()| dst)
+        let ins = [HostIn::new(x, 1, 1)];
+        self.stream_chunks(x.len(), &ins, &mut [], 0, usize::MAX, &mut |s, di, _, r| {
+            let n = r.len();
+            s.memcpy_dtod(&di[0].slice(0..n), &mut dst.slice_mut(r))
+                .map_err(cuda)
+        })?;
+        Ok(dst)
     }
 
     /// The first `n` words of a device buffer as a result: straight into page-locked
@@ -408,38 +388,12 @@ impl Gpu {
             return self.download(x, n);
         }
         let mut out = vec![0u32; n];
-        let per = CHUNK_BYTES / 4;
-        let streams = self.lease_streams(SLOTS)?;
-        let mut bufs = Vec::with_capacity(SLOTS);
-        for _ in 0..SLOTS {
-            bufs.push((
-                self.staging().take(self.context(), per)?,
-                None::<(Range<usize>, CudaEvent)>,
-            ));
-        }
-        let result = (|| -> Result<()> {
-            let chunks = super::memory::ranges(n, per);
-            for j in 0..chunks.len() + SLOTS {
-                let (buf, pending) = &mut bufs[j % SLOTS];
-                if let Some((r, e)) = pending.take() {
-                    e.synchronize().map_err(cuda)?;
-                    par_copy(&mut out[r.clone()], buf.slice(r.len()));
-                }
-                if let Some(r) = chunks.get(j) {
-                    let s = &streams[j % SLOTS];
-                    s.memcpy_dtoh(&x.slice(r.clone()), buf.slice_mut(r.len()))
-                        .map_err(cuda)?;
-                    *pending = Some((r.clone(), s.record_event(None).map_err(cuda)?));
-                }
-            }
-            Ok(())
-        })();
-        for s in streams.iter() {
-            let _ = s.synchronize();
-        }
-        for (b, _) in bufs {
-            self.staging().give(b);
-        }
-        result.map(|()| out)
+        let mut outs = [HostOut::new(&mut out, 1, 1)];
+        self.stream_chunks(n, &[], &mut outs, 0, usize::MAX, &mut |s, _, dout, r| {
+            let k = r.len();
+            s.memcpy_dtod(&x.slice(r), &mut dout[0].slice_mut(0..k))
+                .map_err(cuda)
+        })?;
+        Ok(out)
     }
 }
