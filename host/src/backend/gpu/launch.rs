@@ -1,24 +1,15 @@
-//! Typed kernel launches: one shape struct per kernel family, whose lengths are checked
-//! against the buffers before the launch (a short buffer is an [`Error::Internal`],
-//! never an out-of-bounds access), and the launch geometry of `rns_core::launch`.
+//! Typed kernel launches: one shape struct per kernel family ([`super::shapes`],
+//! re-exported here), whose lengths are checked against the buffers before the launch (a
+//! short buffer is an [`Error::Internal`], never an out-of-bounds access), and the launch
+//! geometry of `rns_core::launch`.
 
 use super::device::cuda;
 use super::memory::MODULUS_WORDS;
+pub use super::shapes::*;
 use super::Gpu;
-use crate::backend::Op;
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::*;
-use rns_core::poly::BiShape;
-
-/// Which reduction the equality kernel uses across a number's channel lanes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EqualKernel {
-    /// The seed's shared-memory AND tree.
-    SharedTree,
-    /// Warp ballots, then an AND of one word per warp through shared memory.
-    WarpVote,
-}
 
 /// Grid dimensions y and z (channels, rows of tiles) may not exceed this.
 const GRID_YZ: usize = 65_535;
@@ -65,142 +56,6 @@ macro_rules! launch {
         // SAFETY: every caller checks its buffers against the shape the kernel reads.
         unsafe { b.launch($cfg) }.map_err(cuda).map(drop)
     }};
-}
-
-/// `len` numbers of `channels` channels through an elementwise [`Op`].
-#[derive(Clone, Copy, Debug)]
-pub struct Elementwise {
-    /// The operation.
-    pub op: Op,
-    /// Numbers.
-    pub len: usize,
-    /// Channels.
-    pub channels: usize,
-}
-
-/// The `mul_m` throughput probe: four chains of `iters` products per number.
-#[derive(Clone, Copy, Debug)]
-pub struct MulChain {
-    /// Numbers.
-    pub len: usize,
-    /// Channels.
-    pub channels: usize,
-    /// Products per chain (a multiple of 4).
-    pub iters: u32,
-}
-
-/// Equality of `len` numbers over `channels` channels.
-#[derive(Clone, Copy, Debug)]
-pub struct Equal {
-    /// The reduction across channel lanes.
-    pub kernel: EqualKernel,
-    /// Numbers.
-    pub len: usize,
-    /// Channels.
-    pub channels: usize,
-}
-
-/// Mixed-radix digits of `len` numbers over their first `k` channels.
-#[derive(Clone, Copy, Debug)]
-pub struct Digits {
-    /// Numbers.
-    pub len: usize,
-    /// Channels converted (the range channels).
-    pub k: usize,
-}
-
-/// Comparison of channel-major digit arrays.
-#[derive(Clone, Copy, Debug)]
-pub struct Cmp {
-    /// Numbers.
-    pub len: usize,
-    /// Digits per number.
-    pub k: usize,
-    /// Whether `b` is one number compared with every `a[i]`.
-    pub broadcast: bool,
-}
-
-/// Reduction of `len` word-major integers of `nwords` words modulo `channels` moduli.
-#[derive(Clone, Copy, Debug)]
-pub struct Reduce {
-    /// Numbers.
-    pub len: usize,
-    /// Channels.
-    pub channels: usize,
-    /// 32-bit words per number.
-    pub nwords: usize,
-}
-
-/// Gaussian elimination of one `rows × cols` matrix per channel.
-#[derive(Clone, Copy, Debug)]
-pub struct Eliminate {
-    /// Rows.
-    pub rows: usize,
-    /// Columns.
-    pub cols: usize,
-    /// Columns searched for pivots (the first ones).
-    pub pivot_cols: usize,
-    /// Gauss–Jordan (reduced echelon form) instead of forward elimination.
-    pub jordan: bool,
-    /// Channels (one matrix each).
-    pub channels: usize,
-}
-
-/// The determinant of one `n × n` matrix per channel.
-#[derive(Clone, Copy, Debug)]
-pub struct Det {
-    /// Dimension.
-    pub n: usize,
-    /// Channels (one matrix each).
-    pub channels: usize,
-}
-
-/// The product of one `n × k` and one `k × p` matrix per channel.
-#[derive(Clone, Copy, Debug)]
-pub struct Matmul {
-    /// Rows of `a`.
-    pub n: usize,
-    /// Columns of `a`, rows of `b`.
-    pub k: usize,
-    /// Columns of `b`.
-    pub p: usize,
-    /// Channels (one product each).
-    pub channels: usize,
-}
-
-/// Univariate resultants, one thread per channel.
-#[derive(Clone, Copy, Debug)]
-pub struct Resultant {
-    /// Channels.
-    pub channels: usize,
-    /// Degree of `f`.
-    pub df: usize,
-    /// Degree of `g`.
-    pub dg: usize,
-}
-
-/// Collins' step for every (channel, point).
-#[derive(Clone, Copy, Debug)]
-pub struct ResultantPoints {
-    /// Degrees of the pair.
-    pub shape: BiShape,
-    /// Candidate points `x = 0 … candidates − 1`.
-    pub candidates: usize,
-    /// Channels.
-    pub channels: usize,
-}
-
-/// Interpolation of `n` coefficients per channel from `candidates` values.
-#[derive(Clone, Copy, Debug)]
-pub struct Interpolate {
-    /// Candidate points (values per channel).
-    pub candidates: usize,
-    /// Coefficients per channel.
-    pub n: usize,
-    /// Whether the scratch sits in shared memory ([`Gpu::interpolation_in_shared`]).
-    pub shared: bool,
-    /// Channels.
-    pub channels: usize,
 }
 
 impl Gpu {

@@ -22,6 +22,7 @@ pub mod memory;
 pub mod pipeline;
 pub mod resident;
 pub mod resultant;
+pub mod shapes;
 pub(crate) mod staging;
 pub mod tables;
 pub mod vectors;
