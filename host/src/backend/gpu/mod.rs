@@ -1,9 +1,9 @@
 //! The GPU backend: the Rust kernels of `device/` (embedded as PTX) driven through
 //! `cudarc`'s driver API, loaded at run time so that everything builds without CUDA.
 //!
-//! Layers, as in `cudarc`: [`device`] opens a device (context, kernels looked up once,
+//! Layers, as in `cudarc`: `device` opens a device (context, kernels looked up once,
 //! error mapping); [`config`] holds its settings; [`memory`] owns every host↔device
-//! crossing and the chunk planner; [`staging`] the page-locked host buffers;
+//! crossing and the chunk planner; `staging` the page-locked host buffers;
 //! [`launch`] the typed kernel launches (shapes checked against buffer lengths);
 //! [`pipeline`] streams host data through the device in chunks over several streams;
 //! the operations are composed from those in [`vectors`], [`linalg`] and

@@ -369,7 +369,7 @@ impl Gpu {
     }
 
     /// The first `n` words of a device buffer as a result: straight into page-locked
-    /// memory of the pool when large ([`Gpu::result_words`]), else as [`Gpu::download`].
+    /// memory of the pool when large (`Gpu::result_words`), else as [`Gpu::download`].
     pub fn download_result(self: &Arc<Self>, x: &CudaSlice<u32>, n: usize) -> Result<Words> {
         let mut out = self.result_words(n);
         if !out.is_locked() {

@@ -143,7 +143,7 @@ pub struct Interpolate {
     pub candidates: usize,
     /// Coefficients per channel.
     pub n: usize,
-    /// Whether the scratch sits in shared memory ([`Gpu::interpolation_in_shared`]).
+    /// Whether the scratch sits in shared memory ([`super::Gpu::interpolation_in_shared`]).
     pub shared: bool,
     /// Channels.
     pub channels: usize,

@@ -16,7 +16,7 @@ use std::sync::Arc;
 impl Gpu {
     /// Elementwise operation on host data (channel-major, `moduli.len()` channels);
     /// `scalar` holds one residue per channel for the scalar operations. The result is
-    /// page-locked when large ([`Gpu::result_words`]).
+    /// page-locked when large (`Gpu::result_words`).
     pub fn elementwise(
         self: &Arc<Self>,
         op: Op,
