@@ -158,8 +158,16 @@ struct Session {
 impl Session {
     /// Starts CUDA on a thread unless the CPU backend was asked for: by the time the
     /// input is parsed it is often ready.
-    fn start(backend: BackendArg, stats: bool) -> Session {
-        let gpu_start = (!matches!(backend, BackendArg::Cpu)).then(|| {
+    /// `guess`, an estimate from the files' headers and sizes before they are parsed,
+    /// keeps `auto` from starting CUDA for work the CPU will surely take: the driver's
+    /// start-up slows the CPU backend's threads down while it runs.
+    fn start(backend: BackendArg, stats: bool, guess: Option<Estimate>) -> Session {
+        let wanted = match backend {
+            BackendArg::Cpu => false,
+            BackendArg::Gpu => true,
+            BackendArg::Auto => guess.is_none_or(|g| g.gpu_wins(cost::GPU_START_MS / 2.0)),
+        };
+        let gpu_start = wanted.then(|| {
             CUDA_STARTING.store(true, Ordering::Relaxed);
             std::thread::spawn(|| {
                 // Lower this thread's priority, so that it does not hold back the CPU
@@ -292,6 +300,28 @@ struct Dims {
     bits: u64,
 }
 
+/// The shape of a matrix file from its first line, and a guess at its entries' size from
+/// the file's length, without parsing it (`None` for standard input or an unreadable
+/// header: the parse reports those).
+fn peek(path: &str) -> Option<Dims> {
+    use std::io::BufRead;
+    if path == "-" {
+        return None;
+    }
+    let file = std::fs::File::open(path).ok()?;
+    let bytes = file.metadata().ok()?.len() as f64;
+    let mut header = String::new();
+    std::io::BufReader::new(file).read_line(&mut header).ok()?;
+    let mut dims = header.split_whitespace().map(|t| t.parse::<usize>().ok());
+    let (rows, cols) = (dims.next()??, dims.next()??);
+    let digits = bytes / (rows.max(1) * cols.max(1)) as f64 - 1.0;
+    Some(Dims {
+        rows,
+        cols,
+        bits: (digits.max(1.0) * std::f64::consts::LOG2_10) as u64,
+    })
+}
+
 /// The estimate of a matrix command over Z/Q, or modulo a prime when `modular`.
 fn matrix_estimate(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
     let a = dims[0];
@@ -327,7 +357,9 @@ fn matrix_command(
     over_q: impl FnOnce(&[IntMatrix], &Backend) -> Result<(String, Stages)>,
     mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<String>,
 ) -> Result<()> {
-    let mut session = Session::start(opts.backend, opts.stats);
+    let peeked: Option<Vec<Dims>> = files.iter().map(|f| peek(f)).collect();
+    let guess = peeked.map(|d| matrix_estimate(kind, &d, opts.modulus.is_some()));
+    let mut session = Session::start(opts.backend, opts.stats, guess);
     let (out, stages) = match opts.modulus {
         None => {
             let mats = files
@@ -432,7 +464,15 @@ fn run(cli: Cli) -> Result<()> {
             backend,
             stats,
         } => {
-            let mut session = Session::start(backend, stats);
+            let guess = peek(&file).map(|d| {
+                let n = d.rows.max(d.cols);
+                let primes = match modulus {
+                    Some(_) => 1.0,
+                    None => cost::primes_for(cost::hadamard_bits(n, d.bits)),
+                };
+                cost::det(n, primes)
+            });
+            let mut session = Session::start(backend, stats, guess);
             match modulus {
                 Some(p) => {
                     let m = ModMatrices::read_mod(&file, p)?;
@@ -503,7 +543,7 @@ fn run(cli: Cli) -> Result<()> {
             backend,
             stats,
         } => {
-            let mut session = Session::start(backend, stats);
+            let mut session = Session::start(backend, stats, None);
             let (f, g) = (rns::IntPoly::read(&f)?, rns::IntPoly::read(&g)?);
             let primes = cost::primes_for(rns::resultant::bound_bits(&f, &g) as f64);
             let est = cost::euclid(f.degree(), g.degree(), primes);
@@ -519,7 +559,7 @@ fn run(cli: Cli) -> Result<()> {
             backend,
             stats,
         } => {
-            let mut session = Session::start(backend, stats);
+            let mut session = Session::start(backend, stats, None);
             let (f, g) = (rns::BiPoly::read(&f)?, rns::BiPoly::read(&g)?);
             let primes = cost::primes_for(rns::resultant::bound_bits_xy(&f, &g) as f64);
             let points = (g.deg_y() * f.deg_x() + f.deg_y() * g.deg_x() + 1) as f64;
