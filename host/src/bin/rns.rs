@@ -165,7 +165,7 @@ impl Session {
         let wanted = match backend {
             BackendArg::Cpu => false,
             BackendArg::Gpu => true,
-            BackendArg::Auto => guess.is_none_or(|g| g.gpu_wins(cost::GPU_START_MS / 2.0)),
+            BackendArg::Auto => guess.is_none_or(|g| g.gpu_wins(cost::GPU_START_MS)),
         };
         let gpu_start = wanted.then(|| {
             CUDA_STARTING.store(true, Ordering::Relaxed);
