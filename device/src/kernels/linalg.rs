@@ -1,0 +1,410 @@
+//! Kernels on matrices modulo one prime per block (or per grid z): elimination, the
+//! batched product with delayed reduction, the blocked determinant.
+
+use core::arch::nvptx::*;
+use core::sync::atomic::{AtomicU32, Ordering};
+use rns_core::launch::{MM_A_STRIDE, MM_TILE, MM_TK};
+use rns_core::Modulus;
+
+/// One pivot step of the elimination kernels, by the whole block: finds the first row
+/// `p` of `r..rows` with a non-zero entry in column `k`, swaps rows `p` and `r` from
+/// column `from` on, multiplies the running determinant `ctl[1]` by the pivot (negated
+/// after a swap) and returns the pivot's inverse; `None`, for every thread, when the
+/// column has no pivot. `ctl` is three words of shared memory (pivot row, determinant,
+/// inverse). Ends with a barrier.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn pivot_step(
+    ctl: *mut u32,
+    at: impl Fn(u32, u32) -> *mut u32,
+    (r, k, from): (u32, u32, u32),
+    (rows, cols): (u32, u32),
+    m: Modulus,
+    tid: u32,
+    nt: u32,
+) -> Option<u32> {
+    if tid == 0 {
+        *ctl = rows;
+    }
+    _syncthreads();
+    let mut i = r + tid;
+    while i < rows {
+        if *at(i, k) != 0 {
+            AtomicU32::from_ptr(ctl).fetch_min(i, Ordering::Relaxed);
+        }
+        i += nt;
+    }
+    _syncthreads();
+    let p = *ctl;
+    if p == rows {
+        return None;
+    }
+    if p != r {
+        let mut j = from + tid;
+        while j < cols {
+            let t = *at(p, j);
+            *at(p, j) = *at(r, j);
+            *at(r, j) = t;
+            j += nt;
+        }
+    }
+    _syncthreads();
+    if tid == 0 {
+        let pivot = *at(r, k);
+        let det = m.mul(*ctl.add(1), pivot);
+        *ctl.add(1) = if p != r { m.neg(det) } else { det };
+        *ctl.add(2) = m.inv(pivot).unwrap_or(0);
+    }
+    _syncthreads();
+    Some(*ctl.add(2))
+}
+
+/// Gaussian elimination modulo channel `blockIdx.x` of the `rows × cols` row-major matrix
+/// at `mats[c·rows·cols…]` (overwritten), pivoting on the first `pivot_cols` columns:
+/// forward elimination, or Gauss–Jordan to the reduced echelon form when `jordan` is
+/// non-zero. The same steps as `rns_core::linalg::eliminate`, one block per channel: the
+/// threads find the pivot row together (shared-memory minimum), swap, then each warp
+/// updates whole rows, its lanes along the columns (coalesced). Writes the rank to
+/// `ranks[c]` and the determinant of the pivot columns (when square) to `dets[c]`.
+/// Dynamic shared memory: 16 bytes (pivot row, running determinant, pivot inverse).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_eliminate(
+    ranks: *mut u32,
+    dets: *mut u32,
+    mats: *mut u32,
+    moduli: *const Modulus,
+    rows: u32,
+    cols: u32,
+    pivot_cols: u32,
+    jordan: u32,
+) {
+    let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let c = _block_idx_x() as usize;
+    let m = *moduli.add(c);
+    let a = mats.add(c * rows as usize * cols as usize);
+    let at = |i: u32, j: u32| a.add(i as usize * cols as usize + j as usize);
+    let tid = _thread_idx_x();
+    let nt = _block_dim_x();
+    let (lane, warp, nwarps) = (tid % 32, tid / 32, nt / 32);
+    let jordan = jordan != 0;
+    if tid == 0 {
+        *sh.add(1) = 1; // running determinant
+    }
+    let (mut r, mut k) = (0u32, 0u32);
+    while k < pivot_cols && r < rows {
+        let Some(inv) = pivot_step(sh, at, (r, k, k), (rows, cols), m, tid, nt) else {
+            k += 1; // no pivot in this column (the same answer for every thread)
+            continue;
+        };
+        if jordan {
+            let mut j = k + 1 + tid;
+            while j < cols {
+                *at(r, j) = m.mul(*at(r, j), inv);
+                j += nt;
+            }
+            _syncthreads();
+        }
+        // Row i −= f · row r over the columns after k, for the rows below r (and above it
+        // for Gauss–Jordan). Column k is only read here, so rows need no barrier between them.
+        let mut i = if jordan { warp } else { r + 1 + warp };
+        while i < rows {
+            if i != r {
+                let lead = *at(i, k);
+                let f = if jordan { lead } else { m.mul(lead, inv) };
+                if f != 0 {
+                    let mut j = k + 1 + lane;
+                    while j < cols {
+                        *at(i, j) = m.sub(*at(i, j), m.mul(*at(r, j), f));
+                        j += 32;
+                    }
+                }
+            }
+            i += nwarps;
+        }
+        _syncthreads();
+        // Column k: the unit column of a reduced pivot, or zeros below a forward pivot.
+        let mut i = tid;
+        while i < rows {
+            if jordan {
+                *at(i, k) = (i == r) as u32;
+            } else if i > r {
+                *at(i, k) = 0;
+            }
+            i += nt;
+        }
+        r += 1;
+        k += 1;
+    }
+    if tid == 0 {
+        *ranks.add(c) = r;
+        *dets.add(c) = if pivot_cols == rows && r == rows {
+            *sh.add(1)
+        } else {
+            0
+        };
+    }
+}
+
+/// A 16-byte aligned group of four centered residues (one `ld.shared.v4`).
+#[repr(C, align(16))]
+#[derive(Clone, Copy)]
+struct Quad([i32; 4]);
+
+/// Products summed between two folds.
+const LAZY: usize = rns_core::modulus::LAZY_PRODUCTS;
+const _: () = assert!(MM_TK as usize % LAZY == 0);
+
+/// Batched matrix product modulo each channel (`blockIdx.z`): `out = a · b` with `a`
+/// `n × k`, `b` `k × p`, row-major, channel `c` at offset `c·n·k` (and `c·k·p`, `c·n·p`).
+/// A 16 × 16 block computes a 64 × 64 tile of the product, 4 × 4 entries per thread,
+/// from 16-wide k-tiles staged in shared memory as centered residues. Delayed
+/// reduction: products are summed in signed 64 bits and folded once every
+/// `LAZY_PRODUCTS` (`Modulus::fold`), then reduced once at the end. Dynamic shared memory:
+/// `(68 + 64) · 16 · 4` bytes.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_matmul(
+    out: *mut u32,
+    a: *const u32,
+    b: *const u32,
+    moduli: *const Modulus,
+    n: u32,
+    k: u32,
+    p: u32,
+) {
+    let quads: *mut Quad = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Quad>();
+    let sa = quads as *mut i32; // sa[kk·68 + row]
+    let sb = sa.add((MM_TK * MM_A_STRIDE) as usize); // sb[kk·64 + col]
+    let c = _block_idx_z() as usize;
+    let m = *moduli.add(c);
+    let t = m.fold_factor();
+    let (nk, kp, np) = (
+        n as usize * k as usize,
+        k as usize * p as usize,
+        n as usize * p as usize,
+    );
+    let (a, b, out) = (a.add(c * nk), b.add(c * kp), out.add(c * np));
+    let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
+    let tid = ty * 16 + tx;
+    let (row0, col0) = (_block_idx_y() * MM_TILE, _block_idx_x() * MM_TILE);
+    let mut acc = [[0i64; 4]; 4];
+    let mut k0 = 0;
+    while k0 < k {
+        // Staged inline rather than through `stage_tiles`: with the closures this kernel
+        // needs 104 registers instead of 80.
+        let mut q = 0;
+        while q < 4 {
+            let e = tid + 256 * q;
+            let (r, kk) = (e / MM_TK, e % MM_TK);
+            let (gi, gk) = (row0 + r, k0 + kk);
+            *sa.add((kk * MM_A_STRIDE + r) as usize) = if gi < n && gk < k {
+                m.center(*a.add(gi as usize * k as usize + gk as usize))
+            } else {
+                0
+            };
+            let (kk, col) = (e / MM_TILE, e % MM_TILE);
+            let (gk, gj) = (k0 + kk, col0 + col);
+            *sb.add((kk * MM_TILE + col) as usize) = if gk < k && gj < p {
+                m.center(*b.add(gk as usize * p as usize + gj as usize))
+            } else {
+                0
+            };
+            q += 1;
+        }
+        _syncthreads();
+        tile_products(&mut acc, sa, sb, tx, ty, t);
+        _syncthreads();
+        k0 += MM_TK;
+    }
+    for (i, row) in acc.iter().enumerate() {
+        let gi = row0 + ty * 4 + i as u32;
+        for (j, &s) in row.iter().enumerate() {
+            let gj = col0 + tx * 4 + j as u32;
+            if gi < n && gj < p {
+                *out.add(gi as usize * p as usize + gj as usize) = m.reduce_i64(s);
+            }
+        }
+    }
+}
+
+/// Stages one k-tile of a 64 × 64 block product in shared memory (block of 16 × 16
+/// threads, `tid = ty·16 + tx`): `sa[kk·68 + r] = a(r, kk)` for the tile's 64 rows and
+/// `sb[kk·64 + col] = b(kk, col)` for its 64 columns, `kk < 16`, as centered residues.
+#[inline(always)]
+unsafe fn stage_tiles(
+    sa: *mut i32,
+    sb: *mut i32,
+    tid: u32,
+    a: impl Fn(u32, u32) -> i32,
+    b: impl Fn(u32, u32) -> i32,
+) {
+    let mut q = 0;
+    while q < 4 {
+        let e = tid + 256 * q;
+        let (r, kk) = (e / MM_TK, e % MM_TK);
+        *sa.add((kk * MM_A_STRIDE + r) as usize) = a(r, kk);
+        let (kk, col) = (e / MM_TILE, e % MM_TILE);
+        *sb.add((kk * MM_TILE + col) as usize) = b(kk, col);
+        q += 1;
+    }
+}
+
+/// Adds the 16 products of one staged k-tile to thread `(tx, ty)`'s 4 × 4 accumulators
+/// (rows `ty·4 …`, columns `tx·4 …` of the tile), folding every `LAZY_PRODUCTS`
+/// (`t = fold_factor()`): afterwards each accumulator is below `2^61 + 2^32`.
+#[inline(always)]
+unsafe fn tile_products(
+    acc: &mut [[i64; 4]; 4],
+    sa: *const i32,
+    sb: *const i32,
+    tx: u32,
+    ty: u32,
+    t: i32,
+) {
+    let mut kk = 0;
+    while kk < MM_TK {
+        // LAZY steps of 16 products each, then one fold: fully unrolled, so that the
+        // accumulators stay in registers.
+        #[allow(clippy::needless_range_loop)]
+        for u in 0..LAZY as u32 {
+            let av = *(sa.add(((kk + u) * MM_A_STRIDE + ty * 4) as usize) as *const Quad);
+            let bv = *(sb.add(((kk + u) * MM_TILE + tx * 4) as usize) as *const Quad);
+            for i in 0..4 {
+                for j in 0..4 {
+                    acc[i][j] += av.0[i] as i64 * bv.0[j] as i64;
+                }
+            }
+        }
+        for row in acc.iter_mut() {
+            for s in row.iter_mut() {
+                *s = Modulus::fold(*s, t);
+            }
+        }
+        kk += LAZY as u32;
+    }
+}
+
+/// Determinant modulo channel `c` (one block of 16 × 16 threads per channel) of the
+/// `n × n` matrix at `mats + c·n²` (overwritten): blocked LU with the same pivot rule as
+/// [`rns_core::linalg::eliminate`] (the first non-zero entry at or below the diagonal).
+/// Per panel of 16 columns: the panel is factored in place (multipliers below the
+/// diagonal; only the panel's columns are updated), the 16 rows to its right are solved
+/// by the panel's unit lower triangle, and the trailing matrix is updated by
+/// `rns_matmul`'s tiles with delayed reduction, so that it streams once per 16 pivots
+/// instead of once per pivot. Dynamic shared memory: `(68 + 64) · 16 · 4 + 16` bytes.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_det_blocked(
+    dets: *mut u32,
+    mats: *mut u32,
+    moduli: *const Modulus,
+    n: u32,
+) {
+    let quads: *mut Quad = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Quad>();
+    let sa = quads as *mut i32;
+    let sb = sa.add((MM_TK * MM_A_STRIDE) as usize);
+    let ctl = sb.add((MM_TK * MM_TILE) as usize) as *mut u32; // pivot row, det, pivot⁻¹
+    let c = _block_idx_x() as usize;
+    let m = *moduli.add(c);
+    let t = m.fold_factor();
+    let a = mats.add(c * n as usize * n as usize);
+    let at = |i: u32, j: u32| a.add(i as usize * n as usize + j as usize);
+    let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
+    let (tid, nt) = (ty * 16 + tx, 256);
+    if tid == 0 {
+        *ctl.add(1) = 1;
+    }
+    let mut k0 = 0;
+    while k0 < n {
+        let k1 = if n - k0 < MM_TK { n } else { k0 + MM_TK };
+        // The panel: columns k0..k1, every row from the diagonal down.
+        let mut k = k0;
+        while k < k1 {
+            // Columns before the panel are never read again: swaps start at k0.
+            let Some(inv) = pivot_step(ctl, at, (k, k, k0), (n, n), m, tid, nt) else {
+                if tid == 0 {
+                    *dets.add(c) = 0; // singular modulo this prime (the same for every thread)
+                }
+                return;
+            };
+            let mut i = k + 1 + tid;
+            while i < n {
+                let l = m.mul(*at(i, k), inv);
+                *at(i, k) = l;
+                if l != 0 {
+                    let mut j = k + 1;
+                    while j < k1 {
+                        *at(i, j) = m.sub(*at(i, j), m.mul(l, *at(k, j)));
+                        j += 1;
+                    }
+                }
+                i += nt;
+            }
+            _syncthreads();
+            k += 1;
+        }
+        // The panel's rows right of it: U12 = L11⁻¹ · A12, one column per thread.
+        let mut j = k1 + tid;
+        while j < n {
+            let mut r = k0 + 1;
+            while r < k1 {
+                let mut s = *at(r, j);
+                let mut q = k0;
+                while q < r {
+                    s = m.sub(s, m.mul(*at(r, q), *at(q, j)));
+                    q += 1;
+                }
+                *at(r, j) = s;
+                r += 1;
+            }
+            j += nt;
+        }
+        _syncthreads();
+        // The trailing matrix: A22 −= L21 · U12 in 64 × 64 tiles (inner dimension ≤ 16).
+        let mut tile = (k1, k1);
+        while tile.0 < n {
+            let (row0, col0) = tile;
+            stage_tiles(
+                sa,
+                sb,
+                tid,
+                |r, kk| {
+                    let (gi, gk) = (row0 + r, k0 + kk);
+                    if gi < n && gk < k1 {
+                        m.center(*at(gi, gk))
+                    } else {
+                        0
+                    }
+                },
+                |kk, col| {
+                    let (gk, gj) = (k0 + kk, col0 + col);
+                    if gk < k1 && gj < n {
+                        m.center(*at(gk, gj))
+                    } else {
+                        0
+                    }
+                },
+            );
+            _syncthreads();
+            let mut acc = [[0i64; 4]; 4];
+            tile_products(&mut acc, sa, sb, tx, ty, t);
+            for (i, row) in acc.iter().enumerate() {
+                let gi = row0 + ty * 4 + i as u32;
+                for (j, &s) in row.iter().enumerate() {
+                    let gj = col0 + tx * 4 + j as u32;
+                    if gi < n && gj < n {
+                        *at(gi, gj) = m.sub(*at(gi, gj), m.reduce_i64(s));
+                    }
+                }
+            }
+            _syncthreads();
+            tile.1 += MM_TILE;
+            if tile.1 >= n {
+                tile = (tile.0 + MM_TILE, k1);
+            }
+        }
+        k0 = k1;
+    }
+    if tid == 0 {
+        *dets.add(c) = *ctl.add(1);
+    }
+}

@@ -1,0 +1,39 @@
+//! The kernels, by family. Raw pointers and no panicking paths: a panic would leave an
+//! `.extern .func` in the PTX, which fails at load (CI checks for it).
+
+use core::arch::asm;
+use core::arch::nvptx::*;
+
+mod linalg;
+mod resultant;
+mod vectors;
+
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    unsafe { trap() }
+}
+
+/// Calls `f(k)` for every index `k = c·len + i` of the channel `c = blockIdx.y`,
+/// the numbers spread over the x dimension of the grid with a grid-stride loop.
+#[inline(always)]
+unsafe fn channel_loop(len: u32, mut f: impl FnMut(usize, usize)) {
+    let c = _block_idx_y() as usize;
+    let mut i = _block_idx_x() * _block_dim_x() + _thread_idx_x();
+    let stride = _grid_dim_x() * _block_dim_x();
+    while i < len {
+        f(c, c * len as usize + i as usize);
+        i += stride;
+    }
+}
+
+/// `vote.sync.ballot`: bit `l` set when lane `l` passes a non-zero value.
+#[inline(always)]
+unsafe fn ballot(x: u32) -> u32 {
+    let r: u32;
+    asm!(
+        "{{ .reg .pred p; setp.ne.u32 p, {x}, 0; vote.sync.ballot.b32 {r}, p, 0xffffffff; }}",
+        x = in(reg32) x,
+        r = out(reg32) r,
+    );
+    r
+}

@@ -1,0 +1,186 @@
+//! Resultant kernels: Euclid modulo one prime per thread, Collins' step per (prime,
+//! point), interpolation per prime.
+
+use super::ballot;
+use core::arch::nvptx::*;
+use rns_core::launch::interpolation_words;
+use rns_core::poly::{divided_difference, newton_shift, resultant_at_point, BiShape, NO_POINT};
+use rns_core::Modulus;
+
+/// Resultant modulo channel `c` (one thread per channel) of `f` (degree `df`) and `g`
+/// (degree `dg`), whose coefficients are interleaved across channels: coefficient `j`
+/// of `f` at `data[j·channels + c]`, of `g` at `data[(df + 1 + j)·channels + c]`
+/// (overwritten). Leading coefficients must be non-zero modulo every channel.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_resultant(
+    out: *mut u32,
+    data: *mut u32,
+    moduli: *const Modulus,
+    channels: u32,
+    df: u32,
+    dg: u32,
+) {
+    let c = _block_idx_x() * _block_dim_x() + _thread_idx_x();
+    if c >= channels {
+        return;
+    }
+    let s = channels as usize;
+    let f = data.add(c as usize);
+    let g = data.add((df as usize + 1) * s + c as usize);
+    *out.add(c as usize) = rns_core::linalg::resultant_strided(
+        f,
+        g,
+        df as usize,
+        dg as usize,
+        s,
+        *moduli.add(c as usize),
+    );
+}
+
+/// Collins' step for every (channel, point): thread `(c, i)` (`c = blockIdx.y`, `i` over
+/// the x dimension) writes `res_y(f(i, y), g(i, y)) mod m_c` to `vals[c·points + i]`, or
+/// `NO_POINT` where a leading coefficient in `y` vanishes at `x = i`
+/// ([`rns_core::poly::resultant_at_point`]). `coeffs` holds the dense pair of shape
+/// `(fy, fx, gy, gx)` per channel; `work` gives each thread `fy + gy + 2` words,
+/// interleaved across the grid's threads so that they are read coalesced.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_resultant_points(
+    vals: *mut u32,
+    work: *mut u32,
+    coeffs: *const u32,
+    moduli: *const Modulus,
+    fy: u32,
+    fx: u32,
+    gy: u32,
+    gx: u32,
+    points: u32,
+) {
+    let c = _block_idx_y() as usize;
+    let i = _block_idx_x() * _block_dim_x() + _thread_idx_x();
+    if i >= points {
+        return;
+    }
+    let s = BiShape { fy, fx, gy, gx };
+    let total = _grid_dim_y() as usize * points as usize;
+    let t = c * points as usize + i as usize;
+    let r = resultant_at_point(
+        coeffs.add(c * s.len()),
+        s,
+        i,
+        work.add(t),
+        total,
+        *moduli.add(c),
+    );
+    *vals.add(t) = r.unwrap_or(NO_POINT);
+}
+
+/// Interpolation, one block per channel `c`: the first `n` points `x = i` whose value
+/// `vals[c·points + i]` is not `NO_POINT` give the `n` coefficients `out[c·n + j]`
+/// (constant first) of the polynomial of degree below `n` through them: the steps of
+/// [`rns_core::poly::interpolate`], each level's divided differences (then each Newton
+/// step) spread over the threads, between two buffers. Scratch per channel: `3n + points
+/// + 1` words, in dynamic shared memory when `shared` is set, else at
+/// `scratch + c·(3n + points + 1)`. With fewer than `n` points, `out[c·n] = NO_POINT`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_interpolate(
+    out: *mut u32,
+    vals: *const u32,
+    scratch: *mut u32,
+    moduli: *const Modulus,
+    points: u32,
+    n: u32,
+    shared: u32,
+) {
+    let c = _block_idx_x() as usize;
+    let m = *moduli.add(c);
+    let (nu, pu) = (n as usize, points as usize);
+    let base = if shared != 0 {
+        core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>()
+    } else {
+        scratch.add(c * interpolation_words(nu, pu))
+    };
+    let (xs, mut src, mut dst, inv) = (base, base.add(nu), base.add(2 * nu), base.add(3 * nu));
+    let found = inv.add(pu);
+    let (tid, nt) = (_thread_idx_x(), _block_dim_x());
+    let mut g = tid;
+    while g < points {
+        *inv.add(g as usize) = m.inv(g).unwrap_or(0);
+        g += nt;
+    }
+    if tid < 32 {
+        // Warp 0 keeps the first n good points in order: a ballot per 32 candidates.
+        let lane = tid;
+        let (mut count, mut i0) = (0u32, 0u32);
+        while i0 < points && count < n {
+            let i = i0 + lane;
+            let v = if i < points {
+                *vals.add(c * pu + i as usize)
+            } else {
+                NO_POINT
+            };
+            let mask = ballot((v != NO_POINT) as u32);
+            let pos = count + (mask & ((1u32 << lane) - 1)).count_ones();
+            if v != NO_POINT && pos < n {
+                *xs.add(pos as usize) = i;
+                *src.add(pos as usize) = v;
+            }
+            count += mask.count_ones();
+            i0 += 32;
+        }
+        if lane == 0 {
+            *found = count;
+        }
+    }
+    _syncthreads();
+    if *found < n {
+        if tid == 0 {
+            *out.add(c * nu) = NO_POINT;
+        }
+        return;
+    }
+    // Divided differences: level k writes entries k − 1 (a copy, already final) to n − 1.
+    let mut k = 1;
+    while k < n {
+        let mut i = k - 1 + tid;
+        while i < n {
+            let iu = i as usize;
+            *dst.add(iu) = if i == k - 1 {
+                *src.add(iu)
+            } else {
+                let gap = (*xs.add(iu)).wrapping_sub(*xs.add(iu - k as usize));
+                divided_difference(*src.add(iu), *src.add(iu - 1), *inv.add(gap as usize), m)
+            };
+            i += nt;
+        }
+        _syncthreads();
+        core::mem::swap(&mut src, &mut dst);
+        k += 1;
+    }
+    // Newton form to monomials: both buffers start with every coefficient c_j.
+    let mut j = tid;
+    while j < n {
+        *dst.add(j as usize) = *src.add(j as usize);
+        j += nt;
+    }
+    _syncthreads();
+    let mut k = n - 1;
+    while k > 0 {
+        k -= 1;
+        let xk = *xs.add(k as usize);
+        let mut j = k + tid;
+        while j < n {
+            let ju = j as usize;
+            let above = if j + 1 < n { *src.add(ju + 1) } else { 0 };
+            *dst.add(ju) = newton_shift(*src.add(ju), above, xk, m);
+            j += nt;
+        }
+        _syncthreads();
+        core::mem::swap(&mut src, &mut dst);
+    }
+    let mut j = tid;
+    while j < n {
+        *out.add(c * nu + j as usize) = *src.add(j as usize);
+        j += nt;
+    }
+}

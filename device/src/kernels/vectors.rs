@@ -1,0 +1,322 @@
+//! Kernels on residue vectors: elementwise arithmetic, the `mul_m` probe, equality,
+//! mixed-radix conversion (and its table), digit comparison, reduction of integers.
+
+use super::{ballot, channel_loop};
+use core::arch::nvptx::*;
+use rns_core::launch::NUMBERS_PER_BLOCK;
+use rns_core::{mixed_radix, Modulus};
+
+macro_rules! elementwise {
+    ($name:ident, |$m:ident, $s:ident, $k:ident, $a:ident, $b:ident, $c:ident, $d:ident| $e:expr) => {
+        /// Elementwise kernel: `out[k] = op(a[k], b[k], c[k], d[k])` per channel
+        /// (unused operands may be null); `s` holds one scalar residue per channel.
+        #[no_mangle]
+        pub unsafe extern "ptx-kernel" fn $name(
+            out: *mut u32,
+            $a: *const u32,
+            $b: *const u32,
+            $c: *const u32,
+            $d: *const u32,
+            $s: *const u32,
+            moduli: *const Modulus,
+            len: u32,
+        ) {
+            channel_loop(len, |ch, $k| {
+                let $m = *moduli.add(ch);
+                let _ = ($a, $b, $c, $d, $s, ch);
+                *out.add($k) = $e;
+            });
+        }
+    };
+}
+
+elementwise!(rns_add, |m, s, k, a, b, c, d| m.add(*a.add(k), *b.add(k)));
+elementwise!(rns_sub, |m, s, k, a, b, c, d| m.sub(*a.add(k), *b.add(k)));
+elementwise!(rns_neg, |m, s, k, a, b, c, d| m.neg(*a.add(k)));
+elementwise!(rns_mul, |m, s, k, a, b, c, d| m.mul(*a.add(k), *b.add(k)));
+elementwise!(rns_mul_naive, |m, s, k, a, b, c, d| m
+    .mul_naive(*a.add(k), *b.add(k)));
+elementwise!(rns_mul_add, |m, s, k, a, b, c, d| m.mul_add(
+    *a.add(k),
+    *b.add(k),
+    *c.add(k)
+));
+elementwise!(rns_mul_sub_mul, |m, s, k, a, b, c, d| m.mul_sub_mul(
+    *a.add(k),
+    *b.add(k),
+    *c.add(k),
+    *d.add(k)
+));
+elementwise!(rns_add_scalar, |m, s, k, a, b, c, d| m
+    .add(*a.add(k), *s.add(_block_idx_y() as usize)));
+elementwise!(rns_sub_scalar, |m, s, k, a, b, c, d| m
+    .sub(*a.add(k), *s.add(_block_idx_y() as usize)));
+elementwise!(rns_mul_scalar, |m, s, k, a, b, c, d| m
+    .mul(*a.add(k), *s.add(_block_idx_y() as usize)));
+
+/// Throughput probe: four independent chains of `iters` canonical `mul_m` per thread,
+/// unrolled by four (as nvcc unrolls the CUDA C reference; `iters` is a multiple of 4).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_mul_chain(
+    out: *mut u32,
+    a: *const u32,
+    moduli: *const Modulus,
+    len: u32,
+    iters: u32,
+) {
+    channel_loop(len, |ch, k| {
+        let m = *moduli.add(ch);
+        let y = *a.add(k);
+        let (mut x0, mut x1, mut x2, mut x3) = (y, m.add(y, 1), m.add(y, 2), m.add(y, 3));
+        let mut t = 0;
+        while t < iters {
+            let mut u = 0;
+            while u < 4 {
+                x0 = m.mul(x0, y);
+                x1 = m.mul(x1, y);
+                x2 = m.mul(x2, y);
+                x3 = m.mul(x3, y);
+                u += 1;
+            }
+            t += 4;
+        }
+        *out.add(k) = x0 ^ x1 ^ x2 ^ x3;
+    });
+}
+
+/// Numbers per block (block x) of the batched equality and mixed-radix kernels.
+const LANES_X: u32 = NUMBERS_PER_BLOCK;
+
+/// Thread (x, y) of a 32 × Y block: whether number `blockIdx.x·32 + x` agrees in
+/// the channels `y, y + Y, …`.
+#[inline(always)]
+unsafe fn partial_equal(a: *const u32, b: *const u32, len: u32, channels: u32) -> (u32, bool) {
+    let i = _block_idx_x() * LANES_X + _thread_idx_x();
+    let mut eq = true;
+    if i < len {
+        let mut c = _thread_idx_y();
+        while c < channels {
+            let k = c as usize * len as usize + i as usize;
+            eq &= *a.add(k) == *b.add(k);
+            c += _block_dim_y();
+        }
+    }
+    (i, eq)
+}
+
+/// Equality, the seed's reduction: a shared-memory AND tree across the Y lanes.
+/// Block 32 × Y (Y a power of two), `32·Y·4` bytes of dynamic shared memory.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_equal_shared(
+    out: *mut u32,
+    a: *const u32,
+    b: *const u32,
+    len: u32,
+    channels: u32,
+) {
+    let flags: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let (i, eq) = partial_equal(a, b, len, channels);
+    let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
+    let me = (ty * LANES_X + tx) as usize;
+    *flags.add(me) = eq as u32;
+    _syncthreads();
+    let mut s = _block_dim_y() / 2;
+    while s > 0 {
+        if ty < s {
+            *flags.add(me) &= *flags.add(me + (s * LANES_X) as usize);
+        }
+        _syncthreads();
+        s /= 2;
+    }
+    if ty == 0 && i < len {
+        *out.add(i as usize) = *flags.add(tx as usize);
+    }
+}
+
+/// Equality with warp votes: each warp (one Y lane, 32 numbers) folds its flags into
+/// one ballot word, and the Y words are ANDed through shared memory (`Y·4` bytes).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_equal_vote(
+    out: *mut u32,
+    a: *const u32,
+    b: *const u32,
+    len: u32,
+    channels: u32,
+) {
+    let words: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let (i, eq) = partial_equal(a, b, len, channels);
+    let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
+    let mask = ballot(eq as u32);
+    if tx == 0 {
+        *words.add(ty as usize) = mask;
+    }
+    _syncthreads();
+    if ty == 0 && i < len {
+        let mut all = u32::MAX;
+        let mut y = 0;
+        while y < _block_dim_y() {
+            all &= *words.add(y as usize);
+            y += 1;
+        }
+        *out.add(i as usize) = (all >> tx) & 1;
+    }
+}
+
+/// Mixed-radix digits, the seed's parallel conversion: a block of `X × Y` threads
+/// converts `X` numbers (block x; 32 by default, fewer for large bases); step `s` fixes
+/// digit `s` and the Y lanes update the channels after it. With `shared` non-zero the
+/// residues sit in shared memory (`k·X·4` bytes, `tile[c·X + x]`) and are copied out at
+/// the end; otherwise (a basis too large for even one number's tile) the conversion runs
+/// in place in `digits`. Digits are written channel-major like the input. `offset` (one
+/// residue per channel, or null) is added first: with `(m_c − 1)/2` it maps the signed
+/// range monotonically onto `[0, M)`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
+    digits: *mut u32,
+    x: *const u32,
+    offset: *const u32,
+    moduli: *const Modulus,
+    table: *const u32,
+    len: u32,
+    k: u32,
+    shared: u32,
+) {
+    let (tx, ty, ny, nx) = (
+        _thread_idx_x(),
+        _thread_idx_y(),
+        _block_dim_y(),
+        _block_dim_x(),
+    );
+    let i = _block_idx_x() * nx + tx;
+    let live = i < len;
+    let (tile, stride, col) = if shared != 0 {
+        let t: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+        (t, nx as usize, tx as usize)
+    } else {
+        (digits, len as usize, i as usize)
+    };
+    // In place, a thread past the end has no column to work in.
+    let active = live || shared != 0;
+    let at = |c: u32| c as usize * stride + col;
+    let mut c = ty;
+    while c < k {
+        let mut r = if live {
+            *x.add(c as usize * len as usize + i as usize)
+        } else {
+            0
+        };
+        if !offset.is_null() {
+            r = (*moduli.add(c as usize)).add(r, *offset.add(c as usize));
+        }
+        if active {
+            *tile.add(at(c)) = r;
+        }
+        c += ny;
+    }
+    _syncthreads();
+    let mut s = 0;
+    while s + 1 < k {
+        if active {
+            let d = *tile.add(at(s));
+            let row = table.add(s as usize * k as usize);
+            let mut j = s + 1 + ty;
+            while j < k {
+                let mj = *moduli.add(j as usize);
+                *tile.add(at(j)) = mixed_radix::step(mj, *tile.add(at(j)), d, *row.add(j as usize));
+                j += ny;
+            }
+        }
+        _syncthreads();
+        s += 1;
+    }
+    if live && shared != 0 {
+        let mut c = ty;
+        while c < k {
+            *digits.add(c as usize * len as usize + i as usize) = *tile.add(at(c));
+            c += ny;
+        }
+    }
+}
+
+/// The `k × k` mixed-radix table of `rns_core::mixed_radix::fill_table`, one thread per
+/// entry (grid-stride): `table[i·k + j] = inv(m_i) mod m_j` for `i < j`, else 0.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_mr_table(table: *mut u32, moduli: *const Modulus, k: u32) {
+    let total = k as usize * k as usize;
+    let mut e = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
+    let stride = (_grid_dim_x() * _block_dim_x()) as usize;
+    while e < total {
+        // k > 0 here (e < k²); checked, so that no division-by-zero panic path is compiled.
+        let ku = k as usize;
+        let (i, j) = (
+            e.checked_div(ku).unwrap_or(0),
+            e.checked_rem(ku).unwrap_or(0),
+        );
+        *table.add(e) = if i < j {
+            (*moduli.add(j)).inv((*moduli.add(i)).m).unwrap_or(0)
+        } else {
+            0
+        };
+        e += stride;
+    }
+}
+
+/// Compares numbers by their channel-major mixed-radix digits, most significant
+/// (last) digit first: `out[i]` is −1, 0 or 1 for `a[i] <, =, > b[i]`. With
+/// `b_broadcast` non-zero, `b` holds one number (`k` digits) compared with every `a[i]`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_cmp_digits(
+    out: *mut i32,
+    a: *const u32,
+    b: *const u32,
+    b_broadcast: u32,
+    len: u32,
+    k: u32,
+) {
+    let i = _block_idx_x() * _block_dim_x() + _thread_idx_x();
+    if i >= len {
+        return;
+    }
+    let mut r = 0i32;
+    let mut c = k;
+    while c > 0 {
+        c -= 1;
+        let x = *a.add(c as usize * len as usize + i as usize);
+        let y = if b_broadcast != 0 {
+            *b.add(c as usize)
+        } else {
+            *b.add(c as usize * len as usize + i as usize)
+        };
+        if x != y {
+            r = if x > y { 1 } else { -1 };
+            break;
+        }
+    }
+    *out.add(i as usize) = r;
+}
+
+/// Residues of many non-negative integers given as 32-bit words, word-major
+/// (`words[w·len + i]`, least significant word first, all padded to `nwords`),
+/// negated where `neg[i]` is non-zero. Grid y = channel.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_reduce_words(
+    out: *mut u32,
+    words: *const u32,
+    neg: *const u32,
+    moduli: *const Modulus,
+    len: u32,
+    nwords: u32,
+) {
+    channel_loop(len, |ch, k| {
+        let m = *moduli.add(ch);
+        let i = k - ch * len as usize;
+        let mut r = 0u32;
+        let mut w = nwords;
+        while w > 0 {
+            w -= 1;
+            r = m.push_word(r, *words.add(w as usize * len as usize + i));
+        }
+        *out.add(k) = if *neg.add(i) != 0 { m.neg(r) } else { r };
+    });
+}

@@ -1,0 +1,277 @@
+//! The batched computations modulo every channel behind the matrix library and the
+//! resultants: determinants, eliminations, products, univariate and bivariate resultants,
+//! on either backend, from residues or straight from integers.
+
+use super::input::{check_range, pack_words};
+use super::{cpu, Backend, Computed};
+use crate::basis::RnsBasis;
+use crate::error::{Error, Result};
+use crate::layout;
+use crate::resident::assemble;
+use crate::timing::Laps;
+use crate::vector::{self, RnsVec};
+use crate::words::{Words, WordsRef};
+use rns_core::linalg::Elimination;
+use rns_core::poly::BiShape;
+use rns_core::Modulus;
+use rug::Integer;
+use std::sync::Arc;
+
+impl Backend {
+    /// The determinant of the `n × n` matrix held in each channel: `matrices` holds
+    /// `n²` numbers (a row-major matrix), and the result has one residue per channel.
+    /// On the GPU, blocked LU (`rns_det_blocked`); on the CPU, [`rns_core::linalg::eliminate`].
+    pub fn det_per_channel(&self, matrices: &RnsVec, n: usize) -> Result<Vec<u32>> {
+        if matrices.len() != n * n {
+            return Err(Error::Shape(format!(
+                "{} numbers do not form a {n}×{n} matrix",
+                matrices.len()
+            )));
+        }
+        let moduli = matrices.basis().moduli();
+        match self.gpu_for(matrices.residues().len()) {
+            Some(g) => g.det_per_channel(moduli, n, matrices.residues()),
+            None => {
+                let mut data = matrices.residues().to_vec();
+                let e = cpu::eliminate_per_channel(moduli, n, n, n, false, &mut data);
+                Ok(e.into_iter().map(|e| e.det).collect())
+            }
+        }
+    }
+
+    /// The determinant modulo every channel of `basis` of the `n × n` integer matrix
+    /// `entries` (row-major). On the GPU the entries are reduced on the device and the
+    /// residues never cross PCIe (in chunks when they do not fit).
+    pub fn det_integers(
+        &self,
+        basis: &Arc<RnsBasis>,
+        entries: &[Integer],
+        n: usize,
+    ) -> Result<Vec<u32>> {
+        if entries.len() != n * n {
+            return Err(Error::Shape(format!(
+                "{} entries do not form a {n}×{n} matrix",
+                entries.len()
+            )));
+        }
+        if let Some(g) = self.gpu_for(entries.len() * basis.channels()) {
+            check_range(basis, entries)?;
+            let (words, neg, nwords) = pack_words(entries);
+            if let Some(d) = g.det_words(basis.moduli(), (&words, &neg, nwords), n)? {
+                return Ok(d);
+            }
+        }
+        self.det_per_channel(&self.to_rns(basis, entries)?, n)
+    }
+
+    /// Gaussian elimination ([`rns_core::linalg::eliminate`]) of one `rows × cols`
+    /// row-major matrix per modulus, pivoting on the first `pivot_cols` columns
+    /// (`shape = (rows, cols, pivot_cols)`): forward, or to the reduced echelon form when
+    /// `jordan`. `data` holds the matrices one after another; it is overwritten with the
+    /// result when `keep` is set (and left unspecified otherwise). Returns the rank and
+    /// the determinant of the pivot columns per modulus.
+    pub fn eliminate_per_channel(
+        &self,
+        moduli: &[Modulus],
+        shape: (usize, usize, usize),
+        jordan: bool,
+        data: &mut [u32],
+        keep: bool,
+    ) -> Result<Vec<Elimination>> {
+        let (rows, cols, pivot_cols) = shape;
+        if data.len() != moduli.len() * rows * cols || pivot_cols > cols {
+            return Err(Error::Shape(format!(
+                "{} residues do not form {} matrices of {rows}×{cols} (pivoting on {pivot_cols} columns)",
+                data.len(),
+                moduli.len()
+            )));
+        }
+        match self.gpu_for(data.len()) {
+            Some(g) => g.eliminate_per_channel(moduli, rows, cols, pivot_cols, jordan, data, keep),
+            None => Ok(cpu::eliminate_per_channel(
+                moduli, rows, cols, pivot_cols, jordan, data,
+            )),
+        }
+    }
+
+    /// Reduces the entries of an integer matrix modulo every channel of `basis` and runs
+    /// [`Backend::eliminate_per_channel`] on the images (`shape = (rows, cols,
+    /// pivot_cols)`, `entries` row-major). On the GPU both happen on the device and the
+    /// residues never cross PCIe. Returns the rank and determinant per channel and, with
+    /// `keep`, the eliminated matrices (one per channel, one after another; else empty).
+    pub fn eliminate_integers(
+        &self,
+        basis: &Arc<RnsBasis>,
+        entries: &[Integer],
+        shape: (usize, usize, usize),
+        jordan: bool,
+        keep: bool,
+    ) -> Result<(Vec<Elimination>, Vec<u32>)> {
+        let (rows, cols, pivot_cols) = shape;
+        if entries.len() != rows * cols {
+            return Err(Error::Shape(format!(
+                "{} entries do not form a {rows}×{cols} matrix",
+                entries.len()
+            )));
+        }
+        if let Some(g) = self.gpu_for(entries.len() * basis.channels()) {
+            check_range(basis, entries)?;
+            let (words, neg, nwords) = pack_words(entries);
+            let packed = (&words[..], &neg[..], nwords);
+            let moduli = basis.moduli();
+            if let Some(r) =
+                g.eliminate_words(moduli, packed, rows, cols, pivot_cols, jordan, keep)?
+            {
+                return Ok(r);
+            }
+        }
+        let mut data = self.to_rns(basis, entries)?.residues().to_vec();
+        let e = self.eliminate_per_channel(basis.moduli(), shape, jordan, &mut data, keep)?;
+        Ok((e, if keep { data } else { Vec::new() }))
+    }
+
+    /// The exact product of two integer matrices (`a` `n × k`, `b` `k × p`, row-major),
+    /// every entry of which must lie in the signed range of `basis`, as must every entry
+    /// of the product: reduced, multiplied modulo every channel and reconstructed,
+    /// checked against the redundant channel ([`Error::OutOfRange`] when an entry left
+    /// the range). On the GPU all of it but the final assembly of the integers runs on
+    /// the device, and only the mixed-radix digits come back.
+    pub fn matmul_integers(
+        &self,
+        basis: &Arc<RnsBasis>,
+        a: &[Integer],
+        b: &[Integer],
+        (n, k, p): (usize, usize, usize),
+    ) -> Result<Vec<Integer>> {
+        if a.len() != n * k || b.len() != k * p {
+            return Err(Error::Shape(format!(
+                "{} and {} entries do not form {n}×{k} and {k}×{p} matrices",
+                a.len(),
+                b.len()
+            )));
+        }
+        if let Some(g) = self.gpu_for(basis.channels() * n * p) {
+            check_range(basis, a)?;
+            check_range(basis, b)?;
+            let (pa, pb) = (pack_words(a), pack_words(b));
+            let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
+            if let Some((digits, red)) = g.matmul_words(basis.moduli(), packed, (n, k, p))? {
+                let digits = layout::to_number_major(&digits, n * p, basis.range_len());
+                return vector::check_redundant(basis, &red, assemble(basis, &digits));
+            }
+        }
+        let (ra, rb) = (self.to_rns(basis, a)?, self.to_rns(basis, b)?);
+        let prod =
+            self.matmul_per_channel(basis.moduli(), (n, k, p), ra.residues(), rb.residues())?;
+        self.to_integers_checked(&RnsVec::from_residues_unchecked(basis, n * p, prod))
+    }
+
+    /// `a · b` modulo each modulus for one `n × k` matrix `a` and one `k × p` matrix `b`
+    /// per modulus (`shape = (n, k, p)`, row-major, one matrix after another): the
+    /// `n × p` products, one after another. Delayed reduction on both backends.
+    /// The result is page-locked memory from the GPU's pool when the GPU computed a
+    /// large one (it reads as a `[u32]` either way).
+    pub fn matmul_per_channel<'a>(
+        &self,
+        moduli: &[Modulus],
+        shape: (usize, usize, usize),
+        a: impl Into<WordsRef<'a>>,
+        b: impl Into<WordsRef<'a>>,
+    ) -> Result<Words> {
+        let (n, k, p) = shape;
+        let c = moduli.len();
+        let (a, b) = (a.into(), b.into());
+        if a.data.len() != c * n * k || b.data.len() != c * k * p {
+            return Err(Error::Shape(format!(
+                "{} and {} residues do not form {c} products of {n}×{k} by {k}×{p}",
+                a.data.len(),
+                b.data.len()
+            )));
+        }
+        match self.gpu_for(c * n * p) {
+            Some(g) => g.matmul_per_channel(moduli, shape, a, b),
+            None => Ok(cpu::matmul_per_channel(moduli, n, k, p, a.data, b.data).into()),
+        }
+    }
+}
+
+impl Backend {
+    /// Collins' modular steps of a bivariate resultant `res_y(f, g)` for every channel of
+    /// `basis`: `coeffs` holds the dense pair of `shape` (`f`'s rows, then `g`'s; each
+    /// must lie in the basis's signed range, and neither leading coefficient in `y` may
+    /// vanish modulo a channel). Per channel, the first `degree_bound + 1` of the points
+    /// `x = 0 … candidates − 1` where neither leading coefficient vanishes, one resultant
+    /// in `y` per point, and the interpolated coefficients: channel-major,
+    /// `degree_bound + 1` per channel (`NO_POINT` first when a channel ran out of points).
+    /// On the GPU also their mixed-radix digits, number-major, computed there for the
+    /// reconstruction. And the time of each stage.
+    pub fn resultant_xy_per_channel(
+        &self,
+        basis: &Arc<RnsBasis>,
+        coeffs: &[Integer],
+        shape: BiShape,
+        candidates: usize,
+    ) -> Result<(Computed, Laps)> {
+        let n = shape.degree_bound() + 1;
+        if coeffs.len() != shape.len() || candidates < n {
+            return Err(Error::Shape(format!(
+                "{} coefficients and {candidates} points do not fit the shape {shape:?}",
+                coeffs.len()
+            )));
+        }
+        let work = basis.channels() * candidates * shape.work_len();
+        match self.gpu_for(work) {
+            Some(g) => {
+                check_range(basis, coeffs)?;
+                let (words, neg, nwords) = pack_words(coeffs);
+                let packed = (&words[..], &neg[..], nwords);
+                let (residues, digits, laps) =
+                    g.resultant_xy_words(basis.moduli(), packed, shape, candidates)?;
+                let digits = digits.map(|d| layout::to_number_major(&d, n, basis.range_len()));
+                Ok((Computed { residues, digits }, laps))
+            }
+            None => {
+                let mut laps = Laps::start();
+                let residues = RnsVec::from_integers(basis, coeffs)?;
+                laps.lap("reduce");
+                let out = cpu::resultant_xy_per_channel(
+                    basis.moduli(),
+                    shape,
+                    candidates,
+                    residues.residues(),
+                );
+                laps.lap("resultants mod p, interpolation");
+                let residues = out.into();
+                Ok((
+                    Computed {
+                        residues,
+                        digits: None,
+                    },
+                    laps,
+                ))
+            }
+        }
+    }
+
+    /// The resultant modulo each channel of two polynomials: `coeffs` holds the `df + 1`
+    /// coefficients of `f` then the `dg + 1` of `g` (constant terms first), and both
+    /// leading coefficients must be non-zero modulo every channel.
+    pub fn resultant_per_channel(&self, coeffs: &RnsVec, df: usize, dg: usize) -> Result<Vec<u32>> {
+        if coeffs.len() != df + dg + 2 {
+            return Err(Error::Shape(format!(
+                "{} coefficients do not form polynomials of degrees {df} and {dg}",
+                coeffs.len()
+            )));
+        }
+        let moduli = coeffs.basis().moduli();
+        match self.gpu_for(df * dg.max(1) * moduli.len()) {
+            Some(g) => g.resultant_per_channel(moduli, df, dg, coeffs.residues()),
+            None => Ok(cpu::resultant_per_channel(
+                moduli,
+                df,
+                dg,
+                coeffs.residues(),
+            )),
+        }
+    }
+}
