@@ -46,15 +46,8 @@ enum Command {
     Det {
         /// Matrix file (`rows cols`, then the rows); `-` reads standard input.
         file: String,
-        /// Work modulo this prime (2^30 < P < 2^31) instead of over Z.
-        #[arg(long = "mod", value_name = "P")]
-        modulus: Option<u32>,
-        /// Where the modular determinants run.
-        #[arg(long, value_enum, default_value = "auto")]
-        backend: BackendArg,
-        /// Write the primes used and per-stage times to standard error.
-        #[arg(long)]
-        stats: bool,
+        #[command(flatten)]
+        opts: ModOpts,
     },
     /// Product A·B of two integer matrices (or modulo P), printed as a matrix file.
     Matmul {
@@ -94,12 +87,8 @@ enum Command {
         f: String,
         /// Second polynomial file.
         g: String,
-        /// Where the modular resultants run.
-        #[arg(long, value_enum, default_value = "auto")]
-        backend: BackendArg,
-        /// Write the backend chosen and the time of each stage to standard error.
-        #[arg(long)]
-        stats: bool,
+        #[command(flatten)]
+        opts: RunOpts,
     },
     /// Resultant res_y(f, g) of two polynomials in Z[x, y]: eliminates y and prints the
     /// coefficients in x, constant term first (files: one `coefficient x_exp y_exp` per line).
@@ -108,29 +97,32 @@ enum Command {
         f: String,
         /// Second polynomial file.
         g: String,
-        /// Where the modular resultants and interpolations run.
-        #[arg(long, value_enum, default_value = "auto")]
-        backend: BackendArg,
-        /// Print the bounds, primes and stage times on standard error.
-        #[arg(long)]
-        stats: bool,
+        #[command(flatten)]
+        opts: RunOpts,
     },
     /// Measure every operation on the CPU (one core, all cores) and the GPU; print tables.
     Compare(CompareArgs),
 }
 
-/// The modulus, backend and statistics options of the matrix commands.
+/// The backend and statistics options of every computing command.
 #[derive(clap::Args)]
-struct ModOpts {
-    /// Work modulo this prime (2^30 < P < 2^31) instead of over Z or Q.
-    #[arg(long = "mod", value_name = "P")]
-    modulus: Option<u32>,
+struct RunOpts {
     /// Where the modular computations run.
     #[arg(long, value_enum, default_value = "auto")]
     backend: BackendArg,
     /// Write the backend chosen and the time of each stage to standard error.
     #[arg(long)]
     stats: bool,
+}
+
+/// The options of the matrix commands: a modulus, and [`RunOpts`].
+#[derive(clap::Args)]
+struct ModOpts {
+    /// Work modulo this prime (2^30 < P < 2^31) instead of over Z or Q.
+    #[arg(long = "mod", value_name = "P")]
+    modulus: Option<u32>,
+    #[command(flatten)]
+    run: RunOpts,
 }
 
 /// The shape and entry size of an input matrix, for the cost model.
@@ -200,7 +192,7 @@ fn matrix_command(
 ) -> Result<()> {
     let peeked: Option<Vec<Dims>> = files.iter().map(|f| peek(f)).collect();
     let guess = peeked.map(|d| matrix_estimate(kind, &d, opts.modulus.is_some()));
-    let mut session = Session::start(opts.backend, opts.stats, guess);
+    let mut session = Session::start(opts.run.backend, opts.run.stats, guess);
     let (out, stages) = match opts.modulus {
         None => {
             let mats = files
@@ -216,7 +208,7 @@ fn matrix_command(
                 })
                 .collect();
             let est = matrix_estimate(kind, &dims, false);
-            let backend = session.backend(opts.backend, est)?;
+            let backend = session.backend(opts.run.backend, est)?;
             let expected = est.on(backend.gpu().is_some());
             session.compute("computing", expected, || over_q(&mats, &backend))?
         }
@@ -234,7 +226,7 @@ fn matrix_command(
                 })
                 .collect();
             let est = matrix_estimate(kind, &dims, true);
-            let backend = session.backend(opts.backend, est)?;
+            let backend = session.backend(opts.run.backend, est)?;
             let expected = est.on(backend.gpu().is_some());
             let out = session.compute("computing", expected, || mod_p(&mods, &backend))?;
             (out, Vec::new())
@@ -299,12 +291,8 @@ fn run_compare(a: CompareArgs) -> Result<()> {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Det {
-            file,
-            modulus,
-            backend,
-            stats,
-        } => {
+        Command::Det { file, opts } => {
+            let (modulus, RunOpts { backend, stats }) = (opts.modulus, opts.run);
             let guess = peek(&file).map(|d| {
                 let n = d.rows.max(d.cols);
                 let primes = match modulus {
@@ -378,12 +366,8 @@ fn run(cli: Cli) -> Result<()> {
             },
             |m, be| Ok(be.solve_mod(&m[0], &m[1])?.to_text(0)),
         ),
-        Command::Resultant {
-            f,
-            g,
-            backend,
-            stats,
-        } => {
+        Command::Resultant { f, g, opts } => {
+            let RunOpts { backend, stats } = opts;
             let mut session = Session::start(backend, stats, None);
             let (f, g) = (rns::IntPoly::read(&f)?, rns::IntPoly::read(&g)?);
             let primes = cost::primes_for(rns::resultant::bound_bits(&f, &g) as f64);
@@ -394,12 +378,8 @@ fn run(cli: Cli) -> Result<()> {
             session.print(&format!("{r}\n"), &[]);
             Ok(())
         }
-        Command::ResultantXy {
-            f,
-            g,
-            backend,
-            stats,
-        } => {
+        Command::ResultantXy { f, g, opts } => {
+            let RunOpts { backend, stats } = opts;
             let mut session = Session::start(backend, stats, None);
             let (f, g) = (rns::BiPoly::read(&f)?, rns::BiPoly::read(&g)?);
             let primes = cost::primes_for(rns::resultant::bound_bits_xy(&f, &g) as f64);
