@@ -9,6 +9,7 @@
 //!   level by level; needs no `K²` tables, so it serves bases of many thousands of primes.
 
 use crate::basis::RnsBasis;
+use rayon::prelude::*;
 use rns_core::mixed_radix;
 use rug::Integer;
 
@@ -154,6 +155,15 @@ pub fn digit_tree_levels(moduli: &[rns_core::Modulus]) -> Vec<Vec<Integer>> {
         levels.push(std::mem::replace(&mut level, next));
     }
     levels
+}
+
+/// The signed integers of number-major mixed-radix digits (`K` per number) over the
+/// range moduli, by all cores.
+pub fn from_digits_many(basis: &RnsBasis, digits: &[u32]) -> Vec<Integer> {
+    digits
+        .par_chunks(basis.range_len())
+        .map(|d| from_digits_signed(d, basis))
+        .collect()
 }
 
 /// The signed integer with these mixed-radix digits over the range moduli.

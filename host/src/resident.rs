@@ -30,7 +30,6 @@ use crate::crt;
 use crate::error::{Error, Result};
 use crate::layout;
 use crate::vector::{self, RnsVec};
-use rayon::prelude::*;
 use rug::Integer;
 use std::cmp::Ordering;
 use std::fmt;
@@ -142,12 +141,8 @@ impl ResidentVec {
     fn check(&self, others: &[&ResidentVec]) -> Result<()> {
         for x in others {
             backend::check_pair(&self.basis, self.len, &x.basis, x.len)?;
-            if x.location() != self.location()
-                || !match (&*self.store, &*x.store) {
-                    (Store::Device(a), Store::Device(b)) => Arc::ptr_eq(a.gpu(), b.gpu()),
-                    _ => true,
-                }
-            {
+            // One `Gpu` per ordinal (`Gpu::device`), so the location names the device.
+            if x.location() != self.location() {
                 return Err(Error::DeviceMismatch {
                     left: self.location().to_string(),
                     right: x.location().to_string(),
@@ -291,7 +286,7 @@ impl ResidentVec {
     pub fn to_integers(&self) -> Result<Vec<Integer>> {
         match &*self.store {
             Store::Host(v) => Ok(v.to_integers()),
-            Store::Device(d) => Ok(assemble(&self.basis, &self.device_digits(d)?)),
+            Store::Device(d) => Ok(crt::from_digits_many(&self.basis, &self.device_digits(d)?)),
         }
     }
 
@@ -301,7 +296,7 @@ impl ResidentVec {
         match &*self.store {
             Store::Host(v) => v.to_integers_checked(),
             Store::Device(d) => {
-                let values = assemble(&self.basis, &self.device_digits(d)?);
+                let values = crt::from_digits_many(&self.basis, &self.device_digits(d)?);
                 let k = self.basis.range_len();
                 let red = d.download_range(k * self.len..(k + 1) * self.len)?;
                 vector::check_redundant(&self.basis, &red, values)
@@ -312,16 +307,9 @@ impl ResidentVec {
     /// The mixed-radix digits over the range channels, number-major.
     fn device_digits(&self, d: &DeviceWords) -> Result<Vec<u32>> {
         let (b, k) = (&self.basis, self.basis.range_len());
-        let digits = d.digits(b.range_moduli(), false, self.len)?;
+        let tables = d.gpu().mrc_tables(b.range_moduli())?;
+        let digits = d.digits(&tables, false, self.len)?;
         let host = d.gpu().download_words(&digits, k * self.len)?;
         Ok(layout::to_number_major(&host, self.len, k))
     }
-}
-
-/// The signed integers of number-major mixed-radix digits over `basis`'s range channels.
-pub(crate) fn assemble(basis: &RnsBasis, digits: &[u32]) -> Vec<Integer> {
-    digits
-        .par_chunks(basis.range_len())
-        .map(|d| crt::from_digits_signed(d, basis))
-        .collect()
 }

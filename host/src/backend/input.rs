@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::layout;
 use crate::vector::residue;
 use rayon::prelude::*;
+use rns_core::Modulus;
 use rug::Integer;
 
 /// [`Error::BasisMismatch`] or [`Error::LengthMismatch`] unless two operands agree.
@@ -91,7 +92,7 @@ pub fn pack_words(values: &[Integer]) -> (Vec<u32>, Vec<u32>, usize) {
     (words, neg, nwords)
 }
 
-/// `(m_c − 1)/2` for every range channel: the residues of `H = (M − 1)/2`.
-pub fn half_residues(basis: &RnsBasis) -> Vec<u32> {
-    basis.range_moduli().iter().map(|m| (m.m - 1) / 2).collect()
+/// `(m − 1)/2` for every modulus `m` of `range`: the residues of `H = (M − 1)/2`.
+pub fn half_residues(range: &[Modulus]) -> Vec<u32> {
+    range.iter().map(|m| (m.m - 1) / 2).collect()
 }

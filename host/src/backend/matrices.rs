@@ -5,9 +5,9 @@
 use super::input::{check_range, pack_words};
 use super::{cpu, Backend, Computed};
 use crate::basis::RnsBasis;
+use crate::crt;
 use crate::error::{Error, Result};
 use crate::layout;
-use crate::resident::assemble;
 use crate::timing::Laps;
 use crate::vector::{self, RnsVec};
 use crate::words::{Words, WordsRef};
@@ -157,7 +157,7 @@ impl Backend {
             let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
             if let Some((digits, red)) = g.matmul_words(basis.moduli(), packed, (n, k, p))? {
                 let digits = layout::to_number_major(&digits, n * p, basis.range_len());
-                return vector::check_redundant(basis, &red, assemble(basis, &digits));
+                return vector::check_redundant(basis, &red, crt::from_digits_many(basis, &digits));
             }
         }
         let (ra, rb) = (self.to_rns(basis, a)?, self.to_rns(basis, b)?);

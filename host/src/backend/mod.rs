@@ -16,9 +16,9 @@ pub use op::Op;
 pub(crate) use input::{check_arity, check_pair, check_range, scalar_residues};
 
 use crate::basis::RnsBasis;
+use crate::crt;
 use crate::error::{Error, Result};
 use crate::layout;
-use crate::resident::assemble;
 use crate::vector::{self, RnsVec};
 use crate::words::{Words, WordsRef};
 use rns_core::launch::NUMBERS_PER_BLOCK;
@@ -254,7 +254,7 @@ impl Backend {
                 Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
             }
             None => {
-                let (table, half) = (basis.mr_table(), half_residues(&basis));
+                let (table, half) = (basis.mr_table(), half_residues(range));
                 let da = cpu::mixed_radix_digits(range, table, len, a.residues(), Some(&half));
                 let db = cpu::mixed_radix_digits(range, table, len, b.residues(), Some(&half));
                 Ok(cpu::compare(&da, &db, k))
@@ -285,7 +285,10 @@ impl Backend {
         if !on_gpu || self.gpu_for(a.len() * k * k).is_none() {
             return Ok(a.to_integers());
         }
-        Ok(assemble(a.basis(), &self.mixed_radix_digits(a)?))
+        Ok(crt::from_digits_many(
+            a.basis(),
+            &self.mixed_radix_digits(a)?,
+        ))
     }
 
     /// [`Backend::to_integers`], checked against the redundant channel
@@ -314,7 +317,7 @@ impl Backend {
                 c.residues.len()
             ))
         })?;
-        vector::check_redundant(basis, red, assemble(basis, &digits))
+        vector::check_redundant(basis, red, crt::from_digits_many(basis, &digits))
             .map_err(|_| Error::Internal(format!("{what} disagrees with the redundant prime")))
     }
 

@@ -304,9 +304,7 @@ impl Gpu {
         let mut digits = self.alloc_on(s, range * np)?;
         let shape = Digits { len: np, k: range };
         self.launch_digits(s, shape, &mut digits, &dprod, None, &t.moduli, &t.table)?;
-        let mut redundant = vec![0u32; np];
-        s.memcpy_dtoh(&dprod.slice(range * np..), &mut redundant)
-            .map_err(super::device::cuda)?;
+        let redundant = self.download_range(s, &dprod, range * np..channels * np)?;
         Ok(Some((self.download_on(s, &digits, range * np)?, redundant)))
     }
 }

@@ -76,6 +76,21 @@ impl Gpu {
         self.upload_on(self.stream(), x)
     }
 
+    /// Words `range` of a device buffer, copied back on `stream`.
+    pub fn download_range(
+        &self,
+        stream: &std::sync::Arc<CudaStream>,
+        x: &CudaSlice<u32>,
+        range: Range<usize>,
+    ) -> Result<Vec<u32>> {
+        let mut v = vec![0u32; range.len()];
+        if !range.is_empty() {
+            stream.memcpy_dtoh(&x.slice(range), &mut v).map_err(cuda)?;
+            stream.synchronize().map_err(cuda)?;
+        }
+        Ok(v)
+    }
+
     /// The first `n` words of a device buffer, copied back on `stream`.
     pub fn download_on(
         &self,
@@ -83,12 +98,7 @@ impl Gpu {
         x: &CudaSlice<u32>,
         n: usize,
     ) -> Result<Vec<u32>> {
-        let mut v = vec![0u32; n];
-        if n > 0 {
-            stream.memcpy_dtoh(&x.slice(0..n), &mut v).map_err(cuda)?;
-            stream.synchronize().map_err(cuda)?;
-        }
-        Ok(v)
+        self.download_range(stream, x, 0..n)
     }
 
     /// [`Gpu::download_on`] the device's own stream.

@@ -5,6 +5,7 @@
 
 use super::launch::{Cmp, Digits, Elementwise, Equal, EqualKernel};
 use super::memory::moduli_words;
+use super::tables::MrcTables;
 use super::Gpu;
 use crate::backend::Op;
 use crate::error::Result;
@@ -47,20 +48,7 @@ impl DeviceWords {
 
     /// Words `range` of the residues, copied back.
     pub fn download_range(&self, range: std::ops::Range<usize>) -> Result<Vec<u32>> {
-        let n = range.len();
-        let mut v = vec![0u32; n];
-        if n > 0 {
-            let s = self.gpu.stream();
-            s.memcpy_dtoh(&self.buf.slice(range), &mut v)
-                .map_err(super::device::cuda)?;
-            s.synchronize().map_err(super::device::cuda)?;
-        }
-        Ok(v)
-    }
-
-    /// The device buffer.
-    pub fn buffer(&self) -> &CudaSlice<u32> {
-        &self.buf
+        self.gpu.download_range(self.gpu.stream(), &self.buf, range)
     }
 
     /// A new value of this device and moduli over a fresh buffer of `words` words.
@@ -106,15 +94,14 @@ impl DeviceWords {
         Ok(g.download(&out, len)?.into_iter().map(|x| x != 0).collect())
     }
 
-    /// Mixed-radix digits (channel-major, `k × len`) over the `k` moduli of `range` of
-    /// the first `k` channels, shifted by `H = (M − 1)/2` first when `offset` is set;
+    /// Mixed-radix digits (channel-major, `k × len`) over the `k` moduli of the tables `t`
+    /// of the first `k` channels, shifted by `H = (M − 1)/2` first when `offset` is set;
     /// left on the device.
-    pub fn digits(&self, range: &[Modulus], offset: bool, len: usize) -> Result<CudaSlice<u32>> {
-        let (g, k) = (&self.gpu, range.len());
-        let t = g.mrc_tables(range)?;
-        let mut d = g.alloc(k * len)?;
+    pub fn digits(&self, t: &MrcTables, offset: bool, len: usize) -> Result<CudaSlice<u32>> {
+        let g = &self.gpu;
+        let mut d = g.alloc(t.k * len)?;
         let off = offset.then_some(&t.half);
-        let shape = Digits { len, k };
+        let shape = Digits { len, k: t.k };
         g.launch_digits(
             g.stream(),
             shape,
@@ -135,26 +122,18 @@ impl DeviceWords {
         range: &[Modulus],
         len: usize,
     ) -> Result<Vec<i32>> {
-        let (g, k) = (&self.gpu, range.len());
-        let da = self.digits(range, true, len)?;
-        let db = match other {
-            Some(b) => Some(b.digits(range, true, len)?),
-            None => None,
-        };
+        let g = &self.gpu;
         let t = g.mrc_tables(range)?;
+        let da = self.digits(&t, true, len)?;
+        let db = other.map(|b| b.digits(&t, true, len)).transpose()?;
         let mut out = g.alloc(len)?;
         let shape = Cmp {
             len,
-            k,
+            k: t.k,
             broadcast: other.is_none(),
         };
-        g.launch_cmp(
-            g.stream(),
-            shape,
-            &mut out,
-            &da,
-            db.as_ref().unwrap_or(&t.half_digits),
-        )?;
+        let b = db.as_ref().unwrap_or(&t.half_digits);
+        g.launch_cmp(g.stream(), shape, &mut out, &da, b)?;
         Ok(g.download(&out, len)?
             .into_iter()
             .map(|x| x as i32)

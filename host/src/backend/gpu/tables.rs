@@ -50,8 +50,7 @@ impl Gpu {
         let moduli = self.upload(&moduli_words(range))?;
         let mut table = self.alloc(k * k)?;
         self.launch_mr_table(s, k, &mut table, &moduli)?;
-        let half: Vec<u32> = range.iter().map(|m| (m.m - 1) / 2).collect();
-        let half = self.upload(&half)?;
+        let half = self.upload(&crate::backend::half_residues(range))?;
         let mut half_digits = self.alloc(k)?;
         self.launch_digits(
             s,
