@@ -7,3 +7,5 @@ if ! command -v m4 >/dev/null; then
     (apt-get update -qq && apt-get install -y -qq m4) >/dev/null
 fi
 rustup toolchain install >/dev/null
+# The Python package, built and installed into .venv (scripts/python-env.sh).
+scripts/python-env.sh

@@ -133,6 +133,52 @@ pub fn euclid(df: usize, dg: usize, count: f64) -> Estimate {
     }
 }
 
+/// The shape and entry size of an input matrix, for the cost model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dims {
+    /// Rows.
+    pub rows: usize,
+    /// Columns.
+    pub cols: usize,
+    /// Bits of the largest entry.
+    pub bits: u64,
+}
+
+/// The matrix computations the cost model estimates from their inputs' [`Dims`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixKind {
+    /// The determinant of `A`.
+    Det,
+    /// The product `A · B`.
+    Matmul,
+    /// The rank of `A`.
+    Rank,
+    /// The inverse of `A`.
+    Inverse,
+    /// The solution of `A X = B`.
+    Solve,
+}
+
+/// The estimate of a matrix computation on inputs `dims` (`A`, then `B` where there is
+/// one) over Z/Q, or modulo one prime when `modular`.
+pub fn matrix(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
+    let a = dims[0];
+    let (n, cols) = (a.rows, a.cols);
+    let primes = |bits: f64| if modular { 1.0 } else { primes_for(bits) };
+    let minors = || primes(hadamard_bits(n.min(cols), a.bits));
+    match kind {
+        MatrixKind::Det => det(n.max(cols), minors()),
+        MatrixKind::Matmul => {
+            let b = dims[1];
+            let bits = (a.bits + b.bits) as f64 + (cols.max(2) as f64).log2();
+            matmul(n, cols, b.cols, primes(bits))
+        }
+        MatrixKind::Rank => gauss_jordan(n, cols, minors() / 3.0),
+        MatrixKind::Inverse => gauss_jordan(n, 2 * n, minors()),
+        MatrixKind::Solve => gauss_jordan(n, n + dims[1].cols, minors()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -90,12 +90,12 @@ pub fn det_with_stats(a: &IntMatrix, backend: &Backend) -> Result<(Integer, DetS
         return Ok((Integer::new(), stats));
     };
     stats.bound_bits = bits;
-    laps.lap("bound");
+    laps.stage("bound")?;
     let basis = Arc::new(RnsBasis::for_bits(bits));
     stats.primes = basis.range_len();
-    laps.lap("primes");
+    laps.stage("primes")?;
     let dets = backend.det_integers(&basis, a.entries(), n)?;
-    laps.lap("reduce, det mod p");
+    laps.stage("reduce, det mod p")?;
     let det = backend.reconstruct(&basis, 1, dets, "the determinant")?;
     laps.lap("crt");
     stats.stages = laps.into_stages();

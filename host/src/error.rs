@@ -68,16 +68,19 @@ pub enum Error {
     GpuOutOfMemory(String),
     /// Any other CUDA error.
     Gpu(String),
+    /// The caller asked the computation to stop ([`crate::interrupt`]).
+    Interrupted,
     /// An internal consistency check failed; this is a bug in rns.
     Internal(String),
 }
 
 impl Error {
     /// The process exit code the CLI uses for this error: 3 for a missing GPU, 1 for
-    /// other GPU and internal failures, 2 for bad input.
+    /// other GPU and internal failures, 130 when interrupted, 2 for bad input.
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::NoGpu(_) => 3,
+            Error::Interrupted => 130,
             Error::Gpu(_) | Error::GpuOutOfMemory(_) | Error::Internal(_) => 1,
             _ => 2,
         }
@@ -124,6 +127,7 @@ impl fmt::Display for Error {
             Error::NoGpu(msg) => write!(f, "no CUDA device is usable: {msg}"),
             Error::GpuOutOfMemory(msg) => write!(f, "GPU out of memory: {msg}"),
             Error::Gpu(msg) => write!(f, "CUDA error: {msg}"),
+            Error::Interrupted => write!(f, "interrupted"),
             Error::Internal(msg) => write!(f, "internal error (a bug in rns): {msg}"),
         }
     }

@@ -27,6 +27,7 @@ pub mod cost;
 pub mod crt;
 pub mod det;
 pub mod error;
+pub mod interrupt;
 pub mod layout;
 pub mod linalg;
 pub mod matrix;

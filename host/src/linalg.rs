@@ -135,7 +135,7 @@ pub fn solve_with_stats(
         .fold(0.0f64, f64::max);
     let bits = (sum.max(sum - min + b_max)).ceil() as u64 + 1;
     let ab = a.augment(b)?;
-    laps.lap("bound");
+    laps.stage("bound")?;
     let cols = n + l;
     let mut singular_at: HashSet<u32> = HashSet::new();
     loop {
@@ -143,10 +143,10 @@ pub fn solve_with_stats(
             singular_at.contains(&p)
         }));
         let channels = basis.channels();
-        laps.lap("primes");
+        laps.stage("primes")?;
         let (e, data) =
             backend.eliminate_integers(&basis, ab.entries(), (n, cols, n), true, true)?;
-        laps.lap("reduce, eliminate mod p");
+        laps.stage("reduce, eliminate mod p")?;
         let bad: Vec<u32> = (0..channels)
             .filter(|&c| e[c].rank as usize != n)
             .map(|c| basis.moduli()[c].m)
@@ -173,9 +173,9 @@ pub fn solve_with_stats(
                     }
                 }
             });
-        laps.lap("det·X mod p");
+        laps.stage("det·X mod p")?;
         let values = backend.reconstruct(&basis, len, out, "a solution")?;
-        laps.lap("crt");
+        laps.stage("crt")?;
         let det = &values[0];
         let x = values[1..]
             .par_iter()

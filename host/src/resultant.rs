@@ -83,7 +83,9 @@ pub fn resultant(f: &IntPoly, g: &IntPoly, backend: &Backend) -> Result<Integer>
     }));
     let coeffs: Vec<Integer> = f.coeffs().iter().chain(g.coeffs()).cloned().collect();
     let residues = backend.to_rns(&basis, &coeffs)?;
+    crate::interrupt::check()?;
     let per_prime = backend.resultant_per_channel(&residues, f.degree(), g.degree())?;
+    crate::interrupt::check()?;
     let res = backend.reconstruct(&basis, 1, per_prime, "the resultant")?;
     Ok(res.into_iter().next().expect("one value"))
 }
@@ -207,7 +209,7 @@ pub fn resultant_xy_with_stats(
         backend: backend.name(),
         ..ResultantStats::default()
     };
-    laps.lap("bounds");
+    laps.stage("bounds")?;
     let content = |row: &[Integer]| row.iter().fold(Integer::new(), |acc, c| acc.gcd(c));
     let contents = content(f.leading_y()) * content(g.leading_y());
     let basis = Arc::new(RnsBasis::for_bits_excluding(stats.bound_bits, |p| {
@@ -216,7 +218,7 @@ pub fn resultant_xy_with_stats(
     stats.range_primes = basis.range_moduli().iter().map(|m| m.m).collect();
     let mut coeffs = f.dense(shape.fx as usize + 1);
     coeffs.extend(g.dense(shape.gx as usize + 1));
-    laps.lap("primes");
+    laps.stage("primes")?;
     let (computed, modular) =
         backend.resultant_xy_per_channel(&basis, &coeffs, shape, candidates)?;
     laps.append(modular);

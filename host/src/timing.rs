@@ -35,6 +35,14 @@ impl Laps {
         d
     }
 
+    /// [`Laps::lap`], then [`crate::interrupt::check`]: ends a stage after which the
+    /// computation may stop if asked to.
+    pub fn stage(&mut self, name: &'static str) -> crate::Result<Duration> {
+        let d = self.lap(name);
+        crate::interrupt::check()?;
+        Ok(d)
+    }
+
     /// Adds `d` to the stage `name`.
     pub fn add(&mut self, name: &'static str, d: Duration) {
         match self.stages.iter_mut().find(|(n, _)| *n == name) {

@@ -233,7 +233,7 @@ impl Backend {
             None => {
                 let mut laps = Laps::start();
                 let residues = RnsVec::from_integers(basis, coeffs)?;
-                laps.lap("reduce");
+                laps.stage("reduce")?;
                 let out = cpu::resultant_xy_per_channel(
                     basis.moduli(),
                     shape,

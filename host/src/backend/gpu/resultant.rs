@@ -101,7 +101,7 @@ impl Gpu {
             };
             self.launch_reduce(s, reduce, &mut dcoeffs, &dw, &dn, &dm)?;
             sync()?;
-            laps.lap("reduce");
+            laps.stage("reduce")?;
             let mut dvals = self.alloc_on(s, k * candidates)?;
             let mut dwork = self.alloc_on(s, k * candidates * shape.work_len())?;
             let points = ResultantPoints {
@@ -111,7 +111,7 @@ impl Gpu {
             };
             self.launch_resultant_points(s, points, &mut dvals, &mut dwork, &dcoeffs, &dm)?;
             sync()?;
-            laps.lap("resultants mod p");
+            laps.stage("resultants mod p")?;
             drop(dwork);
             let mut dout = self.alloc_on(s, k * n)?;
             let mut dscratch = self.alloc_on(s, k * scratch)?;

@@ -4,7 +4,7 @@ mod session;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use rns::compare::{self, Preset};
-use rns::cost::{self, Estimate};
+use rns::cost::{self, Dims, MatrixKind};
 use rns::det::hadamard_bits;
 use rns::{det_with_stats, linalg, Backend, BackendChoice, IntMatrix, ModMatrices, Result};
 use session::{Session, Stages, CUDA_START, CUDA_STARTING};
@@ -125,14 +125,6 @@ struct ModOpts {
     run: RunOpts,
 }
 
-/// The shape and entry size of an input matrix, for the cost model.
-#[derive(Clone, Copy)]
-struct Dims {
-    rows: usize,
-    cols: usize,
-    bits: u64,
-}
-
 /// The shape of a matrix file from its first line, and a guess at its entries' size from
 /// the file's length, without parsing it (`None` for standard input or an unreadable
 /// header: the parse reports those).
@@ -155,32 +147,6 @@ fn peek(path: &str) -> Option<Dims> {
     })
 }
 
-/// The estimate of a matrix command over Z/Q, or modulo a prime when `modular`.
-fn matrix_estimate(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
-    let a = dims[0];
-    let (n, cols) = (a.rows, a.cols);
-    let primes = |bits: f64| if modular { 1.0 } else { cost::primes_for(bits) };
-    let minors = || primes(cost::hadamard_bits(n.min(cols), a.bits));
-    match kind {
-        MatrixKind::Matmul => {
-            let b = dims[1];
-            let bits = (a.bits + b.bits) as f64 + (cols.max(2) as f64).log2();
-            cost::matmul(n, cols, b.cols, primes(bits))
-        }
-        MatrixKind::Rank => cost::gauss_jordan(n, cols, minors() / 3.0),
-        MatrixKind::Inverse => cost::gauss_jordan(n, 2 * n, minors()),
-        MatrixKind::Solve => cost::gauss_jordan(n, n + dims[1].cols, minors()),
-    }
-}
-
-#[derive(Clone, Copy)]
-enum MatrixKind {
-    Matmul,
-    Rank,
-    Inverse,
-    Solve,
-}
-
 /// Runs a matrix command: `over_q` without a modulus, `mod_p` with one (whose files are
 /// read straight into residues).
 fn matrix_command(
@@ -191,7 +157,7 @@ fn matrix_command(
     mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<String>,
 ) -> Result<()> {
     let peeked: Option<Vec<Dims>> = files.iter().map(|f| peek(f)).collect();
-    let guess = peeked.map(|d| matrix_estimate(kind, &d, opts.modulus.is_some()));
+    let guess = peeked.map(|d| cost::matrix(kind, &d, opts.modulus.is_some()));
     let mut session = Session::start(opts.run.backend, opts.run.stats, guess);
     let (out, stages) = match opts.modulus {
         None => {
@@ -207,7 +173,7 @@ fn matrix_command(
                     bits: m.max_bits(),
                 })
                 .collect();
-            let est = matrix_estimate(kind, &dims, false);
+            let est = cost::matrix(kind, &dims, false);
             let backend = session.backend(opts.run.backend, est)?;
             let expected = est.on(backend.gpu().is_some());
             session.compute("computing", expected, || over_q(&mats, &backend))?
@@ -225,7 +191,7 @@ fn matrix_command(
                     bits: 31,
                 })
                 .collect();
-            let est = matrix_estimate(kind, &dims, true);
+            let est = cost::matrix(kind, &dims, true);
             let backend = session.backend(opts.run.backend, est)?;
             let expected = est.on(backend.gpu().is_some());
             let out = session.compute("computing", expected, || mod_p(&mods, &backend))?;

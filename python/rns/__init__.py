@@ -1,0 +1,152 @@
+"""rns: exact linear algebra and resultants over the integers, through a residue
+number system, on all CPU cores or on a CUDA GPU.
+
+Every function computes an exact answer (never a floating-point or probabilistic
+one). Matrices may be lists of rows of Python ints of any size, 2-D numpy integer
+arrays (int64, uint32, ..., or object arrays of ints), python-flint ``fmpz_mat`` or
+``nmod_mat``, or an :class:`rns.Matrix`; polynomials are coefficient lists, constant
+term first, or python-flint ``fmpz_poly``.
+
+Every function takes the keyword arguments
+
+* ``mod``: ``None`` (over Z, or Q for solve and inverse) or a prime p with
+  2^30 < p < 2^31, to compute modulo p (results in [0, p));
+* ``backend``: ``"auto"`` (the cost model picks per call), ``"cpu"`` or ``"gpu"``
+  (``GpuUnavailable`` when no CUDA device is usable).
+
+The GIL is released while computing; Ctrl-C stops a long call at its next stage.
+
+>>> import rns
+>>> rns.det([[2, -1, 0], [-1, 2, -1], [0, -1, 2]])
+4
+>>> rns.solve([[2, 1], [1, 3]], [1, 2])
+[Fraction(1, 5), Fraction(3, 5)]
+"""
+
+from ._rns import Engine, GpuUnavailable, Matrix, backends
+
+__all__ = [
+    "Engine",
+    "GpuUnavailable",
+    "Matrix",
+    "backends",
+    "det",
+    "rank",
+    "solve",
+    "inverse",
+    "matmul",
+    "resultant",
+    "resultant_xy",
+]
+
+_engines = {}
+
+
+def _engine(backend):
+    """The default engine for ``backend``, created on first use."""
+    engine = _engines.get(backend)
+    if engine is None:
+        engine = Engine(backend)
+        _engines[backend] = engine
+    return engine
+
+
+def _is_vector(b):
+    """Whether ``b`` is a flat list or tuple of ints (a right-hand side vector)."""
+    if not isinstance(b, (list, tuple)) or not b:
+        return False
+    return not isinstance(b[0], (list, tuple)) and hasattr(b[0], "__index__")
+
+
+def det(A, *, mod=None, backend="auto"):
+    """det(A, *, mod=None, backend="auto") -> int
+
+    The determinant of the square matrix ``A``: an exact int, or an int in [0, p)
+    with ``mod=p``. The determinant of a 0×0 matrix is 1.
+
+    >>> det([[1, 2], [3, 4]])
+    -2
+    >>> det([[1, 2], [3, 4]], mod=2**31 - 1)
+    2147483645
+    """
+    return _engine(backend).det(A, mod=mod)
+
+
+def rank(A, *, mod=None, backend="auto"):
+    """rank(A, *, mod=None, backend="auto") -> int
+
+    The rank of ``A`` over Q, or over Z/pZ with ``mod=p``.
+
+    >>> rank([[1, 2], [2, 4]])
+    1
+    """
+    return _engine(backend).rank(A, mod=mod)
+
+
+def solve(A, B, *, mod=None, backend="auto"):
+    """solve(A, B, *, mod=None, backend="auto") -> list
+
+    The solution ``X`` of ``A X = B`` for square non-singular ``A``: a list of rows of
+    ``fractions.Fraction`` over Q (in lowest terms), or of ints in [0, p) with
+    ``mod=p``. ``B`` is a matrix, or a flat list of ints (one right-hand side), in which
+    case the solution is a flat list too. Raises ``ZeroDivisionError`` when ``A`` is
+    singular (modulo p with ``mod=p``).
+
+    >>> solve([[2, 1], [1, 3]], [[1], [2]])
+    [[Fraction(1, 5)], [Fraction(3, 5)]]
+    """
+    if _is_vector(B):
+        return [row[0] for row in _engine(backend).solve(A, [[b] for b in B], mod=mod)]
+    return _engine(backend).solve(A, B, mod=mod)
+
+
+def inverse(A, *, mod=None, backend="auto"):
+    """inverse(A, *, mod=None, backend="auto") -> list
+
+    The inverse of the square matrix ``A``: rows of ``fractions.Fraction`` over Q, or of
+    ints in [0, p) with ``mod=p``. Raises ``ZeroDivisionError`` when ``A`` is singular.
+
+    >>> inverse([[2, 1], [1, 1]])
+    [[Fraction(1, 1), Fraction(-1, 1)], [Fraction(-1, 1), Fraction(2, 1)]]
+    """
+    return _engine(backend).inverse(A, mod=mod)
+
+
+def matmul(A, B, *, mod=None, backend="auto"):
+    """matmul(A, B, *, mod=None, backend="auto") -> list
+
+    The product ``A · B``: a list of rows of exact ints, or of ints in [0, p) with
+    ``mod=p``.
+
+    >>> matmul([[1, 2], [3, 4]], [[5], [6]])
+    [[17], [39]]
+    """
+    return _engine(backend).matmul(A, B, mod=mod)
+
+
+def resultant(f, g, *, mod=None, backend="auto"):
+    """resultant(f, g, *, mod=None, backend="auto") -> int
+
+    The resultant of the polynomials ``f`` and ``g`` of Z[x], given as coefficient
+    lists, constant term first, or as ``fmpz_poly``: the determinant of their Sylvester
+    matrix (1 for two non-zero constants, 0 when either is the zero polynomial, as in
+    FLINT). With ``mod=p``, that integer's residue in [0, p).
+
+    >>> resultant([-2, 0, 1], [-3, 0, 1])   # x^2 - 2 and x^2 - 3
+    1
+    """
+    return _engine(backend).resultant(f, g, mod=mod)
+
+
+def resultant_xy(f, g, *, mod=None, backend="auto"):
+    """resultant_xy(f, g, *, mod=None, backend="auto") -> list
+
+    The resultant in ``y`` of ``f, g ∈ Z[x, y]``, given as dicts ``{(i, j): c}`` for the
+    terms c·x^i·y^j (or python-flint ``fmpz_mpoly`` in the variables x, y): the
+    coefficients of res_y(f, g) ∈ Z[x], constant term first, without trailing zeros
+    (``[]`` for the zero polynomial). With ``mod=p``, the coefficients' residues.
+
+    >>> resultant_xy({(0, 2): 1, (1, 0): -1}, {(0, 1): 1, (0, 0): -2})   # y^2 - x, y - 2
+    [4, -1]
+    """
+    return _engine(backend).resultant_xy(f, g, mod=mod)

@@ -1,0 +1,70 @@
+from fractions import Fraction
+from typing import Any, Dict, List, Literal, Optional, Sequence, SupportsIndex, Tuple, Union
+
+
+BackendName = Literal["auto", "cpu", "gpu"]
+# Lists of rows of ints, 2-D numpy integer arrays, fmpz_mat, nmod_mat or rns.Matrix.
+MatrixLike = Any
+# Coefficient lists (constant term first), 1-D numpy integer arrays or fmpz_poly.
+PolyLike = Union[Sequence[SupportsIndex], Any]
+# {(i, j): c} for the terms c·x^i·y^j, or fmpz_mpoly in x, y.
+BiPolyLike = Union[Dict[Tuple[int, int], SupportsIndex], Any]
+
+class GpuUnavailable(RuntimeError):
+    """No usable CUDA GPU for backend="gpu"."""
+
+class Matrix:
+    """An integer matrix converted once, for repeated work without conversion."""
+
+    def __init__(self, a: MatrixLike) -> None: ...
+    def nrows(self) -> int: ...
+    def ncols(self) -> int: ...
+    @property
+    def shape(self) -> Tuple[int, int]: ...
+    def tolist(self) -> List[List[int]]: ...
+
+class Engine:
+    """Where computations run: "cpu", "gpu" (device `device`) or "auto"."""
+
+    def __init__(self, backend: BackendName = "auto", device: int = 0) -> None: ...
+    @property
+    def backend_name(self) -> str: ...
+    @property
+    def device(self) -> int: ...
+    def det(self, a: MatrixLike, *, mod: Optional[int] = None) -> int: ...
+    def rank(self, a: MatrixLike, *, mod: Optional[int] = None) -> int: ...
+    def matmul(self, a: MatrixLike, b: MatrixLike, *, mod: Optional[int] = None) -> List[List[int]]: ...
+    def solve(
+        self, a: MatrixLike, b: MatrixLike, *, mod: Optional[int] = None
+    ) -> List[List[Union[Fraction, int]]]: ...
+    def inverse(self, a: MatrixLike, *, mod: Optional[int] = None) -> List[List[Union[Fraction, int]]]: ...
+    def resultant(self, f: PolyLike, g: PolyLike, *, mod: Optional[int] = None) -> int: ...
+    def resultant_xy(self, f: BiPolyLike, g: BiPolyLike, *, mod: Optional[int] = None) -> List[int]: ...
+
+def backends() -> List[str]:
+    """The usable backends: "cpu", and "gpu" when a CUDA device can be opened."""
+
+def det(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> int:
+    """The exact determinant (an int in [0, p) with mod=p)."""
+
+def rank(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> int:
+    """The rank over Q (over Z/pZ with mod=p)."""
+
+def solve(
+    A: MatrixLike, B: Union[MatrixLike, Sequence[SupportsIndex]], *, mod: Optional[int] = None, backend: BackendName = "auto"
+) -> List[Any]:
+    """The solution of A X = B: rows of Fractions over Q, of ints mod p."""
+
+def inverse(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> List[List[Union[Fraction, int]]]:
+    """The inverse: rows of Fractions over Q, of ints mod p."""
+
+def matmul(A: MatrixLike, B: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> List[List[int]]:
+    """The exact product (mod p with mod=p)."""
+
+def resultant(f: PolyLike, g: PolyLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> int:
+    """The resultant of f, g in Z[x] (coefficients constant term first)."""
+
+def resultant_xy(
+    f: BiPolyLike, g: BiPolyLike, *, mod: Optional[int] = None, backend: BackendName = "auto"
+) -> List[int]:
+    """The coefficients (constant first) of res_y(f, g) in Z[x]."""

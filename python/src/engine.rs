@@ -1,0 +1,414 @@
+//! `rns.Engine`: a backend choice (and, for a GPU, the device whose context it holds),
+//! with one method per computation. The module's functions call a default engine.
+
+use crate::convert::{fraction_rows, int_rows, residue_rows, to_poly, to_terms};
+use crate::error::to_py;
+use crate::ints::{to_integer, IntMaker};
+use crate::matrix::matrix_arg;
+use crate::run::compute;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyList;
+use rns::backend::{Gpu, AUTO_MIN_WORK};
+use rns::cost::{self, Dims, Estimate, MatrixKind};
+use rns::{linalg, resultant, Backend, BiPoly, IntMatrix, IntPoly, ModMatrices};
+use rns_core::Modulus;
+use rug::Integer;
+use std::sync::Arc;
+
+/// Which backend an engine computes on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Choice {
+    Cpu,
+    Gpu,
+    Auto,
+}
+
+/// Engine(backend="auto", device=0): where the computations run. "cpu" uses all cores;
+/// "gpu" uses CUDA device `device` (opened now: GpuUnavailable if it is not usable);
+/// "auto" asks the cost model per call and opens the GPU the first time it pays.
+#[pyclass(frozen, module = "rns")]
+pub struct Engine {
+    choice: Choice,
+    device: usize,
+}
+
+fn dims(m: &IntMatrix) -> Dims {
+    Dims {
+        rows: m.rows(),
+        cols: m.cols(),
+        bits: m.max_bits(),
+    }
+}
+
+/// The prime of a call: `mod=` if given, else the modulus the inputs carry (nmod_mat);
+/// validated as a prime in (2^30, 2^31).
+fn modulus(arg: Option<&Bound<'_, PyAny>>, carried: &[Option<u64>]) -> PyResult<Option<u32>> {
+    let mut from_inputs: Option<u64> = None;
+    for &c in carried.iter().flatten() {
+        if from_inputs.is_some_and(|q| q != c) {
+            return Err(PyValueError::new_err(format!(
+                "the matrices have different moduli ({} and {c})",
+                from_inputs.unwrap_or(0)
+            )));
+        }
+        from_inputs = Some(c);
+    }
+    let given = match arg {
+        Some(o) if !o.is_none() => Some(to_integer(o)?),
+        _ => None,
+    };
+    let p = match (given, from_inputs) {
+        (Some(p), Some(c)) if p != c => {
+            return Err(PyValueError::new_err(format!(
+                "mod={p} but the input matrix is modulo {c}"
+            )))
+        }
+        (Some(p), _) => p,
+        (None, Some(c)) => Integer::from(c),
+        (None, None) => return Ok(None),
+    };
+    let bad = || {
+        PyValueError::new_err(format!(
+            "modulus {p}: the modulus must be a prime between 2^30 and 2^31"
+        ))
+    };
+    let q = p.to_u32().ok_or_else(bad)?;
+    Modulus::new(q).map_err(|e| to_py(e.into()))?;
+    Ok(Some(q))
+}
+
+fn nonzero(coeffs: &[Integer]) -> bool {
+    coeffs.iter().any(|c| *c != 0)
+}
+
+impl Engine {
+    /// The backend for work estimated by `est`.
+    fn backend(&self, est: Estimate) -> PyResult<Backend> {
+        Ok(match self.choice {
+            Choice::Cpu => Backend::Cpu,
+            Choice::Gpu => Backend::Gpu {
+                gpu: Gpu::device(self.device).map_err(to_py)?,
+                min_work: 0,
+            },
+            Choice::Auto => {
+                let start_left = match Gpu::opened(self.device) {
+                    Some(true) => 0.0,
+                    Some(false) => return Ok(Backend::Cpu),
+                    None => cost::GPU_START_MS,
+                };
+                match est.gpu_wins(start_left) {
+                    true => match Gpu::device(self.device) {
+                        Ok(gpu) => Backend::Gpu {
+                            gpu,
+                            min_work: AUTO_MIN_WORK,
+                        },
+                        Err(_) => Backend::Cpu,
+                    },
+                    false => Backend::Cpu,
+                }
+            }
+        })
+    }
+
+    /// Runs `f` on the backend the estimate `est` picks.
+    fn run<T: Send>(
+        &self,
+        py: Python<'_>,
+        est: Estimate,
+        f: impl FnOnce(&Backend) -> rns::Result<T> + Send,
+    ) -> PyResult<T> {
+        let be = self.backend(est)?;
+        compute(py, est.on(be.gpu().is_some()), || f(&be))
+    }
+
+    fn matrix_run<T: Send>(
+        &self,
+        py: Python<'_>,
+        kind: MatrixKind,
+        inputs: &[&IntMatrix],
+        p: Option<u32>,
+        f: impl FnOnce(&Backend) -> rns::Result<T> + Send,
+    ) -> PyResult<T> {
+        let d: Vec<Dims> = inputs.iter().map(|m| dims(m)).collect();
+        self.run(py, cost::matrix(kind, &d, p.is_some()), f)
+    }
+}
+
+fn square(a: &IntMatrix, what: &str) -> PyResult<()> {
+    if a.is_square() {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err(format!(
+            "{what} needs a square matrix, got {}×{}",
+            a.rows(),
+            a.cols()
+        )))
+    }
+}
+
+fn reduce(a: &IntMatrix, p: u32) -> rns::Result<ModMatrices> {
+    ModMatrices::from_int_matrix(a, &[p])
+}
+
+#[pymethods]
+impl Engine {
+    #[new]
+    #[pyo3(signature = (backend = "auto", device = 0))]
+    fn new(backend: &str, device: usize) -> PyResult<Engine> {
+        let choice = match backend {
+            "cpu" => Choice::Cpu,
+            "gpu" => Choice::Gpu,
+            "auto" => Choice::Auto,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "backend must be \"auto\", \"cpu\" or \"gpu\", got {backend:?}"
+                )))
+            }
+        };
+        if choice == Choice::Gpu {
+            Gpu::device(device).map_err(to_py)?;
+        }
+        Ok(Engine { choice, device })
+    }
+
+    /// The backend asked for: "auto", "cpu" or "gpu".
+    #[getter]
+    fn backend_name(&self) -> &'static str {
+        match self.choice {
+            Choice::Cpu => "cpu",
+            Choice::Gpu => "gpu",
+            Choice::Auto => "auto",
+        }
+    }
+
+    /// The CUDA device ordinal of the GPU backend.
+    #[getter]
+    fn device(&self) -> usize {
+        self.device
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "rns.Engine(backend={:?}, device={})",
+            self.backend_name(),
+            self.device
+        )
+    }
+
+    /// det(A, *, mod=None): the determinant (see rns.det).
+    #[pyo3(signature = (a, *, r#mod = None))]
+    fn det<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        r#mod: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (a, carried) = matrix_arg(a)?;
+        let p = modulus(r#mod, &[carried])?;
+        square(&a, "the determinant")?;
+        let ints = IntMaker::new(py)?;
+        if a.rows() == 0 {
+            return ints.int(&Integer::from(1));
+        }
+        match p {
+            None => {
+                let d = self.matrix_run(py, MatrixKind::Det, &[&a], p, |be| rns::det(&a, be))?;
+                ints.int(&d)
+            }
+            Some(p) => {
+                let d = self.matrix_run(py, MatrixKind::Det, &[&a], Some(p), |be| {
+                    Ok(be.det_mod(&reduce(&a, p)?)?[0])
+                })?;
+                Ok(d.into_pyobject(py)?.into_any())
+            }
+        }
+    }
+
+    /// rank(A, *, mod=None): the rank (see rns.rank).
+    #[pyo3(signature = (a, *, r#mod = None))]
+    fn rank(
+        &self,
+        py: Python<'_>,
+        a: &Bound<'_, PyAny>,
+        r#mod: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<usize> {
+        let (a, carried) = matrix_arg(a)?;
+        let p = modulus(r#mod, &[carried])?;
+        if a.rows() == 0 || a.cols() == 0 {
+            return Ok(0);
+        }
+        match p {
+            None => self.matrix_run(py, MatrixKind::Rank, &[&a], p, |be| linalg::rank(&a, be)),
+            Some(p) => self.matrix_run(py, MatrixKind::Rank, &[&a], Some(p), |be| {
+                Ok(be.rank_mod(&reduce(&a, p)?)?[0])
+            }),
+        }
+    }
+
+    /// matmul(A, B, *, mod=None): the product (see rns.matmul).
+    #[pyo3(signature = (a, b, *, r#mod = None))]
+    fn matmul<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        b: &Bound<'py, PyAny>,
+        r#mod: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let ((a, ca), (b, cb)) = (matrix_arg(a)?, matrix_arg(b)?);
+        let p = modulus(r#mod, &[ca, cb])?;
+        if a.cols() != b.rows() {
+            return Err(PyValueError::new_err(format!(
+                "cannot multiply a {}×{} matrix by a {}×{} matrix",
+                a.rows(),
+                a.cols(),
+                b.rows(),
+                b.cols()
+            )));
+        }
+        let (n, k, l) = (a.rows(), a.cols(), b.cols());
+        if n == 0 || k == 0 || l == 0 {
+            let zero = vec![Integer::new(); n * l];
+            return int_rows(&IntMaker::new(py)?, &zero, n);
+        }
+        match p {
+            None => {
+                let c = self.matrix_run(py, MatrixKind::Matmul, &[&a, &b], p, |be| {
+                    linalg::matmul(&a, &b, be)
+                })?;
+                int_rows(&IntMaker::new(py)?, c.entries(), n)
+            }
+            Some(p) => {
+                let c = self.matrix_run(py, MatrixKind::Matmul, &[&a, &b], Some(p), |be| {
+                    be.matmul_mod(&reduce(&a, p)?, &reduce(&b, p)?)
+                })?;
+                residue_rows(py, c.data(), n)
+            }
+        }
+    }
+
+    /// solve(A, B, *, mod=None): the solution X of A X = B (see rns.solve).
+    #[pyo3(signature = (a, b, *, r#mod = None))]
+    fn solve<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        b: &Bound<'py, PyAny>,
+        r#mod: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let ((a, ca), (b, cb)) = (matrix_arg(a)?, matrix_arg(b)?);
+        let p = modulus(r#mod, &[ca, cb])?;
+        square(&a, "solving A X = B")?;
+        if b.rows() != a.rows() {
+            return Err(PyValueError::new_err(format!(
+                "A is {n}×{n} but B has {} rows: they must have as many rows",
+                b.rows(),
+                n = a.rows()
+            )));
+        }
+        self.solve_with(py, &a, &b, p, MatrixKind::Solve)
+    }
+
+    /// inverse(A, *, mod=None): the inverse (see rns.inverse).
+    #[pyo3(signature = (a, *, r#mod = None))]
+    fn inverse<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        r#mod: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let (a, carried) = matrix_arg(a)?;
+        let p = modulus(r#mod, &[carried])?;
+        square(&a, "the inverse")?;
+        let id = Arc::new(IntMatrix::identity(a.rows()));
+        self.solve_with(py, &a, &id, p, MatrixKind::Inverse)
+    }
+
+    /// resultant(f, g, *, mod=None): the resultant (see rns.resultant).
+    #[pyo3(signature = (f, g, *, r#mod = None))]
+    fn resultant<'py>(
+        &self,
+        py: Python<'py>,
+        f: &Bound<'py, PyAny>,
+        g: &Bound<'py, PyAny>,
+        r#mod: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (f, g) = (to_poly(f)?, to_poly(g)?);
+        let p = modulus(r#mod, &[])?;
+        let ints = IntMaker::new(py)?;
+        let r = if nonzero(&f) && nonzero(&g) {
+            let f = IntPoly::new(f).map_err(to_py)?;
+            let g = IntPoly::new(g).map_err(to_py)?;
+            let primes = cost::primes_for(resultant::bound_bits(&f, &g) as f64);
+            let est = cost::euclid(f.degree(), g.degree(), primes);
+            self.run(py, est, |be| rns::resultant(&f, &g, be))?
+        } else {
+            Integer::new() // FLINT's convention: a resultant with the zero polynomial is 0
+        };
+        match p {
+            None => ints.int(&r),
+            Some(p) => Ok(r.mod_u(p).into_pyobject(py)?.into_any()),
+        }
+    }
+
+    /// resultant_xy(f, g, *, mod=None): res_y(f, g) in Z[x] (see rns.resultant_xy).
+    #[pyo3(signature = (f, g, *, r#mod = None))]
+    fn resultant_xy<'py>(
+        &self,
+        py: Python<'py>,
+        f: &Bound<'py, PyAny>,
+        g: &Bound<'py, PyAny>,
+        r#mod: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let (f, g) = (to_terms(f)?, to_terms(g)?);
+        let p = modulus(r#mod, &[])?;
+        let ints = IntMaker::new(py)?;
+        let zero = |t: &[(Integer, usize, usize)]| t.iter().all(|(c, _, _)| *c == 0);
+        if zero(&f) || zero(&g) {
+            return Ok(PyList::empty(py));
+        }
+        let f = BiPoly::new(f).map_err(to_py)?;
+        let g = BiPoly::new(g).map_err(to_py)?;
+        let primes = cost::primes_for(resultant::bound_bits_xy(&f, &g) as f64);
+        let points = (g.deg_y() * f.deg_x() + f.deg_y() * g.deg_x() + 1) as f64;
+        let est = cost::euclid(f.deg_y(), g.deg_y(), primes * points);
+        let mut r = self.run(py, est, |be| rns::resultant_xy(&f, &g, be))?;
+        if let Some(p) = p {
+            for c in &mut r {
+                *c = Integer::from(c.mod_u(p));
+            }
+        }
+        while r.last().is_some_and(|c| *c == 0) {
+            r.pop();
+        }
+        ints.list(&r)
+    }
+}
+
+impl Engine {
+    /// Solves `A X = B` (B the identity for the inverse): Fractions over Q, residues mod p.
+    fn solve_with<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Arc<IntMatrix>,
+        b: &Arc<IntMatrix>,
+        p: Option<u32>,
+        kind: MatrixKind,
+    ) -> PyResult<Bound<'py, PyList>> {
+        if a.rows() == 0 {
+            return Ok(PyList::empty(py));
+        }
+        match p {
+            None => {
+                let x = self.matrix_run(py, kind, &[a, b], p, |be| linalg::solve(a, b, be))?;
+                fraction_rows(&IntMaker::new(py)?, &x)
+            }
+            Some(p) => {
+                let x = self.matrix_run(py, kind, &[a, b], Some(p), |be| {
+                    be.solve_mod(&reduce(a, p)?, &reduce(b, p)?)
+                })?;
+                residue_rows(py, x.data(), a.rows())
+            }
+        }
+    }
+}

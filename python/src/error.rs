@@ -1,0 +1,34 @@
+//! The library's errors as Python exceptions: `ValueError` for bad shapes, moduli and
+//! polynomials, `ZeroDivisionError` for singular systems, `GpuUnavailable` (a
+//! `RuntimeError`) when no GPU is usable, `MemoryError` when the GPU's memory is too
+//! small, `KeyboardInterrupt` when Ctrl-C stopped the computation.
+
+use pyo3::exceptions::{
+    PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyValueError,
+    PyZeroDivisionError,
+};
+use pyo3::prelude::*;
+use rns::Error;
+
+pyo3::create_exception!(
+    rns,
+    GpuUnavailable,
+    PyRuntimeError,
+    "No usable CUDA GPU (no driver, no device, or it failed to start) for backend=\"gpu\"."
+);
+
+/// The Python exception for a library error.
+pub fn to_py(e: Error) -> PyErr {
+    let msg = e.to_string();
+    match e {
+        Error::Singular { .. } => PyZeroDivisionError::new_err(msg),
+        Error::NoGpu(_) => GpuUnavailable::new_err(msg),
+        Error::GpuOutOfMemory(_) => PyMemoryError::new_err(msg),
+        Error::Gpu(_) | Error::Internal(_) | Error::DeviceMismatch { .. } => {
+            PyRuntimeError::new_err(msg)
+        }
+        Error::Interrupted => PyKeyboardInterrupt::new_err(msg),
+        Error::Io { .. } => PyOSError::new_err(msg),
+        _ => PyValueError::new_err(msg),
+    }
+}

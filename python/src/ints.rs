@@ -1,0 +1,126 @@
+//! Python ints and `rug` integers, through their binary form: a machine-size int in one
+//! C call, a larger one as the little-endian bytes of its absolute value
+//! (`int.to_bytes` / `int.from_bytes`). Decimal strings are kept only for the
+//! measurement that chose this ([`roundtrip`]).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyInt, PyList};
+use rug::integer::Order;
+use rug::Integer;
+
+/// `ob` as an int: itself when it is one, else `operator.index(ob)` (a `TypeError` for
+/// floats, strings and other non-integers).
+fn index<'py>(ob: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyAny>> {
+    if ob.is_exact_instance_of::<PyInt>() {
+        return Ok(ob.clone());
+    }
+    // SAFETY: PyNumber_Index returns a new reference or NULL with an exception set.
+    unsafe { Bound::from_owned_ptr_or_err(ob.py(), ffi::PyNumber_Index(ob.as_ptr())) }
+}
+
+/// A Python int (or any object with `__index__`: numpy integers, python-flint's `fmpz`)
+/// as an [`Integer`].
+pub fn to_integer(ob: &Bound<'_, PyAny>) -> PyResult<Integer> {
+    let int = index(ob)?;
+    let mut overflow = 0;
+    // SAFETY: `int` is a live int object; the overflow flag is ours.
+    let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(int.as_ptr(), &mut overflow) };
+    if overflow == 0 {
+        if v == -1 {
+            if let Some(e) = PyErr::take(ob.py()) {
+                return Err(e);
+            }
+        }
+        return Ok(Integer::from(v));
+    }
+    let abs = if overflow < 0 { int.neg()? } else { int };
+    let bits: usize = abs.call_method0("bit_length")?.extract()?;
+    let bytes = abs.call_method1("to_bytes", (bits.div_ceil(8), "little"))?;
+    let bytes = bytes.cast::<PyBytes>()?;
+    let x = Integer::from_digits(bytes.as_bytes(), Order::Lsf);
+    Ok(if overflow < 0 { -x } else { x })
+}
+
+/// Makes Python ints from [`Integer`]s (holds `int.from_bytes` for the large ones).
+pub struct IntMaker<'py> {
+    from_bytes: Bound<'py, PyAny>,
+}
+
+impl<'py> IntMaker<'py> {
+    /// A maker for this interpreter.
+    pub fn new(py: Python<'py>) -> PyResult<IntMaker<'py>> {
+        Ok(IntMaker {
+            from_bytes: py.get_type::<PyInt>().getattr("from_bytes")?,
+        })
+    }
+
+    /// The interpreter.
+    pub fn py(&self) -> Python<'py> {
+        self.from_bytes.py()
+    }
+
+    /// The Python int equal to `x`.
+    pub fn int(&self, x: &Integer) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.from_bytes.py();
+        if let Some(v) = x.to_i64() {
+            return Ok(v.into_pyobject(py)?.into_any());
+        }
+        let bytes = PyBytes::new(py, &x.to_digits::<u8>(Order::Lsf));
+        let v = self.from_bytes.call1((bytes, "little"))?;
+        if *x < 0 {
+            v.neg()
+        } else {
+            Ok(v)
+        }
+    }
+
+    /// A list of Python ints.
+    pub fn list<'a>(
+        &self,
+        xs: impl IntoIterator<Item = &'a Integer>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let py = self.from_bytes.py();
+        let items = xs
+            .into_iter()
+            .map(|x| self.int(x))
+            .collect::<PyResult<Vec<_>>>()?;
+        PyList::new(py, items)
+    }
+}
+
+/// Converts `values` to [`Integer`]s and back by `method` (`"binary"`, the path every
+/// function uses, or `"decimal"`, through `str` and `int`), for the benchmark that
+/// compares the two; returns the converted list.
+#[pyfunction]
+pub fn roundtrip<'py>(values: &Bound<'py, PyList>, method: &str) -> PyResult<Bound<'py, PyList>> {
+    let py = values.py();
+    match method {
+        "binary" => {
+            let xs = values
+                .iter()
+                .map(|v| to_integer(&v))
+                .collect::<PyResult<Vec<_>>>()?;
+            IntMaker::new(py)?.list(&xs)
+        }
+        "decimal" => {
+            let int = py.get_type::<PyInt>();
+            let mut xs = Vec::with_capacity(values.len());
+            for v in values.iter() {
+                let s = v.str()?;
+                let x = Integer::from_str_radix(&s.extract::<String>()?, 10)
+                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+                xs.push(x);
+            }
+            let out = xs
+                .iter()
+                .map(|x| int.call1((x.to_string(),)))
+                .collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, out)
+        }
+        _ => Err(PyValueError::new_err(format!(
+            "method must be \"binary\" or \"decimal\", got {method:?}"
+        ))),
+    }
+}

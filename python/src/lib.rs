@@ -1,0 +1,39 @@
+//! The extension module `rns._rns` behind the Python package `rns` (see
+//! `python/rns/__init__.py` for the functions users call and their documentation).
+//!
+//! - [`ints`]: Python ints ↔ `rug` integers, through their binary form.
+//! - [`convert`]: Python inputs (lists, numpy arrays, python-flint objects) ↔ the
+//!   library's matrices and polynomials.
+//! - [`matrix`]: `rns.Matrix`, a matrix converted once.
+//! - [`engine`]: `rns.Engine`, a backend and one method per computation.
+//! - [`run`]: the GIL released during compute, Ctrl-C noticed between stages.
+//! - [`error`]: the library's errors as Python exceptions.
+
+pub mod convert;
+pub mod engine;
+pub mod error;
+pub mod ints;
+pub mod matrix;
+pub mod run;
+
+use pyo3::prelude::*;
+
+/// The backends usable here: "cpu", and "gpu" when a CUDA device can be opened.
+#[pyfunction]
+fn backends() -> Vec<&'static str> {
+    let mut out = vec!["cpu"];
+    if rns::backend::Gpu::get().is_ok() {
+        out.push("gpu");
+    }
+    out
+}
+
+#[pymodule]
+fn _rns(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<engine::Engine>()?;
+    m.add_class::<matrix::Matrix>()?;
+    m.add("GpuUnavailable", m.py().get_type::<error::GpuUnavailable>())?;
+    m.add_function(wrap_pyfunction!(backends, m)?)?;
+    m.add_function(wrap_pyfunction!(ints::roundtrip, m)?)?;
+    Ok(())
+}

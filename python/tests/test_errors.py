@@ -1,0 +1,64 @@
+"""Every error the package promises: the right exception with a clear message, never a
+panic or a wrong answer."""
+
+import pytest
+
+import rns
+from conftest import P
+
+
+@pytest.mark.parametrize(
+    "call, exc, match",
+    [
+        (lambda: rns.det([[1, 2, 3], [4, 5, 6]]), ValueError, "square"),
+        (lambda: rns.det([[1, 2], [3]]), ValueError, "different lengths"),
+        (lambda: rns.matmul([[1, 2]], [[1, 2]]), ValueError, "cannot multiply"),
+        (lambda: rns.solve([[1, 2], [3, 4]], [[1]]), ValueError, "rows"),
+        (lambda: rns.inverse([[1, 2]]), ValueError, "square"),
+        (lambda: rns.det([[1]], mod=1000), ValueError, "prime"),
+        (lambda: rns.det([[1]], mod=2**31 - 3), ValueError, None),
+        (lambda: rns.det([[1]], mod=-5), ValueError, "prime"),
+        (lambda: rns.det([[1]], mod=2**64 + 13), ValueError, "prime"),
+        (lambda: rns.rank([[1]], mod=4), ValueError, "prime"),
+        (lambda: rns.resultant([], [1, 2]), ValueError, "empty"),
+        (lambda: rns.resultant_xy({}, {(0, 1): 1}), ValueError, "empty"),
+        (lambda: rns.resultant_xy({(0,): 1}, {(0, 1): 1}), ValueError, r"\(i, j\)"),
+        (lambda: rns.resultant_xy({(0, -1): 1}, {(0, 1): 1}), ValueError, "non-negative"),
+        (lambda: rns.inverse([[1, 2], [2, 4]]), ZeroDivisionError, "singular"),
+        (lambda: rns.solve([[0, 0], [0, 0]], [[1], [1]]), ZeroDivisionError, "singular"),
+        (lambda: rns.inverse([[1, 0], [0, P]], mod=P), ZeroDivisionError, str(P)),
+        (lambda: rns.det([[1.5]]), TypeError, "integer"),
+        (lambda: rns.det("12"), TypeError, "matrix"),
+        (lambda: rns.det(5), TypeError, "matrix"),
+        (lambda: rns.det([1, 2]), TypeError, "rows"),
+        (lambda: rns.det([["a"]]), TypeError, None),
+        (lambda: rns.det({(0, 0): 1}), TypeError, "matrix"),
+        (lambda: rns.resultant({(0, 0): 1}, [1]), TypeError, "resultant_xy"),
+        (lambda: rns.resultant("x+1", [1]), TypeError, "polynomial"),
+        (lambda: rns.resultant_xy([1, 2], {(0, 1): 1}), TypeError, "dict"),
+        (lambda: rns.resultant_xy({"a": 1}, {(0, 1): 1}), TypeError, "tuple"),
+        (lambda: rns.det([[1]], backend="tpu"), ValueError, "backend"),
+        (lambda: rns.Engine("fast"), ValueError, "backend"),
+    ],
+)
+def test_errors(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()
+
+
+def test_gpu_unavailable_is_a_runtime_error():
+    assert issubclass(rns.GpuUnavailable, RuntimeError)
+    if "gpu" in rns.backends():
+        with pytest.raises(rns.GpuUnavailable):
+            rns.Engine("gpu", device=63)
+    else:
+        with pytest.raises(rns.GpuUnavailable, match="CUDA"):
+            rns.det([[1]], backend="gpu")
+        with pytest.raises(rns.GpuUnavailable):
+            rns.Engine("gpu")
+
+
+def test_help_reads_like_flint():
+    for f in (rns.det, rns.rank, rns.solve, rns.inverse, rns.matmul, rns.resultant, rns.resultant_xy):
+        doc = f.__doc__
+        assert doc.startswith(f.__name__ + "(") and ">>>" in doc and "backend" in doc

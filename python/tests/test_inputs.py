@@ -1,0 +1,118 @@
+"""Input types (lists, tuples, numpy arrays, python-flint objects, rns.Matrix), int
+conversion at every size, and the Python-facing guarantees: the GIL released, Ctrl-C."""
+
+import os
+import random
+import signal
+import threading
+import time
+
+import pytest
+
+import rns
+from conftest import P, flint, rand_matrix
+
+np = pytest.importorskip("numpy")
+
+
+def test_int_conversion_round_trips_every_size():
+    rng = random.Random(7)
+    values = [0, 1, -1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 2**64, -(2**64)]
+    values += [rng.randrange(-(2**b), 2**b) for b in (1, 7, 62, 63, 64, 65, 100, 1000, 100000)]
+    assert rns._rns.roundtrip(values, "binary") == values
+    small = [v for v in values if abs(v) < 10**4000]
+    assert rns._rns.roundtrip(small, "decimal") == small
+    # A det over a 1×1 matrix returns the int itself: conversion both ways.
+    for v in values:
+        assert rns.det([[v]], backend="cpu") == v
+
+
+def test_numpy_arrays_of_every_integer_type():
+    rng = random.Random(8)
+    a = rand_matrix(rng, 6, 6, 20)
+    want = int(flint.fmpz_mat(a).det())
+    for dtype in (np.int64, np.int32, np.int16):
+        assert rns.det(np.array([[x % 30000 - 15000 for x in r] for r in a], dtype=dtype)) == int(
+            flint.fmpz_mat([[x % 30000 - 15000 for x in r] for r in a]).det()
+        )
+    assert rns.det(np.array(a, dtype=np.int64)) == want
+    u = [[abs(x) for x in r] for r in a]
+    for dtype in (np.uint32, np.uint64, np.uint8):
+        arr = np.array([[x % 256 if dtype == np.uint8 else x for x in r] for r in u], dtype=dtype)
+        assert rns.det(arr) == int(flint.fmpz_mat(arr.tolist()).det())
+    big = np.array([[2**100, 1], [3, -(2**90)]], dtype=object)
+    assert rns.det(big) == -(2**190) - 3
+    # Non-contiguous views are read in logical order.
+    full = np.arange(36, dtype=np.int64).reshape(6, 6) ** 2
+    view = full[::2, 1::2]
+    assert rns.matmul(view, view.T) == (view @ view.T).tolist()
+    assert rns.resultant(np.array([-2, 0, 1]), np.array([-3, 0, 1], dtype=np.int32)) == 1
+    with pytest.raises(TypeError, match="dtype"):
+        rns.det(np.ones((2, 2)))
+    with pytest.raises(ValueError, match="2-dimensional"):
+        rns.det(np.ones(3, dtype=np.int64))
+
+
+def test_python_flint_inputs():
+    a = flint.fmpz_mat([[3, 1], [4, -(2**70)]])
+    assert rns.det(a) == int(a.det())
+    n = flint.nmod_mat([[3, 1], [4, 5]], P)
+    assert rns.det(n) == int(n.det())  # the nmod_mat's modulus is used
+    assert rns.inverse(n) == [[int(n.inv()[i, j]) for j in range(2)] for i in range(2)]
+    with pytest.raises(ValueError, match="modulo"):
+        rns.det(n, mod=2147483629)
+    with pytest.raises(ValueError, match="different moduli"):
+        rns.matmul(n, flint.nmod_mat([[1], [1]], 2147483629))
+    f, g = flint.fmpz_poly([1, 2, 3]), flint.fmpz_poly([-5, 0, 0, 2**80])
+    assert rns.resultant(f, g) == int(f.resultant(g))
+    assert rns.resultant(flint.fmpz_poly(0), g) == 0
+    ctx = flint.fmpz_mpoly_ctx.get(("x", "y"))
+    fx = ctx.from_dict({(0, 2): 1, (1, 0): -1})
+    gx = ctx.from_dict({(0, 1): 1, (0, 0): -2})
+    assert rns.resultant_xy(fx, gx) == [4, -1]
+
+
+def test_tuples_iterables_and_matrix_objects():
+    rows = ((1, 2), (3, 4))
+    assert rns.det(rows) == -2
+    assert rns.det(iter([[1, 2], [3, 4]])) == -2
+    m = rns.Matrix([[1, 2], [3, 4]])
+    assert m.shape == (2, 2) and m.nrows() == 2 and m.ncols() == 2
+    assert m.tolist() == [[1, 2], [3, 4]]
+    assert rns.det(m) == -2 and rns.rank(m) == 2
+    assert rns.matmul(m, m) == [[7, 10], [15, 22]]
+    assert rns.Matrix(m) == m and "2×2" in repr(m)
+    assert rns.det(m, mod=P) == P - 2
+
+
+def test_gil_is_released_during_compute():
+    rng = random.Random(9)
+    m = rns.Matrix(rand_matrix(rng, 120, 120, 64))
+    done = threading.Event()
+    out = {}
+
+    def work():
+        out["det"] = rns.det(m, backend="cpu")
+        done.set()
+
+    t = threading.Thread(target=work)
+    t.start()
+    ticks = 0
+    while not done.is_set():
+        ticks += 1  # runs only while the worker has released the GIL
+        time.sleep(0)
+    t.join()
+    assert out["det"] == int(flint.fmpz_mat(m.tolist()).det())
+    assert ticks > 100
+
+
+def test_ctrl_c_interrupts_a_long_call():
+    rng = random.Random(10)
+    m = rns.Matrix(rand_matrix(rng, 160, 160, 500))
+    timer = threading.Timer(0.05, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        rns.det(m, backend="cpu")
+    timer.join()
+    # The engine is still usable afterwards.
+    assert rns.det([[1, 2], [3, 4]]) == -2

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds the Python package (python/, by maturin) and installs it into the virtual
+# environment .venv, creating it (with maturin, pytest, numpy and python-flint) when it
+# is missing. Idempotent: a second run only rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [ ! -x .venv/bin/pytest ] || [ ! -x .venv/bin/maturin ]; then
+    python3 -m venv .venv
+    .venv/bin/pip install -q --upgrade pip
+    .venv/bin/pip install -q "maturin>=1.9,<2" pytest numpy python-flint
+fi
+PATH="$PWD/.venv/bin:$PATH" .venv/bin/pip install -q --no-build-isolation --force-reinstall --no-deps ./python
