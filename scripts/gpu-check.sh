@@ -12,6 +12,7 @@
 #   scripts/gpu-check.sh --run --resultant     # and the resultant benchmarks against FLINT
 #   scripts/gpu-check.sh --run --e2e           # and the end-to-end figures (examples/e2e_bench.rs)
 #   scripts/gpu-check.sh --run --cli           # and the whole CLI against FLINT (scripts/cli_vs_flint.py)
+#   scripts/gpu-check.sh --run --python        # and the Python package: its tests, then python/bench/vs_flint.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=gpu-bundle
@@ -41,6 +42,10 @@ for l in sys.stdin:
     mkdir -p $B/wheels
     pip download -q python-flint==0.9.0 --no-deps --only-binary=:all: --python-version 3.12 \
         --platform manylinux2014_x86_64 -d $B/wheels || echo "no python-flint wheel: FLINT comparisons will be skipped there"
+    # The Python package (an abi3 wheel) and pytest, for the Python tests there.
+    PATH="$PWD/.venv/bin:$PATH" maturin build -q --release --strip -m python/Cargo.toml -o $B/wheels
+    pip download -q pytest --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 -d $B/wheels \
+        || echo "no pytest wheels: the Python tests will need pytest there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
     strip --strip-all $B/bin/* $B/rns $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant
@@ -111,6 +116,12 @@ if [[ " $* " == *" --resultant "* ]]; then
     python3 scripts/flint_resultant_xy.py /tmp/res/900-bit --primes 256 || status=1
     SKIP_CPU1=1 scripts/compare-flint-resultant.sh 500 1000 $B/rns || status=1
     python3 scripts/flint_resultant_xy.py /tmp/res/100-bit --mpoly || status=1
+fi
+if [[ " $* " == *" --python "* ]]; then
+    echo "== the Python package: its tests (RNS_REQUIRE_GPU=1), then against python-flint"
+    python3 -m pip install -q --no-index --target /tmp/pyrns $B/wheels/*.whl && export PYTHONPATH=/tmp/pyrns
+    python3 -m pytest -q -rs -p no:cacheprovider python/tests 2>&1 | tail -15 || status=1
+    for be in gpu cpu; do python3 python/bench/vs_flint.py --backend $be || status=1; done
 fi
 if [[ " $* " == *" --cpu-benches "* ]]; then
     echo "== CPU criterion benchmarks on this host"

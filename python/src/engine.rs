@@ -14,7 +14,9 @@ use rns::cost::{self, Dims, Estimate, MatrixKind};
 use rns::{linalg, resultant, Backend, BiPoly, IntMatrix, IntPoly, ModMatrices};
 use rns_core::Modulus;
 use rug::Integer;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// Which backend an engine computes on.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -31,6 +33,8 @@ enum Choice {
 pub struct Engine {
     choice: Choice,
     device: usize,
+    /// Nanoseconds of the library's own work in the last call (conversions excluded).
+    last_ns: AtomicU64,
 }
 
 fn dims(m: &IntMatrix) -> Dims {
@@ -119,7 +123,11 @@ impl Engine {
         f: impl FnOnce(&Backend) -> rns::Result<T> + Send,
     ) -> PyResult<T> {
         let be = self.backend(est)?;
-        compute(py, est.on(be.gpu().is_some()), || f(&be))
+        let start = Instant::now();
+        let out = compute(py, est.on(be.gpu().is_some()), || f(&be));
+        self.last_ns
+            .store(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        out
     }
 
     fn matrix_run<T: Send>(
@@ -169,7 +177,11 @@ impl Engine {
         if choice == Choice::Gpu {
             Gpu::device(device).map_err(to_py)?;
         }
-        Ok(Engine { choice, device })
+        Ok(Engine {
+            choice,
+            device,
+            last_ns: AtomicU64::new(0),
+        })
     }
 
     /// The backend asked for: "auto", "cpu" or "gpu".
@@ -186,6 +198,13 @@ impl Engine {
     #[getter]
     fn device(&self) -> usize {
         self.device
+    }
+
+    /// Seconds the library itself took in this engine's last computation: the call
+    /// without the conversions of its inputs and outputs (for measuring their share).
+    #[getter]
+    fn last_seconds(&self) -> f64 {
+        self.last_ns.load(Ordering::Relaxed) as f64 * 1e-9
     }
 
     fn __repr__(&self) -> String {

@@ -5,6 +5,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt, PyList};
 use rug::integer::Order;
@@ -27,17 +28,28 @@ pub fn to_integer(ob: &Bound<'_, PyAny>) -> PyResult<Integer> {
     let mut overflow = 0;
     // SAFETY: `int` is a live int object; the overflow flag is ours.
     let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(int.as_ptr(), &mut overflow) };
+    let py = ob.py();
     if overflow == 0 {
         if v == -1 {
-            if let Some(e) = PyErr::take(ob.py()) {
+            if let Some(e) = PyErr::take(py) {
                 return Err(e);
             }
         }
         return Ok(Integer::from(v));
     }
     let abs = if overflow < 0 { int.neg()? } else { int };
-    let bits: usize = abs.call_method0("bit_length")?.extract()?;
-    let bytes = abs.call_method1("to_bytes", (bits.div_ceil(8), "little"))?;
+    // |x| < 2^64 (64-bit entries): one more C call.
+    // SAFETY: `abs` is a live int object; an overflow sets an exception, cleared below.
+    let u = unsafe { ffi::PyLong_AsUnsignedLongLong(abs.as_ptr()) };
+    if u == u64::MAX && PyErr::occurred(py) {
+        PyErr::take(py); // OverflowError: |x| ≥ 2^64, the bytes path below
+    } else {
+        let x = Integer::from(u);
+        return Ok(if overflow < 0 { -x } else { x });
+    }
+    let bits: usize = abs.call_method0(intern!(py, "bit_length"))?.extract()?;
+    let little = intern!(py, "little");
+    let bytes = abs.call_method1(intern!(py, "to_bytes"), (bits.div_ceil(8), little))?;
     let bytes = bytes.cast::<PyBytes>()?;
     let x = Integer::from_digits(bytes.as_bytes(), Order::Lsf);
     Ok(if overflow < 0 { -x } else { x })
@@ -67,8 +79,16 @@ impl<'py> IntMaker<'py> {
         if let Some(v) = x.to_i64() {
             return Ok(v.into_pyobject(py)?.into_any());
         }
-        let bytes = PyBytes::new(py, &x.to_digits::<u8>(Order::Lsf));
-        let v = self.from_bytes.call1((bytes, "little"))?;
+        let v = match x.to_u64() {
+            Some(u) => u.into_pyobject(py)?.into_any(),
+            None => match x.as_abs().to_u64() {
+                Some(u) => return u.into_pyobject(py)?.into_any().neg(),
+                None => {
+                    let bytes = PyBytes::new(py, &x.to_digits::<u8>(Order::Lsf));
+                    self.from_bytes.call1((bytes, intern!(py, "little")))?
+                }
+            },
+        };
         if *x < 0 {
             v.neg()
         } else {

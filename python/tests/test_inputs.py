@@ -12,8 +12,6 @@ import pytest
 import rns
 from conftest import P, flint, rand_matrix
 
-np = pytest.importorskip("numpy")
-
 
 def test_int_conversion_round_trips_every_size():
     rng = random.Random(7)
@@ -28,6 +26,7 @@ def test_int_conversion_round_trips_every_size():
 
 
 def test_numpy_arrays_of_every_integer_type():
+    np = pytest.importorskip("numpy")
     rng = random.Random(8)
     a = rand_matrix(rng, 6, 6, 20)
     want = int(flint.fmpz_mat(a).det())
@@ -116,3 +115,10 @@ def test_ctrl_c_interrupts_a_long_call():
     timer.join()
     # The engine is still usable afterwards.
     assert rns.det([[1, 2], [3, 4]]) == -2
+
+
+def test_engine_times_its_library_work():
+    e = rns.Engine("cpu")
+    assert e.backend_name == "cpu" and e.last_seconds == 0.0 and "cpu" in repr(e)
+    e.det([[1, 2], [3, 4]])
+    assert 0.0 < e.last_seconds < 1.0
