@@ -255,3 +255,17 @@ fn resultant_xy_prints_the_coefficients_and_rejects_bad_polynomials() {
     let out = rns(&["resultant-xy", "/nonexistent/f", &p[1]], "");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn compare_rejects_a_bad_output_path_before_measuring() {
+    let start = std::time::Instant::now();
+    let out = rns(&["compare", "--quick", "--csv", "/no/such/dir/x.csv"], "");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).starts_with("rns: /no/such/dir/x.csv: "),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(out.stdout.is_empty(), "nothing was measured");
+    assert!(start.elapsed().as_secs() < 10);
+}

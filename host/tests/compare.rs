@@ -46,6 +46,16 @@ fn unknown_operations_are_errors() {
 }
 
 #[test]
+fn output_paths_are_checked_before_measuring() {
+    let bad = std::path::Path::new("/no/such/dir/x.csv");
+    let err = compare::check_writable(bad).unwrap_err();
+    assert!(err.to_string().starts_with("/no/such/dir/x.csv: "), "{err}");
+    let ok = std::env::temp_dir().join(format!("rns-check-{}.csv", std::process::id()));
+    compare::check_writable(&ok).unwrap();
+    assert!(!ok.exists(), "the check leaves no file behind");
+}
+
+#[test]
 fn charts_are_written_as_svg_and_png() {
     let report = compare::run(Preset::Tiny, Some(&["add".into(), "det".into()]), false).unwrap();
     let dir = std::env::temp_dir().join(format!("rns-plots-{}", std::process::id()));

@@ -204,6 +204,25 @@ impl Report {
     }
 }
 
+/// Checks, before any measuring, that `path` can be written: opens it for appending
+/// (creating it, and removing what it created) so that a bad path fails at once.
+pub fn check_writable(path: &Path) -> Result<()> {
+    let existed = path.exists();
+    let io = |e: std::io::Error| Error::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    };
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .map_err(io)?;
+    if !existed {
+        std::fs::remove_file(path).map_err(io)?;
+    }
+    Ok(())
+}
+
 /// Writes `text` to `path`, mapping failures to [`Error::Io`].
 pub fn write_file(path: &Path, text: &str) -> Result<()> {
     std::fs::write(path, text).map_err(|e| Error::Io {
