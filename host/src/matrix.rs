@@ -53,6 +53,12 @@ pub fn parse_integer(token: &str) -> Option<Integer> {
     }
 }
 
+/// Whether a line of an input file carries nothing: blank, or a `#` comment.
+pub fn is_blank_or_comment(line: &str) -> bool {
+    let t = line.trim_start();
+    t.is_empty() || t.starts_with('#')
+}
+
 /// The text format read with `entry` for each token (`None`: not a decimal integer):
 /// `(rows, cols, entries row-major)`. The rows are parsed by all cores; errors are
 /// reported in file order, naming `source` and the line.
@@ -70,7 +76,7 @@ pub fn parse_entries<T: Send>(
         .lines()
         .enumerate()
         .map(|(i, l)| (i + 1, l))
-        .filter(|(_, l)| !l.trim().is_empty());
+        .filter(|(_, l)| !is_blank_or_comment(l));
     let (hline, header) = lines
         .next()
         .ok_or_else(|| err(1, "empty input: expected a first line `rows cols`".into()))?;

@@ -59,6 +59,9 @@ impl IntPoly {
     pub fn parse(text: &str, source: &str) -> Result<IntPoly> {
         let mut coeffs = Vec::new();
         for (i, line) in text.lines().enumerate() {
+            if crate::matrix::is_blank_or_comment(line) {
+                continue;
+            }
             for token in line.split_whitespace() {
                 coeffs.push(parse_integer(token).ok_or_else(|| Error::Parse {
                     source: source.to_string(),

@@ -269,3 +269,30 @@ fn compare_rejects_a_bad_output_path_before_measuring() {
     assert!(out.stdout.is_empty(), "nothing was measured");
     assert!(start.elapsed().as_secs() < 10);
 }
+
+#[test]
+fn comment_lines_are_ignored_in_matrix_and_polynomial_files() {
+    let m = "# a 2×2 matrix\n2 2\n# first row\n1 2\n  # indented comment\n3 4\n# end\n";
+    let out = rns(&["det", "-", "--backend", "cpu"], m);
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "-2\n".into())
+    );
+    let out = rns(&["det", "-", "--mod", "2147483647", "--backend", "cpu"], m);
+    assert_eq!(text(&out.stdout), "2147483645\n");
+    let dir = std::env::temp_dir().join(format!("rns-comments-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (f, g) = (dir.join("f.txt"), dir.join("g.txt"));
+    std::fs::write(&f, "# x^2 - 2\n-2 0\n# leading\n1\n").unwrap();
+    std::fs::write(&g, "-3 0 1 # not a comment: a bad token\n").unwrap();
+    let out = rns(&["resultant", f.to_str().unwrap(), f.to_str().unwrap()], "");
+    assert_eq!(text(&out.stdout), "0\n");
+    let out = rns(&["resultant", f.to_str().unwrap(), g.to_str().unwrap()], "");
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a `#` inside a line is not a comment"
+    );
+    assert!(text(&out.stderr).contains("`#` is not a decimal integer"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
