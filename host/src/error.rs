@@ -75,6 +75,14 @@ pub enum Error {
 }
 
 impl Error {
+    /// An [`Error::Io`] for `path` with the system's message `e`.
+    pub fn io(path: impl fmt::Display, e: impl fmt::Display) -> Error {
+        Error::Io {
+            path: path.to_string(),
+            message: e.to_string(),
+        }
+    }
+
     /// The process exit code the CLI uses for this error: 3 for a missing GPU, 1 for
     /// other GPU and internal failures, 130 when interrupted, 2 for bad input.
     pub fn exit_code(&self) -> i32 {

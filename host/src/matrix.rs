@@ -175,10 +175,7 @@ pub fn rows_text<T: Sync>(
 
 /// Reads a whole file, or standard input for `-`.
 pub fn read_source(path: &str) -> Result<String> {
-    let io_err = |e: std::io::Error| Error::Io {
-        path: path.to_string(),
-        message: e.to_string(),
-    };
+    let io_err = |e| Error::io(path, e);
     if path == "-" {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s).map_err(io_err)?;

@@ -34,10 +34,7 @@ const COLOURS: [RGBColor; 4] = [
 ];
 
 fn plot_err<E: std::fmt::Display>(path: &Path) -> impl Fn(E) -> Error + '_ {
-    move |e| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    }
+    move |e| Error::io(path.display(), e)
 }
 
 /// Draws one family's chart on any plotters backend.

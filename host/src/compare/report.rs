@@ -208,10 +208,7 @@ impl Report {
 /// (creating it, and removing what it created) so that a bad path fails at once.
 pub fn check_writable(path: &Path) -> Result<()> {
     let existed = path.exists();
-    let io = |e: std::io::Error| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    };
+    let io = |e| Error::io(path.display(), e);
     std::fs::OpenOptions::new()
         .append(true)
         .create(true)
@@ -225,8 +222,5 @@ pub fn check_writable(path: &Path) -> Result<()> {
 
 /// Writes `text` to `path`, mapping failures to [`Error::Io`].
 pub fn write_file(path: &Path, text: &str) -> Result<()> {
-    std::fs::write(path, text).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })
+    std::fs::write(path, text).map_err(|e| Error::io(path.display(), e))
 }

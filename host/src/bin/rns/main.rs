@@ -238,10 +238,7 @@ fn run_compare(a: CompareArgs) -> Result<()> {
         compare::check_writable(p)?;
     }
     if let Some(dir) = &a.plots {
-        std::fs::create_dir_all(dir).map_err(|e| rns::Error::Io {
-            path: dir.display().to_string(),
-            message: e.to_string(),
-        })?;
+        std::fs::create_dir_all(dir).map_err(|e| rns::Error::io(dir.display(), e))?;
     }
     let report = match &a.from_csv {
         Some(path) => {
