@@ -4,6 +4,8 @@
 //! driver 580; `docs/performance.md` has the runs): they need only be right within a
 //! factor of about two, since the choice matters only when the backends differ by more.
 
+use crate::matrix::IntMatrix;
+
 /// Time to make the GPU usable in a fresh process: `cuInit` (~100 ms), the primary
 /// context (~110 ms) and the module load (~1 ms once the driver has cached its
 /// compilation of the PTX; ~550 ms more the first time on a machine). Measured by
@@ -142,6 +144,17 @@ pub struct Dims {
     pub cols: usize,
     /// Bits of the largest entry.
     pub bits: u64,
+}
+
+impl Dims {
+    /// The dimensions of an integer matrix (its largest entry's bits).
+    pub fn of(m: &IntMatrix) -> Dims {
+        Dims {
+            rows: m.rows(),
+            cols: m.cols(),
+            bits: m.max_bits(),
+        }
+    }
 }
 
 /// The matrix computations the cost model estimates from their inputs' [`Dims`].

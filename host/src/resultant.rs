@@ -19,6 +19,7 @@
 use crate::backend::Backend;
 use crate::basis::RnsBasis;
 use crate::bipoly::BiPoly;
+use crate::cost::{self, Estimate};
 use crate::det::{det, log2_norm};
 use crate::error::{Error, Result};
 use crate::matrix::IntMatrix;
@@ -161,6 +162,30 @@ pub fn bound_bits_xy(f: &BiPoly, g: &BiPoly) -> u64 {
     hadamard.max(biggest(f)).max(biggest(g)).ceil() as u64 + 1
 }
 
+/// The cost model's estimate of [`resultant`]: a Euclidean resultant per prime.
+pub fn estimate(f: &IntPoly, g: &IntPoly) -> Estimate {
+    let primes = cost::primes_for(bound_bits(f, g) as f64);
+    cost::euclid(f.degree(), g.degree(), primes)
+}
+
+/// The degrees of `f` and `g` in `y` and in `x`.
+fn shape_of(f: &BiPoly, g: &BiPoly) -> BiShape {
+    BiShape {
+        fy: f.deg_y() as u32,
+        fx: f.deg_x() as u32,
+        gy: g.deg_y() as u32,
+        gx: g.deg_x() as u32,
+    }
+}
+
+/// The cost model's estimate of [`resultant_xy`]: a Euclidean resultant in `y` per prime
+/// and per point of the degree bound.
+pub fn estimate_xy(f: &BiPoly, g: &BiPoly) -> Estimate {
+    let primes = cost::primes_for(bound_bits_xy(f, g) as f64);
+    let points = (shape_of(f, g).degree_bound() + 1) as f64;
+    cost::euclid(f.deg_y(), g.deg_y(), primes * points)
+}
+
 /// `res_y(f, g) ∈ Z[x]`, exact: the determinant of the Sylvester matrix of `f` and `g`
 /// as polynomials in `y` (f's rows first), by Collins' modular method (see the module
 /// documentation). The coefficients, constant term first, without trailing zeros; the
@@ -188,12 +213,7 @@ pub fn resultant_xy_with_stats(
     backend: &Backend,
 ) -> Result<(Vec<Integer>, ResultantStats)> {
     let mut laps = Laps::start();
-    let shape = BiShape {
-        fy: f.deg_y() as u32,
-        fx: f.deg_x() as u32,
-        gy: g.deg_y() as u32,
-        gx: g.deg_x() as u32,
-    };
+    let shape = shape_of(f, g);
     let n = shape.degree_bound() + 1;
     let candidates = n + f.leading_y().len() + g.leading_y().len() - 2;
     if candidates >= 1 << 30 {

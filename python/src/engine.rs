@@ -37,14 +37,6 @@ pub struct Engine {
     last_ns: AtomicU64,
 }
 
-fn dims(m: &IntMatrix) -> Dims {
-    Dims {
-        rows: m.rows(),
-        cols: m.cols(),
-        bits: m.max_bits(),
-    }
-}
-
 /// The prime of a call: `mod=` if given, else the modulus the inputs carry (nmod_mat);
 /// validated as a prime in (2^30, 2^31).
 fn modulus(arg: Option<&Bound<'_, PyAny>>, carried: &[Option<u64>]) -> PyResult<Option<u32>> {
@@ -138,7 +130,7 @@ impl Engine {
         p: Option<u32>,
         f: impl FnOnce(&Backend) -> rns::Result<T> + Send,
     ) -> PyResult<T> {
-        let d: Vec<Dims> = inputs.iter().map(|m| dims(m)).collect();
+        let d: Vec<Dims> = inputs.iter().map(|m| Dims::of(m)).collect();
         self.run(py, cost::matrix(kind, &d, p.is_some()), f)
     }
 }
@@ -358,9 +350,9 @@ impl Engine {
         let r = if nonzero(&f) && nonzero(&g) {
             let f = IntPoly::new(f).map_err(to_py)?;
             let g = IntPoly::new(g).map_err(to_py)?;
-            let primes = cost::primes_for(resultant::bound_bits(&f, &g) as f64);
-            let est = cost::euclid(f.degree(), g.degree(), primes);
-            self.run(py, est, |be| rns::resultant(&f, &g, be))?
+            self.run(py, resultant::estimate(&f, &g), |be| {
+                rns::resultant(&f, &g, be)
+            })?
         } else {
             Integer::new() // FLINT's convention: a resultant with the zero polynomial is 0
         };
@@ -388,9 +380,7 @@ impl Engine {
         }
         let f = BiPoly::new(f).map_err(to_py)?;
         let g = BiPoly::new(g).map_err(to_py)?;
-        let primes = cost::primes_for(resultant::bound_bits_xy(&f, &g) as f64);
-        let points = (g.deg_y() * f.deg_x() + f.deg_y() * g.deg_x() + 1) as f64;
-        let est = cost::euclid(f.deg_y(), g.deg_y(), primes * points);
+        let est = resultant::estimate_xy(&f, &g);
         let mut r = self.run(py, est, |be| rns::resultant_xy(&f, &g, be))?;
         if let Some(p) = p {
             for c in &mut r {

@@ -165,14 +165,7 @@ fn matrix_command(
                 .iter()
                 .map(|f| IntMatrix::read(f))
                 .collect::<Result<Vec<_>>>()?;
-            let dims: Vec<Dims> = mats
-                .iter()
-                .map(|m| Dims {
-                    rows: m.rows(),
-                    cols: m.cols(),
-                    bits: m.max_bits(),
-                })
-                .collect();
+            let dims: Vec<Dims> = mats.iter().map(Dims::of).collect();
             let est = cost::matrix(kind, &dims, false);
             let backend = session.backend(opts.run.backend, est)?;
             let expected = est.on(backend.gpu().is_some());
@@ -343,8 +336,7 @@ fn run(cli: Cli) -> Result<()> {
             let RunOpts { backend, stats } = opts;
             let mut session = Session::start(backend, stats, None);
             let (f, g) = (rns::IntPoly::read(&f)?, rns::IntPoly::read(&g)?);
-            let primes = cost::primes_for(rns::resultant::bound_bits(&f, &g) as f64);
-            let est = cost::euclid(f.degree(), g.degree(), primes);
+            let est = rns::resultant::estimate(&f, &g);
             let be = session.backend(backend, est)?;
             let expected = est.on(be.gpu().is_some());
             let r = session.compute("resultant", expected, || rns::resultant(&f, &g, &be))?;
@@ -355,9 +347,7 @@ fn run(cli: Cli) -> Result<()> {
             let RunOpts { backend, stats } = opts;
             let mut session = Session::start(backend, stats, None);
             let (f, g) = (rns::BiPoly::read(&f)?, rns::BiPoly::read(&g)?);
-            let primes = cost::primes_for(rns::resultant::bound_bits_xy(&f, &g) as f64);
-            let points = (g.deg_y() * f.deg_x() + f.deg_y() * g.deg_x() + 1) as f64;
-            let est = cost::euclid(f.deg_y(), g.deg_y(), primes * points);
+            let est = rns::resultant::estimate_xy(&f, &g);
             let be = session.backend(backend, est)?;
             let expected = est.on(be.gpu().is_some());
             let (r, st) = session.compute("resultant in y", expected, || {
