@@ -5,8 +5,9 @@
 //! `fmpz_mpoly` in the variables x, y); and results back to lists, ints and `Fraction`s.
 
 use crate::ints::{to_integer, IntMaker};
-use numpy::PyArrayDescrMethods;
-use numpy::{Element, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods};
+use numpy::{
+    Element, PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
@@ -50,24 +51,18 @@ fn ndarray_ints(ob: &Bound<'_, PyAny>, ndim: usize) -> PyResult<(Vec<usize>, Vec
     }
     let shape = arr.shape().to_vec();
     let kind = arr.dtype().kind();
-    let data = match kind {
-        b'i' | b'u' => typed::<i64>(ob, ndim)
-            .or_else(|| typed::<u64>(ob, ndim))
-            .or_else(|| typed::<i32>(ob, ndim))
-            .or_else(|| typed::<u32>(ob, ndim))
-            .or_else(|| typed::<i16>(ob, ndim))
-            .or_else(|| typed::<u16>(ob, ndim))
-            .or_else(|| typed::<i8>(ob, ndim))
-            .or_else(|| typed::<u8>(ob, ndim))
-            .ok_or_else(|| PyTypeError::new_err("unsupported numpy integer type"))?,
-        b'O' => {
-            let items: Vec<Py<PyAny>> = if ndim == 2 {
-                let a: PyReadonlyArray2<Py<PyAny>> = ob.extract()?;
-                a.as_array().iter().map(|x| x.clone_ref(ob.py())).collect()
-            } else {
-                let a: PyReadonlyArray1<Py<PyAny>> = ob.extract()?;
-                a.as_array().iter().map(|x| x.clone_ref(ob.py())).collect()
-            };
+    let data = match (kind, arr.dtype().itemsize()) {
+        (b'i', 8) => typed::<i64>(ob)?,
+        (b'i', 4) => typed::<i32>(ob)?,
+        (b'i', 2) => typed::<i16>(ob)?,
+        (b'i', 1) => typed::<i8>(ob)?,
+        (b'u', 8) => typed::<u64>(ob)?,
+        (b'u', 4) => typed::<u32>(ob)?,
+        (b'u', 2) => typed::<u16>(ob)?,
+        (b'u', 1) => typed::<u8>(ob)?,
+        (b'O', _) => {
+            let a: PyReadonlyArrayDyn<Py<PyAny>> = ob.extract()?;
+            let items = a.as_array();
             items
                 .iter()
                 .map(|x| to_integer(x.bind(ob.py())))
@@ -83,18 +78,11 @@ fn ndarray_ints(ob: &Bound<'_, PyAny>, ndim: usize) -> PyResult<(Vec<usize>, Vec
     Ok((shape, data))
 }
 
-/// The entries of an array whose dtype is `T`, or `None` when it is another.
-fn typed<T: Element + Copy + Into<Integer>>(
-    ob: &Bound<'_, PyAny>,
-    ndim: usize,
-) -> Option<Vec<Integer>> {
-    if ndim == 2 {
-        let a: PyReadonlyArray2<T> = ob.extract().ok()?;
-        Some(a.as_array().iter().map(|&x| x.into()).collect())
-    } else {
-        let a: PyReadonlyArray1<T> = ob.extract().ok()?;
-        Some(a.as_array().iter().map(|&x| x.into()).collect())
-    }
+/// The entries, in logical (row-major) order, of an array whose dtype is `T`.
+fn typed<T: Element + Copy + Into<Integer>>(ob: &Bound<'_, PyAny>) -> PyResult<Vec<Integer>> {
+    let a: PyReadonlyArrayDyn<T> = ob.extract()?;
+    let items = a.as_array();
+    Ok(items.iter().map(|&x| x.into()).collect())
 }
 
 /// The ints of a sequence (a list or tuple fast, any iterable otherwise).
