@@ -6,8 +6,8 @@
 
 use crate::backend::Backend;
 use crate::basis::RnsBasis;
-use crate::error::{Error, Result};
-use crate::matrix::IntMatrix;
+use crate::error::Result;
+use crate::matrix::{require_square, IntMatrix};
 use crate::timing::Laps;
 use rayon::prelude::*;
 use rug::Integer;
@@ -71,14 +71,7 @@ pub fn det(a: &IntMatrix, backend: &Backend) -> Result<Integer> {
 
 /// The exact determinant, with the primes used and the time of each stage.
 pub fn det_with_stats(a: &IntMatrix, backend: &Backend) -> Result<(Integer, DetStats)> {
-    if !a.is_square() {
-        return Err(Error::Shape(format!(
-            "the determinant needs a square matrix, got {}×{}",
-            a.rows(),
-            a.cols()
-        )));
-    }
-    let n = a.rows();
+    let n = require_square(a.rows(), a.cols(), "the determinant")?;
     let mut stats = DetStats {
         backend: backend.name(),
         ..DetStats::default()

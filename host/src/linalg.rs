@@ -30,7 +30,7 @@ use crate::backend::Backend;
 use crate::basis::RnsBasis;
 use crate::det::log2_norm;
 use crate::error::{Error, Result};
-use crate::matrix::{IntMatrix, RatMatrix};
+use crate::matrix::{require_product, require_rhs, require_square, IntMatrix, RatMatrix};
 use crate::timing::Laps;
 use rayon::prelude::*;
 use rug::Rational;
@@ -41,12 +41,7 @@ use std::time::Duration;
 /// The exact product `A · B` of integer matrices.
 pub fn matmul(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<IntMatrix> {
     let (n, k, p) = (a.rows(), a.cols(), b.cols());
-    if k != b.rows() {
-        return Err(Error::Shape(format!(
-            "cannot multiply a {n}×{k} matrix by a {}×{p} matrix",
-            b.rows()
-        )));
-    }
+    require_product((n, k), (b.rows(), p))?;
     // |c_ij| ≤ k · max|a| · max|b| < 2^(bits a + bits b + log2 k).
     let bits = a.max_bits() + b.max_bits() + (k.max(1) as u64).ilog2() as u64 + 1;
     let basis = Arc::new(RnsBasis::for_bits(bits));
@@ -102,20 +97,8 @@ pub fn solve_with_stats(
     backend: &Backend,
 ) -> Result<(RatMatrix, Vec<(&'static str, Duration)>)> {
     let mut laps = Laps::start();
-    let n = a.rows();
-    if !a.is_square() {
-        return Err(Error::Shape(format!(
-            "solving A X = B needs a square A, got {}×{}",
-            a.rows(),
-            a.cols()
-        )));
-    }
-    if b.rows() != n {
-        return Err(Error::Shape(format!(
-            "A is {n}×{n} but B has {} rows: they must have as many rows",
-            b.rows()
-        )));
-    }
+    let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
+    require_rhs(n, b.rows())?;
     let l = b.cols();
     // Cramer: det(A) and each entry of det(A)·X is a determinant of A with one column
     // replaced by a column of B; Hadamard over the columns bounds them all.

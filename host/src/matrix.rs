@@ -53,6 +53,37 @@ pub fn parse_integer(token: &str) -> Option<Integer> {
     }
 }
 
+/// The square size of a `rows × cols` matrix, or [`Error::Shape`] naming `what` needed it.
+pub fn require_square(rows: usize, cols: usize, what: &str) -> Result<usize> {
+    if rows != cols {
+        return Err(Error::Shape(format!(
+            "{what} needs a square matrix, got {rows}×{cols}"
+        )));
+    }
+    Ok(rows)
+}
+
+/// [`Error::Shape`] unless an `a.0 × a.1` matrix can multiply a `b.0 × b.1` one.
+pub fn require_product(a: (usize, usize), b: (usize, usize)) -> Result<()> {
+    if a.1 != b.0 {
+        return Err(Error::Shape(format!(
+            "cannot multiply a {}×{} matrix by a {}×{} matrix",
+            a.0, a.1, b.0, b.1
+        )));
+    }
+    Ok(())
+}
+
+/// [`Error::Shape`] unless `B` has the `n` rows of the `n × n` matrix `A` in `A X = B`.
+pub fn require_rhs(n: usize, b_rows: usize) -> Result<()> {
+    if b_rows != n {
+        return Err(Error::Shape(format!(
+            "A is {n}×{n} but B has {b_rows} rows: they must have as many rows"
+        )));
+    }
+    Ok(())
+}
+
 /// Whether a line of an input file carries nothing: blank, or a `#` comment.
 pub fn is_blank_or_comment(line: &str) -> bool {
     let t = line.trim_start();

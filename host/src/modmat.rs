@@ -15,7 +15,10 @@
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::matrix::{classify, parse_entries, parse_integer, read_source, IntMatrix, Token};
+use crate::matrix::{
+    classify, parse_entries, parse_integer, read_source, require_product, require_rhs,
+    require_square, IntMatrix, Token,
+};
 use crate::vector::residue;
 use crate::words::Words;
 use rayon::prelude::*;
@@ -188,13 +191,7 @@ impl ModMatrices {
     }
 
     fn require_square(&self, what: &str) -> Result<usize> {
-        if self.rows != self.cols {
-            return Err(Error::Shape(format!(
-                "{what} needs a square matrix, got {}×{}",
-                self.rows, self.cols
-            )));
-        }
-        Ok(self.rows)
+        require_square(self.rows, self.cols, what)
     }
 
     fn require_same_moduli(&self, other: &ModMatrices) -> Result<()> {
@@ -264,12 +261,7 @@ impl Backend {
     /// `a · b` modulo each prime. Errors: different primes, inner dimensions that differ.
     pub fn matmul_mod(&self, a: &ModMatrices, b: &ModMatrices) -> Result<ModMatrices> {
         a.require_same_moduli(b)?;
-        if a.cols != b.rows {
-            return Err(Error::Shape(format!(
-                "cannot multiply a {}×{} matrix by a {}×{} matrix",
-                a.rows, a.cols, b.rows, b.cols
-            )));
-        }
+        require_product((a.rows, a.cols), (b.rows, b.cols))?;
         let data =
             self.matmul_per_channel(&a.moduli, (a.rows, a.cols, b.cols), &a.data, &b.data)?;
         Ok(ModMatrices {
@@ -320,12 +312,7 @@ impl Backend {
     pub fn solve_mod(&self, a: &ModMatrices, b: &ModMatrices) -> Result<ModMatrices> {
         let n = a.require_square("solving A X = B")?;
         a.require_same_moduli(b)?;
-        if b.rows != n {
-            return Err(Error::Shape(format!(
-                "A is {n}×{n} but B has {} rows: they must have as many rows",
-                b.rows
-            )));
-        }
+        require_rhs(n, b.rows)?;
         let mut ab = a.augment(b);
         let shape = (n, ab.cols, n);
         let e = self.eliminate_per_channel(&a.moduli, shape, true, &mut ab.data, true)?;

@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rns::backend::{Gpu, AUTO_MIN_WORK};
 use rns::cost::{self, Dims, Estimate, MatrixKind};
+use rns::matrix::{require_product, require_rhs, require_square};
 use rns::{linalg, resultant, Backend, BiPoly, IntMatrix, IntPoly, ModMatrices};
 use rns_core::Modulus;
 use rug::Integer;
@@ -136,15 +137,9 @@ impl Engine {
 }
 
 fn square(a: &IntMatrix, what: &str) -> PyResult<()> {
-    if a.is_square() {
-        Ok(())
-    } else {
-        Err(PyValueError::new_err(format!(
-            "{what} needs a square matrix, got {}×{}",
-            a.rows(),
-            a.cols()
-        )))
-    }
+    require_square(a.rows(), a.cols(), what)
+        .map(drop)
+        .map_err(to_py)
 }
 
 fn reduce(a: &IntMatrix, p: u32) -> rns::Result<ModMatrices> {
@@ -268,15 +263,7 @@ impl Engine {
     ) -> PyResult<Bound<'py, PyList>> {
         let ((a, ca), (b, cb)) = (matrix_arg(a)?, matrix_arg(b)?);
         let p = modulus(r#mod, &[ca, cb])?;
-        if a.cols() != b.rows() {
-            return Err(PyValueError::new_err(format!(
-                "cannot multiply a {}×{} matrix by a {}×{} matrix",
-                a.rows(),
-                a.cols(),
-                b.rows(),
-                b.cols()
-            )));
-        }
+        require_product((a.rows(), a.cols()), (b.rows(), b.cols())).map_err(to_py)?;
         let (n, k, l) = (a.rows(), a.cols(), b.cols());
         if n == 0 || k == 0 || l == 0 {
             let zero = vec![Integer::new(); n * l];
@@ -310,13 +297,7 @@ impl Engine {
         let ((a, ca), (b, cb)) = (matrix_arg(a)?, matrix_arg(b)?);
         let p = modulus(r#mod, &[ca, cb])?;
         square(&a, "solving A X = B")?;
-        if b.rows() != a.rows() {
-            return Err(PyValueError::new_err(format!(
-                "A is {n}×{n} but B has {} rows: they must have as many rows",
-                b.rows(),
-                n = a.rows()
-            )));
-        }
+        require_rhs(a.rows(), b.rows()).map_err(to_py)?;
         self.solve_with(py, &a, &b, p, MatrixKind::Solve)
     }
 
