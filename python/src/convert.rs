@@ -10,7 +10,7 @@ use numpy::{
 };
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
 use rns::{IntMatrix, RatMatrix};
 use rug::Integer;
 
@@ -137,7 +137,7 @@ pub fn to_matrix(ob: &Bound<'_, PyAny>) -> PyResult<MatrixArg> {
         let entries = ob.call_method0("entries")?;
         let modulus = if ob.hasattr("modulus")? {
             // An nmod_mat's entries (nmod) convert by int(), not by __index__.
-            let int = ob.py().get_type::<pyo3::types::PyInt>();
+            let int = ob.py().get_type::<PyInt>();
             for x in entries.try_iter()? {
                 data.push(to_integer(&int.call1((x?,))?)?);
             }
@@ -156,7 +156,7 @@ pub fn to_matrix(ob: &Bound<'_, PyAny>) -> PyResult<MatrixArg> {
     let mut data = Vec::new();
     let mut cols = None;
     for (i, row) in rows.iter().enumerate() {
-        if row.cast::<pyo3::types::PyInt>().is_ok() || row.hasattr("__index__")? {
+        if row.hasattr("__index__")? {
             return Err(PyTypeError::new_err(
                 "expected a matrix as a list of rows, got a flat list of ints (write [[...], ...])",
             ));
