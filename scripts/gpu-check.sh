@@ -54,6 +54,13 @@ for l in sys.stdin:
     exit 0
 fi
 export RNS_REQUIRE_GPU=1
+# The bundle's wheels (python-flint, the rns package, pytest) for this shell's python3:
+# the GPU host has no network.
+python_wheels() {
+    [ -d /tmp/pywheels ] || python3 -m pip install -q --no-index --target /tmp/pywheels $B/wheels/*.whl \
+        || echo "the bundle's wheels did not install"
+    export PYTHONPATH=/tmp/pywheels
+}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader || true
 status=0
 for t in $B/bin/*; do
@@ -86,7 +93,7 @@ if [[ " $* " == *" --e2e "* ]]; then
 fi
 if [[ " $* " == *" --cli "* ]]; then
     echo "== the whole rns process against FLINT (1 and all threads), same inputs, answers compared"
-    python3 -m pip install -q --no-index --target /tmp/pyflint $B/wheels/*.whl && export PYTHONPATH=/tmp/pyflint
+    python_wheels
     python3 scripts/cli_vs_flint.py $B/rns || status=1
 fi
 if [[ " $* " == *" --compare "* ]]; then
@@ -96,7 +103,7 @@ if [[ " $* " == *" --compare "* ]]; then
 fi
 if [[ " $* " == *" --flint "* ]]; then
     echo "== FLINT comparisons on this host (python-flint from the bundle)"
-    python3 -m pip install -q --no-index --target /tmp/pyflint $B/wheels/*.whl && export PYTHONPATH=/tmp/pyflint
+    python_wheels
     export RNS_BIN_DIR=$PWD/$B
     scripts/compare-flint-det.sh 200 100 || status=1
     REPS=1 scripts/compare-flint-det.sh 500 64 || status=1
@@ -106,20 +113,20 @@ fi
 if [[ " $* " == *" --linalg "* ]]; then
     echo "== matrix benchmarks (GPU and CPU backends), then FLINT on the same inputs"
     $B/linalg_bench /tmp/linalg || status=1
-    python3 -m pip install -q --no-index --target /tmp/pyflint $B/wheels/*.whl && export PYTHONPATH=/tmp/pyflint
+    python_wheels
     python3 scripts/flint_linalg.py /tmp/linalg || status=1
 fi
 if [[ " $* " == *" --resultant "* ]]; then
     echo "== bivariate resultants (the seed's shapes), FLINT baselines; univariate degree 500, 1000-bit"
     $B/resultant /tmp/res || status=1
-    python3 -m pip install -q --no-index --target /tmp/pyflint $B/wheels/*.whl && export PYTHONPATH=/tmp/pyflint
+    python_wheels
     python3 scripts/flint_resultant_xy.py /tmp/res/900-bit --primes 256 || status=1
     SKIP_CPU1=1 scripts/compare-flint-resultant.sh 500 1000 $B/rns || status=1
     python3 scripts/flint_resultant_xy.py /tmp/res/100-bit --mpoly || status=1
 fi
 if [[ " $* " == *" --python "* ]]; then
     echo "== the Python package: its tests (RNS_REQUIRE_GPU=1), then against python-flint"
-    python3 -m pip install -q --no-index --target /tmp/pyrns $B/wheels/*.whl && export PYTHONPATH=/tmp/pyrns
+    python_wheels
     python3 -m pytest -q -rs -p no:cacheprovider python/tests 2>&1 | tail -15 || status=1
     for be in gpu cpu; do python3 python/bench/vs_flint.py --backend $be || status=1; done
 fi
