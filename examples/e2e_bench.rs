@@ -7,7 +7,7 @@
 //! `cargo run --release --example e2e_bench` (needs a GPU; `scripts/gpu-check.sh --run
 //! --e2e` runs it there).
 
-use rns::backend::gpu::launch::{Cmp, Digits, Elementwise, Equal, Matmul};
+use rns::backend::gpu::launch::{Elementwise, Equal, Matmul};
 use rns::backend::gpu::memory::moduli_words;
 use rns::backend::gpu::{EqualKernel, Gpu};
 use rns::{Backend, BackendChoice, ModMatrices, Op, RnsBasis, RnsVec};
@@ -197,21 +197,8 @@ fn main() -> R<()> {
     let k = 330;
     let mut dd = g.alloc(k * nn)?;
     let kernel = events(&g, 3, || {
-        g.launch_digits(
-            g.stream(),
-            Digits { len: nn, k },
-            &mut dd,
-            &dp,
-            Some(&t.half),
-            &t.moduli,
-            &t.table,
-        )?;
-        let cmp = Cmp {
-            len: nn,
-            k,
-            broadcast: true,
-        };
-        g.launch_cmp(g.stream(), cmp, &mut out, &dd, &t.half_digits)
+        let scratch = std::slice::from_mut(&mut dd);
+        g.launch_compare(g.stream(), &t, nn, &dp, None, scratch, &mut out)
     })?;
     drop((dd, dp, dq));
     let resident = wall(3, || rp.sign().map(drop))?;

@@ -8,9 +8,7 @@
 //!
 //! `cargo run --release --example gpu_bench` (needs a GPU; `scripts/gpu-check.sh` runs it on one).
 
-use rns::backend::gpu::launch::{
-    Cmp, Det, Digits, Elementwise, Eliminate, Equal, Matmul, MulChain,
-};
+use rns::backend::gpu::launch::{Det, Elementwise, Eliminate, Equal, Matmul, MulChain};
 use rns::backend::gpu::memory::moduli_words;
 use rns::backend::gpu::{EqualKernel, Gpu};
 use rns::{Backend, Op, RnsBasis, RnsVec};
@@ -165,22 +163,8 @@ fn main() -> R<()> {
     let mut dd = g.alloc(k * nn)?;
     let mut dsign = g.alloc(nn)?;
     let ms = gpu_ms(&g, || {
-        let s = g.stream();
-        g.launch_digits(
-            s,
-            Digits { len: nn, k },
-            &mut dd,
-            &dp,
-            Some(&t.half),
-            &t.moduli,
-            &t.table,
-        )?;
-        let cmp = Cmp {
-            len: nn,
-            k,
-            broadcast: true,
-        };
-        g.launch_cmp(s, cmp, &mut dsign, &dd, &t.half_digits)
+        let scratch = std::slice::from_mut(&mut dd);
+        g.launch_compare(g.stream(), &t, nn, &dp, None, scratch, &mut dsign)
     })?;
     let steps = nn as f64 * (k * (k - 1) / 2) as f64;
     println!(

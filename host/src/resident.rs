@@ -308,7 +308,7 @@ impl ResidentVec {
     fn device_digits(&self, d: &DeviceWords) -> Result<Vec<u32>> {
         let (b, k) = (&self.basis, self.basis.range_len());
         let tables = d.gpu().mrc_tables(b.range_moduli())?;
-        let digits = d.digits(&tables, false, self.len)?;
+        let digits = d.digits(&tables, self.len)?;
         let host = d.gpu().download_words(&digits, k * self.len)?;
         Ok(layout::to_number_major(&host, self.len, k))
     }

@@ -5,9 +5,7 @@
 //! reference bandwidths of the same device.
 
 use super::{event_ms, median, mismatch, wall_ms, Case};
-use crate::backend::gpu::launch::{
-    Cmp, Det, Digits, Elementwise, Equal, Matmul, Reduce, Resultant,
-};
+use crate::backend::gpu::launch::{Det, Digits, Elementwise, Equal, Matmul, Reduce, Resultant};
 use crate::backend::gpu::memory::moduli_words;
 use crate::backend::gpu::{EqualKernel, Gpu};
 use crate::backend::{pack_words, Backend, Op};
@@ -188,14 +186,8 @@ fn measure_sign(case: &mut Case) -> Result<()> {
     let (mut dd, mut out) = (g.alloc(k * size)?, g.alloc(size)?);
     let s = g.stream();
     let ms = event_ms(g, case.reps, || {
-        let digits = Digits { len: size, k };
-        g.launch_digits(s, digits, &mut dd, &dx, Some(&t.half), &t.moduli, &t.table)?;
-        let cmp = Cmp {
-            len: size,
-            k,
-            broadcast: true,
-        };
-        g.launch_cmp(s, cmp, &mut out, &dd, &t.half_digits)
+        let scratch = std::slice::from_mut(&mut dd);
+        g.launch_compare(s, &t, size, &dx, None, scratch, &mut out)
     })?;
     let got: Vec<_> = g
         .download(&out, size)?

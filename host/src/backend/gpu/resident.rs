@@ -3,7 +3,7 @@
 //! so that a chain of them runs back to back; only results the host asks for (flags,
 //! signs, digits, a download) wait and cross PCIe.
 
-use super::launch::{Cmp, Digits, Elementwise, Equal, EqualKernel};
+use super::launch::{Digits, Elementwise, Equal, EqualKernel};
 use super::memory::moduli_words;
 use super::tables::MrcTables;
 use super::Gpu;
@@ -95,19 +95,17 @@ impl DeviceWords {
     }
 
     /// Mixed-radix digits (channel-major, `k × len`) over the `k` moduli of the tables `t`
-    /// of the first `k` channels, shifted by `H = (M − 1)/2` first when `offset` is set;
-    /// left on the device.
-    pub fn digits(&self, t: &MrcTables, offset: bool, len: usize) -> Result<CudaSlice<u32>> {
+    /// of the first `k` channels; left on the device.
+    pub fn digits(&self, t: &MrcTables, len: usize) -> Result<CudaSlice<u32>> {
         let g = &self.gpu;
         let mut d = g.alloc(t.k * len)?;
-        let off = offset.then_some(&t.half);
         let shape = Digits { len, k: t.k };
         g.launch_digits(
             g.stream(),
             shape,
             &mut d,
             &self.buf,
-            off,
+            None,
             &t.moduli,
             &t.table,
         )?;
@@ -124,16 +122,12 @@ impl DeviceWords {
     ) -> Result<Vec<i32>> {
         let g = &self.gpu;
         let t = g.mrc_tables(range)?;
-        let da = self.digits(&t, true, len)?;
-        let db = other.map(|b| b.digits(&t, true, len)).transpose()?;
+        let mut scratch = (0..1 + other.is_some() as usize)
+            .map(|_| g.alloc(t.k * len))
+            .collect::<Result<Vec<_>>>()?;
         let mut out = g.alloc(len)?;
-        let shape = Cmp {
-            len,
-            k: t.k,
-            broadcast: other.is_none(),
-        };
-        let b = db.as_ref().unwrap_or(&t.half_digits);
-        g.launch_cmp(g.stream(), shape, &mut out, &da, b)?;
+        let b = other.map(|b| &b.buf);
+        g.launch_compare(g.stream(), &t, len, &self.buf, b, &mut scratch, &mut out)?;
         Ok(g.download(&out, len)?
             .into_iter()
             .map(|x| x as i32)

@@ -2,7 +2,7 @@
 //! ([`Gpu::stream_chunks`]): elementwise arithmetic, equality, mixed-radix digits,
 //! sign and comparison, and the reduction of integers into residues.
 
-use super::launch::{Cmp, Digits, Elementwise, Equal, EqualKernel, Reduce};
+use super::launch::{Digits, Elementwise, Equal, EqualKernel, Reduce};
 use super::memory::moduli_words;
 use super::pipeline::{HostIn, HostOut};
 use super::Gpu;
@@ -130,23 +130,10 @@ impl Gpu {
             usize::MAX,
             &mut |s, di, dout, r| {
                 let n = r.len();
-                let mut digits = Vec::with_capacity(sides);
-                for x in di.iter() {
-                    let mut d = self.alloc_on(s, k * n)?;
-                    let shape = Digits { len: n, k };
-                    self.launch_digits(s, shape, &mut d, x, Some(&t.half), &t.moduli, &t.table)?;
-                    digits.push(d);
-                }
-                let (db, broadcast) = match digits.get(1) {
-                    Some(d) => (d, false),
-                    None => (&t.half_digits, true),
-                };
-                let shape = Cmp {
-                    len: n,
-                    k,
-                    broadcast,
-                };
-                self.launch_cmp(s, shape, &mut dout[0], &digits[0], db)
+                let mut scratch = (0..sides)
+                    .map(|_| self.alloc_on(s, k * n))
+                    .collect::<Result<Vec<_>>>()?;
+                self.launch_compare(s, &t, n, &di[0], di.get(1), &mut scratch, &mut dout[0])
             },
         )?;
         Ok(out.into_iter().map(|x| x as i32).collect())
