@@ -72,6 +72,18 @@ pub enum Error {
     Interrupted,
     /// An internal consistency check failed; this is a bug in rns.
     Internal(String),
+    /// Another MPI rank failed ([`crate::cluster`]): its rank, its exit code and its
+    /// message.
+    Rank {
+        /// The rank that failed.
+        rank: usize,
+        /// Its exit code.
+        code: i32,
+        /// Its error.
+        message: String,
+    },
+    /// MPI itself failed, or a message exceeded its limits.
+    Cluster(String),
 }
 
 impl Error {
@@ -84,12 +96,15 @@ impl Error {
     }
 
     /// The process exit code the CLI uses for this error: 3 for a missing GPU, 1 for
-    /// other GPU and internal failures, 130 when interrupted, 2 for bad input.
+    /// other GPU, MPI and internal failures, 130 when interrupted, a failed rank's own
+    /// code for [`Error::Rank`], 2 for bad input.
     pub fn exit_code(&self) -> i32 {
         match self {
             Error::NoGpu(_) => 3,
             Error::Interrupted => 130,
             Error::Gpu(_) | Error::GpuOutOfMemory(_) | Error::Internal(_) => 1,
+            Error::Cluster(_) => 1,
+            Error::Rank { code, .. } => *code,
             _ => 2,
         }
     }
@@ -137,6 +152,8 @@ impl fmt::Display for Error {
             Error::Gpu(msg) => write!(f, "CUDA error: {msg}"),
             Error::Interrupted => write!(f, "interrupted"),
             Error::Internal(msg) => write!(f, "internal error (a bug in rns): {msg}"),
+            Error::Rank { rank, message, .. } => write!(f, "MPI rank {rank} failed: {message}"),
+            Error::Cluster(msg) => write!(f, "MPI: {msg}"),
         }
     }
 }

@@ -22,6 +22,7 @@
 pub mod backend;
 pub mod basis;
 pub mod bipoly;
+pub mod cluster;
 pub mod compare;
 pub mod cost;
 pub mod crt;
@@ -40,7 +41,7 @@ pub mod timing;
 pub mod vector;
 pub mod words;
 
-pub use backend::{Backend, BackendChoice, Op};
+pub use backend::{Backend, BackendChoice, Devices, Op};
 pub use basis::RnsBasis;
 pub use bipoly::BiPoly;
 pub use crt::CrtMethod;

@@ -204,16 +204,19 @@ pub fn rows_text<T: Sync>(
     lines.concat()
 }
 
-/// Reads a whole file, or standard input for `-`.
+/// Reads a whole file, or standard input for `-` (under MPI, on rank 0 only, and
+/// broadcast to the other ranks: [`crate::cluster`]).
 pub fn read_source(path: &str) -> Result<String> {
-    let io_err = |e| Error::io(path, e);
-    if path == "-" {
-        let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map_err(io_err)?;
-        Ok(s)
-    } else {
-        std::fs::read_to_string(path).map_err(io_err)
-    }
+    crate::cluster::broadcast_text(|| {
+        let io_err = |e| Error::io(path, e);
+        if path == "-" {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).map_err(io_err)?;
+            Ok(s)
+        } else {
+            std::fs::read_to_string(path).map_err(io_err)
+        }
+    })
 }
 
 impl IntMatrix {

@@ -50,6 +50,20 @@ pub fn residues_into(x: &Integer, moduli: &[Modulus], out: &mut [u32]) {
     }
 }
 
+/// The residues of `values` modulo every one of `moduli`, channel-major
+/// (`out[c·len + i]`), on all cores.
+pub fn residues_of(values: &[Integer], moduli: &[Modulus]) -> Vec<u32> {
+    let channels = moduli.len();
+    let mut number_major = vec![0u32; values.len() * channels];
+    if channels > 0 {
+        number_major
+            .par_chunks_mut(channels)
+            .zip(values.par_iter())
+            .for_each(|(row, x)| residues_into(x, moduli, row));
+    }
+    layout::to_channel_major(&number_major, values.len(), channels)
+}
+
 /// The residue of a signed integer modulo one channel.
 pub fn residue(x: &Integer, m: Modulus) -> u32 {
     let r = m.reduce_limbs(x.as_limbs());
@@ -90,14 +104,7 @@ impl RnsVec {
                 range_bits: basis.range_bits(),
             });
         }
-        let channels = basis.channels();
-        let moduli = basis.moduli();
-        let mut number_major = vec![0u32; values.len() * channels];
-        number_major
-            .par_chunks_mut(channels)
-            .zip(values.par_iter())
-            .for_each(|(row, x)| residues_into(x, moduli, row));
-        let data = layout::to_channel_major(&number_major, values.len(), channels);
+        let data = residues_of(values, basis.moduli());
         Ok(Self::from_residues_unchecked(basis, values.len(), data))
     }
 

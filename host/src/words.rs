@@ -48,6 +48,12 @@ impl Deref for Words {
     }
 }
 
+impl AsRef<[u32]> for Words {
+    fn as_ref(&self) -> &[u32] {
+        self
+    }
+}
+
 impl DerefMut for Words {
     fn deref_mut(&mut self) -> &mut [u32] {
         match self {

@@ -12,7 +12,7 @@ use pyo3::types::PyList;
 use rns::backend::{Gpu, AUTO_MIN_WORK};
 use rns::cost::{self, Dims, Estimate, MatrixKind};
 use rns::matrix::{require_product, require_rhs, require_square};
-use rns::{linalg, resultant, Backend, BiPoly, IntMatrix, IntPoly, ModMatrices};
+use rns::{linalg, resultant, Backend, BiPoly, Devices, IntMatrix, IntPoly, ModMatrices};
 use rns_core::Modulus;
 use rug::Integer;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -27,13 +27,15 @@ enum Choice {
     Auto,
 }
 
-/// Engine(backend="auto", device=0): where the computations run. "cpu" uses all cores;
-/// "gpu" uses CUDA device `device` (opened now: GpuUnavailable if it is not usable);
-/// "auto" asks the cost model per call and opens the GPU the first time it pays.
+/// Engine(backend="auto", device=0, devices=None): where the computations run. "cpu"
+/// uses all cores; "gpu" uses CUDA device `device`, or the devices `devices` (a list of
+/// ordinals, or "all") sharing the primes of every computation (opened now:
+/// GpuUnavailable if they are not usable); "auto" asks the cost model per call and
+/// opens the GPUs the first time they pay.
 #[pyclass(frozen, module = "rns")]
 pub struct Engine {
     choice: Choice,
-    device: usize,
+    devices: Devices,
     /// Nanoseconds of the library's own work in the last call (conversions excluded).
     last_ns: AtomicU64,
 }
@@ -84,24 +86,21 @@ impl Engine {
     fn backend(&self, est: Estimate) -> PyResult<Backend> {
         Ok(match self.choice {
             Choice::Cpu => Backend::Cpu,
-            Choice::Gpu => Backend::Gpu {
-                gpu: Gpu::device(self.device).map_err(to_py)?,
-                min_work: 0,
-            },
+            Choice::Gpu => {
+                Backend::on_gpus(self.devices.open().map_err(to_py)?, 0).map_err(to_py)?
+            }
             Choice::Auto => {
-                let start_left = match Gpu::opened(self.device) {
+                let start_left = match Gpu::opened(self.devices.first()) {
                     Some(true) => 0.0,
                     Some(false) => return Ok(Backend::Cpu),
                     None => cost::GPU_START_MS,
                 };
                 match est.gpu_wins(start_left) {
-                    true => match Gpu::device(self.device) {
-                        Ok(gpu) => Backend::Gpu {
-                            gpu,
-                            min_work: AUTO_MIN_WORK,
-                        },
-                        Err(_) => Backend::Cpu,
-                    },
+                    true => self
+                        .devices
+                        .open()
+                        .and_then(|g| Backend::on_gpus(g, AUTO_MIN_WORK))
+                        .unwrap_or(Backend::Cpu),
                     false => Backend::Cpu,
                 }
             }
@@ -149,8 +148,21 @@ fn reduce(a: &IntMatrix, p: u32) -> rns::Result<ModMatrices> {
 #[pymethods]
 impl Engine {
     #[new]
-    #[pyo3(signature = (backend = "auto", device = 0))]
-    fn new(backend: &str, device: usize) -> PyResult<Engine> {
+    #[pyo3(signature = (backend = "auto", device = 0, devices = None))]
+    fn new(backend: &str, device: usize, devices: Option<&Bound<'_, PyAny>>) -> PyResult<Engine> {
+        let devices = match devices {
+            None => Devices::List(vec![device]),
+            Some(d) if d.is_none() => Devices::List(vec![device]),
+            Some(d) => match d.extract::<String>() {
+                Ok(s) if s == "all" => Devices::All,
+                Ok(s) => {
+                    return Err(PyValueError::new_err(format!(
+                        "devices must be \"all\" or a list of device ordinals, got {s:?}"
+                    )))
+                }
+                Err(_) => Devices::list(d.extract::<Vec<usize>>()?).map_err(to_py)?,
+            },
+        };
         let choice = match backend {
             "cpu" => Choice::Cpu,
             "gpu" => Choice::Gpu,
@@ -162,11 +174,11 @@ impl Engine {
             }
         };
         if choice == Choice::Gpu {
-            Gpu::device(device).map_err(to_py)?;
+            devices.open().map_err(to_py)?;
         }
         Ok(Engine {
             choice,
-            device,
+            devices,
             last_ns: AtomicU64::new(0),
         })
     }
@@ -181,10 +193,19 @@ impl Engine {
         }
     }
 
-    /// The CUDA device ordinal of the GPU backend.
+    /// The (first) CUDA device ordinal of the GPU backend.
     #[getter]
     fn device(&self) -> usize {
-        self.device
+        self.devices.first()
+    }
+
+    /// The CUDA devices of the GPU backend: a list of ordinals, or "all".
+    #[getter]
+    fn devices(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        Ok(match &self.devices {
+            Devices::All => "all".into_pyobject(py)?.into_any().unbind(),
+            Devices::List(l) => l.clone().into_pyobject(py)?.into_any().unbind(),
+        })
     }
 
     /// Seconds the library itself took in this engine's last computation: the call
@@ -196,9 +217,12 @@ impl Engine {
 
     fn __repr__(&self) -> String {
         format!(
-            "rns.Engine(backend={:?}, device={})",
+            "rns.Engine(backend={:?}, devices={})",
             self.backend_name(),
-            self.device
+            match &self.devices {
+                Devices::All => "'all'".to_string(),
+                Devices::List(l) => format!("{l:?}"),
+            }
         )
     }
 

@@ -24,9 +24,11 @@ pub fn to_py(e: Error) -> PyErr {
         Error::Singular { .. } => PyZeroDivisionError::new_err(msg),
         Error::NoGpu(_) => GpuUnavailable::new_err(msg),
         Error::GpuOutOfMemory(_) => PyMemoryError::new_err(msg),
-        Error::Gpu(_) | Error::Internal(_) | Error::DeviceMismatch { .. } => {
-            PyRuntimeError::new_err(msg)
-        }
+        Error::Gpu(_)
+        | Error::Internal(_)
+        | Error::DeviceMismatch { .. }
+        | Error::Rank { .. }
+        | Error::Cluster(_) => PyRuntimeError::new_err(msg),
         Error::Interrupted => PyKeyboardInterrupt::new_err(msg),
         Error::Io { .. } => PyOSError::new_err(msg),
         _ => PyValueError::new_err(msg),

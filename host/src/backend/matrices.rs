@@ -28,15 +28,19 @@ impl Backend {
                 matrices.len()
             )));
         }
-        let moduli = matrices.basis().moduli();
-        match self.gpu_for(matrices.residues().len()) {
-            Some(g) => g.det_per_channel(moduli, n, matrices.residues()),
-            None => {
-                let mut data = matrices.residues().to_vec();
-                let e = cpu::eliminate_per_channel(moduli, n, n, n, false, &mut data);
-                Ok(e.into_iter().map(|e| e.det).collect())
+        let (moduli, data, nn) = (matrices.basis().moduli(), matrices.residues(), n * n);
+        let dets = self.by_channels(moduli.len(), 1, data.len(), &|be, r| {
+            let (mods, part) = (&moduli[r.clone()], &data[r.start * nn..r.end * nn]);
+            match be.gpu_for(part.len()) {
+                Some(g) => Ok(g.det_per_channel(mods, n, part)?.into()),
+                None => {
+                    let mut part = part.to_vec();
+                    let e = cpu::eliminate_per_channel(mods, n, n, n, false, &mut part);
+                    Ok(e.into_iter().map(|e| e.det).collect())
+                }
             }
-        }
+        })?;
+        Ok(dets.into_vec())
     }
 
     /// The determinant modulo every channel of `basis` of the `n × n` integer matrix
@@ -54,14 +58,21 @@ impl Backend {
                 entries.len()
             )));
         }
-        if let Some(g) = self.gpu_for(entries.len() * basis.channels()) {
-            check_range(basis, entries)?;
-            let (words, neg, nwords) = pack_words(entries);
-            if let Some(d) = g.det_words(basis.moduli(), (&words, &neg, nwords), n)? {
-                return Ok(d);
+        check_range(basis, entries)?;
+        let work = entries.len() * basis.channels();
+        let packed = self.gpu_for(work).map(|_| pack_words(entries));
+        let dets = self.by_channels(basis.channels(), 1, work, &|be, r| {
+            let mods = &basis.moduli()[r];
+            match (be.gpu_for(entries.len() * mods.len()), &packed) {
+                (Some(g), Some((w, neg, nw))) => g.det_packed(mods, (w, neg, *nw), n),
+                _ => {
+                    let mut data = vector::residues_of(entries, mods);
+                    let e = cpu::eliminate_per_channel(mods, n, n, n, false, &mut data);
+                    Ok(e.into_iter().map(|e| e.det).collect())
+                }
             }
-        }
-        self.det_per_channel(&self.to_rns(basis, entries)?, n)
+        })?;
+        Ok(dets.into_vec())
     }
 
     /// Gaussian elimination ([`rns_core::linalg::eliminate`]) of one `rows × cols`
@@ -86,12 +97,27 @@ impl Backend {
                 moduli.len()
             )));
         }
-        match self.gpu_for(data.len()) {
-            Some(g) => g.eliminate_per_channel(moduli, rows, cols, pivot_cols, jordan, data, keep),
+        let run = |be: &Backend, mods: &[Modulus], part: &mut [u32]| match be.gpu_for(part.len()) {
+            Some(g) => g.eliminate_per_channel(mods, rows, cols, pivot_cols, jordan, part, keep),
             None => Ok(cpu::eliminate_per_channel(
-                moduli, rows, cols, pivot_cols, jordan, data,
+                mods, rows, cols, pivot_cols, jordan, part,
             )),
+        };
+        if self.split_count(data.len()) == 1 {
+            return run(self, moduli, data);
         }
+        let (size, src) = (rows * cols, &*data);
+        let out = self.by_channels(
+            moduli.len(),
+            per_elimination(size, keep),
+            src.len(),
+            &|be, r| {
+                let mut part = src[r.start * size..r.end * size].to_vec();
+                let e = run(be, &moduli[r], &mut part)?;
+                Ok(pack_eliminations(&e, keep.then_some(&part[..]), size))
+            },
+        )?;
+        Ok(unpack_eliminations(&out, size, keep.then_some(data)))
     }
 
     /// Reduces the entries of an integer matrix modulo every channel of `basis` and runs
@@ -114,20 +140,34 @@ impl Backend {
                 entries.len()
             )));
         }
-        if let Some(g) = self.gpu_for(entries.len() * basis.channels()) {
-            check_range(basis, entries)?;
-            let (words, neg, nwords) = pack_words(entries);
-            let packed = (&words[..], &neg[..], nwords);
-            let moduli = basis.moduli();
-            if let Some(r) =
-                g.eliminate_words(moduli, packed, rows, cols, pivot_cols, jordan, keep)?
-            {
-                return Ok(r);
+        check_range(basis, entries)?;
+        let (work, size) = (entries.len() * basis.channels(), rows * cols);
+        let packed = self.gpu_for(work).map(|_| pack_words(entries));
+        let run = |be: &Backend, mods: &[Modulus]| match (be.gpu_for(size * mods.len()), &packed) {
+            (Some(g), Some((w, neg, nw))) => {
+                g.eliminate_packed(mods, (w, neg, *nw), shape, jordan, keep)
             }
+            _ => {
+                let mut data = vector::residues_of(entries, mods);
+                let e = cpu::eliminate_per_channel(mods, rows, cols, pivot_cols, jordan, &mut data);
+                Ok((e, if keep { data } else { Vec::new() }))
+            }
+        };
+        if self.split_count(work) == 1 {
+            return run(self, basis.moduli());
         }
-        let mut data = self.to_rns(basis, entries)?.residues().to_vec();
-        let e = self.eliminate_per_channel(basis.moduli(), shape, jordan, &mut data, keep)?;
-        Ok((e, if keep { data } else { Vec::new() }))
+        let out = self.by_channels(
+            basis.channels(),
+            per_elimination(size, keep),
+            work,
+            &|be, r| {
+                let (e, data) = run(be, &basis.moduli()[r])?;
+                Ok(pack_eliminations(&e, keep.then_some(&data[..]), size))
+            },
+        )?;
+        let mut data = vec![0u32; if keep { basis.channels() * size } else { 0 }];
+        let e = unpack_eliminations(&out, size, keep.then_some(&mut data[..]));
+        Ok((e, data))
     }
 
     /// The exact product of two integer matrices (`a` `n × k`, `b` `k × p`, row-major),
@@ -150,7 +190,11 @@ impl Backend {
                 b.len()
             )));
         }
-        if let Some(g) = self.gpu_for(basis.channels() * n * p) {
+        let work = basis.channels() * n * p;
+        if self.split_count(work) > 1 {
+            return self.matmul_integers_split(basis, a, b, (n, k, p));
+        }
+        if let Some(g) = self.gpu_for(work) {
             check_range(basis, a)?;
             check_range(basis, b)?;
             let (pa, pb) = (pack_words(a), pack_words(b));
@@ -164,6 +208,37 @@ impl Backend {
         let prod =
             self.matmul_per_channel(basis.moduli(), (n, k, p), ra.residues(), rb.residues())?;
         self.to_integers_checked(&RnsVec::from_residues_unchecked(basis, n * p, prod))
+    }
+
+    /// [`Backend::matmul_integers`] with its channels split across ranks and devices:
+    /// each share reduced and multiplied where it runs, the product's residues gathered
+    /// and reconstructed (the digits on the first GPU, when there is one).
+    fn matmul_integers_split(
+        &self,
+        basis: &Arc<RnsBasis>,
+        a: &[Integer],
+        b: &[Integer],
+        (n, k, p): (usize, usize, usize),
+    ) -> Result<Vec<Integer>> {
+        check_range(basis, a)?;
+        check_range(basis, b)?;
+        let work = basis.channels() * n * p;
+        let packed = self.gpu_for(work).map(|_| (pack_words(a), pack_words(b)));
+        let prod = self.by_channels(basis.channels(), n * p, work, &|be, r| {
+            let mods = &basis.moduli()[r];
+            match (be.gpu_for(mods.len() * n * p), &packed) {
+                (Some(g), Some((pa, pb))) => {
+                    let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
+                    g.matmul_packed(mods, packed, (n, k, p))
+                }
+                _ => {
+                    let (ra, rb) = (vector::residues_of(a, mods), vector::residues_of(b, mods));
+                    Ok(cpu::matmul_per_channel(mods, n, k, p, &ra, &rb).into())
+                }
+            }
+        })?;
+        let prod = RnsVec::from_residues_unchecked(basis, n * p, prod);
+        self.to_integers_checked(&prod)
     }
 
     /// `a · b` modulo each modulus for one `n × k` matrix `a` and one `k × p` matrix `b`
@@ -188,10 +263,19 @@ impl Backend {
                 b.data.len()
             )));
         }
-        match self.gpu_for(c * n * p) {
-            Some(g) => g.matmul_per_channel(moduli, shape, a, b),
-            None => Ok(cpu::matmul_per_channel(moduli, n, k, p, a.data, b.data).into()),
-        }
+        let (nk, kp) = (n * k, k * p);
+        self.by_channels(c, n * p, c * n * p, &|be, r| {
+            let mods = &moduli[r.clone()];
+            let part = |w: WordsRef<'a>, per: usize| WordsRef {
+                data: &w.data[r.start * per..r.end * per],
+                locked: w.locked,
+            };
+            let (a, b) = (part(a, nk), part(b, kp));
+            match be.gpu_for(mods.len() * n * p) {
+                Some(g) => g.matmul_per_channel(mods, shape, a, b),
+                None => Ok(cpu::matmul_per_channel(mods, n, k, p, a.data, b.data).into()),
+            }
+        })
     }
 }
 
@@ -220,13 +304,16 @@ impl Backend {
             )));
         }
         let work = basis.channels() * candidates * shape.work_len();
+        if self.split_count(work) > 1 {
+            return self.resultant_xy_split(basis, coeffs, shape, candidates);
+        }
         match self.gpu_for(work) {
             Some(g) => {
                 check_range(basis, coeffs)?;
                 let (words, neg, nwords) = pack_words(coeffs);
                 let packed = (&words[..], &neg[..], nwords);
                 let (residues, digits, laps) =
-                    g.resultant_xy_words(basis.moduli(), packed, shape, candidates)?;
+                    g.resultant_xy_words(basis.moduli(), packed, shape, candidates, true)?;
                 let digits = digits.map(|d| layout::to_number_major(&d, n, basis.range_len()));
                 Ok((Computed { residues, digits }, laps))
             }
@@ -253,6 +340,44 @@ impl Backend {
         }
     }
 
+    /// [`Backend::resultant_xy_per_channel`] with its channels split across ranks and
+    /// devices (the digits are left to the reconstruction).
+    fn resultant_xy_split(
+        &self,
+        basis: &Arc<RnsBasis>,
+        coeffs: &[Integer],
+        shape: BiShape,
+        candidates: usize,
+    ) -> Result<(Computed, Laps)> {
+        let mut laps = Laps::start();
+        check_range(basis, coeffs)?;
+        let work = basis.channels() * candidates * shape.work_len();
+        let packed = self.gpu_for(work).map(|_| pack_words(coeffs));
+        let n = shape.degree_bound() + 1;
+        let residues = self.by_channels(basis.channels(), n, work, &|be, r| {
+            let mods = &basis.moduli()[r];
+            match (
+                be.gpu_for(mods.len() * candidates * shape.work_len()),
+                &packed,
+            ) {
+                (Some(g), Some((w, neg, nw))) => {
+                    let packed = (&w[..], &neg[..], *nw);
+                    Ok(
+                        g.resultant_xy_words(mods, packed, shape, candidates, false)?
+                            .0,
+                    )
+                }
+                _ => {
+                    let res = vector::residues_of(coeffs, mods);
+                    Ok(cpu::resultant_xy_per_channel(mods, shape, candidates, &res).into())
+                }
+            }
+        })?;
+        laps.stage("reduce, resultants mod p, interpolation (split)")?;
+        let digits = None;
+        Ok((Computed { residues, digits }, laps))
+    }
+
     /// The resultant modulo each channel of two polynomials: `coeffs` holds the `df + 1`
     /// coefficients of `f` then the `dg + 1` of `g` (constant terms first), and both
     /// leading coefficients must be non-zero modulo every channel.
@@ -263,15 +388,57 @@ impl Backend {
                 coeffs.len()
             )));
         }
-        let moduli = coeffs.basis().moduli();
-        match self.gpu_for(df * dg.max(1) * moduli.len()) {
-            Some(g) => g.resultant_per_channel(moduli, df, dg, coeffs.residues()),
-            None => Ok(cpu::resultant_per_channel(
-                moduli,
-                df,
-                dg,
-                coeffs.residues(),
-            )),
+        let (moduli, data, len) = (coeffs.basis().moduli(), coeffs.residues(), coeffs.len());
+        let work = df * dg.max(1) * moduli.len();
+        let out = self.by_channels(moduli.len(), 1, work, &|be, r| {
+            let (mods, part) = (&moduli[r.clone()], &data[r.start * len..r.end * len]);
+            match be.gpu_for(df * dg.max(1) * mods.len()) {
+                Some(g) => Ok(g.resultant_per_channel(mods, df, dg, part)?.into()),
+                None => Ok(cpu::resultant_per_channel(mods, df, dg, part).into()),
+            }
+        })?;
+        Ok(out.into_vec())
+    }
+}
+
+/// Words per channel of a packed elimination: rank, determinant and, with `keep`, the
+/// eliminated matrix of `size` words.
+fn per_elimination(size: usize, keep: bool) -> usize {
+    2 + if keep { size } else { 0 }
+}
+
+/// Eliminations (and, when given, their matrices of `size` words each) packed per channel
+/// as `[rank, det, matrix…]`, so that shares of channels concatenate.
+fn pack_eliminations(e: &[Elimination], mats: Option<&[u32]>, size: usize) -> Words {
+    let per = per_elimination(size, mats.is_some());
+    let mut out = Vec::with_capacity(e.len() * per);
+    for (c, x) in e.iter().enumerate() {
+        out.extend([x.rank, x.det]);
+        if let Some(m) = mats {
+            out.extend_from_slice(&m[c * size..(c + 1) * size]);
         }
     }
+    out.into()
+}
+
+/// The eliminations of [`pack_eliminations`]' words, their matrices written to `mats`.
+fn unpack_eliminations(
+    words: &[u32],
+    size: usize,
+    mut mats: Option<&mut [u32]>,
+) -> Vec<Elimination> {
+    let per = per_elimination(size, mats.is_some());
+    words
+        .chunks_exact(per)
+        .enumerate()
+        .map(|(c, w)| {
+            if let Some(m) = mats.as_deref_mut() {
+                m[c * size..(c + 1) * size].copy_from_slice(&w[2..]);
+            }
+            Elimination {
+                rank: w[0],
+                det: w[1],
+            }
+        })
+        .collect()
 }

@@ -4,11 +4,14 @@
 //! same residues, bit for bit, whichever backend runs it.
 
 pub mod cpu;
+mod devices;
 pub mod gpu;
 mod input;
 mod matrices;
 pub mod op;
+pub mod split;
 
+pub use devices::Devices;
 pub use gpu::{EqualKernel, Gpu};
 pub use input::{half_residues, pack_words};
 pub use op::Op;
@@ -65,6 +68,15 @@ pub enum Backend {
         /// Smallest amount of work sent to the GPU.
         min_work: usize,
     },
+    /// Several CUDA GPUs of this process: the channel-parallel computations (matrices,
+    /// resultants) split their channels across all of them ([`split`]); the rest run on
+    /// the first, as [`Backend::Gpu`] would.
+    Gpus {
+        /// The devices, the first one leading.
+        gpus: Arc<[Arc<Gpu>]>,
+        /// Smallest amount of work sent to the GPUs.
+        min_work: usize,
+    },
 }
 
 impl Backend {
@@ -88,27 +100,38 @@ impl Backend {
         }
     }
 
-    /// A short name: `cpu` or `gpu`.
+    /// A short name: `cpu` or `gpu` (one or several devices).
     pub fn name(&self) -> &'static str {
         match self {
             Backend::Cpu => "cpu",
-            Backend::Gpu { .. } => "gpu",
+            Backend::Gpu { .. } | Backend::Gpus { .. } => "gpu",
         }
     }
 
-    /// The GPU, when this backend sends `work` residues of work to one.
+    /// The (first) GPU, when this backend sends `work` residues of work to one.
     fn gpu_for(&self, work: usize) -> Option<&Arc<Gpu>> {
         match self {
             Backend::Gpu { gpu, min_work } if work >= *min_work => Some(gpu),
+            Backend::Gpus { gpus, min_work } if work >= *min_work => gpus.first(),
             _ => None,
         }
     }
 
-    /// The GPU of this backend, if it has one.
+    /// The GPU of this backend (the first of several), if it has one.
     pub fn gpu(&self) -> Option<&Arc<Gpu>> {
         match self {
             Backend::Gpu { gpu, .. } => Some(gpu),
+            Backend::Gpus { gpus, .. } => gpus.first(),
             Backend::Cpu => None,
+        }
+    }
+
+    /// The GPUs of this backend (none for the CPU).
+    pub fn gpus(&self) -> &[Arc<Gpu>] {
+        match self {
+            Backend::Gpu { gpu, .. } => std::slice::from_ref(gpu),
+            Backend::Gpus { gpus, .. } => gpus,
+            Backend::Cpu => &[],
         }
     }
 

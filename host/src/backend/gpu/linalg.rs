@@ -275,36 +275,110 @@ impl Gpu {
     /// (`k × p`), packed as for [`Gpu::reduce_words`], are reduced modulo every channel,
     /// multiplied by the batched product kernel, and the mixed-radix digits of every
     /// entry over the first `K = moduli.len() − 1` (range) channels are computed there
-    /// too. Returns
-    /// the digits (`K × n·p`, channel-major) and the entries' residues in the last
-    /// (redundant) channel; only those cross PCIe back. `None` when it does not fit the
-    /// memory budget or the grid.
+    /// too. Returns the digits (`K × n·p`, channel-major) and the entries' residues in the
+    /// last (redundant) channel; only those cross PCIe back. `None` when it does not fit
+    /// the memory budget or the grid.
     pub fn matmul_words(
         &self,
         moduli: &[Modulus],
-        (a, b): (Packed, Packed),
-        (n, k, p): (usize, usize, usize),
+        packed: (Packed, Packed),
+        shape: (usize, usize, usize),
     ) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
-        let (channels, np) = (moduli.len(), n * p);
+        let (channels, np) = (moduli.len(), shape.0 * shape.2);
         let range = channels - 1;
-        let words = a.0.len() + a.1.len() + b.0.len() + b.1.len();
-        let bytes = 4 * (channels * (n * k + k * p + np) + range * np + words + range * range);
-        if np == 0 || n * k == 0 || channels > MAX_PRODUCT_CHANNELS || bytes > self.budget()? {
-            return Ok(None);
-        }
+        let extra = range * np + range * range;
         let streams = self.lease_streams(1)?;
         let s = &streams[0];
-        let dm = self.upload_on(s, &moduli_words(moduli))?;
-        let da = self.reduce_packed(s, &dm, a, channels)?;
-        let db = self.reduce_packed(s, &dm, b, channels)?;
-        let mut dprod = self.alloc_on(s, channels * np)?;
-        self.launch_matmul(s, Matmul { n, k, p, channels }, &mut dprod, &da, &db, &dm)?;
-        drop((da, db));
+        let Some(dprod) = self.matmul_on_device(s, moduli, packed, shape, extra)? else {
+            return Ok(None);
+        };
         let t = self.mrc_tables(&moduli[..range])?;
         let mut digits = self.alloc_on(s, range * np)?;
         let shape = Digits { len: np, k: range };
         self.launch_digits(s, shape, &mut digits, &dprod, None, &t.moduli, &t.table)?;
         let redundant = self.download_range(s, &dprod, range * np..channels * np)?;
         Ok(Some((self.download_on(s, &digits, range * np)?, redundant)))
+    }
+
+    /// The product's residues modulo every one of `moduli` (channel-major, `n·p` per
+    /// channel) of two integer matrices packed as for [`Gpu::reduce_words`]: reduced and
+    /// multiplied on the device when they fit, else reduced and multiplied in chunks.
+    pub fn matmul_packed(
+        self: &Arc<Self>,
+        moduli: &[Modulus],
+        (a, b): (Packed, Packed),
+        (n, k, p): (usize, usize, usize),
+    ) -> Result<Words> {
+        let streams = self.lease_streams(1)?;
+        let s = &streams[0];
+        if let Some(d) = self.matmul_on_device(s, moduli, (a, b), (n, k, p), 0)? {
+            return Ok(self.download_on(s, &d, moduli.len() * n * p)?.into());
+        }
+        let ra = self.reduce_words(moduli, a.0, a.1, a.1.len(), a.2)?;
+        let rb = self.reduce_words(moduli, b.0, b.1, b.1.len(), b.2)?;
+        self.matmul_per_channel(moduli, (n, k, p), &ra, &rb)
+    }
+
+    /// Reduces `a` and `b` modulo every channel and multiplies them on stream `s`,
+    /// leaving the product there; `None` when that and `extra` more words do not fit the
+    /// memory budget or the grid.
+    fn matmul_on_device(
+        &self,
+        s: &Arc<CudaStream>,
+        moduli: &[Modulus],
+        (a, b): (Packed, Packed),
+        (n, k, p): (usize, usize, usize),
+        extra: usize,
+    ) -> Result<Option<CudaSlice<u32>>> {
+        let (channels, np) = (moduli.len(), n * p);
+        let words = a.0.len() + a.1.len() + b.0.len() + b.1.len();
+        let bytes = 4 * (channels * (n * k + k * p + np) + words + extra);
+        if np == 0 || n * k == 0 || channels > MAX_PRODUCT_CHANNELS || bytes > self.budget()? {
+            return Ok(None);
+        }
+        let dm = self.upload_on(s, &moduli_words(moduli))?;
+        let da = self.reduce_packed(s, &dm, a, channels)?;
+        let db = self.reduce_packed(s, &dm, b, channels)?;
+        let mut dprod = self.alloc_on(s, channels * np)?;
+        self.launch_matmul(s, Matmul { n, k, p, channels }, &mut dprod, &da, &db, &dm)?;
+        Ok(Some(dprod))
+    }
+
+    /// [`Gpu::det_words`], or when the residues do not fit the device at once, reduced
+    /// and eliminated in chunks: the determinant modulo every one of `moduli`.
+    pub fn det_packed(
+        self: &Arc<Self>,
+        moduli: &[Modulus],
+        packed: Packed,
+        n: usize,
+    ) -> Result<Words> {
+        if let Some(d) = self.det_words(moduli, packed, n)? {
+            return Ok(d.into());
+        }
+        let (words, neg, nwords) = packed;
+        let data = self.reduce_words(moduli, words, neg, neg.len(), nwords)?;
+        Ok(self.det_per_channel(moduli, n, &data)?.into())
+    }
+
+    /// [`Gpu::eliminate_words`], or when the residues do not fit the device at once,
+    /// reduced and eliminated in chunks (`shape = (rows, cols, pivot_cols)`).
+    pub fn eliminate_packed(
+        self: &Arc<Self>,
+        moduli: &[Modulus],
+        packed: Packed,
+        (rows, cols, pivot_cols): (usize, usize, usize),
+        jordan: bool,
+        keep: bool,
+    ) -> Result<(Vec<Elimination>, Vec<u32>)> {
+        if let Some(r) =
+            self.eliminate_words(moduli, packed, rows, cols, pivot_cols, jordan, keep)?
+        {
+            return Ok(r);
+        }
+        let (words, neg, nwords) = packed;
+        let mut data = self.reduce_words(moduli, words, neg, neg.len(), nwords)?;
+        let e =
+            self.eliminate_per_channel(moduli, rows, cols, pivot_cols, jordan, &mut data, keep)?;
+        Ok((e, if keep { data.into_vec() } else { Vec::new() }))
     }
 }

@@ -23,6 +23,7 @@ pub mod pipeline;
 pub mod resident;
 pub mod resultant;
 pub mod shapes;
+pub mod speed;
 pub(crate) mod staging;
 pub mod tables;
 pub mod vectors;
@@ -62,6 +63,8 @@ pub struct Gpu {
     idle_streams: Mutex<Vec<Arc<CudaStream>>>,
     staging: HostPool,
     tables: tables::TableCache,
+    /// The measured speed ([`Gpu::speed`]).
+    speed: OnceLock<f64>,
 }
 
 /// Streams leased from a [`Gpu`]'s pool; they go back when this is dropped.
@@ -135,6 +138,7 @@ impl Gpu {
             idle_streams: Mutex::new(Vec::new()),
             staging: HostPool::default(),
             tables: tables::TableCache::default(),
+            speed: OnceLock::new(),
         })
     }
 

@@ -59,8 +59,8 @@ impl Gpu {
     /// from integers packed as for [`Gpu::reduce_words`]: reduce, one resultant per
     /// (channel, point), interpolate, in chunks of channels that fit the memory budget.
     /// Returns `degree_bound + 1` coefficients per channel (page-locked when large) and,
-    /// when every chunk's result could stay on the device, their mixed-radix digits over
-    /// the first `moduli.len() − 1` (range) channels, channel-major, computed there too;
+    /// with `with_digits`, their mixed-radix digits over the first `moduli.len() − 1`
+    /// (range) channels, channel-major, computed there too;
     /// and the stage times (each stage ends with a synchronisation, so kernels and copies
     /// are timed apart).
     pub fn resultant_xy_words(
@@ -69,6 +69,7 @@ impl Gpu {
         (words, neg, nwords): Packed,
         shape: BiShape,
         candidates: usize,
+        with_digits: bool,
     ) -> Result<(Words, Option<Vec<u32>>, Laps)> {
         let mut laps = Laps::start();
         let (len, n, channels) = (shape.len(), shape.degree_bound() + 1, moduli.len());
@@ -129,6 +130,9 @@ impl Gpu {
         }
         let residues = self.download_result(&all, channels * n)?;
         laps.lap("download");
+        if !with_digits {
+            return Ok((residues, None, laps));
+        }
         // The digits of the n coefficients over the range channels, on the device.
         let range = channels - 1;
         let t = self.mrc_tables(&moduli[..range])?;

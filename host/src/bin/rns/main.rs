@@ -6,7 +6,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use rns::compare::{self, Preset};
 use rns::cost::{self, Dims, MatrixKind};
 use rns::det::hadamard_bits;
-use rns::{det_with_stats, linalg, Backend, BackendChoice, IntMatrix, ModMatrices, Result};
+use rns::{
+    det_with_stats, linalg, Backend, BackendChoice, Devices, IntMatrix, ModMatrices, Result,
+};
 use session::{Session, Stages, CUDA_START, CUDA_STARTING};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -110,9 +112,16 @@ struct RunOpts {
     /// Where the modular computations run.
     #[arg(long, value_enum, default_value = "auto")]
     backend: BackendArg,
+    /// The GPUs that share the work: `all` usable ones, or ordinals such as `0,1`.
+    #[arg(long, default_value = "all", value_parser = parse_devices)]
+    devices: Devices,
     /// Write the backend chosen and the time of each stage to standard error.
     #[arg(long)]
     stats: bool,
+}
+
+fn parse_devices(s: &str) -> std::result::Result<Devices, String> {
+    s.parse().map_err(|e: rns::Error| e.to_string())
 }
 
 /// The options of the matrix commands: a modulus, and [`RunOpts`].
@@ -158,7 +167,7 @@ fn matrix_command(
 ) -> Result<()> {
     let peeked: Option<Vec<Dims>> = files.iter().map(|f| peek(f)).collect();
     let guess = peeked.map(|d| cost::matrix(kind, &d, opts.modulus.is_some()));
-    let mut session = Session::start(opts.run.backend, opts.run.stats, guess);
+    let mut session = Session::start(&opts.run, guess);
     let (out, stages) = match opts.modulus {
         None => {
             let mats = files
@@ -167,7 +176,7 @@ fn matrix_command(
                 .collect::<Result<Vec<_>>>()?;
             let dims: Vec<Dims> = mats.iter().map(Dims::of).collect();
             let est = cost::matrix(kind, &dims, false);
-            let backend = session.backend(opts.run.backend, est)?;
+            let backend = session.backend(est)?;
             let expected = est.on(backend.gpu().is_some());
             session.compute("computing", expected, || over_q(&mats, &backend))?
         }
@@ -185,7 +194,7 @@ fn matrix_command(
                 })
                 .collect();
             let est = cost::matrix(kind, &dims, true);
-            let backend = session.backend(opts.run.backend, est)?;
+            let backend = session.backend(est)?;
             let expected = est.on(backend.gpu().is_some());
             let out = session.compute("computing", expected, || mod_p(&mods, &backend))?;
             (out, Vec::new())
@@ -258,7 +267,7 @@ fn run_compare(a: CompareArgs) -> Result<()> {
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Det { file, opts } => {
-            let (modulus, RunOpts { backend, stats }) = (opts.modulus, opts.run);
+            let modulus = opts.modulus;
             let guess = peek(&file).map(|d| {
                 let n = d.rows.max(d.cols);
                 let primes = match modulus {
@@ -267,12 +276,12 @@ fn run(cli: Cli) -> Result<()> {
                 };
                 cost::det(n, primes)
             });
-            let mut session = Session::start(backend, stats, guess);
+            let mut session = Session::start(&opts.run, guess);
             match modulus {
                 Some(p) => {
                     let m = ModMatrices::read_mod(&file, p)?;
                     let est = cost::det(m.rows().max(m.cols()), 1.0);
-                    let be = session.backend(backend, est)?;
+                    let be = session.backend(est)?;
                     let expected = est.on(be.gpu().is_some());
                     let d = session.compute("det mod p", expected, || be.det_mod(&m))?;
                     session.print(&format!("{}\n", d[0]), &[]);
@@ -281,7 +290,7 @@ fn run(cli: Cli) -> Result<()> {
                     let a = IntMatrix::read(&file)?;
                     let primes = hadamard_bits(&a).map_or(1.0, |b| cost::primes_for(b as f64));
                     let est = cost::det(a.rows().max(a.cols()), primes);
-                    let be = session.backend(backend, est)?;
+                    let be = session.backend(est)?;
                     let expected = est.on(be.gpu().is_some());
                     let what = format!("det of a {}×{} matrix", a.rows(), a.cols());
                     let (d, st) = session.compute(&what, expected, || det_with_stats(&a, &be))?;
@@ -333,22 +342,20 @@ fn run(cli: Cli) -> Result<()> {
             |m, be| Ok(be.solve_mod(&m[0], &m[1])?.to_text(0)),
         ),
         Command::Resultant { f, g, opts } => {
-            let RunOpts { backend, stats } = opts;
-            let mut session = Session::start(backend, stats, None);
+            let mut session = Session::start(&opts, None);
             let (f, g) = (rns::IntPoly::read(&f)?, rns::IntPoly::read(&g)?);
             let est = rns::resultant::estimate(&f, &g);
-            let be = session.backend(backend, est)?;
+            let be = session.backend(est)?;
             let expected = est.on(be.gpu().is_some());
             let r = session.compute("resultant", expected, || rns::resultant(&f, &g, &be))?;
             session.print(&format!("{r}\n"), &[]);
             Ok(())
         }
         Command::ResultantXy { f, g, opts } => {
-            let RunOpts { backend, stats } = opts;
-            let mut session = Session::start(backend, stats, None);
+            let mut session = Session::start(&opts, None);
             let (f, g) = (rns::BiPoly::read(&f)?, rns::BiPoly::read(&g)?);
             let est = rns::resultant::estimate_xy(&f, &g);
-            let be = session.backend(backend, est)?;
+            let be = session.backend(est)?;
             let expected = est.on(be.gpu().is_some());
             let (r, st) = session.compute("resultant in y", expected, || {
                 rns::resultant_xy_with_stats(&f, &g, &be)
@@ -369,13 +376,18 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    let code = match run(Cli::parse()) {
+    let cli = Cli::parse();
+    // Under `mpirun` (with the `mpi` feature) every rank computes its share; rank 0 prints.
+    let code = match rns::cluster::init().and_then(|_| run(cli)) {
         Ok(()) => 0,
         Err(e) => {
-            eprintln!("rns: {e}");
+            if rns::cluster::is_root() {
+                eprintln!("rns: {e}");
+            }
             e.exit_code()
         }
     };
+    rns::cluster::finish();
     // When the CPU did the work while CUDA was still starting on its thread, the normal
     // exit would wait for the driver's start-up to finish (its exit handlers take the
     // same lock): leave at once instead, the output flushed.

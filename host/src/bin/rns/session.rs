@@ -1,12 +1,12 @@
 //! One command's run: CUDA starting on a thread while the input is read, the backend
 //! chosen by the cost model, the stage times of `--stats`, a spinner for long work.
 
-use crate::BackendArg;
+use crate::{BackendArg, RunOpts};
 use indicatif::{ProgressBar, ProgressStyle};
 use rns::backend::gpu::Gpu;
 use rns::cost::{self, Estimate};
 use rns::timing::Laps;
-use rns::{Backend, BackendChoice, Result};
+use rns::{cluster, Backend, BackendChoice, Devices, Result};
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
@@ -29,6 +29,8 @@ pub(crate) struct Session {
     laps: Laps,
     pub(crate) notes: Vec<String>,
     stats: bool,
+    backend: BackendArg,
+    devices: Devices,
 }
 
 impl Session {
@@ -37,7 +39,8 @@ impl Session {
     /// `guess`, an estimate from the files' headers and sizes before they are parsed,
     /// keeps `auto` from starting CUDA for work the CPU will surely take: the driver's
     /// start-up slows the CPU backend's threads down while it runs.
-    pub(crate) fn start(backend: BackendArg, stats: bool, guess: Option<Estimate>) -> Session {
+    pub(crate) fn start(opts: &RunOpts, guess: Option<Estimate>) -> Session {
+        let (backend, devices) = (opts.backend, opts.devices.clone());
         let wanted = match backend {
             BackendArg::Cpu => false,
             BackendArg::Gpu => true,
@@ -45,7 +48,8 @@ impl Session {
         };
         let gpu_start = wanted.then(|| {
             CUDA_STARTING.store(true, Ordering::Relaxed);
-            std::thread::spawn(|| {
+            let devices = devices.clone();
+            std::thread::spawn(move || {
                 // Lower this thread's priority, so that it does not hold back the CPU
                 // backend's threads should the CPU take the work.
                 #[cfg(target_os = "linux")]
@@ -54,7 +58,7 @@ impl Session {
                     libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
                 }
                 let t = Instant::now();
-                let _ = Gpu::get();
+                let _ = devices.open();
                 let _ = CUDA_START.set(t.elapsed());
             });
             Instant::now()
@@ -63,20 +67,23 @@ impl Session {
             gpu_start,
             laps: Laps::start(),
             notes: Vec::new(),
-            stats,
+            stats: opts.stats,
+            backend,
+            devices,
         }
     }
 
     /// The backend for work of estimate `est`: as asked, or for `auto` the one the cost
     /// model expects to finish first, counting what is left of CUDA's start-up (the CPU
     /// when no GPU is usable).
-    pub(crate) fn backend(&mut self, arg: BackendArg, est: Estimate) -> Result<Backend> {
+    pub(crate) fn backend(&mut self, est: Estimate) -> Result<Backend> {
         self.laps.lap("read, parse");
-        let backend = match arg {
+        let gpus = || Backend::select_devices(BackendChoice::Gpu, &self.devices);
+        let backend = match self.backend {
             BackendArg::Cpu => Backend::Cpu,
-            BackendArg::Gpu => Backend::select(BackendChoice::Gpu)?,
+            BackendArg::Gpu => gpus()?,
             BackendArg::Auto => {
-                let left = match Gpu::opened(0) {
+                let left = match Gpu::opened(self.devices.first()) {
                     Some(ok) => {
                         if ok {
                             0.0
@@ -92,10 +99,7 @@ impl Session {
                     }
                 };
                 if est.gpu_wins(left) {
-                    match Gpu::get() {
-                        Ok(gpu) => Backend::Gpu { gpu, min_work: 0 },
-                        Err(_) => Backend::Cpu,
-                    }
+                    gpus().unwrap_or(Backend::Cpu)
                 } else {
                     Backend::Cpu
                 }
@@ -103,8 +107,10 @@ impl Session {
         };
         let waited = self.laps.lap("backend choice");
         self.notes.push(format!(
-            "backend {}; estimated cpu {:.3} ms, gpu {:.3} ms + start",
+            "backend {} ({} devices, {} MPI ranks); estimated cpu {:.3} ms, gpu {:.3} ms + start",
             backend.name(),
+            backend.gpus().len(),
+            cluster::size(),
             est.cpu_ms,
             est.gpu_ms
         ));
@@ -148,6 +154,9 @@ impl Session {
     /// Prints `text` to standard output, then the statistics when asked for: the stages
     /// of the command, then those of the computation (`inner`).
     pub(crate) fn print(mut self, text: &str, inner: &[(&'static str, Duration)]) {
+        if !cluster::is_root() {
+            return;
+        }
         print!("{text}");
         self.laps.lap("print");
         if self.stats {

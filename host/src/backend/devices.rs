@@ -1,0 +1,132 @@
+//! Which GPUs a backend uses: all usable ones, or a list of ordinals.
+
+use super::{Backend, BackendChoice, AUTO_MIN_WORK};
+use crate::backend::gpu::Gpu;
+use crate::error::{Error, Result};
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// The GPUs to compute on.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum Devices {
+    /// Every device that opens.
+    #[default]
+    All,
+    /// These ordinals, each of which must open.
+    List(Vec<usize>),
+}
+
+impl FromStr for Devices {
+    type Err = Error;
+
+    /// `all`, or comma-separated ordinals such as `0,1` (no repeats).
+    fn from_str(s: &str) -> Result<Devices> {
+        let s = s.trim();
+        if s.eq_ignore_ascii_case("all") {
+            return Ok(Devices::All);
+        }
+        let bad = || {
+            Error::Shape(format!(
+                "devices '{s}': expected 'all' or device ordinals such as 0,1"
+            ))
+        };
+        let list = s
+            .split(',')
+            .map(|t| t.trim().parse::<usize>().map_err(|_| bad()))
+            .collect::<Result<Vec<usize>>>()?;
+        Devices::list(list)
+    }
+}
+
+impl Devices {
+    /// These ordinals: at least one, none twice.
+    pub fn list(ordinals: Vec<usize>) -> Result<Devices> {
+        if ordinals.is_empty() {
+            return Err(Error::Shape("an empty list of devices".into()));
+        }
+        for (i, d) in ordinals.iter().enumerate() {
+            if ordinals[..i].contains(d) {
+                return Err(Error::Shape(format!("device {d} is listed twice")));
+            }
+        }
+        Ok(Devices::List(ordinals))
+    }
+
+    /// The first device asked for (0 for all).
+    pub fn first(&self) -> usize {
+        match self {
+            Devices::All => 0,
+            Devices::List(l) => l.first().copied().unwrap_or(0),
+        }
+    }
+
+    /// Opens the devices: for [`Devices::All`] every one the driver reports that opens
+    /// ([`Error::NoGpu`] when none does); for a list, each of them (the first failure
+    /// is the error).
+    pub fn open(&self) -> Result<Vec<Arc<Gpu>>> {
+        match self {
+            Devices::List(list) => list.iter().map(|&d| Gpu::device(d)).collect(),
+            Devices::All => {
+                let n = Gpu::count();
+                let opened: Vec<Result<Arc<Gpu>>> = (0..n.max(1)).map(Gpu::device).collect();
+                let first_err = opened.iter().find_map(|r| r.as_ref().err().cloned());
+                let ok: Vec<Arc<Gpu>> = opened.into_iter().filter_map(|r| r.ok()).collect();
+                match (ok.is_empty(), first_err) {
+                    (true, Some(e)) => Err(e),
+                    (true, None) => Err(Error::NoGpu("the driver reports no CUDA device".into())),
+                    (false, _) => Ok(ok),
+                }
+            }
+        }
+    }
+}
+
+impl Backend {
+    /// The backend over `gpus` (at least one): [`Backend::Gpu`] for one device,
+    /// [`Backend::Gpus`] for several. Work below `min_work` residues runs on the CPU.
+    pub fn on_gpus(mut gpus: Vec<Arc<Gpu>>, min_work: usize) -> Result<Backend> {
+        match gpus.len() {
+            0 => Err(Error::NoGpu("no device was given".into())),
+            1 => Ok(Backend::Gpu {
+                gpu: gpus.remove(0),
+                min_work,
+            }),
+            _ => Ok(Backend::Gpus {
+                gpus: gpus.into(),
+                min_work,
+            }),
+        }
+    }
+
+    /// [`Backend::select`] over the GPUs `devices` (all usable ones by default): `Gpu`
+    /// fails when they do not open; `Auto` falls back to the CPU.
+    pub fn select_devices(choice: BackendChoice, devices: &Devices) -> Result<Backend> {
+        match choice {
+            BackendChoice::Cpu => Ok(Backend::Cpu),
+            BackendChoice::Gpu => Backend::on_gpus(devices.open()?, 0),
+            BackendChoice::Auto => Ok(devices
+                .open()
+                .and_then(|g| Backend::on_gpus(g, AUTO_MIN_WORK))
+                .unwrap_or(Backend::Cpu)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Devices;
+
+    #[test]
+    fn device_lists_parse() {
+        assert_eq!("all".parse::<Devices>().unwrap(), Devices::All);
+        assert_eq!(" ALL ".parse::<Devices>().unwrap(), Devices::All);
+        assert_eq!(
+            "0, 2,1".parse::<Devices>().unwrap(),
+            Devices::List(vec![0, 2, 1])
+        );
+        for bad in ["", "0,", "x", "-1", "0,0", "1,2,1", "0;1"] {
+            let e = bad.parse::<Devices>().unwrap_err().to_string();
+            assert!(e.contains("devices") || e.contains("twice"), "{bad}: {e}");
+        }
+    }
+}

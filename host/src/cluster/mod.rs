@@ -1,0 +1,112 @@
+//! Several processes as one computation, through MPI (the `mpi` cargo feature, over the
+//! system's OpenMPI). A process started by `mpirun` with more than one rank joins the
+//! job in [`init`]; from then on the channel-parallel computations of every backend
+//! ([`Backend`](crate::Backend)) run as one share of the channels per rank, gathered to
+//! every rank, and the inputs read through [`crate::matrix::read_source`] are read by
+//! rank 0 and broadcast. Every rank then goes on identically; the caller prints on rank 0
+//! only ([`is_root`]). Without the feature, or outside `mpirun`, there is one rank.
+//!
+//! A failure on one rank (an error in its share) becomes the same [`Error::Rank`] on
+//! every rank, never a hang or a partial result; a rank that dies ends the job through
+//! `mpirun`.
+
+#[cfg(feature = "mpi")]
+mod mpi;
+
+use crate::error::{Error, Result};
+#[cfg(feature = "mpi")]
+use std::sync::OnceLock;
+
+/// This process's place in the job: `(rank, size)`, set once by [`init`].
+#[cfg(feature = "mpi")]
+static PLACE: OnceLock<(usize, usize)> = OnceLock::new();
+
+/// Joins the MPI job when this process was started by `mpirun` (and built with the `mpi`
+/// feature); returns the number of ranks (1 when there is no job to join). Call once, at
+/// the start of `main`, and [`finish`] before the process exits.
+pub fn init() -> Result<usize> {
+    #[cfg(feature = "mpi")]
+    if mpi::launched() {
+        let place = mpi::start()?;
+        let _ = PLACE.set(place);
+        return Ok(place.1);
+    }
+    Ok(1)
+}
+
+/// Leaves the MPI job (`MPI_Finalize`), if [`init`] joined one; a no-op otherwise.
+pub fn finish() {
+    #[cfg(feature = "mpi")]
+    mpi::stop();
+}
+
+/// The number of ranks computing together (1 without MPI).
+pub fn size() -> usize {
+    #[cfg(feature = "mpi")]
+    if let Some(&(_, size)) = PLACE.get() {
+        return size;
+    }
+    1
+}
+
+/// This process's rank (0 without MPI).
+pub fn rank() -> usize {
+    #[cfg(feature = "mpi")]
+    if let Some(&(rank, _)) = PLACE.get() {
+        return rank;
+    }
+    0
+}
+
+/// Whether this process prints: rank 0, or the only process.
+pub fn is_root() -> bool {
+    rank() == 0
+}
+
+/// Every rank's share (`counts[r]` words from rank `r`, this rank's being `local`),
+/// concatenated in rank order, on every rank; an [`Error::Rank`] on every rank when any
+/// rank's share failed (the lowest such rank's error).
+pub(crate) fn all_gather(local: Result<impl AsRef<[u32]>>, counts: &[usize]) -> Result<Vec<u32>> {
+    let local = local.and_then(|w| {
+        injected_failure()?;
+        Ok(w)
+    });
+    #[cfg(feature = "mpi")]
+    if size() > 1 {
+        return mpi::all_gather(local, counts);
+    }
+    let _ = counts;
+    local.map(|w| w.as_ref().to_vec())
+}
+
+/// The text `read` gives on rank 0, broadcast to every rank (rank 0's error, as
+/// [`Error::Rank`], on the others): the input is read once, where the job started.
+pub(crate) fn broadcast_text(read: impl FnOnce() -> Result<String>) -> Result<String> {
+    #[cfg(feature = "mpi")]
+    if size() > 1 {
+        return mpi::broadcast_text(read);
+    }
+    read()
+}
+
+/// The test hook `RNS_TEST_FAIL_RANK=R` (or `R:abort`): rank `R`'s shares fail (or the
+/// process aborts), to check that a failed rank ends the job cleanly.
+fn injected_failure() -> Result<()> {
+    let Ok(spec) = std::env::var("RNS_TEST_FAIL_RANK") else {
+        return Ok(());
+    };
+    let (r, abort) = match spec.split_once(':') {
+        Some((r, how)) => (r, how == "abort"),
+        None => (spec.as_str(), false),
+    };
+    if r.trim().parse::<usize>().ok() != Some(rank()) {
+        return Ok(());
+    }
+    if abort {
+        std::process::abort();
+    }
+    Err(Error::Gpu(format!(
+        "injected failure on rank {} (RNS_TEST_FAIL_RANK)",
+        rank()
+    )))
+}
