@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
-# The README's test command: the Rust tests of the whole workspace, then the Python
-# package built and installed into .venv and its tests (against python-flint).
+# The README's test command: the Rust tests of the whole workspace; the MPI build and
+# its mpirun tests (when OpenMPI is installed: `scripts/setup.sh --mpi`; required with
+# RNS_REQUIRE_MPI=1); then the Python package built and installed into .venv and its
+# tests (against python-flint).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --release
+if command -v mpirun >/dev/null && dpkg -s libopenmpi-dev >/dev/null 2>&1; then
+    cargo test --release -p rns --features mpi --test mpi
+elif [[ "${RNS_REQUIRE_MPI:-}" == 1 ]]; then
+    echo "RNS_REQUIRE_MPI=1 but OpenMPI is not installed (scripts/setup.sh --mpi)" >&2
+    exit 1
+else
+    echo "SKIPPED: the MPI tests (OpenMPI is not installed: scripts/setup.sh --mpi)" >&2
+fi
 scripts/python-env.sh
 .venv/bin/python -m pytest -q -rs python/tests

@@ -39,6 +39,10 @@ from conftest import P
         (lambda: rns.resultant_xy({"a": 1}, {(0, 1): 1}), TypeError, "tuple"),
         (lambda: rns.det([[1]], backend="tpu"), ValueError, "backend"),
         (lambda: rns.Engine("fast"), ValueError, "backend"),
+        (lambda: rns.Engine("cpu", devices=[0, 0]), ValueError, "twice"),
+        (lambda: rns.Engine("cpu", devices=[]), ValueError, "empty"),
+        (lambda: rns.Engine("cpu", devices="most"), ValueError, "all"),
+        (lambda: rns.Engine("cpu", devices=[-1]), OverflowError, "negative|unsigned|convert"),
     ],
 )
 def test_errors(call, exc, match):
@@ -62,3 +66,23 @@ def test_help_reads_like_flint():
     for f in (rns.det, rns.rank, rns.solve, rns.inverse, rns.matmul, rns.resultant, rns.resultant_xy):
         doc = f.__doc__
         assert doc.startswith(f.__name__ + "(") and ">>>" in doc and "backend" in doc
+
+
+def test_device_lists():
+    assert rns.Engine("cpu").devices == [0]
+    assert rns.Engine("cpu", device=3).devices == [3]
+    assert rns.Engine("cpu", devices=[1, 0]).devices == [1, 0]
+    assert rns.Engine("cpu", devices=[1, 0]).device == 1
+    assert rns.Engine("cpu", devices="all").devices == "all"
+    assert "devices=[2]" in repr(rns.Engine("cpu", device=2))
+
+
+def test_several_gpus_give_the_answers_of_one():
+    if "gpu" not in rns.backends():
+        pytest.skip("no usable GPU")
+    a = [[(i * 7 + j * 13) % 101 - 50 + (i == j) * 1000 for j in range(40)] for i in range(40)]
+    one = rns.Engine("gpu")
+    every = rns.Engine("gpu", devices="all")
+    assert every.det(a) == one.det(a) == rns.det(a, backend="cpu")
+    b = [[i - 20] for i in range(40)]
+    assert every.solve(a, b) == rns.solve(a, b, backend="cpu")

@@ -81,7 +81,10 @@ fn broadcast_bytes(root: i32, mut bytes: Vec<u8>) -> Result<Vec<u8>> {
     let len = usize::try_from(len).map_err(|_| Error::Cluster("message too long".into()))?;
     count(len)?;
     bytes.resize(len, 0);
-    from.broadcast_into(&mut bytes[..]);
+    // OpenMPI rejects the dangling pointer of an empty buffer.
+    if len > 0 {
+        from.broadcast_into(&mut bytes[..]);
+    }
     Ok(bytes)
 }
 
@@ -111,6 +114,9 @@ pub(super) fn all_gather(local: Result<impl AsRef<[u32]>>, counts: &[usize]) -> 
         })
         .collect();
     let mut all = vec![0u32; total as usize];
+    if total == 0 {
+        return Ok(all);
+    }
     let mut into = PartitionMut::new(&mut all[..], &sizes[..], &displs[..]);
     w.all_gather_varcount_into(local.as_ref(), &mut into);
     Ok(all)

@@ -1,0 +1,199 @@
+//! Several GPUs sharing the channels of one computation ([`Backend::Gpus`]) against one
+//! GPU and the CPU, bit for bit: determinants, ranks, solves, exact products, matrices
+//! modulo primes, univariate and bivariate resultants; prime counts that the device
+//! count does not divide; and problems larger than a device's memory cap. On a machine
+//! with one GPU the device is listed more than once (its threads then share it), so the
+//! splitting runs everywhere; `RNS_REQUIRE_GPUS=N` demands N distinct devices. Without
+//! a usable GPU these tests print that they skip (fail with `RNS_REQUIRE_GPU=1`).
+
+use rns::backend::gpu::Gpu;
+use rns::{
+    det, linalg, resultant, resultant_xy, Backend, BackendChoice, BiPoly, Devices, IntMatrix,
+    IntPoly, ModMatrices,
+};
+use rns_suite::{
+    bareiss_det, basis, gpu_backend, naive_matmul, random_with_edges as random, same, Gen,
+};
+use rug::Integer;
+use std::sync::Arc;
+
+/// The backends compared: every usable device (listed twice when there is only one),
+/// and three shares over the devices (uneven weights when some device comes twice).
+fn multi() -> Option<Vec<Backend>> {
+    gpu_backend()?;
+    let gpus = Devices::All.open().expect("the devices open");
+    if let Ok(n) = std::env::var("RNS_REQUIRE_GPUS") {
+        let n: usize = n.parse().expect("RNS_REQUIRE_GPUS is a number");
+        assert!(
+            gpus.len() >= n,
+            "RNS_REQUIRE_GPUS={n} but {} devices open",
+            gpus.len()
+        );
+    }
+    let two: Vec<Arc<Gpu>> = match gpus.len() {
+        1 => vec![gpus[0].clone(), gpus[0].clone()],
+        _ => gpus.clone(),
+    };
+    let three: Vec<Arc<Gpu>> = (0..3).map(|i| gpus[i % gpus.len()].clone()).collect();
+    let all = Backend::select_devices(BackendChoice::Gpu, &Devices::All).unwrap();
+    assert_eq!(all.gpus().len(), gpus.len());
+    Some(vec![
+        Backend::on_gpus(two, 0).unwrap(),
+        Backend::on_gpus(three, 0).unwrap(),
+    ])
+}
+
+#[test]
+fn determinants_and_exact_linear_algebra_match_one_gpu_and_the_cpu() {
+    let Some(multi) = multi() else { return };
+    let one = gpu_backend().unwrap();
+    let mut gen = Gen::new(21);
+    for be in &multi {
+        assert!(be.split_count(usize::MAX) >= 2);
+        for (n, bits) in [(1, 10), (2, 64), (23, 64), (61, 100), (130, 20)] {
+            let a = gen.matrix(n, n, bits);
+            let want = bareiss_det(&a);
+            assert_eq!(det(&a, be).unwrap(), want, "det {n}");
+            assert_eq!(det(&a, &one).unwrap(), want, "det {n} on one GPU");
+        }
+        let singular = gen.low_rank(40, 40, 39, 30);
+        assert_eq!(det(&singular, be).unwrap(), 0);
+        for (n, k, p, bits) in [(1, 1, 1, 5), (17, 40, 9, 1000), (64, 64, 64, 64)] {
+            let (a, b) = (gen.matrix(n, k, bits), gen.matrix(k, p, bits));
+            assert_eq!(
+                linalg::matmul(&a, &b, be).unwrap(),
+                naive_matmul(&a, &b),
+                "matmul {n}×{k}×{p}"
+            );
+        }
+        for (rows, cols, rank) in [(30, 30, 30), (50, 40, 17), (12, 80, 12)] {
+            let a = gen.low_rank(rows, cols, rank, 20);
+            assert_eq!(linalg::rank(&a, be).unwrap(), rank, "rank {rows}×{cols}");
+        }
+        for (n, bits) in [(1, 3), (30, 64), (45, 100)] {
+            let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, 2, bits));
+            let want = linalg::solve(&a, &b, &Backend::Cpu);
+            assert_eq!(linalg::solve(&a, &b, be), want, "solve {n}");
+            let inv = linalg::solve(&a, &IntMatrix::identity(n), be);
+            assert_eq!(inv, linalg::solve(&a, &IntMatrix::identity(n), &one));
+        }
+        assert!(matches!(
+            linalg::solve(&singular, &IntMatrix::identity(40), be),
+            Err(rns::Error::Singular { prime: None })
+        ));
+    }
+}
+
+fn mod_matrices(k: usize, rows: usize, cols: usize, seed: u64) -> ModMatrices {
+    let b = basis(k);
+    let v = random(&b, rows * cols, seed);
+    ModMatrices::new(&b.primes(), rows, cols, v.residues().to_vec()).unwrap()
+}
+
+#[test]
+fn matrices_modulo_many_primes_match_the_cpu() {
+    let Some(multi) = multi() else { return };
+    let cpu = Backend::Cpu;
+    let mut gen = Gen::new(8);
+    for be in &multi {
+        for (n, k, p, primes) in [
+            (1, 1, 1, 1),
+            (3, 5, 7, 41),
+            (65, 17, 63, 5),
+            (100, 80, 90, 9),
+        ] {
+            let (x, y) = (mod_matrices(primes, n, k, 1), mod_matrices(primes, k, p, 2));
+            let got = be.matmul_mod(&x, &y).unwrap();
+            same(got.data(), cpu.matmul_mod(&x, &y).unwrap().data(), "matmul");
+        }
+        for (rows, cols, rank, primes) in [(1, 1, 1, 3), (5, 9, 3, 17), (40, 40, 40, 65)] {
+            let b = basis(primes);
+            let a = ModMatrices::from_int_matrix(&gen.low_rank(rows, cols, rank, 20), &b.primes())
+                .unwrap();
+            let (ge, ce) = (be.rref_mod(&a).unwrap(), cpu.rref_mod(&a).unwrap());
+            same(ge.rref.data(), ce.rref.data(), "rref");
+            same(&ge.ranks, &ce.ranks, "ranks");
+            same(
+                &be.rank_mod(&a).unwrap(),
+                &cpu.rank_mod(&a).unwrap(),
+                "rank",
+            );
+            if rows == cols {
+                same(&be.det_mod(&a).unwrap(), &cpu.det_mod(&a).unwrap(), "det");
+                let r = mod_matrices(primes, rows, 3, 9);
+                assert_eq!(be.solve_mod(&a, &r), cpu.solve_mod(&a, &r), "solve {rows}");
+            }
+        }
+        let b = basis(37);
+        let rv = random(&b, 24 * 24, 4);
+        same(
+            &be.det_per_channel(&rv, 24).unwrap(),
+            &cpu.det_per_channel(&rv, 24).unwrap(),
+            "det per channel",
+        );
+    }
+}
+
+#[test]
+fn resultants_match_the_cpu() {
+    let Some(multi) = multi() else { return };
+    let mut gen = Gen::new(31);
+    for be in &multi {
+        for (m, n, bits) in [(0, 3, 10), (1, 1, 64), (20, 17, 200), (60, 45, 300)] {
+            let mut poly = |d: usize| {
+                let mut c: Vec<Integer> = (0..=d).map(|_| gen.signed(bits)).collect();
+                if c[d] == 0 {
+                    c[d] = Integer::from(3);
+                }
+                IntPoly::new(c).unwrap()
+            };
+            let (f, h) = (poly(m), poly(n));
+            let want = resultant(&f, &h, &Backend::Cpu).unwrap();
+            assert_eq!(resultant(&f, &h, be).unwrap(), want, "{m} {n}");
+        }
+        for (dy, dx, bits) in [(1, 1, 8), (3, 4, 60), (6, 5, 200)] {
+            let (f, h): (BiPoly, BiPoly) = (gen.bipoly(dy, dx, bits), gen.bipoly(dy + 1, dx, bits));
+            let want = resultant_xy(&f, &h, &Backend::Cpu).unwrap();
+            assert_eq!(resultant_xy(&f, &h, be).unwrap(), want, "xy {dy} {dx}");
+        }
+    }
+}
+
+/// Lifts every device's memory cap when dropped.
+struct Lift(Vec<Arc<Gpu>>);
+
+impl Drop for Lift {
+    fn drop(&mut self) {
+        for g in &self.0 {
+            g.config().set_memory_limit(None);
+        }
+    }
+}
+
+#[test]
+fn problems_larger_than_a_device_run_in_chunks() {
+    let Some(multi) = multi() else { return };
+    let gpus = Devices::All.open().unwrap();
+    let _lift = Lift(gpus.clone());
+    for g in &gpus {
+        g.config().set_memory_limit(Some(60_000));
+    }
+    let mut gen = Gen::new(3);
+    for be in &multi {
+        let a = gen.matrix(48, 48, 64);
+        assert_eq!(det(&a, be).unwrap(), bareiss_det(&a), "det under a cap");
+        let (x, y) = (gen.matrix(30, 20, 500), gen.matrix(20, 25, 500));
+        assert_eq!(linalg::matmul(&x, &y, be).unwrap(), naive_matmul(&x, &y));
+        let b = gen.matrix(48, 1, 64);
+        assert_eq!(
+            linalg::solve(&a, &b, be),
+            linalg::solve(&a, &b, &Backend::Cpu),
+            "solve under a cap"
+        );
+        let (f, h) = (gen.bipoly(4, 5, 100), gen.bipoly(5, 4, 100));
+        assert_eq!(
+            resultant_xy(&f, &h, be).unwrap(),
+            resultant_xy(&f, &h, &Backend::Cpu).unwrap()
+        );
+    }
+}
