@@ -13,6 +13,8 @@
 #   scripts/gpu-check.sh --run --e2e           # and the end-to-end figures (examples/e2e_bench.rs)
 #   scripts/gpu-check.sh --run --cli           # and the whole CLI against FLINT (scripts/cli_vs_flint.py)
 #   scripts/gpu-check.sh --run --python        # and the Python package: its tests, then python/bench/vs_flint.py
+#   scripts/gpu-check.sh --run --multi         # and several GPUs against one (examples/multi_gpu_bench.rs),
+#                                              # and mpirun with one rank per GPU when OpenMPI is there
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=gpu-bundle
@@ -35,8 +37,11 @@ for l in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] == ["bench"]:
         print(m["executable"])' | while read -r exe; do cp "$exe" $B/bench/; done
     fi
+    # The CLI built with the mpi feature (it needs OpenMPI's libraries where it runs).
+    cargo build --release -p rns --features mpi --bin rns
+    cp target/release/rns $B/rns-mpi
     cargo build --release --bins --examples
-    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant} $B/
+    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,multi_gpu_bench} $B/
     cp device/reference/mul_chain.cu device/reference/matmul.cu $B/
     # python-flint for the FLINT comparisons on the GPU host, which has no network.
     mkdir -p $B/wheels
@@ -48,7 +53,7 @@ for l in sys.stdin:
         || echo "no pytest wheels: the Python tests will need pytest there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
-    strip --strip-all $B/bin/* $B/rns $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant
+    strip --strip-all $B/bin/* $B/rns $B/rns-mpi $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant $B/multi_gpu_bench
     [ -z "$(ls $B/bench)" ] || strip --strip-all $B/bench/*
     du -sh $B
     exit 0
@@ -129,6 +134,26 @@ if [[ " $* " == *" --python "* ]]; then
     python_wheels
     python3 -m pytest -q -rs -p no:cacheprovider python/tests 2>&1 | tail -15 || status=1
     for be in gpu cpu; do python3 python/bench/vs_flint.py --backend $be || status=1; done
+fi
+if [[ " $* " == *" --multi "* ]]; then
+    echo "== several GPUs against one (library calls, host in / host out; CSV to \$OUT)"
+    $B/multi_gpu_bench --csv $SASS/multi_gpu.csv || status=1
+    if command -v mpirun >/dev/null; then
+        echo "== whole CLI: mpirun -np 2 (one GPU per rank) against one process on one GPU, det 1000² 64-bit"
+        python3 -c "import random; random.seed(1); n=1000; print(n, n); [print(' '.join(str(random.randint(-2**63, 2**63-1)) for _ in range(n))) for _ in range(n)]" > /tmp/det1000.txt
+        # --bind-to none: OpenMPI binds each of ≤ 2 ranks to one core, which would leave
+        # each rank's parsing and reconstruction (rayon) a single core.
+        one() { /usr/bin/time -f "%e s" $B/rns-mpi det /tmp/det1000.txt --backend gpu --devices 0 "$@" > /tmp/one.txt; }
+        two() { /usr/bin/time -f "%e s" mpirun --allow-run-as-root --bind-to none -np 2 $B/rns-mpi det /tmp/det1000.txt --backend gpu "$@" > /tmp/two.txt; }
+        for run in 1 2 3; do echo "one process, one GPU:"; one; echo "2 ranks, one GPU each:"; two; done
+        echo "one process, one GPU, --stats:"; one --stats
+        echo "2 ranks, one GPU each, --stats:"; two --stats
+        echo "one process, 2 GPUs, --stats:"; /usr/bin/time -f "%e s" $B/rns-mpi det /tmp/det1000.txt --backend gpu --stats > /tmp/both.txt
+        cmp /tmp/one.txt /tmp/both.txt || status=1
+        cmp /tmp/one.txt /tmp/two.txt && echo "same determinant" || status=1
+    else
+        echo "no mpirun on this host: the MPI runs were not made"
+    fi
 fi
 if [[ " $* " == *" --cpu-benches "* ]]; then
     echo "== CPU criterion benchmarks on this host"

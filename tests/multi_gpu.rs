@@ -66,6 +66,17 @@ fn determinants_and_exact_linear_algebra_match_one_gpu_and_the_cpu() {
                 "matmul {n}×{k}×{p}"
             );
         }
+        // A product leaving the basis's range: the same error (and entry) as the CPU's.
+        let small = basis(3);
+        let big = Integer::from(1) << 47u32;
+        let mut x = vec![Integer::from(5); 6 * 2];
+        x[9] = big.clone();
+        let y = vec![big.clone(); 2 * 4];
+        assert_eq!(
+            be.matmul_integers(&small, &x, &y, (6, 2, 4)),
+            Backend::Cpu.matmul_integers(&small, &x, &y, (6, 2, 4)),
+        );
+        assert!(be.matmul_integers(&small, &x, &y, (6, 2, 4)).is_err());
         for (rows, cols, rank) in [(30, 30, 30), (50, 40, 17), (12, 80, 12)] {
             let a = gen.low_rank(rows, cols, rank, 20);
             assert_eq!(linalg::rank(&a, be).unwrap(), rank, "rank {rows}×{cols}");
@@ -131,6 +142,22 @@ fn matrices_modulo_many_primes_match_the_cpu() {
             &cpu.det_per_channel(&rv, 24).unwrap(),
             "det per channel",
         );
+    }
+}
+
+#[test]
+fn digits_and_reconstruction_split_by_numbers_match_the_cpu() {
+    let Some(multi) = multi() else { return };
+    for be in &multi {
+        for (len, k) in [(1, 3), (33, 9), (1000, 70), (257, 300)] {
+            let v = random(&basis(k), len, len as u64);
+            same(
+                &be.mixed_radix_digits(&v).unwrap(),
+                &Backend::Cpu.mixed_radix_digits(&v).unwrap(),
+                &format!("digits {len}×{k}"),
+            );
+            assert_eq!(be.to_integers(&v).unwrap(), v.to_integers(), "{len}×{k}");
+        }
     }
 }
 

@@ -69,6 +69,13 @@ impl RnsBasis {
         Self::build(primes.to_vec(), redundant)
     }
 
+    /// The basis of the range primes `range` of this one, with the same redundant prime:
+    /// a share of the primes, reconstructed on its own ([`crate::crt::combine_all`]).
+    pub fn share(&self, range: std::ops::Range<usize>) -> Result<RnsBasis> {
+        let primes = self.range_moduli().get(range).unwrap_or(&[]);
+        Self::build(primes.iter().map(|m| m.m).collect(), self.redundant().m)
+    }
+
     fn build(primes: Vec<u32>, redundant: u32) -> Result<RnsBasis> {
         if primes.is_empty() {
             return Err(Error::EmptyBasis);

@@ -7,8 +7,12 @@
 //!   precomputed weights and `k` estimated in floating point, then corrected exactly.
 //! * [`CrtMethod::Tree`]: a subproduct tree, `x = x_L + M_L·((x_R − x_L)·M_L⁻¹ mod M_R)`
 //!   level by level; needs no `K²` tables, so it serves bases of many thousands of primes.
+//!
+//! [`combine_all`] joins reconstructions made from shares of the primes (one per GPU) by
+//! the same step.
 
 use crate::basis::RnsBasis;
+use crate::error::{Error, Result};
 use rayon::prelude::*;
 use rns_core::mixed_radix;
 use rug::Integer;
@@ -209,4 +213,116 @@ pub fn reconstruct(residues: &[u32], basis: &RnsBasis, method: CrtMethod) -> Int
         CrtMethod::Tree => tree(residues, basis.range_moduli()).0,
     };
     to_signed(unsigned, basis)
+}
+
+/// Integers known modulo `product` only, in `[0, product)`: a share of the primes'
+/// reconstruction ([`combine_all`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Partial {
+    /// The values.
+    pub values: Vec<Integer>,
+    /// The product of the share's primes.
+    pub product: Integer,
+}
+
+/// The values modulo `a.product · b.product` from their residues modulo the two
+/// (coprime) products: `x = a + A · ((b − a) · A⁻¹ mod B)`, by all cores.
+pub fn combine(a: &Partial, b: &Partial) -> Result<Partial> {
+    if a.values.len() != b.values.len() {
+        return Err(Error::Internal(
+            "partial reconstructions of different lengths".into(),
+        ));
+    }
+    let inv = Integer::from(&a.product % &b.product)
+        .invert(&b.product)
+        .map_err(|_| Error::Internal("shares of the primes that are not coprime".into()))?;
+    let values = a
+        .values
+        .par_iter()
+        .zip(&b.values)
+        .map(|(x, y)| {
+            let mut t = Integer::from(y - x);
+            t *= &inv;
+            t.modulo_mut(&b.product);
+            t *= &a.product;
+            t += x;
+            t
+        })
+        .collect();
+    Ok(Partial {
+        values,
+        product: Integer::from(&a.product * &b.product),
+    })
+}
+
+/// The shares combined pairwise, level by level (a balanced tree: `O(M(n) log d)` per
+/// value for `d` shares); at least one share.
+pub fn combine_all(mut level: Vec<Partial>) -> Result<Partial> {
+    while level.len() > 1 {
+        let mut next = Vec::with_capacity(level.len().div_ceil(2));
+        for pair in level.chunks(2) {
+            next.push(match pair {
+                [a, b] => combine(a, b)?,
+                _ => pair[0].clone(),
+            });
+        }
+        level = next;
+    }
+    level
+        .pop()
+        .ok_or_else(|| Error::Internal("no share to reconstruct from".into()))
+}
+
+/// The signed values in the range of `basis` of values known modulo its product.
+pub fn to_signed_all(p: Partial, basis: &RnsBasis) -> Result<Vec<Integer>> {
+    if p.product != *basis.product() {
+        return Err(Error::Internal(
+            "the shares do not make up the basis".into(),
+        ));
+    }
+    Ok(p.values.into_iter().map(|x| to_signed(x, basis)).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{combine_all, to_signed_all, Partial};
+    use crate::basis::RnsBasis;
+    use rug::Integer;
+
+    #[test]
+    fn shares_combine_to_the_signed_values() {
+        let basis = RnsBasis::largest_primes(23).unwrap();
+        let h = basis.half().clone();
+        let mut values: Vec<Integer> = vec![Integer::new(), Integer::from(1), Integer::from(-1)];
+        values.extend([h.clone(), Integer::from(-&h), Integer::from(&h - 1u32)]);
+        values.extend((1..40u32).map(|i| (Integer::from(&h / (i * 7 + 1)) * 3u32) - i));
+        values.extend((1..40u32).map(|i| -(Integer::from(&h >> i) + i)));
+        for cuts in [&[23][..], &[1, 23], &[5, 11, 23], &[7, 8, 9, 22, 23]] {
+            let mut start = 0;
+            let parts: Vec<Partial> = cuts
+                .iter()
+                .map(|&end| {
+                    let share = basis.share(start..end).unwrap();
+                    start = end;
+                    let m = share.product().clone();
+                    Partial {
+                        values: values
+                            .iter()
+                            .map(|v| Integer::from(v.modulo_ref(&m)))
+                            .collect(),
+                        product: m,
+                    }
+                })
+                .collect();
+            let got = to_signed_all(combine_all(parts).unwrap(), &basis).unwrap();
+            assert_eq!(got, values, "{cuts:?}");
+        }
+        let one = Partial {
+            values: vec![Integer::from(3)],
+            product: Integer::from(7),
+        };
+        assert!(to_signed_all(one.clone(), &basis).is_err());
+        assert!(combine_all(vec![one.clone(), one]).is_err());
+        assert!(combine_all(Vec::new()).is_err());
+    }
 }

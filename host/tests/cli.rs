@@ -302,13 +302,23 @@ fn device_lists_are_checked() {
     for bad in ["0,0", "x", ""] {
         let out = rns(&["det", "-", "--devices", bad], "1 1\n5\n");
         assert_eq!(out.status.code(), Some(2), "{bad}");
-        assert!(text(&out.stderr).contains("devices"), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("devices"),
+            "{}",
+            text(&out.stderr)
+        );
     }
     // The CPU backend ignores the list; a missing device is the GPU backend's error.
-    let out = rns(&["det", "-", "--backend", "cpu", "--devices", "7"], "1 1\n5\n");
+    let out = rns(
+        &["det", "-", "--backend", "cpu", "--devices", "7"],
+        "1 1\n5\n",
+    );
     assert_eq!(text(&out.stdout), "5\n");
     if rns::backend::gpu::Gpu::count() < 8 {
-        let out = rns(&["det", "-", "--backend", "gpu", "--devices", "7"], "1 1\n5\n");
+        let out = rns(
+            &["det", "-", "--backend", "gpu", "--devices", "7"],
+            "1 1\n5\n",
+        );
         assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     }
 }

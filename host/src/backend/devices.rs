@@ -2,6 +2,7 @@
 
 use super::{Backend, BackendChoice, AUTO_MIN_WORK};
 use crate::backend::gpu::Gpu;
+use crate::cluster;
 use crate::error::{Error, Result};
 use std::str::FromStr;
 use std::sync::Arc;
@@ -61,14 +62,15 @@ impl Devices {
     }
 
     /// Opens the devices: for [`Devices::All`] every one the driver reports that opens
-    /// ([`Error::NoGpu`] when none does); for a list, each of them (the first failure
-    /// is the error).
+    /// ([`Error::NoGpu`] when none does), or under MPI this rank's part of its host's
+    /// devices; for a list, each of them (the first failure is the error).
     pub fn open(&self) -> Result<Vec<Arc<Gpu>>> {
         match self {
             Devices::List(list) => list.iter().map(|&d| Gpu::device(d)).collect(),
             Devices::All => {
                 let n = Gpu::count();
-                let opened: Vec<Result<Arc<Gpu>>> = (0..n.max(1)).map(Gpu::device).collect();
+                let opened: Vec<Result<Arc<Gpu>>> =
+                    mine(n.max(1)).into_iter().map(Gpu::device).collect();
                 let first_err = opened.iter().find_map(|r| r.as_ref().err().cloned());
                 let ok: Vec<Arc<Gpu>> = opened.into_iter().filter_map(|r| r.ok()).collect();
                 match (ok.is_empty(), first_err) {
@@ -78,6 +80,19 @@ impl Devices {
                 }
             }
         }
+    }
+}
+
+/// This rank's part of the `n` devices of its host: ordinals `local_rank`,
+/// `local_rank + local_size`, … (all of them without MPI), or, with more ranks than
+/// devices on the host, the one device `local_rank mod n`.
+fn mine(n: usize) -> Vec<usize> {
+    let p = cluster::place();
+    let part: Vec<usize> = (p.local_rank..n).step_by(p.local_size.max(1)).collect();
+    if part.is_empty() {
+        vec![p.local_rank % n.max(1)]
+    } else {
+        part
     }
 }
 

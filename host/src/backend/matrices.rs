@@ -1,18 +1,17 @@
-//! The batched computations modulo every channel behind the matrix library and the
-//! resultants: determinants, eliminations, products, univariate and bivariate resultants,
-//! on either backend, from residues or straight from integers.
+//! The batched computations modulo every channel behind the matrix library:
+//! determinants, eliminations and products, on either backend, from residues or
+//! straight from integers, split by channels across MPI ranks and GPUs.
 
+use super::gpu::Gpu;
 use super::input::{check_range, pack_words};
-use super::{cpu, Backend, Computed};
+use super::{cpu, split, Backend};
 use crate::basis::RnsBasis;
 use crate::crt;
 use crate::error::{Error, Result};
 use crate::layout;
-use crate::timing::Laps;
 use crate::vector::{self, RnsVec};
 use crate::words::{Words, WordsRef};
 use rns_core::linalg::Elimination;
-use rns_core::poly::BiShape;
 use rns_core::Modulus;
 use rug::Integer;
 use std::sync::Arc;
@@ -191,6 +190,9 @@ impl Backend {
             )));
         }
         let work = basis.channels() * n * p;
+        if let Some(gpus) = self.several_gpus(work) {
+            return matmul_integers_rows(gpus, basis, a, b, (n, k, p));
+        }
         if self.split_count(work) > 1 {
             return self.matmul_integers_split(basis, a, b, (n, k, p));
         }
@@ -210,7 +212,8 @@ impl Backend {
         self.to_integers_checked(&RnsVec::from_residues_unchecked(basis, n * p, prod))
     }
 
-    /// [`Backend::matmul_integers`] with its channels split across ranks and devices:
+    /// [`Backend::matmul_integers`] with its channels split across MPI ranks (and each
+    /// rank's devices):
     /// each share reduced and multiplied where it runs, the product's residues gathered
     /// and reconstructed (the digits on the first GPU, when there is one).
     fn matmul_integers_split(
@@ -279,128 +282,6 @@ impl Backend {
     }
 }
 
-impl Backend {
-    /// Collins' modular steps of a bivariate resultant `res_y(f, g)` for every channel of
-    /// `basis`: `coeffs` holds the dense pair of `shape` (`f`'s rows, then `g`'s; each
-    /// must lie in the basis's signed range, and neither leading coefficient in `y` may
-    /// vanish modulo a channel). Per channel, the first `degree_bound + 1` of the points
-    /// `x = 0 … candidates − 1` where neither leading coefficient vanishes, one resultant
-    /// in `y` per point, and the interpolated coefficients: channel-major,
-    /// `degree_bound + 1` per channel (`NO_POINT` first when a channel ran out of points).
-    /// On the GPU also their mixed-radix digits, number-major, computed there for the
-    /// reconstruction. And the time of each stage.
-    pub fn resultant_xy_per_channel(
-        &self,
-        basis: &Arc<RnsBasis>,
-        coeffs: &[Integer],
-        shape: BiShape,
-        candidates: usize,
-    ) -> Result<(Computed, Laps)> {
-        let n = shape.degree_bound() + 1;
-        if coeffs.len() != shape.len() || candidates < n {
-            return Err(Error::Shape(format!(
-                "{} coefficients and {candidates} points do not fit the shape {shape:?}",
-                coeffs.len()
-            )));
-        }
-        let work = basis.channels() * candidates * shape.work_len();
-        if self.split_count(work) > 1 {
-            return self.resultant_xy_split(basis, coeffs, shape, candidates);
-        }
-        match self.gpu_for(work) {
-            Some(g) => {
-                check_range(basis, coeffs)?;
-                let (words, neg, nwords) = pack_words(coeffs);
-                let packed = (&words[..], &neg[..], nwords);
-                let (residues, digits, laps) =
-                    g.resultant_xy_words(basis.moduli(), packed, shape, candidates, true)?;
-                let digits = digits.map(|d| layout::to_number_major(&d, n, basis.range_len()));
-                Ok((Computed { residues, digits }, laps))
-            }
-            None => {
-                let mut laps = Laps::start();
-                let residues = RnsVec::from_integers(basis, coeffs)?;
-                laps.stage("reduce")?;
-                let out = cpu::resultant_xy_per_channel(
-                    basis.moduli(),
-                    shape,
-                    candidates,
-                    residues.residues(),
-                );
-                laps.lap("resultants mod p, interpolation");
-                let residues = out.into();
-                Ok((
-                    Computed {
-                        residues,
-                        digits: None,
-                    },
-                    laps,
-                ))
-            }
-        }
-    }
-
-    /// [`Backend::resultant_xy_per_channel`] with its channels split across ranks and
-    /// devices (the digits are left to the reconstruction).
-    fn resultant_xy_split(
-        &self,
-        basis: &Arc<RnsBasis>,
-        coeffs: &[Integer],
-        shape: BiShape,
-        candidates: usize,
-    ) -> Result<(Computed, Laps)> {
-        let mut laps = Laps::start();
-        check_range(basis, coeffs)?;
-        let work = basis.channels() * candidates * shape.work_len();
-        let packed = self.gpu_for(work).map(|_| pack_words(coeffs));
-        let n = shape.degree_bound() + 1;
-        let residues = self.by_channels(basis.channels(), n, work, &|be, r| {
-            let mods = &basis.moduli()[r];
-            match (
-                be.gpu_for(mods.len() * candidates * shape.work_len()),
-                &packed,
-            ) {
-                (Some(g), Some((w, neg, nw))) => {
-                    let packed = (&w[..], &neg[..], *nw);
-                    Ok(
-                        g.resultant_xy_words(mods, packed, shape, candidates, false)?
-                            .0,
-                    )
-                }
-                _ => {
-                    let res = vector::residues_of(coeffs, mods);
-                    Ok(cpu::resultant_xy_per_channel(mods, shape, candidates, &res).into())
-                }
-            }
-        })?;
-        laps.stage("reduce, resultants mod p, interpolation (split)")?;
-        let digits = None;
-        Ok((Computed { residues, digits }, laps))
-    }
-
-    /// The resultant modulo each channel of two polynomials: `coeffs` holds the `df + 1`
-    /// coefficients of `f` then the `dg + 1` of `g` (constant terms first), and both
-    /// leading coefficients must be non-zero modulo every channel.
-    pub fn resultant_per_channel(&self, coeffs: &RnsVec, df: usize, dg: usize) -> Result<Vec<u32>> {
-        if coeffs.len() != df + dg + 2 {
-            return Err(Error::Shape(format!(
-                "{} coefficients do not form polynomials of degrees {df} and {dg}",
-                coeffs.len()
-            )));
-        }
-        let (moduli, data, len) = (coeffs.basis().moduli(), coeffs.residues(), coeffs.len());
-        let work = df * dg.max(1) * moduli.len();
-        let out = self.by_channels(moduli.len(), 1, work, &|be, r| {
-            let (mods, part) = (&moduli[r.clone()], &data[r.start * len..r.end * len]);
-            match be.gpu_for(df * dg.max(1) * mods.len()) {
-                Some(g) => Ok(g.resultant_per_channel(mods, df, dg, part)?.into()),
-                None => Ok(cpu::resultant_per_channel(mods, df, dg, part).into()),
-            }
-        })?;
-        Ok(out.into_vec())
-    }
-}
-
 /// Words per channel of a packed elimination: rank, determinant and, with `keep`, the
 /// eliminated matrix of `size` words.
 fn per_elimination(size: usize, keep: bool) -> usize {
@@ -441,4 +322,30 @@ fn unpack_eliminations(
             }
         })
         .collect()
+}
+
+/// [`Backend::matmul_integers`] on several GPUs of this process, split by rows of `a`:
+/// each device reduces, multiplies and computes the digits of its rows' entries, so that
+/// no residues cross between devices, and the host assembles each part as it comes.
+fn matmul_integers_rows(
+    gpus: &[Arc<Gpu>],
+    basis: &Arc<RnsBasis>,
+    a: &[Integer],
+    b: &[Integer],
+    (n, k, p): (usize, usize, usize),
+) -> Result<Vec<Integer>> {
+    check_range(basis, a)?;
+    check_range(basis, b)?;
+    let parts = split::per_device(gpus, n, &|one, r| {
+        let rows = &a[r.start * k..r.end * k];
+        one.matmul_integers(basis, rows, b, (r.len(), k, p))
+            .map_err(|e| match e {
+                Error::OutOfRange { index, range_bits } => Error::OutOfRange {
+                    index: index + r.start * p,
+                    range_bits,
+                },
+                e => e,
+            })
+    })?;
+    Ok(parts.into_iter().flatten().collect())
 }

@@ -9,6 +9,7 @@ pub mod gpu;
 mod input;
 mod matrices;
 pub mod op;
+mod resultants;
 pub mod split;
 
 pub use devices::Devices;
@@ -38,6 +39,9 @@ pub struct Computed {
     pub residues: Words,
     /// The digits, when computed.
     pub digits: Option<Vec<u32>>,
+    /// The integers, when shares of the primes reconstructed them where they were
+    /// computed (checked against the redundant channel).
+    pub integers: Option<Vec<Integer>>,
 }
 
 /// Which backend the caller asks for.
@@ -233,10 +237,22 @@ impl Backend {
     }
 
     /// Mixed-radix digits of every number over the range channels, number-major
-    /// (`K` digits per number, least significant first).
+    /// (`K` digits per number, least significant first); on several GPUs, each
+    /// computes those of its share of the numbers.
     pub fn mixed_radix_digits(&self, a: &RnsVec) -> Result<Vec<u32>> {
-        let (b, k) = (a.basis(), a.basis().range_len());
-        match self.gpu_for(a.len() * k * k) {
+        let (b, k, len) = (a.basis(), a.basis().range_len(), a.len());
+        if let Some(gpus) = self.several_gpus(len * k * k) {
+            // Split by numbers: each device gets every channel of its numbers.
+            let parts = split::per_device(gpus, len, &|one, r| {
+                let sub: Vec<u32> = (0..b.channels())
+                    .flat_map(|c| &a.residues()[c * len + r.start..c * len + r.end])
+                    .copied()
+                    .collect();
+                one.mixed_radix_digits(&RnsVec::from_residues_unchecked(b, r.len(), sub))
+            })?;
+            return Ok(parts.concat());
+        }
+        match self.gpu_for(len * k * k) {
             Some(g) => {
                 let digits = g.digits(b.range_moduli(), a.len(), a.residues())?;
                 Ok(layout::to_number_major(&digits, a.len(), k))
@@ -330,6 +346,9 @@ impl Backend {
         c: Computed,
         what: &str,
     ) -> Result<Vec<Integer>> {
+        if let Some(values) = c.integers {
+            return Ok(values);
+        }
         let Some(digits) = c.digits else {
             return self.reconstruct(basis, len, c.residues.into_vec(), what);
         };

@@ -90,43 +90,61 @@ impl Backend {
             let out = f(self, range.clone())?;
             return check_len(out, range.len() * per);
         };
-        let weights = gpus
-            .iter()
-            .map(|g| g.speed())
-            .collect::<Result<Vec<f64>>>()?;
-        let parts: Vec<Range<usize>> = shares(range.len(), &weights)
-            .into_iter()
-            .map(|r| range.start + r.start..range.start + r.end)
-            .collect();
-        let outs: Vec<Result<Words>> = std::thread::scope(|s| {
-            let handles: Vec<_> = gpus
-                .iter()
-                .zip(&parts)
-                .filter(|(_, r)| !r.is_empty())
-                .map(|(g, r)| {
-                    let one = Backend::Gpu {
-                        gpu: g.clone(),
-                        min_work: 0,
-                    };
-                    let r = r.clone();
-                    s.spawn(move || check_len(f(&one, r.clone())?, r.len() * per))
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(Error::Internal("a device's thread panicked".into()))
-                    })
-                })
-                .collect()
-        });
+        let at = range.start;
+        let outs = per_device(gpus, range.len(), &|one, r| {
+            let r = at + r.start..at + r.end;
+            check_len(f(one, r.clone())?, r.len() * per)
+        })?;
         let mut all = Vec::with_capacity(range.len() * per);
         for out in outs {
-            all.extend_from_slice(&out?);
+            all.extend_from_slice(&out);
         }
         Ok(Words::Heap(all))
     }
+
+    /// The GPUs of this backend when there are several and `work` residues are enough
+    /// to send to them, and the computation runs in one process (no MPI ranks).
+    pub(crate) fn several_gpus(&self, work: usize) -> Option<&[Arc<Gpu>]> {
+        self.devices_for(work)
+            .filter(|g| g.len() > 1 && cluster::size() == 1)
+    }
+}
+
+/// Runs `f` on every device (as a one-device backend) over its part of `0..len`, in
+/// proportion to the devices' speed, one host thread each; the parts' results in order
+/// (devices whose part is empty are skipped).
+pub(crate) fn per_device<T: Send>(
+    gpus: &[Arc<Gpu>],
+    len: usize,
+    f: &(dyn Fn(&Backend, Range<usize>) -> Result<T> + Sync),
+) -> Result<Vec<T>> {
+    let weights = gpus
+        .iter()
+        .map(|g| g.speed())
+        .collect::<Result<Vec<f64>>>()?;
+    let parts = shares(len, &weights);
+    let outs: Vec<Result<T>> = std::thread::scope(|s| {
+        let handles: Vec<_> = gpus
+            .iter()
+            .zip(parts)
+            .filter(|(_, r)| !r.is_empty())
+            .map(|(g, r)| {
+                let one = Backend::Gpu {
+                    gpu: g.clone(),
+                    min_work: 0,
+                };
+                s.spawn(move || f(&one, r))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Internal("a device's thread panicked".into())))
+            })
+            .collect()
+    });
+    outs.into_iter().collect()
 }
 
 /// `out`, when it holds the `expected` words of its share.

@@ -17,9 +17,30 @@ use crate::error::{Error, Result};
 #[cfg(feature = "mpi")]
 use std::sync::OnceLock;
 
-/// This process's place in the job: `(rank, size)`, set once by [`init`].
+/// A process's place in the job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Place {
+    /// Its rank.
+    pub rank: usize,
+    /// The number of ranks.
+    pub size: usize,
+    /// Its rank among the ranks of its host.
+    pub local_rank: usize,
+    /// The number of ranks on its host.
+    pub local_size: usize,
+}
+
+/// The place of a process alone.
+const ALONE: Place = Place {
+    rank: 0,
+    size: 1,
+    local_rank: 0,
+    local_size: 1,
+};
+
+/// This process's place in the job, set once by [`init`].
 #[cfg(feature = "mpi")]
-static PLACE: OnceLock<(usize, usize)> = OnceLock::new();
+static PLACE: OnceLock<Place> = OnceLock::new();
 
 /// Joins the MPI job when this process was started by `mpirun` (and built with the `mpi`
 /// feature); returns the number of ranks (1 when there is no job to join). Call once, at
@@ -29,7 +50,7 @@ pub fn init() -> Result<usize> {
     if mpi::launched() {
         let place = mpi::start()?;
         let _ = PLACE.set(place);
-        return Ok(place.1);
+        return Ok(place.size);
     }
     Ok(1)
 }
@@ -40,22 +61,23 @@ pub fn finish() {
     mpi::stop();
 }
 
+/// This process's place in the job (rank 0 of 1 without MPI).
+pub fn place() -> Place {
+    #[cfg(feature = "mpi")]
+    if let Some(&p) = PLACE.get() {
+        return p;
+    }
+    ALONE
+}
+
 /// The number of ranks computing together (1 without MPI).
 pub fn size() -> usize {
-    #[cfg(feature = "mpi")]
-    if let Some(&(_, size)) = PLACE.get() {
-        return size;
-    }
-    1
+    place().size
 }
 
 /// This process's rank (0 without MPI).
 pub fn rank() -> usize {
-    #[cfg(feature = "mpi")]
-    if let Some(&(rank, _)) = PLACE.get() {
-        return rank;
-    }
-    0
+    place().rank
 }
 
 /// Whether this process prints: rank 0, or the only process.

@@ -19,12 +19,20 @@ pub(super) fn launched() -> bool {
         .any(|v| std::env::var_os(v).is_some())
 }
 
-/// Initializes MPI (any thread may call it, one at a time); returns `(rank, size)`.
-pub(super) fn start() -> Result<(usize, usize)> {
+/// Initializes MPI (any thread may call it, one at a time); returns this process's
+/// place: its rank and the ranks in all, and the same on its host (the ranks that
+/// share its memory).
+pub(super) fn start() -> Result<super::Place> {
     let (universe, _) = mpi::initialize_with_threading(Threading::Serialized)
         .ok_or_else(|| Error::Cluster("MPI was already initialized".into()))?;
     let world = universe.world();
-    let place = (world.rank() as usize, world.size() as usize);
+    let host = world.split_shared(world.rank());
+    let place = super::Place {
+        rank: world.rank() as usize,
+        size: world.size() as usize,
+        local_rank: host.rank() as usize,
+        local_size: host.size() as usize,
+    };
     *UNIVERSE.lock().unwrap_or_else(|e| e.into_inner()) = Some(universe);
     Ok(place)
 }
