@@ -152,6 +152,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             return Err(format!("resultant on {k} devices differs from one device").into());
         }
         report("resultant_xy 900-bit", k, t, base[2], crt);
+        let (_, st) = resultant_xy_with_stats(&f, &g, &be)?;
+        for (name, t) in &st.stages {
+            println!("{:>40}: {:8.2} ms", name, ms(*t));
+        }
 
         let (t, crt, r) = median(|| {
             let (r, st) = resultant_xy_with_stats(&f2, &g2, &be).expect("resultant");

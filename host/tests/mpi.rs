@@ -71,7 +71,7 @@ impl Gen {
             x = (x << 50u32) + self.next() % (1 << 50);
         }
         x >>= bits.div_ceil(50) * 50 - bits;
-        if self.next() % 2 == 0 {
+        if self.next() & 1 == 0 {
             -x
         } else {
             x

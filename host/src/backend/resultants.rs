@@ -162,7 +162,8 @@ impl Backend {
             let mut mods = range[r.clone()].to_vec();
             mods.push(red);
             let packed = (&words[..], &neg[..], nwords);
-            let (res, digits, _) = g.resultant_xy_words(&mods, packed, shape, candidates, true)?;
+            let (res, digits, mut laps) =
+                g.resultant_xy_words(&mods, packed, shape, candidates, true)?;
             let digits = digits.ok_or_else(|| Error::Internal("a share without digits".into()))?;
             let share = basis.share(r.clone())?;
             let digits = layout::to_number_major(&digits, n, r.len());
@@ -170,13 +171,25 @@ impl Backend {
                 .par_chunks(r.len())
                 .map(|d| crt::from_digits(d, &share))
                 .collect();
+            laps.lap("assembly of the share (host)");
             let partial = crt::Partial {
                 values,
                 product: share.product().clone(),
             };
-            Ok((partial, res.into_vec()))
+            Ok((partial, res.into_vec(), laps))
         })?;
-        laps.stage("shares: resultants mod p, interpolation, digits, assembly")?;
+        // The stages of the first device's share (the devices run at once).
+        let mut parts = parts.into_iter();
+        let first = parts.next();
+        let parts: Vec<_> = first
+            .into_iter()
+            .map(|(p, r, l)| {
+                laps.append(l);
+                (p, r)
+            })
+            .chain(parts.map(|(p, r, _)| (p, r)))
+            .collect();
+        laps.stage("shares: waiting for the other devices")?;
         // The residues of every channel (range shares, then the redundant channel once).
         let k = range.len();
         let mut residues = Vec::with_capacity((k + 1) * n);

@@ -80,6 +80,24 @@ pub fn rank() -> usize {
     place().rank
 }
 
+/// Bytes this rank received by broadcast and by gathers since it started.
+static TRAFFIC: [std::sync::atomic::AtomicU64; 2] =
+    [const { std::sync::atomic::AtomicU64::new(0) }; 2];
+
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+fn count_traffic(broadcast: u64, gathered: u64) {
+    use std::sync::atomic::Ordering::Relaxed;
+    TRAFFIC[0].fetch_add(broadcast, Relaxed);
+    TRAFFIC[1].fetch_add(gathered, Relaxed);
+}
+
+/// The bytes this rank has received through MPI: `(broadcast, gathered)` (the input
+/// from rank 0, and every rank's shares).
+pub fn traffic() -> (u64, u64) {
+    use std::sync::atomic::Ordering::Relaxed;
+    (TRAFFIC[0].load(Relaxed), TRAFFIC[1].load(Relaxed))
+}
+
 /// Whether this process prints: rank 0, or the only process.
 pub fn is_root() -> bool {
     rank() == 0

@@ -80,19 +80,22 @@ fn agree<T>(local: Result<T>) -> Result<T> {
     })
 }
 
-/// `bytes` of rank `root`, on every rank.
+/// Bytes per broadcast message: MPI counts are `int`s.
+const PIECE: usize = 1 << 30;
+
+/// `bytes` of rank `root`, on every rank (in pieces of at most 1 GiB).
 fn broadcast_bytes(root: i32, mut bytes: Vec<u8>) -> Result<Vec<u8>> {
     let w = world();
     let from = w.process_at_rank(root);
     let mut len = bytes.len() as u64;
     from.broadcast_into(&mut len);
     let len = usize::try_from(len).map_err(|_| Error::Cluster("message too long".into()))?;
-    count(len)?;
     bytes.resize(len, 0);
-    // OpenMPI rejects the dangling pointer of an empty buffer.
-    if len > 0 {
-        from.broadcast_into(&mut bytes[..]);
+    // (An empty piece is never sent: OpenMPI rejects the dangling pointer of an empty buffer.)
+    for piece in bytes.chunks_mut(PIECE) {
+        from.broadcast_into(piece);
     }
+    super::count_traffic(len as u64, 0);
     Ok(bytes)
 }
 
@@ -127,6 +130,7 @@ pub(super) fn all_gather(local: Result<impl AsRef<[u32]>>, counts: &[usize]) -> 
     }
     let mut into = PartitionMut::new(&mut all[..], &sizes[..], &displs[..]);
     w.all_gather_varcount_into(local.as_ref(), &mut into);
+    super::count_traffic(0, 4 * total as u64);
     Ok(all)
 }
 

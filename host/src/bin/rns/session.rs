@@ -157,6 +157,13 @@ impl Session {
         if !cluster::is_root() {
             return;
         }
+        if cluster::size() > 1 {
+            let (b, g) = cluster::traffic();
+            self.notes.push(format!(
+                "MPI: {} ranks; this rank received {b} bytes of input by broadcast and {g} bytes of shares by gathers",
+                cluster::size()
+            ));
+        }
         print!("{text}");
         self.laps.lap("print");
         if self.stats {
