@@ -244,10 +244,10 @@ impl Backend {
         if let Some(gpus) = self.several_gpus(len * k * k) {
             // Split by numbers: each device gets every channel of its numbers.
             let parts = split::per_device(gpus, len, &|one, r| {
-                let sub: Vec<u32> = (0..b.channels())
-                    .flat_map(|c| &a.residues()[c * len + r.start..c * len + r.end])
-                    .copied()
-                    .collect();
+                let mut sub = Vec::with_capacity(b.channels() * r.len());
+                for c in 0..b.channels() {
+                    sub.extend_from_slice(&a.residues()[c * len + r.start..c * len + r.end]);
+                }
                 one.mixed_radix_digits(&RnsVec::from_residues_unchecked(b, r.len(), sub))
             })?;
             return Ok(parts.concat());
