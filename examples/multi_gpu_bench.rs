@@ -5,7 +5,8 @@
 //! one run. Each time is the median of 3 runs after a warm-up; every answer is checked
 //! against the one-device answer. Prints a table and, with `--csv FILE`, writes it.
 //!
-//! Also the 900-bit instance with twice its degrees in x (twice the primes and points).
+//! Also a solve over Q of a 300² (`--big`: 500²) 64-bit system with 4 right-hand sides,
+//! and the 900-bit instance with twice its degrees in x (twice the primes and points).
 //!
 //! The reconstruction's share is the `crt` stage of the determinant and the resultant
 //! (on several GPUs the resultant's shares are assembled inside the modular stage and only
@@ -55,10 +56,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .position(|a| a == "--csv")
         .and_then(|i| args.get(i + 1));
-    let (n_det, n_mul, xy) = match (has("--big"), has("--quick")) {
-        (_, true) => (120, 48, [8, 4, 6, 3]),
-        (true, _) => (2000, 1024, [41, 20, 29, 11]),
-        _ => (1000, 512, [41, 20, 29, 11]),
+    let (n_det, n_mul, n_sol, xy) = match (has("--big"), has("--quick")) {
+        (_, true) => (120, 48, 30, [8, 4, 6, 3]),
+        (true, _) => (2000, 1024, 500, [41, 20, 29, 11]),
+        _ => (1000, 512, 300, [41, 20, 29, 11]),
     };
     let gpus = Devices::All.open()?;
     println!(
@@ -79,6 +80,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         gen.matrix(n_mul, n_mul, 1000),
         gen.matrix(n_mul, n_mul, 1000),
     );
+    let (sa, sb) = (gen.matrix(n_sol, n_sol, 64), gen.matrix(n_sol, 4, 64));
     let mut gen = Gen::new(2013);
     let (f, g) = (gen.bipoly(xy[0], xy[1], 900), gen.bipoly(xy[2], xy[3], 900));
     // The same kind with twice the degrees in x: twice the primes and the points.
@@ -110,8 +112,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         rows.push(line);
     };
-    let mut base = [Duration::ZERO; 4];
-    let mut answers = (None, None, None, None);
+    let mut base = [Duration::ZERO; 5];
+    let mut answers = (None, None, None, None, None);
     for k in 1..=gpus.len() {
         let be = Backend::on_gpus(gpus[..k].to_vec(), 0)?;
         let (t, crt, d) = median(|| {
@@ -140,6 +142,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             return Err(format!("product on {k} devices differs from one device").into());
         }
         report(&format!("product {n_mul}² 1000-bit"), k, t, base[1], crt);
+
+        let (t, _, x) = median(|| {
+            let solved = linalg::solve(&sa, &sb, &be).expect("solve");
+            (Duration::ZERO, solved)
+        });
+        if k == 1 {
+            base[4] = t;
+            answers.4 = Some(x);
+        } else if answers.4.as_ref() != Some(&x) {
+            return Err(format!("solve on {k} devices differs from one device").into());
+        }
+        report(
+            &format!("solve {n_sol}² 64-bit, 4 columns"),
+            k,
+            t,
+            base[4],
+            Duration::ZERO,
+        );
 
         let (t, crt, r) = median(|| {
             let (r, st) = resultant_xy_with_stats(&f, &g, &be).expect("resultant");
