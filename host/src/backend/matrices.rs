@@ -105,7 +105,15 @@ impl Backend {
         if self.split_count(data.len()) == 1 {
             return run(self, moduli, data);
         }
-        let (size, src) = (rows * cols, &*data);
+        let size = rows * cols;
+        if let Some(gpus) = self.several_gpus(data.len()) {
+            // In place: each device eliminates its channels' matrices.
+            let parts = split::per_device_mut(gpus, moduli.len(), size, data, &|one, r, part| {
+                run(one, &moduli[r], part)
+            })?;
+            return Ok(parts.concat());
+        }
+        let src = &*data;
         let out = self.by_channels(
             moduli.len(),
             per_elimination(size, keep),
@@ -154,6 +162,20 @@ impl Backend {
         };
         if self.split_count(work) == 1 {
             return run(self, basis.moduli());
+        }
+        if let Some(gpus) = self.several_gpus(work) {
+            let mut data = vec![0u32; if keep { basis.channels() * size } else { 0 }];
+            let per = if keep { size } else { 0 };
+            let parts =
+                split::per_device_mut(gpus, basis.channels(), per, &mut data, &|one, r, out| {
+                    let (e, mats) = run(one, &basis.moduli()[r])?;
+                    if mats.len() != out.len() {
+                        return Err(Error::Internal("a device's eliminated matrices".into()));
+                    }
+                    out.copy_from_slice(&mats);
+                    Ok(e)
+                })?;
+            return Ok((parts.concat(), data));
         }
         let out = self.by_channels(
             basis.channels(),

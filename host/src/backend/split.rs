@@ -110,6 +110,9 @@ impl Backend {
     }
 }
 
+/// A computation on one device over its part of the items and their words.
+pub(crate) type PartFn<'a, T> = dyn Fn(&Backend, Range<usize>, &mut [u32]) -> Result<T> + Sync + 'a;
+
 /// Runs `f` on every device (as a one-device backend) over its part of `0..len`, in
 /// proportion to the devices' speed, one host thread each; the parts' results in order
 /// (devices whose part is empty are skipped).
@@ -118,22 +121,48 @@ pub(crate) fn per_device<T: Send>(
     len: usize,
     f: &(dyn Fn(&Backend, Range<usize>) -> Result<T> + Sync),
 ) -> Result<Vec<T>> {
+    per_device_mut(gpus, len, 0, &mut [], &|one, r, _| f(one, r))
+}
+
+/// [`per_device`] with `data` (`per` words for each of the `len` items) split along:
+/// each device gets its part's words to read and overwrite in place.
+pub(crate) fn per_device_mut<T: Send>(
+    gpus: &[Arc<Gpu>],
+    len: usize,
+    per: usize,
+    data: &mut [u32],
+    f: &PartFn<'_, T>,
+) -> Result<Vec<T>> {
+    if data.len() != len * per {
+        return Err(Error::Internal(format!(
+            "{} words for {len} items of {per}",
+            data.len()
+        )));
+    }
     let weights = gpus
         .iter()
         .map(|g| g.speed())
         .collect::<Result<Vec<f64>>>()?;
     let parts = shares(len, &weights);
+    let mut chunks = Vec::with_capacity(parts.len());
+    let mut rest = data;
+    for r in &parts {
+        let (head, tail) = rest.split_at_mut(r.len() * per);
+        chunks.push(head);
+        rest = tail;
+    }
     let outs: Vec<Result<T>> = std::thread::scope(|s| {
         let handles: Vec<_> = gpus
             .iter()
             .zip(parts)
-            .filter(|(_, r)| !r.is_empty())
-            .map(|(g, r)| {
+            .zip(chunks)
+            .filter(|((_, r), _)| !r.is_empty())
+            .map(|((g, r), chunk)| {
                 let one = Backend::Gpu {
                     gpu: g.clone(),
                     min_work: 0,
                 };
-                s.spawn(move || f(&one, r))
+                s.spawn(move || f(&one, r, chunk))
             })
             .collect();
         handles
