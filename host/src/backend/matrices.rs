@@ -152,7 +152,7 @@ impl Backend {
         let packed = self.gpu_for(work).map(|_| pack_words(entries));
         let run = |be: &Backend, mods: &[Modulus]| match (be.gpu_for(size * mods.len()), &packed) {
             (Some(g), Some((w, neg, nw))) => {
-                g.eliminate_packed(mods, (w, neg, *nw), shape, jordan, keep)
+                g.eliminate_packed(mods, (w, neg, *nw), shape, jordan, keep, None)
             }
             _ => {
                 let mut data = vector::residues_of(entries, mods);
@@ -168,12 +168,17 @@ impl Backend {
             let per = if keep { size } else { 0 };
             let parts =
                 split::per_device_mut(gpus, basis.channels(), per, &mut data, &|one, r, out| {
-                    let (e, mats) = run(one, &basis.moduli()[r])?;
-                    if mats.len() != out.len() {
-                        return Err(Error::Internal("a device's eliminated matrices".into()));
+                    // Each device's matrices come straight into their place.
+                    let mods = &basis.moduli()[r];
+                    match (one.gpu(), &packed) {
+                        (Some(g), Some((w, neg, nw))) => {
+                            let packed = (&w[..], &neg[..], *nw);
+                            let into = keep.then_some(out);
+                            Ok(g.eliminate_packed(mods, packed, shape, jordan, keep, into)?
+                                .0)
+                        }
+                        _ => Err(Error::Internal("a device's share without its GPU".into())),
                     }
-                    out.copy_from_slice(&mats);
-                    Ok(e)
                 })?;
             return Ok((parts.concat(), data));
         }

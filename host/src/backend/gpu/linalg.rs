@@ -7,7 +7,7 @@ use super::launch::{Det, Digits, Eliminate, Matmul, Reduce};
 use super::memory::{moduli_words, MODULUS_WORDS};
 use super::pipeline::{HostIn, HostOut};
 use super::{Gpu, Packed};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::words::{Words, WordsRef};
 use cudarc::driver::{CudaSlice, CudaStream};
 use rns_core::linalg::Elimination;
@@ -226,7 +226,8 @@ impl Gpu {
     /// Reduces integer matrix entries (packed as for [`Gpu::reduce_words`]) modulo every
     /// channel straight into the elimination buffer and eliminates there: the residues
     /// never cross PCIe. `None` when they do not fit the memory budget. With `keep`, the
-    /// eliminated matrices come back too.
+    /// eliminated matrices come back too: into `into` when given (its length must be
+    /// theirs; the returned vector is then empty), else in a new vector.
     #[allow(clippy::too_many_arguments)]
     pub fn eliminate_words(
         &self,
@@ -237,6 +238,7 @@ impl Gpu {
         pivot_cols: usize,
         jordan: bool,
         keep: bool,
+        into: Option<&mut [u32]>,
     ) -> Result<Option<(Vec<Elimination>, Vec<u32>)>> {
         let (size, channels) = (rows * cols, moduli.len());
         if !self.fits_reduced(packed, channels, 3)? {
@@ -255,10 +257,18 @@ impl Gpu {
             channels,
         };
         self.launch_eliminate(s, shape, &mut dr, &mut dd, &mut dmats, &dm)?;
-        let data = if keep {
-            self.download_on(s, &dmats, channels * size)?
-        } else {
-            Vec::new()
+        let data = match (keep, into) {
+            (false, _) => Vec::new(),
+            (true, None) => self.download_on(s, &dmats, channels * size)?,
+            (true, Some(out)) => {
+                if out.len() != channels * size {
+                    return Err(Error::Internal(
+                        "an elimination's output of the wrong length".into(),
+                    ));
+                }
+                s.memcpy_dtoh(&dmats, out).map_err(super::device::cuda)?;
+                Vec::new()
+            }
         };
         let (r, d) = (
             self.download_on(s, &dr, channels)?,
@@ -361,7 +371,9 @@ impl Gpu {
     }
 
     /// [`Gpu::eliminate_words`], or when the residues do not fit the device at once,
-    /// reduced and eliminated in chunks (`shape = (rows, cols, pivot_cols)`).
+    /// reduced and eliminated in chunks (`shape = (rows, cols, pivot_cols)`); with
+    /// `keep`, the matrices into `into` when given, as there.
+    #[allow(clippy::too_many_arguments)]
     pub fn eliminate_packed(
         self: &Arc<Self>,
         moduli: &[Modulus],
@@ -369,16 +381,28 @@ impl Gpu {
         (rows, cols, pivot_cols): (usize, usize, usize),
         jordan: bool,
         keep: bool,
+        mut into: Option<&mut [u32]>,
     ) -> Result<(Vec<Elimination>, Vec<u32>)> {
+        let now = into.as_deref_mut();
         if let Some(r) =
-            self.eliminate_words(moduli, packed, rows, cols, pivot_cols, jordan, keep)?
+            self.eliminate_words(moduli, packed, rows, cols, pivot_cols, jordan, keep, now)?
         {
             return Ok(r);
         }
-        let (words, neg, nwords) = packed;
-        let mut data = self.reduce_words(moduli, words, neg, neg.len(), nwords)?;
+        let (w, neg, nwords) = packed;
+        let mut data = self.reduce_words(moduli, w, neg, neg.len(), nwords)?;
         let e =
             self.eliminate_per_channel(moduli, rows, cols, pivot_cols, jordan, &mut data, keep)?;
-        Ok((e, if keep { data.into_vec() } else { Vec::new() }))
+        match (keep, into) {
+            (false, _) => Ok((e, Vec::new())),
+            (true, None) => Ok((e, data.into_vec())),
+            (true, Some(out)) if out.len() == data.len() => {
+                out.copy_from_slice(&data);
+                Ok((e, Vec::new()))
+            }
+            (true, Some(_)) => Err(Error::Internal(
+                "an elimination's output of the wrong length".into(),
+            )),
+        }
     }
 }
