@@ -146,7 +146,7 @@ fn matrices_modulo_many_primes_match_the_cpu() {
 }
 
 #[test]
-fn digits_and_reconstruction_split_by_numbers_match_the_cpu() {
+fn digits_and_reconstruction_match_the_cpu() {
     let Some(multi) = multi() else { return };
     for be in &multi {
         for (len, k) in [(1, 3), (33, 9), (1000, 70), (257, 300)] {

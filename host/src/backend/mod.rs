@@ -237,21 +237,11 @@ impl Backend {
     }
 
     /// Mixed-radix digits of every number over the range channels, number-major
-    /// (`K` digits per number, least significant first); on several GPUs, each
-    /// computes those of its share of the numbers.
+    /// (`K` digits per number, least significant first); on several GPUs, the first
+    /// computes them (split by numbers across devices they took 2.6× longer for 2^18
+    /// numbers: docs/performance.md).
     pub fn mixed_radix_digits(&self, a: &RnsVec) -> Result<Vec<u32>> {
         let (b, k, len) = (a.basis(), a.basis().range_len(), a.len());
-        if let Some(gpus) = self.several_gpus(len * k * k) {
-            // Split by numbers: each device gets every channel of its numbers.
-            let parts = split::per_device(gpus, len, &|one, r| {
-                let mut sub = Vec::with_capacity(b.channels() * r.len());
-                for c in 0..b.channels() {
-                    sub.extend_from_slice(&a.residues()[c * len + r.start..c * len + r.end]);
-                }
-                one.mixed_radix_digits(&RnsVec::from_residues_unchecked(b, r.len(), sub))
-            })?;
-            return Ok(parts.concat());
-        }
         match self.gpu_for(len * k * k) {
             Some(g) => {
                 let digits = g.digits(b.range_moduli(), a.len(), a.residues())?;
