@@ -45,6 +45,25 @@ fn stage(stages: &[(&'static str, Duration)], name: &str) -> Duration {
         .sum()
 }
 
+/// The one-device time and answer, kept in `slot` on the first call; later answers
+/// must equal it.
+fn agree<T: PartialEq>(
+    slot: &mut Option<(Duration, T)>,
+    k: usize,
+    t: Duration,
+    got: T,
+    what: &str,
+) -> Result<Duration, String> {
+    match slot {
+        None => {
+            *slot = Some((t, got));
+            Ok(t)
+        }
+        Some((base, want)) if *want == got => Ok(*base),
+        Some(_) => Err(format!("{what} on {k} devices differs from one device")),
+    }
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
@@ -112,21 +131,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         rows.push(line);
     };
-    let mut base = [Duration::ZERO; 5];
-    let mut answers = (None, None, None, None, None);
+    let (mut det_1, mut mul_1, mut sol_1, mut res_1, mut res2_1) = (None, None, None, None, None);
     for k in 1..=gpus.len() {
         let be = Backend::on_gpus(gpus[..k].to_vec(), 0)?;
         let (t, crt, d) = median(|| {
             let (d, st) = det_with_stats(&a, &be).expect("det");
             (stage(&st.stages, "crt"), d)
         });
-        if k == 1 {
-            base[0] = t;
-            answers.0 = Some(d);
-        } else if answers.0.as_ref() != Some(&d) {
-            return Err(format!("det on {k} devices differs from one device").into());
-        }
-        report(&format!("det {n_det}² 64-bit"), k, t, base[0], crt);
+        let base = agree(&mut det_1, k, t, d, "det")?;
+        report(&format!("det {n_det}² 64-bit"), k, t, base, crt);
 
         let (t, _, p) = median(|| (Duration::ZERO, linalg::matmul(&x, &y, &be).expect("matmul")));
         let crt = median(|| {
@@ -135,59 +148,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (t.elapsed(), ())
         })
         .0;
-        if k == 1 {
-            base[1] = t;
-            answers.1 = Some(p);
-        } else if answers.1.as_ref() != Some(&p) {
-            return Err(format!("product on {k} devices differs from one device").into());
-        }
-        report(&format!("product {n_mul}² 1000-bit"), k, t, base[1], crt);
+        let base = agree(&mut mul_1, k, t, p, "product")?;
+        report(&format!("product {n_mul}² 1000-bit"), k, t, base, crt);
 
-        let (t, _, x) = median(|| {
-            let solved = linalg::solve(&sa, &sb, &be).expect("solve");
-            (Duration::ZERO, solved)
-        });
-        if k == 1 {
-            base[4] = t;
-            answers.4 = Some(x);
-        } else if answers.4.as_ref() != Some(&x) {
-            return Err(format!("solve on {k} devices differs from one device").into());
-        }
+        let (t, _, x) = median(|| (Duration::ZERO, linalg::solve(&sa, &sb, &be).expect("solve")));
+        let base = agree(&mut sol_1, k, t, x, "solve")?;
         report(
             &format!("solve {n_sol}² 64-bit, 4 columns"),
             k,
             t,
-            base[4],
+            base,
             Duration::ZERO,
         );
 
-        let (t, crt, r) = median(|| {
-            let (r, st) = resultant_xy_with_stats(&f, &g, &be).expect("resultant");
-            (stage(&st.stages, "crt"), r)
-        });
-        if k == 1 {
-            base[2] = t;
-            answers.2 = Some(r);
-        } else if answers.2.as_ref() != Some(&r) {
-            return Err(format!("resultant on {k} devices differs from one device").into());
+        for (f, g, name, slot) in [
+            (&f, &g, "resultant_xy 900-bit", &mut res_1),
+            (&f2, &g2, "resultant_xy 900-bit, 2×deg_x", &mut res2_1),
+        ] {
+            let (t, crt, r) = median(|| {
+                let (r, st) = resultant_xy_with_stats(f, g, &be).expect("resultant");
+                (stage(&st.stages, "crt"), r)
+            });
+            let base = agree(slot, k, t, r, name)?;
+            report(name, k, t, base, crt);
         }
-        report("resultant_xy 900-bit", k, t, base[2], crt);
         let (_, st) = resultant_xy_with_stats(&f, &g, &be)?;
         for (name, t) in &st.stages {
             println!("{:>40}: {:8.2} ms", name, ms(*t));
         }
-
-        let (t, crt, r) = median(|| {
-            let (r, st) = resultant_xy_with_stats(&f2, &g2, &be).expect("resultant");
-            (stage(&st.stages, "crt"), r)
-        });
-        if k == 1 {
-            base[3] = t;
-            answers.3 = Some(r);
-        } else if answers.3.as_ref() != Some(&r) {
-            return Err(format!("resultant ×2 on {k} devices differs from one device").into());
-        }
-        report("resultant_xy 900-bit, 2×deg_x", k, t, base[3], crt);
     }
     println!("every answer on several devices equals the one-device answer");
     if let Some(path) = csv {

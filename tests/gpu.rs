@@ -5,7 +5,7 @@
 use rns::backend::gpu::EqualKernel;
 use rns::{
     det, linalg, resultant, resultant_xy, resultant_xy_with_stats, Backend, BiPoly, IntMatrix,
-    IntPoly, ModMatrices, Op, RnsBasis, RnsVec,
+    ModMatrices, Op, RnsBasis, RnsVec,
 };
 use rns_suite::{
     bareiss_det, basis, dev, edge_values, eval_poly, gpu_backend as gpu, naive_matmul,
@@ -182,14 +182,7 @@ fn resultants_match_cpu() {
     let Some(g) = gpu() else { return };
     let mut gen = Gen::new(5);
     for (m, n, bits) in [(0, 3, 10), (1, 1, 64), (7, 5, 100), (20, 17, 200)] {
-        let mut poly = |d: usize| {
-            let mut c: Vec<Integer> = (0..=d).map(|_| gen.signed(bits)).collect();
-            if c[d] == 0 {
-                c[d] = Integer::from(3);
-            }
-            IntPoly::new(c).unwrap()
-        };
-        let (f, h) = (poly(m), poly(n));
+        let (f, h) = (gen.poly(m, bits), gen.poly(n, bits));
         assert_eq!(
             resultant(&f, &h, &g).unwrap(),
             resultant(&f, &h, &Backend::Cpu).unwrap(),

@@ -9,7 +9,7 @@
 use rns::backend::gpu::Gpu;
 use rns::{
     det, linalg, resultant, resultant_xy, Backend, BackendChoice, BiPoly, Devices, IntMatrix,
-    IntPoly, ModMatrices,
+    ModMatrices,
 };
 use rns_suite::{
     bareiss_det, basis, gpu_backend, naive_matmul, random_with_edges as random, same, Gen,
@@ -167,14 +167,7 @@ fn resultants_match_the_cpu() {
     let mut gen = Gen::new(31);
     for be in &multi {
         for (m, n, bits) in [(0, 3, 10), (1, 1, 64), (20, 17, 200), (60, 45, 300)] {
-            let mut poly = |d: usize| {
-                let mut c: Vec<Integer> = (0..=d).map(|_| gen.signed(bits)).collect();
-                if c[d] == 0 {
-                    c[d] = Integer::from(3);
-                }
-                IntPoly::new(c).unwrap()
-            };
-            let (f, h) = (poly(m), poly(n));
+            let (f, h) = (gen.poly(m, bits), gen.poly(n, bits));
             let want = resultant(&f, &h, &Backend::Cpu).unwrap();
             assert_eq!(resultant(&f, &h, be).unwrap(), want, "{m} {n}");
         }

@@ -3,7 +3,7 @@
 
 use rns::backend::gpu::Gpu;
 use rns::resultant::sylvester_of;
-use rns::{Backend, BackendChoice, BiPoly, IntMatrix, RnsBasis, RnsVec};
+use rns::{Backend, BackendChoice, BiPoly, IntMatrix, IntPoly, RnsBasis, RnsVec};
 use rug::rand::RandState;
 use rug::{Integer, Rational};
 use std::sync::Arc;
@@ -78,6 +78,16 @@ impl Gen {
         } else {
             x
         }
+    }
+
+    /// A polynomial of degree `d` with `bits`-bit coefficients (a zero leading one
+    /// replaced by 3).
+    pub fn poly(&mut self, d: usize, bits: u32) -> IntPoly {
+        let mut c: Vec<Integer> = (0..=d).map(|_| self.signed(bits)).collect();
+        if c[d] == 0 {
+            c[d] = Integer::from(3);
+        }
+        IntPoly::new(c).expect("a non-empty polynomial")
     }
 
     /// A uniform integer in `[0, n)`.

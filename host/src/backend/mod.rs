@@ -44,6 +44,17 @@ pub struct Computed {
     pub integers: Option<Vec<Integer>>,
 }
 
+impl Computed {
+    /// Residues, with their digits when the device computed them.
+    pub fn of(residues: Words, digits: Option<Vec<u32>>) -> Computed {
+        Computed {
+            residues,
+            digits,
+            integers: None,
+        }
+    }
+}
+
 /// Which backend the caller asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum BackendChoice {

@@ -56,15 +56,7 @@ impl Backend {
                 let (residues, digits, laps) =
                     g.resultant_xy_words(basis.moduli(), packed, shape, candidates, true)?;
                 let digits = digits.map(|d| layout::to_number_major(&d, n, basis.range_len()));
-                let integers = None;
-                Ok((
-                    Computed {
-                        residues,
-                        digits,
-                        integers,
-                    },
-                    laps,
-                ))
+                Ok((Computed::of(residues, digits), laps))
             }
             None => {
                 let mut laps = Laps::start();
@@ -78,14 +70,7 @@ impl Backend {
                 );
                 laps.lap("resultants mod p, interpolation");
                 let residues = out.into();
-                Ok((
-                    Computed {
-                        residues,
-                        digits: None,
-                        integers: None,
-                    },
-                    laps,
-                ))
+                Ok((Computed::of(residues, None), laps))
             }
         }
     }
@@ -124,15 +109,7 @@ impl Backend {
             }
         })?;
         laps.stage("reduce, resultants mod p, interpolation (split)")?;
-        let (digits, integers) = (None, None);
-        Ok((
-            Computed {
-                residues,
-                digits,
-                integers,
-            },
-            laps,
-        ))
+        Ok((Computed::of(residues, None), laps))
     }
 
     /// [`Backend::resultant_xy_per_channel`] on several GPUs of this process: each device
