@@ -37,10 +37,19 @@ fn multi() -> Option<Vec<Backend>> {
     let three: Vec<Arc<Gpu>> = (0..3).map(|i| gpus[i % gpus.len()].clone()).collect();
     let all = Backend::select_devices(BackendChoice::Gpu, &Devices::All).unwrap();
     assert_eq!(all.gpus().len(), gpus.len());
-    Some(vec![
-        Backend::on_gpus(two, 0).unwrap(),
-        Backend::on_gpus(three, 0).unwrap(),
-    ])
+    // Every size split, however small (the default leaves small work to the first).
+    let split = |gpus: Vec<Arc<Gpu>>| Backend::Gpus {
+        gpus: gpus.into(),
+        min_work: 0,
+        min_split: 0,
+    };
+    assert!(
+        Backend::on_gpus(two.clone(), 0)
+            .unwrap()
+            .split_count(1 << 10)
+            == 1
+    );
+    Some(vec![split(two), split(three)])
 }
 
 #[test]

@@ -98,7 +98,8 @@ fn mine(n: usize) -> Vec<usize> {
 
 impl Backend {
     /// The backend over `gpus` (at least one): [`Backend::Gpu`] for one device,
-    /// [`Backend::Gpus`] for several. Work below `min_work` residues runs on the CPU.
+    /// [`Backend::Gpus`] for several (work below [`super::split::SPLIT_MIN_WORK`] stays
+    /// on the first). Work below `min_work` residues runs on the CPU.
     pub fn on_gpus(mut gpus: Vec<Arc<Gpu>>, min_work: usize) -> Result<Backend> {
         match gpus.len() {
             0 => Err(Error::NoGpu("no device was given".into())),
@@ -109,6 +110,7 @@ impl Backend {
             _ => Ok(Backend::Gpus {
                 gpus: gpus.into(),
                 min_work,
+                min_split: super::split::SPLIT_MIN_WORK,
             }),
         }
     }

@@ -91,6 +91,9 @@ pub enum Backend {
         gpus: Arc<[Arc<Gpu>]>,
         /// Smallest amount of work sent to the GPUs.
         min_work: usize,
+        /// Smallest amount of work split across them (less runs on the first):
+        /// [`split::SPLIT_MIN_WORK`] from [`Backend::on_gpus`].
+        min_split: usize,
     },
 }
 
@@ -127,7 +130,7 @@ impl Backend {
     fn gpu_for(&self, work: usize) -> Option<&Arc<Gpu>> {
         match self {
             Backend::Gpu { gpu, min_work } if work >= *min_work => Some(gpu),
-            Backend::Gpus { gpus, min_work } if work >= *min_work => gpus.first(),
+            Backend::Gpus { gpus, min_work, .. } if work >= *min_work => gpus.first(),
             _ => None,
         }
     }
