@@ -30,6 +30,7 @@ pub mod det;
 pub mod error;
 pub mod interrupt;
 pub mod layout;
+pub mod limits;
 pub mod linalg;
 pub mod matrix;
 pub mod modmat;

@@ -236,6 +236,14 @@ pub fn resultant_xy_with_stats(
         contents.is_divisible_u(p)
     }));
     stats.range_primes = basis.range_moduli().iter().map(|m| m.m).collect();
+    // The dense inputs, the values at every point and the coefficients, for every prime.
+    let words = basis.channels() as u128 * (shape.len() + candidates + n) as u128;
+    let what = format!(
+        "a resultant of degree up to {} in x over {} primes",
+        n - 1,
+        basis.channels()
+    );
+    crate::limits::check_words(words, &what)?;
     let mut coeffs = f.dense(shape.fx as usize + 1);
     coeffs.extend(g.dense(shape.gx as usize + 1));
     laps.stage("primes")?;
