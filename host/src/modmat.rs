@@ -95,8 +95,13 @@ impl ModMatrices {
     pub fn read_mod(path: &str, p: u32) -> Result<ModMatrices> {
         let m = Modulus::new(p)?;
         let text = read_source(path)?;
-        let name = if path == "-" { "<stdin>" } else { path };
-        let (rows, cols, data) = parse_entries(&text, name, |t| match classify(t)? {
+        Self::parse_mod(&text, if path == "-" { "<stdin>" } else { path }, m)
+    }
+
+    /// Parses the matrix text format straight into residues modulo `m`; `source` names
+    /// the input in error messages.
+    pub fn parse_mod(text: &str, source: &str, m: Modulus) -> Result<ModMatrices> {
+        let (rows, cols, data) = parse_entries(text, source, |t| match classify(t)? {
             Token::Small(v) => Some(m.reduce_i64(v)),
             Token::Large => parse_integer(t).map(|x| residue(&x, m)),
         })?;
