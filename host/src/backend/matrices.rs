@@ -32,11 +32,7 @@ impl Backend {
             let (mods, part) = (&moduli[r.clone()], &data[r.start * nn..r.end * nn]);
             match be.gpu_for(part.len()) {
                 Some(g) => Ok(g.det_per_channel(mods, n, part)?.into()),
-                None => {
-                    let mut part = part.to_vec();
-                    let e = cpu::eliminate_per_channel(mods, n, n, n, false, &mut part);
-                    Ok(e.into_iter().map(|e| e.det).collect())
-                }
+                None => Ok(cpu_dets(mods, n, part.to_vec())),
             }
         })?;
         Ok(dets.into_vec())
@@ -64,11 +60,7 @@ impl Backend {
             let mods = &basis.moduli()[r];
             match (be.gpu_for(entries.len() * mods.len()), &packed) {
                 (Some(g), Some((w, neg, nw))) => g.det_packed(mods, (w, neg, *nw), n),
-                _ => {
-                    let mut data = vector::residues_of(entries, mods);
-                    let e = cpu::eliminate_per_channel(mods, n, n, n, false, &mut data);
-                    Ok(e.into_iter().map(|e| e.det).collect())
-                }
+                _ => Ok(cpu_dets(mods, n, vector::residues_of(entries, mods))),
             }
         })?;
         Ok(dets.into_vec())
@@ -307,6 +299,13 @@ impl Backend {
             }
         })
     }
+}
+
+/// The determinant modulo each of `moduli` of the `n × n` matrices in `data` (one per
+/// channel), by elimination on the CPU.
+fn cpu_dets(moduli: &[Modulus], n: usize, mut data: Vec<u32>) -> Words {
+    let e = cpu::eliminate_per_channel(moduli, n, n, n, false, &mut data);
+    e.into_iter().map(|e| e.det).collect()
 }
 
 /// Words per channel of a packed elimination: rank, determinant and, with `keep`, the
