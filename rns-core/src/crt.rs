@@ -17,3 +17,33 @@ pub fn fill_inverses(moduli: &[Modulus], out: &mut [u32]) {
         out[i] = mi.inv(prod).expect("moduli must be distinct primes");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inverses_of_the_cofactors() {
+        let moduli = [
+            2_147_483_647u32,
+            2_147_483_629,
+            2_147_483_587,
+            1_073_741_827,
+        ]
+        .map(|m| Modulus::new(m).unwrap());
+        let mut out = [0u32; 4];
+        fill_inverses(&moduli, &mut out);
+        for (i, mi) in moduli.iter().enumerate() {
+            // (M / m_i) mod m_i, from the other moduli directly.
+            let cof = moduli
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .fold(1u64, |c, (_, mj)| c * mj.m as u64 % mi.m as u64);
+            assert_eq!(cof * out[i] as u64 % mi.m as u64, 1, "modulus {i}");
+        }
+        let mut one = [0u32; 1];
+        fill_inverses(&moduli[..1], &mut one);
+        assert_eq!(one, [1]);
+    }
+}

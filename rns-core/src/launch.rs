@@ -32,6 +32,10 @@ pub const DET_SMEM_BYTES: u32 = MATMUL_SMEM_BYTES + 16;
 /// Dynamic shared memory of the elimination kernel: four control words.
 pub const ELIMINATE_SMEM_BYTES: u32 = 16;
 
+// The A tile's padded rows hold a whole row, and the largest block fits in the shared
+// memory that a block may use without opting in to more (48 KiB).
+const _: () = assert!(MM_A_STRIDE >= MM_TILE && DET_SMEM_BYTES <= 48 * 1024);
+
 /// Threads per block of the elimination kernel for `rows` rows: a warp per row at
 /// most, between 2 and 32 warps.
 pub const fn eliminate_threads(rows: usize) -> u32 {
@@ -50,4 +54,46 @@ pub const fn eliminate_threads(rows: usize) -> u32 {
 /// points, and one count.
 pub const fn interpolation_words(n: usize, points: usize) -> usize {
     3 * n + points + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_memory_holds_the_tiles_and_fits_a_block() {
+        // The A k-tile (MM_TK rows of MM_A_STRIDE ≥ MM_TILE words) and the B k-tile.
+        assert_eq!(MATMUL_SMEM_BYTES, 4 * MM_TK * (MM_A_STRIDE + MM_TILE));
+        assert_eq!(DET_SMEM_BYTES, MATMUL_SMEM_BYTES + 4 * 4);
+        assert_eq!(ELIMINATE_SMEM_BYTES, 4 * 4);
+        // 16 × 16 threads cover a 64 × 64 tile, four by four.
+        assert_eq!(MM_TILE % MM_THREADS_SIDE, 0);
+    }
+
+    #[test]
+    fn elimination_blocks_are_whole_warps_between_2_and_32() {
+        assert_eq!(eliminate_threads(0), 64);
+        assert_eq!(eliminate_threads(1), 64);
+        assert_eq!(eliminate_threads(2), 64);
+        assert_eq!(eliminate_threads(3), 96);
+        assert_eq!(eliminate_threads(31), 992);
+        assert_eq!(eliminate_threads(32), 1024);
+        assert_eq!(eliminate_threads(33), 1024);
+        assert_eq!(eliminate_threads(usize::MAX), 1024);
+        for rows in 0..100 {
+            let t = eliminate_threads(rows);
+            assert!(
+                t.is_multiple_of(32) && (64..=1024).contains(&t),
+                "{rows} rows: {t}"
+            );
+        }
+    }
+
+    #[test]
+    fn interpolation_scratch_is_its_parts() {
+        // abscissae (n) + two difference buffers (2n) + inverses (points) + a count.
+        assert_eq!(interpolation_words(0, 0), 1);
+        assert_eq!(interpolation_words(5, 9), 5 + 2 * 5 + 9 + 1);
+        assert_eq!(interpolation_words(1000, 1100), 3000 + 1100 + 1);
+    }
 }

@@ -287,4 +287,164 @@ mod tests {
         let mut e: [u32; 0] = [];
         assert_eq!(det_in_place(&mut e, 0, m), 1);
     }
+
+    /// A small xorshift generator, for random matrices without dependencies.
+    fn rng(seed: u64) -> impl FnMut() -> u64 {
+        let mut x = seed;
+        move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        }
+    }
+
+    /// The determinant by expansion along the first row (n ≤ 5).
+    fn det_expand(a: &[u32], n: usize, m: Modulus) -> u32 {
+        if n == 0 {
+            return 1;
+        }
+        let mut d = 0;
+        for c in 0..n {
+            let minor: Vec<u32> = (1..n)
+                .flat_map(|r| (0..n).filter(move |&j| j != c).map(move |j| (r, j)))
+                .map(|(r, j)| a[r * n + j])
+                .collect();
+            let t = m.mul(a[c], det_expand(&minor, n - 1, m));
+            d = if c % 2 == 0 { m.add(d, t) } else { m.sub(d, t) };
+        }
+        d
+    }
+
+    extern crate std;
+    use std::vec::Vec;
+
+    #[test]
+    fn determinants_match_expansion_with_row_swaps_anywhere() {
+        let m = Modulus::new(2_147_483_629).unwrap();
+        let mut next = rng(0x2545_F491_4F6C_DD1D);
+        for n in 1..=5 {
+            for case in 0..200 {
+                // Mostly zeros in the small cases, so that pivots are often missing and
+                // rows are swapped below the first pivot.
+                let a: Vec<u32> = (0..n * n)
+                    .map(|_| match next() % 4 {
+                        0 if case % 2 == 0 => 0,
+                        1 => m.m - 1 - (next() % 3) as u32,
+                        _ => (next() % m.m as u64) as u32,
+                    })
+                    .collect();
+                let want = det_expand(&a, n, m);
+                let mut b = a.clone();
+                assert_eq!(det_in_place(&mut b, n, m), want, "{n}×{n} {a:?}");
+            }
+        }
+        // The second pivot needs a swap: [[1, 2, 3], [0, 0, 1], [0, 5, 7]], det −5.
+        let mut a = [1, 2, 3, 0, 0, 1, 0, 5, 7];
+        assert_eq!(det_in_place(&mut a, 3, m), m.m - 5);
+    }
+
+    #[test]
+    fn gauss_jordan_gives_the_inverse_with_swaps_below_the_first_row() {
+        let m = Modulus::new(2_147_483_647).unwrap();
+        let mut next = rng(0x9E37_79B9_7F4A_7C15);
+        for n in 1..=6 {
+            for _ in 0..50 {
+                let a: Vec<u32> = (0..n * n)
+                    .map(|_| {
+                        if next().is_multiple_of(3) {
+                            0
+                        } else {
+                            (next() % m.m as u64) as u32
+                        }
+                    })
+                    .collect();
+                // [A | I] → [I | A⁻¹] when A is invertible.
+                let w = 2 * n;
+                let mut aug: Vec<u32> = (0..n * w)
+                    .map(|e| {
+                        let (r, c) = (e / w, e % w);
+                        if c < n {
+                            a[r * n + c]
+                        } else {
+                            (c - n == r) as u32
+                        }
+                    })
+                    .collect();
+                let e = eliminate(&mut aug, n, w, n, true, m);
+                let want = det_expand(&a, n, m);
+                assert_eq!(e.det, want);
+                if want == 0 {
+                    assert!((e.rank as usize) < n);
+                    continue;
+                }
+                assert_eq!(e.rank as usize, n);
+                for r in 0..n {
+                    for c in 0..n {
+                        assert_eq!(aug[r * w + c], (r == c) as u32, "left half is I");
+                        // (A · A⁻¹)[r][c]
+                        let mut s = 0;
+                        for k in 0..n {
+                            s = m.add(s, m.mul(a[r * n + k], aug[k * w + n + c]));
+                        }
+                        assert_eq!(s, (r == c) as u32, "A · A⁻¹ = I");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn empty_and_non_square_eliminations() {
+        let m = Modulus::new(2_147_483_647).unwrap();
+        assert_eq!(Elimination::of_empty(0, 0), Elimination { rank: 0, det: 1 });
+        assert_eq!(Elimination::of_empty(0, 3), Elimination { rank: 0, det: 0 });
+        assert_eq!(Elimination::of_empty(3, 0), Elimination { rank: 0, det: 0 });
+        // Full rank 2 on 3 pivot columns: the pivot columns are not square, det 0.
+        let mut a = [1, 2, 3, 4, 5, 6];
+        assert_eq!(
+            eliminate(&mut a, 2, 3, 3, false, m),
+            Elimination { rank: 2, det: 0 }
+        );
+        // More rows than pivot columns: rank 2, det 0.
+        let mut b = [1, 0, 0, 1, 1, 1];
+        assert_eq!(
+            eliminate(&mut b, 3, 2, 2, false, m),
+            Elimination { rank: 2, det: 0 }
+        );
+    }
+
+    #[test]
+    fn delayed_reduction_matches_the_exact_dot_product() {
+        let m = Modulus::new(2_147_483_629).unwrap();
+        let t = m.fold_factor();
+        let mut next = rng(7);
+        let k = 4 * crate::modulus::LAZY_PRODUCTS + 3;
+        let worst = [m.m - 1, m.m / 2, m.m / 2 + 1];
+        let a: Vec<u32> = (0..k)
+            .map(|i| {
+                if i % 2 == 0 {
+                    worst[i % 3]
+                } else {
+                    (next() % m.m as u64) as u32
+                }
+            })
+            .collect();
+        let b: Vec<[u32; 2]> = (0..k)
+            .map(|i| [worst[(i + 1) % 3], (next() % m.m as u64) as u32])
+            .collect();
+        let mut acc = [0i64; 2];
+        for (i, (&x, y)) in a.iter().zip(&b).enumerate() {
+            if i % crate::modulus::LAZY_PRODUCTS == 0 {
+                fold_all(&mut acc, t);
+            }
+            add_products(&mut acc, m.center(x), &y.map(|v| m.center(v)));
+        }
+        for (j, &s) in acc.iter().enumerate() {
+            let want = a.iter().zip(&b).fold(0u128, |s, (&x, y)| {
+                (s + x as u128 * y[j] as u128) % m.m as u128
+            });
+            assert_eq!(m.reduce_i64(s) as u128, want, "column {j}");
+        }
+    }
 }

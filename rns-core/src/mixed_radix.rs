@@ -92,4 +92,27 @@ mod tests {
         assert!(!is_negative(&r, &half));
         assert!(is_negative(&[0, 0, moduli[2].m - 1], &half));
     }
+
+    #[test]
+    fn the_sign_changes_between_half_and_half_plus_one() {
+        let moduli = [2_147_483_647u32, 2_147_483_629, 1_073_741_827].map(Modulus::new_unchecked);
+        let mut table = [0u32; 9];
+        fill_table(&moduli, &mut table);
+        let mut half = [0u32; 3];
+        fill_half_digits(&moduli, &table, &mut half);
+        let big_m: u128 = moduli.iter().map(|m| m.m as u128).product();
+        let h = (big_m - 1) / 2;
+        for (x, negative) in [
+            (0, false),
+            (1, false),
+            (h - 1, false),
+            (h, false),
+            (h + 1, true),
+            (big_m - 1, true),
+        ] {
+            let mut d = moduli.map(|m| (x % m.m as u128) as u32);
+            to_digits(&mut d, &moduli, &table);
+            assert_eq!(is_negative(&d, &half), negative, "x = {x}");
+        }
+    }
 }

@@ -394,4 +394,77 @@ mod tests {
         let x = m.inv(12345).unwrap();
         assert_eq!(m.mul(x, 12345), 1);
     }
+
+    #[test]
+    fn range_ends_and_messages() {
+        // 2^30 − 35 is the largest prime below the range; 2^30 + 3 is the first in it.
+        for p in [(1 << 30) - 35, (1 << 30) - 1, 1 << 30] {
+            assert_eq!(Modulus::new(p), Err(ModulusError::OutOfRange(p)));
+        }
+        assert_eq!(MODULUS_MIN, (1 << 30) + 1);
+        assert!(Modulus::new((1 << 30) + 3).is_ok());
+        assert!(Modulus::new(MODULUS_MAX).is_ok());
+        let text = |e: ModulusError| {
+            let mut s = heapless_string();
+            core::fmt::write(&mut s, format_args!("{e}")).unwrap();
+            s
+        };
+        assert_eq!(
+            text(ModulusError::OutOfRange(7)).as_str(),
+            "modulus 7 is outside the supported range: it must be a prime with 2^30 < m < 2^31"
+        );
+        assert_eq!(
+            text(ModulusError::NotPrime(9)).as_str(),
+            "modulus 9 is not a prime"
+        );
+    }
+
+    #[test]
+    fn additions_at_the_modulus() {
+        let m = Modulus::new(P).unwrap();
+        assert_eq!(m.add(1, P - 1), 0);
+        assert_eq!(m.add(P - 1, P - 1), P - 2);
+        assert_eq!(m.sub(0, P - 1), 1);
+        assert_eq!(m.mul(P - 1, P - 1), 1);
+        assert_eq!(m.mul_naive(P - 1, 2), P - 2);
+        assert_eq!(m.pow(3, 0), 1);
+        assert_eq!(m.pow(P - 1, 3), P - 1);
+        assert_eq!(m.reduce_u32(u32::MAX), (u32::MAX % P));
+        assert_eq!(m.reduce_limbs(&[]), 0);
+        assert_eq!(
+            m.reduce_limbs(&[u64::MAX, 1]),
+            (((1u128 << 65) - 1) % P as u128) as u32
+        );
+    }
+
+    /// A fixed-capacity string for formatting in a `no_std` crate's tests.
+    fn heapless_string() -> Text {
+        Text {
+            buf: [0; 128],
+            len: 0,
+        }
+    }
+
+    struct Text {
+        buf: [u8; 128],
+        len: usize,
+    }
+
+    impl Text {
+        fn as_str(&self) -> &str {
+            core::str::from_utf8(&self.buf[..self.len]).unwrap()
+        }
+    }
+
+    impl core::fmt::Write for Text {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            let end = self.len + s.len();
+            self.buf
+                .get_mut(self.len..end)
+                .ok_or(core::fmt::Error)?
+                .copy_from_slice(s.as_bytes());
+            self.len = end;
+            Ok(())
+        }
+    }
 }

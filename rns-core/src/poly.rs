@@ -201,4 +201,36 @@ mod tests {
         assert_eq!(at(3, &mut work), Some(P - 7));
         assert_eq!(s.degree_bound(), 2);
     }
+
+    #[test]
+    fn shape_sizes() {
+        let s = BiShape {
+            fy: 2,
+            fx: 4,
+            gy: 3,
+            gx: 6,
+        };
+        assert_eq!(s.f_len(), 3 * 5);
+        assert_eq!(s.len(), 3 * 5 + 4 * 7);
+        assert!(!s.is_empty());
+        assert_eq!(s.work_len(), 3 + 4);
+        // res_y(f, g) has degree at most deg_y(g)·deg_x(f) + deg_y(f)·deg_x(g).
+        assert_eq!(s.degree_bound(), 3 * 4 + 2 * 6);
+    }
+
+    #[test]
+    fn inverse_table_of_every_length() {
+        let m = Modulus::new(P).unwrap();
+        for len in 0..40 {
+            let mut inv = [7u32; 40];
+            small_inverses(&mut inv[..len], m);
+            for (g, &i) in inv[..len].iter().enumerate().skip(1) {
+                assert_eq!(m.mul(g as u32, i), 1, "inverse of {g} in a table of {len}");
+            }
+            assert!(
+                inv[len..].iter().all(|&x| x == 7),
+                "nothing written past the table"
+            );
+        }
+    }
 }

@@ -121,4 +121,13 @@ mod tests {
         assert_eq!(primes_descending(0, 1, |_| false).count(), 0);
         assert_eq!(primes_descending(2, 2, |_| false).count(), 1);
     }
+
+    #[test]
+    fn powers_for_every_exponent() {
+        assert_eq!(pow_mod(3, 0, 7), 1);
+        assert_eq!(pow_mod(10, 0, 7), 1);
+        assert_eq!(pow_mod(3, 6, 7), 1);
+        assert_eq!(pow_mod(2, 10, 1_000_003), 1024);
+        assert_eq!(pow_mod(5, 1, 1), 0);
+    }
 }
