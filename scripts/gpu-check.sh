@@ -15,6 +15,8 @@
 #   scripts/gpu-check.sh --run --python        # and the Python package: its tests, then python/bench/vs_flint.py
 #   scripts/gpu-check.sh --run --multi         # and several GPUs against one (examples/multi_gpu_bench.rs),
 #                                              # and mpirun with one rank per GPU when OpenMPI is there
+#   scripts/gpu-check.sh --run --sweep         # and the FLINT differential sweep on the GPU backend:
+#                                              # SWEEP_PROCS processes (8) for SWEEP_SECONDS (450), seeds apart
 set -euo pipefail
 cd "$(dirname "$0")/.."
 B=gpu-bundle
@@ -154,6 +156,24 @@ if [[ " $* " == *" --multi "* ]]; then
     else
         echo "no mpirun on this host: the MPI runs were not made"
     fi
+fi
+if [[ " $* " == *" --sweep "* ]]; then
+    procs=${SWEEP_PROCS:-8}
+    echo "== FLINT differential sweep, backend gpu: $procs processes for ${SWEEP_SECONDS:-450} s"
+    python_wheels
+    for i in $(seq 1 "$procs"); do
+        python3 scripts/flint_sweep.py --backend gpu --cases 100000000 --seconds "${SWEEP_SECONDS:-450}" \
+            --seed $((100000 * i)) > /tmp/sweep-$i.txt 2>&1 &
+    done
+    wait || true
+    tail -qn 1 /tmp/sweep-*.txt
+    grep -h MISMATCH /tmp/sweep-*.txt | head -20 && status=1
+    tail -qn 1 /tmp/sweep-*.txt | python3 -c "import sys, re
+lines = sys.stdin.read().splitlines()
+n = sum(int(l.split()[0]) for l in lines if ' cases on backend ' in l)
+bad = sum(int(re.search(r'(\d+) mismatches', l).group(1)) for l in lines if ' cases on backend ' in l)
+print(f'sweep: {n} cases in {len(lines)} processes, {bad} mismatches')
+sys.exit(1 if bad or len([l for l in lines if ' cases on backend ' in l]) < len(lines) else 0)" || status=1
 fi
 if [[ " $* " == *" --cpu-benches "* ]]; then
     echo "== CPU criterion benchmarks on this host"

@@ -4,10 +4,16 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn rns(args: &[&str], stdin: &str) -> Output {
+    rns_env(args, stdin, &[])
+}
+
+/// [`rns`] with extra environment variables.
+fn rns_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     // RNS_BIN points at the binary where the tests run away from the build tree.
     let bin = std::env::var("RNS_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_rns").to_string());
     let mut child = Command::new(bin)
         .args(args)
+        .envs(env.iter().copied())
         .env("RUST_BACKTRACE", "1")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -317,4 +323,61 @@ fn device_lists_are_checked() {
         );
         assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
     }
+}
+
+/// A device operation that fails (`RNS_GPU_FAULT`, the test hook) ends the process with
+/// exit code 1, one line on stderr and nothing on stdout, whatever the site.
+#[test]
+fn a_failing_device_operation_prints_no_answer() {
+    if rns::Backend::select(rns::BackendChoice::Gpu).is_err() {
+        assert_ne!(
+            std::env::var("RNS_REQUIRE_GPU").as_deref(),
+            Ok("1"),
+            "RNS_REQUIRE_GPU=1 but no GPU is usable"
+        );
+        let _ = writeln!(std::io::stderr(), "SKIPPED: no usable GPU");
+        return;
+    }
+    let matrix = "3 3\n2 -1 0\n-1 2 -1\n0 -1 2\n";
+    let cases: [(&[&str], &str); 3] = [
+        (&["det", "-", "--backend", "gpu"], matrix),
+        (&["rank", "-", "--backend", "gpu"], matrix),
+        (&["inverse", "-", "--backend", "gpu"], matrix),
+    ];
+    for (args, input) in cases {
+        let clean = rns(args, input);
+        assert_eq!(
+            clean.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            text(&clean.stderr)
+        );
+        for site in ["alloc", "copy", "launch", "sync"] {
+            let fault = format!("{site}:1");
+            let out = rns_env(args, input, &[("RNS_GPU_FAULT", &fault)]);
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(1), "{args:?} {fault}: {err}");
+            assert!(
+                out.stdout.is_empty(),
+                "{args:?} {fault}: {}",
+                text(&out.stdout)
+            );
+            assert!(
+                err.contains(&format!("(injected {site})")),
+                "{args:?} {fault}: {err}"
+            );
+            assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        }
+    }
+    let out = rns_env(
+        &["det", "-", "--backend", "gpu"],
+        matrix,
+        &[("RNS_GPU_FAULT", "disk:1")],
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        text(&out.stderr).contains("expected SITE:N"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -86,3 +86,30 @@ def test_several_gpus_give_the_answers_of_one():
     assert every.det(a) == one.det(a) == rns.det(a, backend="cpu")
     b = [[i - 20] for i in range(40)]
     assert every.solve(a, b) == rns.solve(a, b, backend="cpu")
+
+
+def test_a_failing_device_operation_raises_and_the_next_call_works():
+    """RNS_GPU_FAULT (the library's test hook) fails the first allocation or launch of
+    the device: MemoryError or RuntimeError, then the right answer on the next call."""
+    if "gpu" not in rns.backends():
+        pytest.skip("no usable GPU")
+    import subprocess
+    import sys
+    import os
+
+    script = (
+        "import rns\n"
+        "a = [[2, -1, 0], [-1, 2, -1], [0, -1, 2]]\n"
+        "try:\n"
+        "    rns.det(a, backend='gpu')\n"
+        "except (MemoryError, RuntimeError) as e:\n"
+        "    print(type(e).__name__, e)\n"
+        "print(rns.det(a, backend='gpu'))\n"
+    )
+    for site, exc in [("alloc", "MemoryError"), ("launch", "RuntimeError")]:
+        env = dict(os.environ, RNS_GPU_FAULT=f"{site}:1")
+        out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        first, second = out.stdout.strip().splitlines()
+        assert first.startswith(exc) and f"injected {site}" in first, first
+        assert second == "4"

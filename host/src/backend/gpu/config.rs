@@ -1,6 +1,8 @@
 //! [`GpuConfig`]: the settings of one [`super::Gpu`], read from the environment once
 //! when the device opens and adjustable at run time (tests force the chunked paths).
 
+use super::fault::{Fault, FaultSite, Faults, FAULT_VAR};
+use crate::error::Result;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The environment variable that caps the device memory one operation may use, in bytes.
@@ -16,21 +18,29 @@ pub struct GpuConfig {
     /// Bytes of dynamic shared memory the interpolation and mixed-radix kernels may use
     /// (`usize::MAX`: the device's maximum).
     smem_limit: AtomicUsize,
+    /// The armed test fault, if any ([`super::fault`]).
+    faults: Faults,
 }
 
 impl GpuConfig {
     /// The settings a device starts with: no poisoning, the memory cap of
-    /// `RNS_GPU_MEM_LIMIT` when that is set to a number of bytes, no shared-memory cap.
-    pub(crate) fn from_env() -> GpuConfig {
+    /// `RNS_GPU_MEM_LIMIT` when that is set to a number of bytes, no shared-memory cap,
+    /// the fault of `RNS_GPU_FAULT` when that is set (an error when it cannot be read).
+    pub(crate) fn from_env() -> Result<GpuConfig> {
         let limit = std::env::var(MEM_LIMIT_VAR)
             .ok()
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(0);
-        GpuConfig {
+        let faults = Faults::default();
+        if let Ok(s) = std::env::var(FAULT_VAR) {
+            faults.set(Some(s.parse()?));
+        }
+        Ok(GpuConfig {
             poison: AtomicBool::new(false),
             mem_limit: AtomicUsize::new(limit),
             smem_limit: AtomicUsize::new(usize::MAX),
-        }
+            faults,
+        })
     }
 
     /// Fill every output buffer with `0xFFFF_FFFF` (never a residue, digit or flag the
@@ -65,5 +75,22 @@ impl GpuConfig {
     /// The shared-memory cap (`usize::MAX` when none is set).
     pub fn shared_memory_limit(&self) -> usize {
         self.smem_limit.load(Ordering::Relaxed)
+    }
+
+    /// Arms a test fault: the `nth` allocation, copy, launch… of this device from now on
+    /// fails as the driver would fail it (`None` disarms). See [`super::fault`].
+    pub fn set_fault(&self, fault: Option<Fault>) {
+        self.faults.set(fault);
+    }
+
+    /// Whether the fault armed last has failed an operation yet.
+    pub fn fault_fired(&self) -> bool {
+        self.faults.fired()
+    }
+
+    /// Counts one operation at `site` against the armed fault: its error when this is
+    /// the occurrence to fail.
+    pub(crate) fn check_fault(&self, site: FaultSite) -> Result<()> {
+        self.faults.check(site)
     }
 }

@@ -48,9 +48,10 @@ fn channel_grid(len: usize, channels: usize) -> Result<LaunchConfig> {
     })
 }
 
-/// Launches kernel `$f` on `$stream` with the listed arguments.
+/// Launches kernel `$f` of device `$gpu` on `$stream` with the listed arguments.
 macro_rules! launch {
-    ($stream:expr, $f:expr, $cfg:expr, $($arg:expr),+ $(,)?) => {{
+    ($gpu:expr, $stream:expr, $f:expr, $cfg:expr, $($arg:expr),+ $(,)?) => {{
+        $gpu.config().check_fault(super::FaultSite::Launch)?;
         let mut b = $stream.launch_builder($f);
         $( b.arg($arg); )+
         // SAFETY: every caller checks its buffers against the shape the kernel reads.
@@ -92,6 +93,7 @@ impl Gpu {
         let x = |k: usize| inputs[k.min(inputs.len() - 1)];
         let cfg = channel_grid(s.len, s.channels)?;
         launch!(
+            self,
             stream,
             f,
             cfg,
@@ -121,6 +123,7 @@ impl Gpu {
         let len = s.len as u32;
         let cfg = channel_grid(s.len, s.channels)?;
         launch!(
+            self,
             self.stream(),
             &self.kernels().mul_chain,
             cfg,
@@ -159,7 +162,7 @@ impl Gpu {
             shared_mem_bytes: smem,
         };
         let (len, ch) = (s.len as u32, s.channels as u32);
-        launch!(stream, f, cfg, out, a, b, &len, &ch)
+        launch!(self, stream, f, cfg, out, a, b, &len, &ch)
     }
 
     /// Numbers per block of the mixed-radix kernel for `len` numbers over `k` channels: up
@@ -210,8 +213,8 @@ impl Gpu {
         let (len, k, sh) = (s.len as u32, s.k as u32, shared as u32);
         let f = &self.kernels().mrc_digits;
         match offset {
-            Some(o) => launch!(stream, f, cfg, digits, x, o, moduli, table, &len, &k, &sh),
-            None => launch!(stream, f, cfg, digits, x, &0u64, moduli, table, &len, &k, &sh),
+            Some(o) => launch!(self, stream, f, cfg, digits, x, o, moduli, table, &len, &k, &sh),
+            None => launch!(self, stream, f, cfg, digits, x, &0u64, moduli, table, &len, &k, &sh),
         }
     }
 
@@ -235,7 +238,15 @@ impl Gpu {
             shared_mem_bytes: 0,
         };
         let k32 = k as u32;
-        launch!(stream, &self.kernels().mr_table, cfg, table, moduli, &k32)
+        launch!(
+            self,
+            stream,
+            &self.kernels().mr_table,
+            cfg,
+            table,
+            moduli,
+            &k32
+        )
     }
 
     /// `out[i]` = −1, 0, 1 for `a[i]` <, =, > `b[i]` by their digits (or `b` itself, `k`
@@ -262,6 +273,7 @@ impl Gpu {
         };
         let (bc, len, k) = (s.broadcast as u32, s.len as u32, s.k as u32);
         launch!(
+            self,
             stream,
             &self.kernels().cmp_digits,
             cfg,
@@ -292,7 +304,7 @@ impl Gpu {
         let (len, nw) = (s.len as u32, s.nwords as u32);
         let cfg = channel_grid(s.len, s.channels)?;
         let f = &self.kernels().reduce_words;
-        launch!(stream, f, cfg, out, words, neg, moduli, &len, &nw)
+        launch!(self, stream, f, cfg, out, words, neg, moduli, &len, &nw)
     }
 
     /// Gaussian elimination, one block per channel, on `mats` (overwritten); `ranks` and
@@ -322,7 +334,7 @@ impl Gpu {
             s.jordan as u32,
         );
         let f = &self.kernels().eliminate;
-        launch!(stream, f, cfg, ranks, dets, mats, moduli, &r, &c, &p, &j)
+        launch!(self, stream, f, cfg, ranks, dets, mats, moduli, &r, &c, &p, &j)
     }
 
     /// Blocked LU determinant, one block per channel, on `mats` (overwritten).
@@ -344,6 +356,7 @@ impl Gpu {
         };
         let n = s.n as u32;
         launch!(
+            self,
             stream,
             &self.kernels().det_blocked,
             cfg,
@@ -380,6 +393,7 @@ impl Gpu {
         };
         let (n, k, p) = (s.n as u32, s.k as u32, s.p as u32);
         launch!(
+            self,
             stream,
             &self.kernels().matmul,
             cfg,
@@ -421,6 +435,7 @@ impl Gpu {
         };
         let (c, df, dg) = (s.channels as u32, s.df as u32, s.dg as u32);
         launch!(
+            self,
             stream,
             &self.kernels().resultant,
             cfg,
@@ -462,7 +477,7 @@ impl Gpu {
         let (sh, points) = (s.shape, s.candidates as u32);
         let f = &self.kernels().resultant_points;
         let (fy, fx, gy, gx) = (&sh.fy, &sh.fx, &sh.gy, &sh.gx);
-        launch!(stream, f, cfg, vals, work, coeffs, moduli, fy, fx, gy, gx, &points)
+        launch!(self, stream, f, cfg, vals, work, coeffs, moduli, fy, fx, gy, gx, &points)
     }
 
     /// Whether the interpolation scratch of `n` coefficients from `candidates` points fits
@@ -496,6 +511,6 @@ impl Gpu {
         };
         let (c, n, sh) = (s.candidates as u32, s.n as u32, s.shared as u32);
         let f = &self.kernels().interpolate;
-        launch!(stream, f, cfg, out, vals, scratch, moduli, &c, &n, &sh)
+        launch!(self, stream, f, cfg, out, vals, scratch, moduli, &c, &n, &sh)
     }
 }

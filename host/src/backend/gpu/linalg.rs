@@ -119,8 +119,7 @@ impl Gpu {
                     self.launch_eliminate(s, shape, dr, dd, &mut mats_in[0], &moduli[0])?;
                     if keep {
                         let n = r.len() * size;
-                        s.memcpy_dtod(&mats_in[0].slice(0..n), &mut tail[1].slice_mut(0..n))
-                            .map_err(super::device::cuda)?;
+                        self.dtod(s, &mats_in[0].slice(0..n), &mut tail[1].slice_mut(0..n))?;
                     }
                     Ok(())
                 },
@@ -266,7 +265,7 @@ impl Gpu {
                         "an elimination's output of the wrong length".into(),
                     ));
                 }
-                s.memcpy_dtoh(&dmats, out).map_err(super::device::cuda)?;
+                self.dtoh(s, &dmats, out)?;
                 Vec::new()
             }
         };

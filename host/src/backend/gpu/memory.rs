@@ -4,11 +4,12 @@
 //! page-locked buffers.
 
 use super::device::cuda;
-use super::Gpu;
+use super::{FaultSite, Gpu};
 use crate::error::Result;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, HostSlice};
 use rns_core::Modulus;
 use std::ops::Range;
+use std::sync::Arc;
 
 /// Flattens moduli into the `#[repr(C)]` layout of `rns_core::Modulus` (24 bytes:
 /// `m, two32, two32_shoup, padding, invk`) as 32-bit words for the device.
@@ -40,6 +41,7 @@ impl Gpu {
         stream: &std::sync::Arc<CudaStream>,
         n: usize,
     ) -> Result<CudaSlice<u32>> {
+        self.config().check_fault(FaultSite::Alloc)?;
         // SAFETY: u32 has no invalid bit patterns; callers overwrite before reading.
         let mut buf = unsafe { stream.alloc::<u32>(n.max(1)) }.map_err(cuda)?;
         if self.config().poison() {
@@ -66,7 +68,7 @@ impl Gpu {
     ) -> Result<CudaSlice<u32>> {
         let mut buf = self.alloc_on(stream, x.len())?;
         if !x.is_empty() {
-            stream.memcpy_htod(x, &mut buf).map_err(cuda)?;
+            self.htod(stream, x, &mut buf)?;
         }
         Ok(buf)
     }
@@ -85,8 +87,8 @@ impl Gpu {
     ) -> Result<Vec<u32>> {
         let mut v = vec![0u32; range.len()];
         if !range.is_empty() {
-            stream.memcpy_dtoh(&x.slice(range), &mut v).map_err(cuda)?;
-            stream.synchronize().map_err(cuda)?;
+            self.dtoh(stream, &x.slice(range), &mut v)?;
+            self.sync_stream(stream)?;
         }
         Ok(v)
     }
@@ -108,7 +110,38 @@ impl Gpu {
 
     /// Copies `src` into `dst` on the device (the bandwidth reference of the benchmarks).
     pub fn copy(&self, dst: &mut CudaSlice<u32>, src: &CudaSlice<u32>) -> Result<()> {
-        self.stream().memcpy_dtod(src, dst).map_err(cuda)
+        self.dtod(self.stream(), src, dst)
+    }
+
+    /// Copies host words `src` to the device buffer `dst` on `stream` (every host to
+    /// device copy of the backend goes through here).
+    pub fn htod<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
+    where
+        S: HostSlice<u32> + ?Sized,
+        D: DevicePtrMut<u32>,
+    {
+        self.config().check_fault(FaultSite::Copy)?;
+        stream.memcpy_htod(src, dst).map_err(cuda)
+    }
+
+    /// Copies the device buffer `src` to host words `dst` on `stream`.
+    pub fn dtoh<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
+    where
+        S: DevicePtr<u32>,
+        D: HostSlice<u32> + ?Sized,
+    {
+        self.config().check_fault(FaultSite::Copy)?;
+        stream.memcpy_dtoh(src, dst).map_err(cuda)
+    }
+
+    /// Copies the device buffer `src` to the device buffer `dst` on `stream`.
+    pub fn dtod<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
+    where
+        S: DevicePtr<u32>,
+        D: DevicePtrMut<u32>,
+    {
+        self.config().check_fault(FaultSite::Copy)?;
+        stream.memcpy_dtod(src, dst).map_err(cuda)
     }
 
     /// Bytes one operation may place on the device: the cap of

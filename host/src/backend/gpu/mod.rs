@@ -16,6 +16,7 @@
 
 pub mod config;
 pub(crate) mod device;
+pub mod fault;
 pub mod launch;
 pub mod linalg;
 pub mod memory;
@@ -31,6 +32,7 @@ pub mod vectors;
 pub use config::GpuConfig;
 pub(crate) use device::cuda as device_cuda;
 pub use device::PTX;
+pub use fault::{Fault, FaultSite};
 pub use launch::EqualKernel;
 pub use resident::DeviceWords;
 
@@ -133,7 +135,7 @@ impl Gpu {
         let stream = dev.ctx.new_stream().map_err(cuda)?;
         Ok(Gpu {
             dev,
-            config: GpuConfig::from_env(),
+            config: GpuConfig::from_env()?,
             stream,
             idle_streams: Mutex::new(Vec::new()),
             staging: HostPool::default(),
@@ -201,7 +203,19 @@ impl Gpu {
 
     /// Waits for the device's own stream.
     pub fn sync(&self) -> Result<()> {
-        self.stream.synchronize().map_err(cuda)
+        self.sync_stream(&self.stream)
+    }
+
+    /// Waits for `stream`.
+    pub fn sync_stream(&self, stream: &CudaStream) -> Result<()> {
+        self.config.check_fault(FaultSite::Sync)?;
+        stream.synchronize().map_err(cuda)
+    }
+
+    /// Waits for `event`.
+    pub(crate) fn sync_event(&self, event: &cudarc::driver::CudaEvent) -> Result<()> {
+        self.config.check_fault(FaultSite::Sync)?;
+        event.synchronize().map_err(cuda)
     }
 
     /// Times `f` on the device's own stream with events, in milliseconds.

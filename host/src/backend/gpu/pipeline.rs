@@ -6,7 +6,7 @@
 
 use super::device::cuda;
 use super::staging::Pinned;
-use super::Gpu;
+use super::{FaultSite, Gpu};
 use crate::error::{Error, Result};
 use crate::words::{Words, WordsRef};
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream};
@@ -139,6 +139,7 @@ enum HostBuf {
 impl HostBuf {
     fn get(gpu: &Gpu, words: usize, pinned: bool) -> Result<HostBuf> {
         Ok(if pinned {
+            gpu.config().check_fault(FaultSite::Pinned)?;
             HostBuf::Pinned(gpu.staging().take(gpu.context(), words)?)
         } else {
             HostBuf::Heap(vec![0; words])
@@ -285,7 +286,7 @@ impl Gpu {
     ) -> Result<()> {
         let finish = |slot: &mut Slot, outputs: &mut [HostOut]| -> Result<()> {
             if let Some((r, done)) = slot.pending.take() {
-                done.synchronize().map_err(cuda)?;
+                self.sync_event(&done)?;
                 for (o, h) in outputs.iter_mut().zip(&slot.host_out) {
                     if let Some(h) = h {
                         o.scatter(len, &r, h.slice(o.words(r.len())));
@@ -303,14 +304,14 @@ impl Gpu {
                 match h {
                     Some(h) => {
                         x.gather(len, &r, h.slice_mut(n));
-                        s.memcpy_htod(h.slice(n), d).map_err(cuda)?;
+                        self.htod(s, h.slice(n), d)?;
                     }
                     None => {
                         let seg = r.len() * x.item;
                         for row in 0..x.rows {
                             let src = &x.data[x.segment(len, &r, row)];
                             let mut dst = d.slice_mut(row * seg..(row + 1) * seg);
-                            s.memcpy_htod(src, &mut dst).map_err(cuda)?;
+                            self.htod(s, src, &mut dst)?;
                         }
                     }
                 }
@@ -323,9 +324,7 @@ impl Gpu {
             {
                 let n = o.words(r.len());
                 match h {
-                    Some(h) => s
-                        .memcpy_dtoh(&d.slice(0..n), h.slice_mut(n))
-                        .map_err(cuda)?,
+                    Some(h) => self.dtoh(s, &d.slice(0..n), h.slice_mut(n))?,
                     None => {
                         // Into the page-locked result itself; it is read only after the
                         // final synchronisation of every stream.
@@ -333,8 +332,7 @@ impl Gpu {
                         for row in 0..o.rows {
                             let src = d.slice(row * seg..(row + 1) * seg);
                             let at = (row * len + r.start) * o.item;
-                            s.memcpy_dtoh(&src, &mut o.data[at..at + seg])
-                                .map_err(cuda)?;
+                            self.dtoh(s, &src, &mut o.data[at..at + seg])?;
                         }
                     }
                 }
@@ -362,8 +360,7 @@ impl Gpu {
         let ins = [HostIn::new(x, 1, 1)];
         self.stream_chunks(x.len(), &ins, &mut [], 0, usize::MAX, &mut |s, di, _, r| {
             let n = r.len();
-            s.memcpy_dtod(&di[0].slice(0..n), &mut dst.slice_mut(r))
-                .map_err(cuda)
+            self.dtod(s, &di[0].slice(0..n), &mut dst.slice_mut(r))
         })?;
         Ok(dst)
     }
@@ -376,8 +373,8 @@ impl Gpu {
             return Ok(self.download(x, n)?.into());
         }
         let s = self.stream();
-        s.memcpy_dtoh(&x.slice(0..n), &mut out[..]).map_err(cuda)?;
-        s.synchronize().map_err(cuda)?;
+        self.dtoh(s, &x.slice(0..n), &mut out[..])?;
+        self.sync_stream(s)?;
         Ok(out)
     }
 
@@ -391,8 +388,7 @@ impl Gpu {
         let mut outs = [HostOut::new(&mut out, 1, 1)];
         self.stream_chunks(n, &[], &mut outs, 0, usize::MAX, &mut |s, _, dout, r| {
             let k = r.len();
-            s.memcpy_dtod(&x.slice(r), &mut dout[0].slice_mut(0..k))
-                .map_err(cuda)
+            self.dtod(s, &x.slice(r), &mut dout[0].slice_mut(0..k))
         })?;
         Ok(out)
     }

@@ -86,7 +86,7 @@ impl Gpu {
         let per = self.chunk_items(channels, per_channel, fixed, 1, 65_535)?;
         let streams = self.lease_streams(1)?;
         let s = &streams[0];
-        let sync = || s.synchronize().map_err(super::device::cuda);
+        let sync = || self.sync_stream(s);
         let (dw, dn) = (self.upload_on(s, words)?, self.upload_on(s, neg)?);
         let mut all = self.alloc_on(s, channels * n)?;
         sync()?;
@@ -123,8 +123,7 @@ impl Gpu {
                 channels: k,
             };
             self.launch_interpolate(s, interp, &mut dout, &dvals, &mut dscratch, &dm)?;
-            s.memcpy_dtod(&dout, &mut all.slice_mut(start * n..(start + k) * n))
-                .map_err(super::device::cuda)?;
+            self.dtod(s, &dout, &mut all.slice_mut(start * n..(start + k) * n))?;
             sync()?;
             laps.lap("interpolation");
         }
