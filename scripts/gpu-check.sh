@@ -15,6 +15,7 @@
 #   scripts/gpu-check.sh --run --python        # and the Python package: its tests, then python/bench/vs_flint.py
 #   scripts/gpu-check.sh --run --multi         # and several GPUs against one (examples/multi_gpu_bench.rs),
 #                                              # and mpirun with one rank per GPU when OpenMPI is there
+#   scripts/gpu-check.sh --run --only --python # only the parts named (no suite, SASS or benchmarks)
 #   scripts/gpu-check.sh --run --sweep         # and the FLINT differential sweep on the GPU backend:
 #                                              # SWEEP_PROCS processes (8) for SWEEP_SECONDS (450), seeds apart
 set -euo pipefail
@@ -70,6 +71,8 @@ python_wheels() {
 }
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader || true
 status=0
+# --only: just the parts asked for (no test suite, SASS or benchmarks).
+if [[ " $* " != *" --only "* ]]; then
 for t in $B/bin/*; do
     name=$(basename "$t")
     # The CLI test needs the binary where cargo put it.
@@ -94,6 +97,7 @@ nvcc -O3 -arch=sm_90 -o /tmp/matmul $B/matmul.cu || status=1
 $B/gpu_bench || status=1
 /tmp/mul_chain $((1<<22)) 256 || status=1
 /tmp/matmul 1024 32 || status=1
+fi
 if [[ " $* " == *" --e2e "* ]]; then
     echo "== end to end: bandwidths, kernel / resident / end to end, CPU backend"
     $B/e2e_bench || status=1

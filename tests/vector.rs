@@ -242,3 +242,29 @@ fn residues_are_validated() {
     assert!(empty.to_integers().is_empty());
     assert_eq!(Backend::Cpu.sign(&empty).unwrap(), Vec::<Ordering>::new());
 }
+
+/// A basis's description of itself against rug: its primes, product, range and bounds.
+#[test]
+fn bases_describe_themselves() {
+    for b in bases() {
+        let primes = b.primes();
+        let moduli: Vec<u32> = b.moduli().iter().map(|m| m.m).collect();
+        assert_eq!(primes, moduli);
+        assert_eq!(primes.len(), b.channels());
+        assert_eq!(b.range_len() + 1, b.channels());
+        assert_eq!(b.redundant().m, primes[b.range_len()]);
+        let product = primes[..b.range_len()]
+            .iter()
+            .fold(Integer::from(1), |p, &m| p * m);
+        assert_eq!(b.product(), &product);
+        assert_eq!(*b.half(), Integer::from(&product - 1u32) / 2u32);
+        assert!(Integer::from(1) << b.range_bits() as u32 <= *b.half());
+        assert!(*b.half() < Integer::from(1) << (b.range_bits() + 1) as u32);
+        assert!(b.contains(b.half()) && b.contains(&-Integer::from(b.half())));
+        assert!(!b.contains(&(Integer::from(b.half()) + 1u32)));
+        // Built again, the same basis: its vectors combine with this one's.
+        let again = RnsBasis::from_primes(&primes[..b.range_len()]).unwrap();
+        assert!(b.same_as(&again) && again.same_as(b));
+    }
+    assert!(!bases()[0].same_as(&bases()[1]));
+}

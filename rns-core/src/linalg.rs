@@ -446,5 +446,16 @@ mod tests {
             });
             assert_eq!(m.reduce_i64(s) as u128, want, "column {j}");
         }
+        // The largest products, all of one sign: without the folds the sum overflows.
+        let h = m.m / 2; // centered, (m − 1)/2: the largest
+        let mut acc = [0i64; 1];
+        for i in 0..k {
+            if i % crate::modulus::LAZY_PRODUCTS == 0 {
+                fold_all(&mut acc, t);
+            }
+            add_products(&mut acc, m.center(h), &[m.center(h)]);
+        }
+        let want = (h as u128 * h as u128 * k as u128 % m.m as u128) as u32;
+        assert_eq!(m.reduce_i64(acc[0]), want, "{k} largest products");
     }
 }

@@ -266,6 +266,9 @@ impl Gpu {
                     ));
                 }
                 self.dtoh(s, &dmats, out)?;
+                // Before anything else can fail: `out` may be page-locked, and the copy
+                // must not outlive it on an error path.
+                self.sync_stream(s)?;
                 Vec::new()
             }
         };

@@ -206,16 +206,19 @@ impl Gpu {
         self.sync_stream(&self.stream)
     }
 
-    /// Waits for `stream`.
+    /// Waits for `stream`. (An injected fault fails it after the wait, as a real error
+    /// of earlier work would: no copy is then still writing into host memory.)
     pub fn sync_stream(&self, stream: &CudaStream) -> Result<()> {
+        let waited = stream.synchronize().map_err(cuda);
         self.config.check_fault(FaultSite::Sync)?;
-        stream.synchronize().map_err(cuda)
+        waited
     }
 
-    /// Waits for `event`.
+    /// Waits for `event` (an injected fault after the wait, as for [`Gpu::sync_stream`]).
     pub(crate) fn sync_event(&self, event: &cudarc::driver::CudaEvent) -> Result<()> {
+        let waited = event.synchronize().map_err(cuda);
         self.config.check_fault(FaultSite::Sync)?;
-        event.synchronize().map_err(cuda)
+        waited
     }
 
     /// Times `f` on the device's own stream with events, in milliseconds.
