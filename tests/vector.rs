@@ -3,6 +3,7 @@
 //! on random values and the edges of the signed range.
 
 use proptest::prelude::*;
+use rns::crt::{self, combine_all, to_signed_all, Partial};
 use rns::{Backend, CrtMethod, Error, Op, RnsBasis, RnsVec};
 use rns_suite::{edge_values, Gen};
 use rug::Integer;
@@ -267,4 +268,70 @@ fn bases_describe_themselves() {
         assert!(b.same_as(&again) && again.same_as(b));
     }
     assert!(!bases()[0].same_as(&bases()[1]));
+}
+
+/// Shares of a basis reconstructed on their own and combined by the CRT tree give the
+/// signed values (the multi-GPU bivariate resultant's reconstruction).
+#[test]
+fn shares_combine_to_the_signed_values() {
+    let basis = RnsBasis::largest_primes(23).unwrap();
+    let h = basis.half().clone();
+    let mut values: Vec<Integer> = vec![Integer::new(), Integer::from(1), Integer::from(-1)];
+    values.extend([h.clone(), Integer::from(-&h), Integer::from(&h - 1u32)]);
+    values.extend((1..40u32).map(|i| (Integer::from(&h / (i * 7 + 1)) * 3u32) - i));
+    values.extend((1..40u32).map(|i| -(Integer::from(&h >> i) + i)));
+    for cuts in [&[23][..], &[1, 23], &[5, 11, 23], &[7, 8, 9, 22, 23]] {
+        let mut start = 0;
+        let parts: Vec<Partial> = cuts
+            .iter()
+            .map(|&end| {
+                let share = basis.share(start..end).unwrap();
+                start = end;
+                let m = share.product().clone();
+                Partial {
+                    values: values
+                        .iter()
+                        .map(|v| Integer::from(v.modulo_ref(&m)))
+                        .collect(),
+                    product: m,
+                }
+            })
+            .collect();
+        let got = to_signed_all(combine_all(parts).unwrap(), &basis).unwrap();
+        assert_eq!(got, values, "{cuts:?}");
+    }
+    let one = Partial {
+        values: vec![Integer::from(3)],
+        product: Integer::from(7),
+    };
+    assert!(to_signed_all(one.clone(), &basis).is_err());
+    assert!(combine_all(vec![one.clone(), one]).is_err());
+    assert!(combine_all(Vec::new()).is_err());
+}
+
+/// Every reconstruction entry point of `crt` on the edge values of several bases: each
+/// method of `reconstruct`, and the digit paths (`from_digits_signed`, `from_digits_many`,
+/// the digit tree beyond `2·DIGIT_LEAF` digits).
+#[test]
+fn every_reconstruction_gives_the_signed_values() {
+    for b in bases() {
+        let vals = values(b, 60, 9);
+        let x = RnsVec::from_integers(b, &vals).unwrap();
+        for (i, v) in vals.iter().enumerate() {
+            let res = x.residues_of(i);
+            for method in [CrtMethod::Weights, CrtMethod::MixedRadix, CrtMethod::Tree] {
+                assert_eq!(&crt::reconstruct(&res, b, method), v, "{method:?}");
+            }
+        }
+        // Number-major digits.
+        let by_number = Backend::Cpu.mixed_radix_digits(&x).unwrap();
+        let kr = b.range_len();
+        assert_eq!(crt::from_digits_many(b, &by_number), vals);
+        for (i, v) in vals.iter().enumerate() {
+            assert_eq!(
+                &crt::from_digits_signed(&by_number[i * kr..(i + 1) * kr], b),
+                v
+            );
+        }
+    }
 }

@@ -1,13 +1,22 @@
 //! Exact determinant over Z through residues.
 //!
-//! Hadamard bound → number of primes → the matrix reduced modulo each prime →
-//! Gaussian elimination modulo each prime (in parallel over primes) → CRT in the
+//! Multimodular: Hadamard bound → number of primes → the matrix reduced modulo each
+//! prime → Gaussian elimination modulo each prime (in parallel over primes) → CRT in the
 //! signed range, checked against the redundant prime.
+//!
+//! Divisor trick ([`Method::Dixon`], as FLINT's `fmpz_mat_det_divisor`): in the
+//! solution of `A x = b` for a `±1` vector `b`, by Dixon's lifting, the denominator `d`
+//! of an entry divides `det A` and is most of it for most matrices
+//! ([`crate::dixon::det_divisor`]); then only `det A / d`, bounded by Hadamard / `d`, is
+//! computed modulo primes (those not dividing `d`), exactly as above. Never
+//! probabilistic: `d` divides `det A` whatever `b` is.
 
 use crate::backend::Backend;
 use crate::basis::RnsBasis;
-use crate::error::Result;
+use crate::dixon::det_divisor;
+use crate::error::{Error, Result};
 use crate::matrix::{require_square, IntMatrix};
+use crate::method::Method;
 use crate::timing::Laps;
 use rayon::prelude::*;
 use rug::Integer;
@@ -23,6 +32,12 @@ pub struct DetStats {
     pub primes: usize,
     /// The backend that ran the modular determinants.
     pub backend: &'static str,
+    /// The method that ran: `multimodular`, or `dixon` (the divisor trick).
+    pub method: &'static str,
+    /// Bits of the divisor `d` of the divisor trick (0 without it).
+    pub divisor_bits: u64,
+    /// Dixon lifting steps of the divisor trick.
+    pub lifting_steps: usize,
     /// Stage names and their wall-clock times, in order.
     pub stages: Vec<(&'static str, Duration)>,
 }
@@ -69,11 +84,22 @@ pub fn det(a: &IntMatrix, backend: &Backend) -> Result<Integer> {
     det_with_stats(a, backend).map(|(d, _)| d)
 }
 
-/// The exact determinant, with the primes used and the time of each stage.
+/// The exact determinant, with the primes used and the time of each stage
+/// ([`Method::Auto`]).
 pub fn det_with_stats(a: &IntMatrix, backend: &Backend) -> Result<(Integer, DetStats)> {
+    det_with_method(a, backend, Method::Auto)
+}
+
+/// The exact determinant by `method`, with what it did and the time of each stage.
+pub fn det_with_method(
+    a: &IntMatrix,
+    backend: &Backend,
+    method: Method,
+) -> Result<(Integer, DetStats)> {
     let n = require_square(a.rows(), a.cols(), "the determinant")?;
     let mut stats = DetStats {
         backend: backend.name(),
+        method: Method::Multimodular.name(),
         ..DetStats::default()
     };
     let mut laps = Laps::start();
@@ -84,13 +110,61 @@ pub fn det_with_stats(a: &IntMatrix, backend: &Backend) -> Result<(Integer, DetS
     };
     stats.bound_bits = bits;
     laps.stage("bound")?;
-    let basis = Arc::new(RnsBasis::for_bits(bits));
+    // The divisor d of the divisor trick (1 without it).
+    let mut d = Integer::from(1);
+    if n > 0 && method.det_lifts(n, backend) {
+        let b = IntMatrix::new(n, 1, (0..n).map(|i| plus_minus_one(i as u64)).collect())?;
+        match det_divisor(a, &b) {
+            Ok(Some((divisor, steps))) => {
+                stats.method = Method::Dixon.name();
+                stats.lifting_steps = steps;
+                d = divisor;
+            }
+            // Singular modulo the primes tried: the multimodular path decides.
+            Ok(None) => {}
+            // A zero column.
+            Err(Error::Singular { .. }) => {
+                laps.lap("dixon lifting");
+                stats.stages = laps.into_stages();
+                return Ok((Integer::new(), stats));
+            }
+            Err(e) => return Err(e),
+        }
+        laps.stage("dixon lifting")?;
+    }
+    stats.divisor_bits = d.significant_bits() as u64;
+    // |det / d| ≤ 2^bits / d ≤ 2^(bits − ⌊log2 d⌋); the basis also holds the entries,
+    // as the backends' modular determinants ask.
+    let e_bits = bits
+        .saturating_sub(stats.divisor_bits.saturating_sub(1))
+        .max(a.max_bits());
+    let basis = Arc::new(RnsBasis::for_bits_excluding(e_bits, |p| d.mod_u(p) == 0));
     stats.primes = basis.range_len();
     laps.stage("primes")?;
-    let dets = backend.det_integers(&basis, a.entries(), n)?;
+    let mut dets = backend.det_integers(&basis, a.entries(), n)?;
+    if d != 1 {
+        for (r, m) in dets.iter_mut().zip(basis.moduli()) {
+            let inv = m.inv(d.mod_u(m.m)).ok_or_else(|| {
+                Error::Internal("a prime of the basis divides the divisor".into())
+            })?;
+            *r = m.mul(*r, inv);
+        }
+    }
     laps.stage("reduce, det mod p")?;
-    let det = backend.reconstruct(&basis, 1, dets, "the determinant")?;
+    let e = backend.reconstruct(&basis, 1, dets, "the determinant")?;
     laps.lap("crt");
     stats.stages = laps.into_stages();
-    Ok((det.into_iter().next().expect("one value"), stats))
+    let e = e.into_iter().next().expect("one value");
+    Ok((e * d, stats))
+}
+
+/// Entry `i` of the divisor trick's right-hand side: `±1` from a fixed hash of `i`
+/// (any `±1` vector gives a divisor of the determinant; a varied one a large divisor).
+fn plus_minus_one(i: u64) -> Integer {
+    let h = (i.wrapping_add(1)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    if (h >> 63) == 1 {
+        Integer::from(1)
+    } else {
+        Integer::from(-1)
+    }
 }

@@ -29,8 +29,10 @@
 use crate::backend::Backend;
 use crate::basis::RnsBasis;
 use crate::det::log2_norm;
+use crate::dixon::solve_dixon;
 use crate::error::{Error, Result};
 use crate::matrix::{require_product, require_rhs, require_square, IntMatrix, RatMatrix};
+use crate::method::Method;
 use crate::timing::Laps;
 use rayon::prelude::*;
 use rug::Rational;
@@ -90,16 +92,41 @@ pub fn solve(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<RatMatri
     solve_with_stats(a, b, backend).map(|(x, _)| x)
 }
 
-/// [`solve`], with the time of each stage.
+/// [`solve`], with the time of each stage ([`Method::Auto`]).
 pub fn solve_with_stats(
     a: &IntMatrix,
     b: &IntMatrix,
     backend: &Backend,
 ) -> Result<(RatMatrix, Vec<(&'static str, Duration)>)> {
+    solve_with_method(a, b, backend, Method::Auto)
+}
+
+/// [`solve`] by `method`, with the time of each stage (the first names the method).
+pub fn solve_with_method(
+    a: &IntMatrix,
+    b: &IntMatrix,
+    backend: &Backend,
+    method: Method,
+) -> Result<(RatMatrix, Vec<(&'static str, Duration)>)> {
     let mut laps = Laps::start();
     let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
     require_rhs(n, b.rows())?;
     let l = b.cols();
+    if method.solve_lifts(n, l, backend) {
+        if let Some(s) = solve_dixon(a, b)? {
+            laps.stage("dixon lifting")?;
+            let d = &s.denominator;
+            let x = s
+                .numerators
+                .into_par_iter()
+                .map(|y| Rational::from((y, d.clone())))
+                .collect();
+            let x = RatMatrix::new(n, l, x)?;
+            laps.lap("fractions");
+            return Ok((x, laps.into_stages()));
+        }
+        laps.stage("dixon: singular modulo the primes tried")?;
+    }
     // Cramer: det(A) and each entry of det(A)·X is a determinant of A with one column
     // replaced by a column of B; Hadamard over the columns bounds them all.
     let (at, bt) = (a.transpose(), b.transpose());

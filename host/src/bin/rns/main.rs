@@ -7,7 +7,8 @@ use rns::compare::{self, Preset};
 use rns::cost::{self, Dims, MatrixKind};
 use rns::det::hadamard_bits;
 use rns::{
-    det_with_stats, linalg, Backend, BackendChoice, Devices, IntMatrix, ModMatrices, Result,
+    det_with_method, linalg, Backend, BackendChoice, Devices, IntMatrix, Method, ModMatrices,
+    Result,
 };
 use session::{Session, Stages, CUDA_START, CUDA_STARTING};
 use std::path::PathBuf;
@@ -38,6 +39,23 @@ impl From<BackendArg> for BackendChoice {
             BackendArg::Cpu => BackendChoice::Cpu,
             BackendArg::Gpu => BackendChoice::Gpu,
             BackendArg::Auto => BackendChoice::Auto,
+        }
+    }
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum MethodArg {
+    Auto,
+    Dixon,
+    Multimodular,
+}
+
+impl From<MethodArg> for Method {
+    fn from(m: MethodArg) -> Self {
+        match m {
+            MethodArg::Auto => Method::Auto,
+            MethodArg::Dixon => Method::Dixon,
+            MethodArg::Multimodular => Method::Multimodular,
         }
     }
 }
@@ -124,12 +142,17 @@ fn parse_devices(s: &str) -> std::result::Result<Devices, String> {
     s.parse().map_err(|e: rns::Error| e.to_string())
 }
 
-/// The options of the matrix commands: a modulus, and [`RunOpts`].
+/// The options of the matrix commands: a modulus, a method, and [`RunOpts`].
 #[derive(clap::Args)]
 struct ModOpts {
     /// Work modulo this prime (2^30 < P < 2^31) instead of over Z or Q.
     #[arg(long = "mod", value_name = "P")]
     modulus: Option<u32>,
+    /// The algorithm of det, solve and inverse over Z or Q: p-adic (`dixon`: Dixon's
+    /// lifting; for det, FLINT's divisor trick), `multimodular`, or `auto` (dixon on the
+    /// CPU backend for n ≥ 40 (det) or n ≥ 10 with few right-hand sides (solve)).
+    #[arg(long, value_enum, default_value = "auto")]
+    method: MethodArg,
     #[command(flatten)]
     run: RunOpts,
 }
@@ -162,7 +185,7 @@ fn matrix_command(
     files: &[&str],
     opts: ModOpts,
     kind: MatrixKind,
-    over_q: impl FnOnce(&[IntMatrix], &Backend) -> Result<(String, Stages)>,
+    over_q: impl FnOnce(&[IntMatrix], &Backend, Method) -> Result<(String, Stages)>,
     mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<String>,
 ) -> Result<()> {
     let peeked: Option<Vec<Dims>> = files.iter().map(|f| peek(f)).collect();
@@ -178,7 +201,8 @@ fn matrix_command(
             let est = cost::matrix(kind, &dims, false);
             let backend = session.backend(est)?;
             let expected = est.on(backend.gpu().is_some());
-            session.compute("computing", expected, || over_q(&mats, &backend))?
+            let method = Method::from(opts.method);
+            session.compute("computing", expected, || over_q(&mats, &backend, method))?
         }
         Some(p) => {
             let mods = files
@@ -293,9 +317,18 @@ fn run(cli: Cli) -> Result<()> {
                     let be = session.backend(est)?;
                     let expected = est.on(be.gpu().is_some());
                     let what = format!("det of a {}×{} matrix", a.rows(), a.cols());
-                    let (d, st) = session.compute(&what, expected, || det_with_stats(&a, &be))?;
+                    let method = Method::from(opts.method);
+                    let (d, st) =
+                        session.compute(&what, expected, || det_with_method(&a, &be, method))?;
+                    let divisor = match st.method {
+                        "dixon" => format!(
+                            "; method dixon: divisor of {} bits after {} lifting steps",
+                            st.divisor_bits, st.lifting_steps
+                        ),
+                        m => format!("; method {m}"),
+                    };
                     session.notes.push(format!(
-                        "{}×{} matrix; Hadamard bound 2^{}; {} primes + 1 redundant",
+                        "{}×{} matrix; Hadamard bound 2^{}; {} primes + 1 redundant{divisor}",
                         a.rows(),
                         a.cols(),
                         st.bound_bits,
@@ -310,23 +343,23 @@ fn run(cli: Cli) -> Result<()> {
             &[&a, &b],
             opts,
             MatrixKind::Matmul,
-            |m, be| Ok((linalg::matmul(&m[0], &m[1], be)?.to_string(), Vec::new())),
+            |m, be, _| Ok((linalg::matmul(&m[0], &m[1], be)?.to_string(), Vec::new())),
             |m, be| Ok(be.matmul_mod(&m[0], &m[1])?.to_text(0)),
         ),
         Command::Rank { a, opts } => matrix_command(
             &[&a],
             opts,
             MatrixKind::Rank,
-            |m, be| Ok((format!("{}\n", linalg::rank(&m[0], be)?), Vec::new())),
+            |m, be, _| Ok((format!("{}\n", linalg::rank(&m[0], be)?), Vec::new())),
             |m, be| Ok(format!("{}\n", be.rank_mod(&m[0])?[0])),
         ),
         Command::Inverse { a, opts } => matrix_command(
             &[&a],
             opts,
             MatrixKind::Inverse,
-            |m, be| {
-                let (x, st) =
-                    linalg::solve_with_stats(&m[0], &IntMatrix::identity(m[0].rows()), be)?;
+            |m, be, method| {
+                let id = IntMatrix::identity(m[0].rows());
+                let (x, st) = linalg::solve_with_method(&m[0], &id, be, method)?;
                 Ok((x.to_string(), st))
             },
             |m, be| Ok(be.inverse_mod(&m[0])?.to_text(0)),
@@ -335,8 +368,8 @@ fn run(cli: Cli) -> Result<()> {
             &[&a, &b],
             opts,
             MatrixKind::Solve,
-            |m, be| {
-                let (x, st) = linalg::solve_with_stats(&m[0], &m[1], be)?;
+            |m, be, method| {
+                let (x, st) = linalg::solve_with_method(&m[0], &m[1], be, method)?;
                 Ok((x.to_string(), st))
             },
             |m, be| Ok(be.solve_mod(&m[0], &m[1])?.to_text(0)),

@@ -1,0 +1,387 @@
+//! Dixon's p-adic lifting for `A X = B` over Q (as FLINT's `fmpz_mat_solve_dixon`): one
+//! inverse of `A` modulo a prime `p`, then `k` lifting steps, each a product by that
+//! inverse modulo `p` and an exact update `R ← (R − A·X_i)/p`, so that
+//! `X ≡ Σ X_i p^i (mod p^k)`; rational reconstruction with a common denominator, and an
+//! exact check `A·Y = d·B` that makes every answer certain (early answers included).
+//!
+//! `A`'s entries are split into signed 62-bit limbs, so each step's product `A·X_i` is
+//! sums of `i64 × u32` products in `i128`, and only the update touches big integers.
+
+use crate::error::{Error, Result};
+use crate::interrupt;
+use crate::matrix::{require_rhs, require_square, IntMatrix};
+use crate::ratrecon::rational_reconstruct;
+use rayon::prelude::*;
+use rns_core::linalg::eliminate;
+use rns_core::{prime, Modulus};
+use rug::{Assign, Complete, Integer};
+
+/// Primes tried for the inverse before giving up (a non-singular `A` is singular modulo
+/// at most a handful of 31-bit primes; a singular one modulo all).
+const PRIMES_TRIED: usize = 3;
+
+/// Bits of one limb of `A`'s entries.
+const LIMB_BITS: u32 = 62;
+
+/// Products per lifting step from which its rows run in parallel.
+const PARALLEL_MIN: usize = 1 << 14;
+
+/// `f(i, row)` for each `width`-wide row of `v`, on the thread pool when `parallel`.
+fn rows_mut<T: Send>(
+    v: &mut [T],
+    width: usize,
+    parallel: bool,
+    f: impl Fn(usize, &mut [T]) + Sync + Send,
+) {
+    if parallel {
+        v.par_chunks_mut(width)
+            .enumerate()
+            .for_each(|(i, r)| f(i, r));
+    } else {
+        v.chunks_mut(width).enumerate().for_each(|(i, r)| f(i, r));
+    }
+}
+
+/// `A X = B` solved: `X = numerators / denominator`, the denominator the least common
+/// one (positive), numerators row-major like `B`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DixonSolution {
+    /// `d·X`, row-major.
+    pub numerators: Vec<Integer>,
+    /// `d > 0`, the least common denominator of `X`'s entries (it divides `det A`).
+    pub denominator: Integer,
+    /// The prime lifted.
+    pub prime: u32,
+    /// Lifting steps taken.
+    pub steps: usize,
+}
+
+/// The bits of Cramer's bounds for `A X = B`: `(det, numerators)` with
+/// `|det A| ≤ 2^det` and every `|det(A with a column replaced by one of B's)| ≤
+/// 2^numerators` (Hadamard over the columns); `None` when `A` has a zero column.
+pub fn cramer_bits(a: &IntMatrix, b: &IntMatrix) -> Option<(u64, u64)> {
+    let (at, bt) = (a.transpose(), b.transpose());
+    let cols: Option<Vec<f64>> = (0..at.rows())
+        .map(|j| crate::det::log2_norm(at.row(j)))
+        .collect();
+    let cols = cols?;
+    let sum: f64 = cols.iter().map(|&x| x.max(0.0)).sum();
+    let min = cols.iter().copied().fold(f64::INFINITY, f64::min).max(0.0);
+    let b_max = (0..bt.rows())
+        .filter_map(|j| crate::det::log2_norm(bt.row(j)))
+        .fold(0.0f64, f64::max);
+    let det = sum.ceil() as u64 + 1;
+    let num = (sum.max(sum - min + b_max)).ceil() as u64 + 1;
+    Some((det, num))
+}
+
+/// `A⁻¹ mod p` (row-major, residues) for the first of a few 31-bit primes modulo which
+/// `A` is invertible, or `None`.
+fn inverse_mod_prime(a: &IntMatrix) -> Option<(Modulus, Vec<u32>)> {
+    let n = a.rows();
+    let w = 2 * n;
+    for p in prime::moduli_descending(|_| false).take(PRIMES_TRIED) {
+        let m = Modulus::new(p).expect("a generated prime");
+        let mut aug = vec![0u32; n * w];
+        aug.par_chunks_mut(w).enumerate().for_each(|(i, row)| {
+            for (j, x) in a.row(i).iter().enumerate() {
+                row[j] = x.mod_u(p);
+            }
+            row[n + i] = 1;
+        });
+        if eliminate(&mut aug, n, w, n, true, m).rank as usize == n {
+            let inv = aug.chunks(w).flat_map(|r| r[n..].iter().copied()).collect();
+            return Some((m, inv));
+        }
+    }
+    None
+}
+
+/// `A`'s entries as `limbs` signed 62-bit limbs each: `x = Σ_t limb_t · 2^(62t)`, limb
+/// `t` of every entry in matrix `t` (row-major).
+fn split_limbs(a: &IntMatrix, limbs: usize) -> Vec<Vec<i64>> {
+    let mask = Integer::from((1u64 << LIMB_BITS) - 1);
+    (0..limbs)
+        .map(|t| {
+            a.entries()
+                .par_iter()
+                .map(|x| {
+                    let abs = x.as_abs();
+                    let v = Integer::from(&*abs >> (LIMB_BITS * t as u32)) & &mask;
+                    let v = v.to_i64().expect("a 62-bit limb");
+                    if *x < 0 {
+                        -v
+                    } else {
+                        v
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The digits `X_0, X_1, …` (one residue per entry each) of the p-adic expansion, and
+/// the powers `p^(2^j)` that assemble them.
+struct Expansion {
+    digits: Vec<Vec<u32>>,
+    p: u32,
+}
+
+impl Expansion {
+    /// Entry `e` of `Σ X_i p^i` over the digits so far, by pairs joined level by level.
+    fn value(&self, e: usize, powers: &[Integer]) -> Integer {
+        let mut level: Vec<Integer> = self.digits.iter().map(|d| Integer::from(d[e])).collect();
+        let mut j = 0;
+        while level.len() > 1 {
+            level = level
+                .chunks(2)
+                .map(|pair| match pair {
+                    [lo, hi] => (&powers[j] * hi).complete() + lo,
+                    [lo] => lo.clone(),
+                    _ => unreachable!("chunks of two"),
+                })
+                .collect();
+            j += 1;
+        }
+        level.pop().unwrap_or_default()
+    }
+
+    /// `p^(2^j)` for every level of a `k`-digit expansion.
+    fn powers(&self) -> Vec<Integer> {
+        let mut powers = vec![Integer::from(self.p)];
+        while (1usize << powers.len()) < self.digits.len() {
+            let top = powers.last().expect("one power at least");
+            powers.push(top.clone().square());
+        }
+        powers
+    }
+}
+
+/// `A X = B` over Q by Dixon's lifting; `None` when `A` is singular modulo every prime
+/// tried (then the multimodular solve decides). `Error::Singular` when `A` has a zero
+/// column. Reconstruction is tried after 16, 32, 64, … steps (each answer checked
+/// exactly), and at the bound, where it cannot fail.
+pub fn solve_dixon(a: &IntMatrix, b: &IntMatrix) -> Result<Option<DixonSolution>> {
+    let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
+    require_rhs(n, b.rows())?;
+    if n == 0 || b.cols() == 0 {
+        return Ok(Some(DixonSolution {
+            numerators: b.entries().to_vec(),
+            denominator: Integer::from(1),
+            prime: 0,
+            steps: 0,
+        }));
+    }
+    let mut next_try = 16;
+    lift(a, b, |x, last| {
+        let step = x.digits.len();
+        if step < next_try && !last {
+            return Ok(None);
+        }
+        next_try = 2 * step;
+        let s = finish(a, b, x)?;
+        if s.is_none() && last {
+            return Err(Error::Internal(
+                "Dixon lifting reached its bound without a solution".into(),
+            ));
+        }
+        Ok(s)
+    })
+}
+
+/// A divisor of `det A` (FLINT's `fmpz_mat_det_divisor`): the denominator, in lowest
+/// terms, of the first entry of `A⁻¹ b`, lifted to the bound where its reconstruction is
+/// unique (so no check is needed: it divides `det A` whatever `b` is), with the lifting
+/// steps taken. `None` when `A` is singular modulo every prime tried; `Error::Singular`
+/// when `A` has a zero column.
+pub fn det_divisor(a: &IntMatrix, b: &IntMatrix) -> Result<Option<(Integer, usize)>> {
+    require_square(a.rows(), a.cols(), "the determinant")?;
+    require_rhs(a.rows(), b.rows())?;
+    if a.rows() == 0 || b.cols() == 0 {
+        return Ok(Some((Integer::from(1), 0)));
+    }
+    lift(a, b, |x, last| {
+        if !last {
+            return Ok(None);
+        }
+        let powers = x.powers();
+        let modulus = Integer::u_pow_u(x.p, x.digits.len() as u32).complete();
+        let bound = Integer::from(&modulus >> 1u32).sqrt();
+        match rational_reconstruct(&x.value(0, &powers), &modulus, &bound) {
+            Some((_, d)) => Ok(Some((d, x.digits.len()))),
+            None => Err(Error::Internal(
+                "Dixon lifting reached its bound without a solution".into(),
+            )),
+        }
+    })
+}
+
+/// The lifting loop: after each step, `done(expansion, last)` may end it with a value;
+/// `last` is true at the step count where reconstruction is unique (`p^k > 2·max(N,
+/// D)²` for Cramer's bounds `N`, `D`), after which the loop stops.
+fn lift<T>(
+    a: &IntMatrix,
+    b: &IntMatrix,
+    mut done: impl FnMut(&Expansion, bool) -> Result<Option<T>>,
+) -> Result<Option<T>> {
+    let (n, l) = (a.rows(), b.cols());
+    let (det_bits, num_bits) = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
+    let Some((m, inv)) = inverse_mod_prime(a) else {
+        return Ok(None);
+    };
+    let p = m.m;
+    // p^k > 2·max(N, D)² with N, D ≤ 2^bits: k·log2(p) ≥ 2·bits + 1.
+    let k_max = ((2 * det_bits.max(num_bits) + 2) as f64 / (p as f64).log2()).ceil() as usize;
+    let limbs = (a.max_bits() as u32).div_ceil(LIMB_BITS).max(1) as usize;
+    let a_limbs = split_limbs(a, limbs);
+    let inv_c: Vec<i32> = inv.iter().map(|&x| m.center(x)).collect();
+    // Rows in parallel only when a step is worth the hand-over to the thread pool.
+    let parallel = rayon::current_num_threads() > 1 && n * n * l * limbs >= PARALLEL_MIN;
+    let mut r: Vec<Integer> = b.entries().to_vec();
+    let mut x = Expansion {
+        digits: Vec::with_capacity(k_max),
+        p,
+    };
+    for step in 1..=k_max {
+        x.digits
+            .push(lift_step(&mut r, (n, l), m, &inv_c, &a_limbs, parallel));
+        if step % 64 == 0 {
+            interrupt::check()?;
+        }
+        if let Some(v) = done(&x, step == k_max)? {
+            return Ok(Some(v));
+        }
+    }
+    Err(Error::Internal(
+        "Dixon lifting stopped without an answer".into(),
+    ))
+}
+
+/// One lifting step: `X_i = A⁻¹ · (R mod p) mod p`, then `R ← (R − A·X_i) / p` exactly.
+fn lift_step(
+    r: &mut [Integer],
+    (n, l): (usize, usize),
+    m: Modulus,
+    inv_c: &[i32],
+    a_limbs: &[Vec<i64>],
+    parallel: bool,
+) -> Vec<u32> {
+    let p = m.m;
+    // Over centered residues: i64 products, i128 sums.
+    let rc: Vec<i32> = r.iter().map(|v| m.center(v.mod_u(p))).collect();
+    let mut xi = vec![0u32; n * l];
+    rows_mut(&mut xi, l, parallel, |i, out| {
+        let row = &inv_c[i * n..(i + 1) * n];
+        for (c, o) in out.iter_mut().enumerate() {
+            let acc: i128 = row
+                .iter()
+                .enumerate()
+                .map(|(j, &f)| (f as i64 * rc[j * l + c] as i64) as i128)
+                .sum();
+            *o = acc.rem_euclid(p as i128) as u32;
+        }
+    });
+    // Per limb of A an i128 sum of i64 × u32 products; the limbs joined in a big integer.
+    rows_mut(r, l, parallel, |i, row| {
+        let mut sum = Integer::new();
+        for (c, v) in row.iter_mut().enumerate() {
+            let dot = |at: &[i64]| -> i128 {
+                at[i * n..(i + 1) * n]
+                    .iter()
+                    .enumerate()
+                    .map(|(j, &y)| y as i128 * xi[j * l + c] as i128)
+                    .sum()
+            };
+            if a_limbs.len() == 1 {
+                *v -= dot(&a_limbs[0]);
+            } else {
+                sum.assign(0);
+                for at in a_limbs.iter().rev() {
+                    sum <<= LIMB_BITS;
+                    sum += dot(at);
+                }
+                *v -= &sum;
+            }
+            v.div_exact_u_mut(p);
+        }
+    });
+    xi
+}
+
+/// The solution from the digits so far, if the reconstruction checks out exactly.
+fn finish(a: &IntMatrix, b: &IntMatrix, x: &Expansion) -> Result<Option<DixonSolution>> {
+    let (n, l) = (a.rows(), b.cols());
+    let k = x.digits.len();
+    let powers = x.powers();
+    let modulus = Integer::u_pow_u(x.p, k as u32).complete();
+    let bound = Integer::from(&modulus >> 1u32).sqrt();
+    // The first entry alone first: until the lifting has gone far enough, its
+    // reconstruction fails, and the other entries need not be assembled.
+    let first = x.value(0, &powers);
+    let Some((_, mut den)) = rational_reconstruct(&first, &modulus, &bound) else {
+        return Ok(None);
+    };
+    let values: Vec<Integer> = std::iter::once(first)
+        .chain(
+            (1..n * l)
+                .into_par_iter()
+                .map(|e| x.value(e, &powers))
+                .collect::<Vec<_>>(),
+        )
+        .collect();
+    // A common denominator, grown by one reconstruction per entry it does not explain.
+    let half = Integer::from(&modulus >> 1u32);
+    let centered = |den: &Integer, v: &Integer| {
+        let y = Integer::from(den * v).modulo(&modulus);
+        if y > half {
+            y - &modulus
+        } else {
+            y
+        }
+    };
+    for v in &values[1..] {
+        if *centered(&den, v).as_abs() > bound {
+            let Some((_, d)) = rational_reconstruct(v, &modulus, &bound) else {
+                return Ok(None);
+            };
+            den = den.lcm(&d);
+            if den > bound {
+                return Ok(None);
+            }
+        }
+    }
+    // Every entry over the final denominator (earlier ones saw a divisor of it).
+    let ys: Vec<Integer> = values.par_iter().map(|v| centered(&den, v)).collect();
+    if !checks(a, b, &ys, &den) {
+        return Ok(None);
+    }
+    // The least common denominator: divide out what every numerator shares with it.
+    let g = ys.iter().fold(den.clone(), |g, y| g.gcd(y));
+    let (numerators, denominator) = if g == 1 {
+        (ys, den)
+    } else {
+        (
+            ys.into_iter().map(|y| y.div_exact(&g)).collect(),
+            den.div_exact(&g),
+        )
+    };
+    Ok(Some(DixonSolution {
+        numerators,
+        denominator,
+        prime: x.p,
+        steps: k,
+    }))
+}
+
+/// Whether `A·Y = d·B` exactly.
+fn checks(a: &IntMatrix, b: &IntMatrix, y: &[Integer], d: &Integer) -> bool {
+    let (n, l) = (a.rows(), b.cols());
+    (0..n * l).into_par_iter().all(|e| {
+        let (i, c) = (e / l, e % l);
+        let mut s = Integer::new();
+        for (j, aij) in a.row(i).iter().enumerate() {
+            s += aij * &y[j * l + c];
+        }
+        s == (d * &b.entries()[e]).complete()
+    })
+}
