@@ -9,6 +9,8 @@
 #                                    # cannot pick test targets across two packages);
 #                                    # K/N runs one shard of N
 # Builds with the `mutants` profile (opt-level 1, incremental). Output in target/mutants/.
+# MUTANTS_ARGS adds cargo-mutants options (for example --iterate: only what survived the
+# last run, and mutants it has not seen).
 # The host run skips cargo-mutants' baseline, which would test the mutated package (rns)
 # instead of --test-package (cargo-mutants 27.1.0); scripts/test.sh is the baseline.
 set -euo pipefail
@@ -18,7 +20,7 @@ out=${MUTANTS_OUT:-target/mutants}
 mkdir -p "$out"
 case "${1:-core}" in
 core)
-    cargo mutants -p rns-core -j 2 --timeout 20 -o "$out/core"
+    cargo mutants -p rns-core -j 2 --timeout 20 -o "$out/core" ${MUTANTS_ARGS:-}
     ;;
 host)
     tests=()
@@ -27,7 +29,7 @@ host)
         -f host/src/crt.rs -f host/src/basis.rs -f host/src/det.rs -f host/src/resultant.rs \
         --re 'host/src/(crt|basis|det)\.rs|bound_bits' \
         --test-package rns-suite "${tests[@]}" \
-        ${2:+--shard "$2" --sharding round-robin} -o "$out/host"
+        ${2:+--shard "$2" --sharding round-robin} -o "$out/host" ${MUTANTS_ARGS:-}
     ;;
 *)
     echo "usage: scripts/mutants.sh core | host [K/N]" >&2
