@@ -4,7 +4,7 @@
 #                                    # rns-core/tests/arith.rs): about 25 minutes on 2 cores
 #   scripts/mutants.sh host [K/N]    # the host's reconstruction (crt.rs, basis.rs), the
 #                                    # determinant (det.rs) and the bounds (bound_bits*),
-#                                    # against tests/{det,vector,resultant,linalg}.rs (the
+#                                    # against tests/{det,dixon,vector,resultant,linalg}.rs (the
 #                                    # rns-suite tests that exercise them; cargo-mutants
 #                                    # cannot pick test targets across two packages);
 #                                    # K/N runs one shard of N
@@ -24,7 +24,7 @@ core)
     ;;
 host)
     tests=()
-    for t in det vector resultant linalg; do tests+=(--cargo-test-arg="--test=$t"); done
+    for t in det dixon vector resultant linalg; do tests+=(--cargo-test-arg="--test=$t"); done
     cargo mutants --workspace --profile mutants -j 2 --timeout 60 --baseline=skip \
         -f host/src/crt.rs -f host/src/basis.rs -f host/src/det.rs -f host/src/resultant.rs \
         --re 'host/src/(crt|basis|det)\.rs|bound_bits' \

@@ -17,6 +17,7 @@ use crate::dixon::det_divisor;
 use crate::error::{Error, Result};
 use crate::matrix::{require_square, IntMatrix};
 use crate::method::Method;
+use crate::modmat::ModMatrices;
 use crate::timing::Laps;
 use rayon::prelude::*;
 use rug::Integer;
@@ -133,15 +134,19 @@ pub fn det_with_method(
         laps.stage("dixon lifting")?;
     }
     stats.divisor_bits = d.significant_bits() as u64;
-    // |det / d| ≤ 2^bits / d ≤ 2^(bits − ⌊log2 d⌋); the basis also holds the entries,
-    // as the backends' modular determinants ask.
+    // |det / d| ≤ 2^bits / d ≤ 2^(bits − ⌊log2 d⌋).
     let e_bits = bits
         .saturating_sub(stats.divisor_bits.saturating_sub(1))
-        .max(a.max_bits());
+        .max(1);
     let basis = Arc::new(RnsBasis::for_bits_excluding(e_bits, |p| d.mod_u(p) == 0));
     stats.primes = basis.range_len();
     laps.stage("primes")?;
-    let mut dets = backend.det_integers(&basis, a.entries(), n)?;
+    let mut dets = if d == 1 {
+        backend.det_integers(&basis, a.entries(), n)?
+    } else {
+        // Entries may exceed this small basis's range: reduced modulo each prime instead.
+        backend.det_mod(&ModMatrices::from_int_matrix(a, &basis.primes())?)?
+    };
     if d != 1 {
         for (r, m) in dets.iter_mut().zip(basis.moduli()) {
             let inv = m.inv(d.mod_u(m.m)).ok_or_else(|| {

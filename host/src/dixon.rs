@@ -257,6 +257,18 @@ fn lift<T>(
     ))
 }
 
+/// `Σ a_j b_j` for centered residues (`|a_j|, |b_j| < 2^30`): four products at a time
+/// in `i64` (below `2^62` together), the partial sums in `i128`.
+fn dot_centered(a: &[i32], b: &[i32]) -> i128 {
+    a.chunks(4)
+        .zip(b.chunks(4))
+        .map(|(x, y)| {
+            let s: i64 = x.iter().zip(y).map(|(&u, &v)| u as i64 * v as i64).sum();
+            s as i128
+        })
+        .sum()
+}
+
 /// One lifting step: `X_i = A⁻¹ · (R mod p) mod p`, then `R ← (R − A·X_i) / p` exactly.
 fn lift_step(
     r: &mut [Integer],
@@ -273,11 +285,14 @@ fn lift_step(
     rows_mut(&mut xi, l, parallel, |i, out| {
         let row = &inv_c[i * n..(i + 1) * n];
         for (c, o) in out.iter_mut().enumerate() {
-            let acc: i128 = row
-                .iter()
-                .enumerate()
-                .map(|(j, &f)| (f as i64 * rc[j * l + c] as i64) as i128)
-                .sum();
+            let acc = if l == 1 {
+                dot_centered(row, &rc)
+            } else {
+                row.iter()
+                    .enumerate()
+                    .map(|(j, &f)| (f as i64 * rc[j * l + c] as i64) as i128)
+                    .sum()
+            };
             *o = acc.rem_euclid(p as i128) as u32;
         }
     });
