@@ -120,3 +120,19 @@ proptest! {
         }
     }
 }
+
+/// Hadamard's bound where it is exact (rows of norm 1 and 5), its slack and margin
+/// included, and what `det_with_stats` reports.
+#[test]
+fn hadamard_bound_of_small_cases_and_statistics() {
+    use rns::det::hadamard_bits;
+    assert_eq!(hadamard_bits(&IntMatrix::identity(3)), Some(2));
+    let a = IntMatrix::from_i64(2, 2, &[3, 4, 4, -3]).unwrap(); // det −25, bound 25
+    assert_eq!(hadamard_bits(&a), Some(6));
+    let (d, st) = det_with_stats(&a, &Backend::Cpu).unwrap();
+    assert_eq!(d, -25);
+    assert_eq!(
+        (st.backend, st.method, st.bound_bits),
+        ("cpu", "multimodular", 6)
+    );
+}

@@ -221,3 +221,22 @@ fn bivariate_files_parse_and_bad_ones_are_errors() {
         assert!(e.contains(needle), "{text:?}: {e}");
     }
 }
+
+/// The bounds at their smallest, where the formulas give exact values (their slack and
+/// the `+ 1` margin included), and the statistics of a bivariate resultant.
+#[test]
+fn bounds_and_statistics_of_small_cases() {
+    use rns::resultant::{bound_bits, bound_bits_xy, resultant_xy_with_stats};
+    let x = IntPoly::from_i64(&[0, 1]).unwrap();
+    // ‖x‖ = 1: Hadamard 2^0, rounded up through the slack to 1 bit, plus the margin.
+    assert_eq!(bound_bits(&x, &x), 2);
+    let y = BiPoly::from_rows(vec![vec![Integer::new()], vec![Integer::from(1)]]).unwrap();
+    assert_eq!(bound_bits_xy(&y, &y), 2);
+    // f = y² − x, g = y − 2: res_y = 4 − x, of degree bound gy·fx + fy·gx = 1.
+    let f = BiPoly::new([(Integer::from(1), 0, 2), (Integer::from(-1), 1, 0)]).unwrap();
+    let g = BiPoly::new([(Integer::from(1), 0, 1), (Integer::from(-2), 0, 0)]).unwrap();
+    let (r, st) = resultant_xy_with_stats(&f, &g, &Backend::Cpu).unwrap();
+    assert_eq!(r, [Integer::from(4), Integer::from(-1)]);
+    assert_eq!((st.degree_bound, st.backend), (1, "cpu"));
+    assert!(st.candidates > st.degree_bound, "{st:?}");
+}
