@@ -335,3 +335,18 @@ fn every_reconstruction_gives_the_signed_values() {
         }
     }
 }
+
+/// The default reconstruction method as documented: the precomputed weights, except for
+/// bases above `TREE_ABOVE` range primes (their tables would be too large) and for fewer
+/// numbers than `k / 64` (they would not pay for the tables).
+#[test]
+fn default_method_follows_its_documented_thresholds() {
+    use rns::crt::{default_method, TREE_ABOVE};
+    assert_eq!(default_method(1, 1), CrtMethod::Weights);
+    assert_eq!(default_method(1092, 18), CrtMethod::Weights);
+    assert_eq!(default_method(1092, 17), CrtMethod::Tree);
+    assert_eq!(default_method(1024, 16), CrtMethod::Weights);
+    assert_eq!(default_method(1025, 16), CrtMethod::Tree);
+    assert_eq!(default_method(TREE_ABOVE, 1 << 20), CrtMethod::Weights);
+    assert_eq!(default_method(TREE_ABOVE + 1, 1 << 20), CrtMethod::Tree);
+}
