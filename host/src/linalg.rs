@@ -5,14 +5,14 @@
 //! the inputs reduced modulo every prime → one batched modular computation (GPU or CPU)
 //! → CRT, checked against the redundant prime.
 //!
-//! `solve` is multimodular with Cramer's rule: `det(A) · X = adj(A) · B` is an integer
-//! matrix whose entries are determinants (Hadamard-bounded), so each prime gives
-//! `det(A) mod p` and `det(A) · X mod p` by one Gauss–Jordan elimination of `[A | B]`,
-//! and CRT returns both exactly. No rational reconstruction and no early termination is
-//! needed, and every prime is an independent GPU block. Dixon's p-adic lifting does
-//! fewer operations asymptotically (one inverse modulo one prime, then O(n²) per lifting
-//! step) but its steps run one after another; the batched modular solve keeps the GPU
-//! busy. Primes modulo which `A` is singular are replaced by others.
+//! `solve` has two methods ([`Method`]). Multimodular with Cramer's rule:
+//! `det(A) · X = adj(A) · B` is an integer matrix whose entries are determinants
+//! (Hadamard-bounded), so each prime gives `det(A) mod p` and `det(A) · X mod p` by one
+//! Gauss–Jordan elimination of `[A | B]`, and CRT returns both exactly; every prime is an
+//! independent GPU block, and primes modulo which `A` is singular are replaced by
+//! others. Dixon's p-adic lifting ([`crate::dixon`]): one inverse modulo one prime, then
+//! O(n²) per lifting step, far fewer operations, but one step after another; the default
+//! on the CPU backend for systems with few right-hand sides.
 //!
 //! ```
 //! use rns::{linalg, Backend, IntMatrix};
