@@ -15,18 +15,10 @@ import time
 
 import flint
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_vs_flint import rand_matrix, rat_text, write  # noqa: E402
+
 REPS = int(os.environ.get("REPS", "3"))
-
-
-def rand_matrix(rng, rows, cols, bits):
-    return [[rng.randrange(-(1 << bits) + 1, 1 << bits) for _ in range(cols)] for _ in range(rows)]
-
-
-def write(path, m):
-    with open(path, "w") as f:
-        f.write(f"{len(m)} {len(m[0])}\n")
-        for row in m:
-            f.write(" ".join(map(str, row)) + "\n")
 
 
 def best(f):
@@ -49,11 +41,6 @@ def rns_run(rns, args, threads):
         return p.stdout
 
     return best(f)
-
-
-def rat_text(x):
-    return "\n".join(" ".join(str(q.p) if q.q == 1 else f"{q.p}/{q.q}" for q in (x[i, j] for j in range(x.ncols())))
-                     for i in range(x.nrows()))
 
 
 def main():
