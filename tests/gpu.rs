@@ -4,8 +4,8 @@
 
 use rns::backend::gpu::EqualKernel;
 use rns::{
-    det, linalg, resultant, resultant_xy, resultant_xy_with_stats, Backend, BiPoly, IntMatrix,
-    ModMatrices, Op, RnsBasis, RnsVec,
+    det, det_with_method, linalg, resultant, resultant_xy, resultant_xy_with_stats, Backend,
+    BiPoly, IntMatrix, Method, ModMatrices, Op, RnsBasis, RnsVec,
 };
 use rns_suite::{
     bareiss_det, basis, dev, edge_values, eval_poly, gpu_backend as gpu, naive_matmul,
@@ -431,4 +431,42 @@ fn exact_linear_algebra_matches_cpu_and_rug() {
             "solve {n} vs rug"
         );
     }
+}
+
+/// Both methods of det and solve with the GPU backend (the divisor trick's modular
+/// determinants on the device), against the CPU.
+#[test]
+fn every_method_matches_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut gen = Gen::new(14);
+    for (n, bits) in [(40, 20), (64, 100)] {
+        let a = gen.matrix(n, n, bits);
+        let want = det(&a, &Backend::Cpu).unwrap();
+        for method in [Method::Dixon, Method::Multimodular, Method::Auto] {
+            assert_eq!(
+                det_with_method(&a, &g, method).unwrap().0,
+                want,
+                "det {n} {method}"
+            );
+        }
+        let b = gen.matrix(n, 1, bits);
+        let want = linalg::solve(&a, &b, &Backend::Cpu).unwrap();
+        for method in [Method::Dixon, Method::Multimodular] {
+            let (x, _) = linalg::solve_with_method(&a, &b, &g, method).unwrap();
+            assert_eq!(x, want, "solve {n} {method}");
+        }
+    }
+    // 6·U (U unimodular): a divisor of 6 at most, so det / d takes many device primes.
+    let n = 48;
+    let mut u = IntMatrix::identity(n).entries().to_vec();
+    for i in 0..n {
+        for j in i + 1..n {
+            u[i * n + j] = gen.signed(16);
+        }
+    }
+    let six: Vec<Integer> = u.iter().map(|x| Integer::from(x * 6)).collect();
+    let six = IntMatrix::new(n, n, six).unwrap();
+    let (d, st) = det_with_method(&six, &g, Method::Dixon).unwrap();
+    assert_eq!(d, det(&six, &Backend::Cpu).unwrap());
+    assert!(st.primes > 3, "{st:?}");
 }
