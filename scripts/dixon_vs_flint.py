@@ -11,24 +11,13 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 
 import flint
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_vs_flint import rand_matrix, rat_text, write  # noqa: E402
+from cli_vs_flint import best, flint_time, rand_matrix, rat_text, write  # noqa: E402
 
 REPS = int(os.environ.get("REPS", "3"))
-
-
-def best(f):
-    t_best, out = None, None
-    for _ in range(REPS):
-        t = time.perf_counter()
-        out = f()
-        dt = time.perf_counter() - t
-        t_best = dt if t_best is None else min(t_best, dt)
-    return t_best, out
 
 
 def rns_run(rns, args, threads):
@@ -40,7 +29,7 @@ def rns_run(rns, args, threads):
             sys.exit(f"rns failed: {p.stderr}")
         return p.stdout
 
-    return best(f)
+    return best(f, REPS)
 
 
 def main():
@@ -65,8 +54,7 @@ def main():
     ok = True
     print(f"whole rns process (--backend cpu, best of {REPS}) against FLINT {flint.__version__} (compute only)")
     for what, args, threads, flint_f in cases:
-        flint.ctx.threads = threads
-        tf, want = best(flint_f)
+        tf, want = flint_time(flint_f, threads, REPS)
         line = f"{what:<34} flint {tf * 1e3:8.1f} ms"
         for method in ["dixon", "multimodular"]:
             t, out = rns_run(rns, args + ["--method", method], threads)

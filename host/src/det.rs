@@ -11,6 +11,8 @@
 //! computed modulo primes (those not dividing `d`), exactly as above. Never
 //! probabilistic: `d` divides `det A` whatever `b` is.
 
+pub use crate::bounds::{hadamard_bits, log2_norm};
+
 use crate::backend::Backend;
 use crate::basis::RnsBasis;
 use crate::dixon::det_divisor;
@@ -19,7 +21,6 @@ use crate::matrix::{require_square, IntMatrix};
 use crate::method::Method;
 use crate::modmat::ModMatrices;
 use crate::timing::Laps;
-use rayon::prelude::*;
 use rug::Integer;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,49 +36,12 @@ pub struct DetStats {
     pub backend: &'static str,
     /// The method that ran: `multimodular`, or `dixon` (the divisor trick).
     pub method: &'static str,
-    /// Bits of the divisor `d` of the divisor trick (0 without it).
+    /// Bits of the divisor `d` of the divisor trick (1 without it: `d = 1`).
     pub divisor_bits: u64,
     /// Dixon lifting steps of the divisor trick.
     pub lifting_steps: usize,
     /// Stage names and their wall-clock times, in order.
     pub stages: Vec<(&'static str, Duration)>,
-}
-
-/// An upper bound on `log2 ‖v‖₂`, slightly above it; `None` for the zero vector.
-/// From each entry's top 53 bits (`x = f·2^e`, `|x| < (|f| + 2^−52)·2^e`), scaled by the
-/// largest exponent and summed in `f64`; the sum is raised by its worst rounding error
-/// (and a term that underflows counts as the smallest normal `f64`), so the bound holds
-/// without computing any square exactly.
-pub fn log2_norm(v: &[Integer]) -> Option<f64> {
-    let parts: Vec<(f64, i32)> = v
-        .iter()
-        .filter(|x| **x != 0)
-        .map(|x| {
-            let (f, e) = x.to_f64_exp();
-            (f, e as i32)
-        })
-        .collect();
-    let emax = parts.iter().map(|p| p.1).max()?;
-    let sum: f64 = parts
-        .iter()
-        .map(|&(f, e)| {
-            let u = (f.abs() + f64::EPSILON) * 2f64.powi(e - emax);
-            (u * u).max(f64::MIN_POSITIVE)
-        })
-        .sum();
-    let sum = sum * (1.0 + parts.len() as f64 * f64::EPSILON);
-    Some(emax as f64 + 0.5 * sum.log2() + 1e-9)
-}
-
-/// An upper bound `b` with `|det A| ≤ 2^b` (Hadamard: the product of the rows'
-/// Euclidean norms); `None` when a row is zero (then det = 0).
-pub fn hadamard_bits(a: &IntMatrix) -> Option<u64> {
-    let rows: Option<Vec<f64>> = (0..a.rows())
-        .into_par_iter()
-        .map(|i| log2_norm(a.row(i)))
-        .collect();
-    let log2: f64 = rows?.iter().sum();
-    Some(log2.ceil().max(0.0) as u64 + 1)
 }
 
 /// The exact determinant of a square integer matrix.
@@ -141,20 +105,19 @@ pub fn det_with_method(
     let basis = Arc::new(RnsBasis::for_bits_excluding(e_bits, |p| d.mod_u(p) == 0));
     stats.primes = basis.range_len();
     laps.stage("primes")?;
-    let mut dets = if d == 1 {
+    let dets = if d == 1 {
         backend.det_integers(&basis, a.entries(), n)?
     } else {
         // Entries may exceed this small basis's range: reduced modulo each prime instead.
-        backend.det_mod(&ModMatrices::from_int_matrix(a, &basis.primes())?)?
-    };
-    if d != 1 {
+        let mut dets = backend.det_mod(&ModMatrices::from_int_matrix(a, &basis.primes())?)?;
         for (r, m) in dets.iter_mut().zip(basis.moduli()) {
             let inv = m.inv(d.mod_u(m.m)).ok_or_else(|| {
                 Error::Internal("a prime of the basis divides the divisor".into())
             })?;
             *r = m.mul(*r, inv);
         }
-    }
+        dets
+    };
     laps.stage("reduce, det mod p")?;
     let e = backend.reconstruct(&basis, 1, dets, "the determinant")?;
     laps.lap("crt");

@@ -7,12 +7,14 @@
 //! `A`'s entries are split into signed 62-bit limbs, so each step's product `A·X_i` is
 //! sums of `i64 × u32` products in `i128`, and only the update touches big integers.
 
+use crate::backend::Backend;
+use crate::bounds::cramer_bits;
 use crate::error::{Error, Result};
 use crate::interrupt;
 use crate::matrix::{require_rhs, require_square, IntMatrix};
+use crate::modmat::ModMatrices;
 use crate::ratrecon::rational_reconstruct;
 use rayon::prelude::*;
-use rns_core::linalg::eliminate;
 use rns_core::{prime, Modulus};
 use rug::{Assign, Complete, Integer};
 
@@ -56,45 +58,18 @@ pub struct DixonSolution {
     pub steps: usize,
 }
 
-/// The bits of Cramer's bounds for `A X = B`: `(det, numerators)` with
-/// `|det A| ≤ 2^det` and every `|det(A with a column replaced by one of B's)| ≤
-/// 2^numerators` (Hadamard over the columns); `None` when `A` has a zero column.
-pub fn cramer_bits(a: &IntMatrix, b: &IntMatrix) -> Option<(u64, u64)> {
-    let (at, bt) = (a.transpose(), b.transpose());
-    let cols: Option<Vec<f64>> = (0..at.rows())
-        .map(|j| crate::det::log2_norm(at.row(j)))
-        .collect();
-    let cols = cols?;
-    let sum: f64 = cols.iter().map(|&x| x.max(0.0)).sum();
-    let min = cols.iter().copied().fold(f64::INFINITY, f64::min).max(0.0);
-    let b_max = (0..bt.rows())
-        .filter_map(|j| crate::det::log2_norm(bt.row(j)))
-        .fold(0.0f64, f64::max);
-    let det = sum.ceil() as u64 + 1;
-    let num = (sum.max(sum - min + b_max)).ceil() as u64 + 1;
-    Some((det, num))
-}
-
 /// `A⁻¹ mod p` (row-major, residues) for the first of a few 31-bit primes modulo which
 /// `A` is invertible, or `None`.
-fn inverse_mod_prime(a: &IntMatrix) -> Option<(Modulus, Vec<u32>)> {
-    let n = a.rows();
-    let w = 2 * n;
+fn inverse_mod_prime(a: &IntMatrix) -> Result<Option<(Modulus, Vec<u32>)>> {
     for p in prime::moduli_descending(|_| false).take(PRIMES_TRIED) {
         let m = Modulus::new(p).expect("a generated prime");
-        let mut aug = vec![0u32; n * w];
-        aug.par_chunks_mut(w).enumerate().for_each(|(i, row)| {
-            for (j, x) in a.row(i).iter().enumerate() {
-                row[j] = x.mod_u(p);
-            }
-            row[n + i] = 1;
-        });
-        if eliminate(&mut aug, n, w, n, true, m).rank as usize == n {
-            let inv = aug.chunks(w).flat_map(|r| r[n..].iter().copied()).collect();
-            return Some((m, inv));
+        match Backend::Cpu.inverse_mod(&ModMatrices::reduce(a, &[m])) {
+            Ok(inv) => return Ok(Some((m, inv.data().to_vec()))),
+            Err(Error::Singular { .. }) => {}
+            Err(e) => return Err(e),
         }
     }
-    None
+    Ok(None)
 }
 
 /// `A`'s entries as `limbs` signed 62-bit limbs each: `x = Σ_t limb_t · 2^(62t)`, limb
@@ -226,7 +201,7 @@ fn lift<T>(
 ) -> Result<Option<T>> {
     let (n, l) = (a.rows(), b.cols());
     let (det_bits, num_bits) = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
-    let Some((m, inv)) = inverse_mod_prime(a) else {
+    let Some((m, inv)) = inverse_mod_prime(a)? else {
         return Ok(None);
     };
     let p = m.m;
@@ -336,14 +311,9 @@ fn finish(a: &IntMatrix, b: &IntMatrix, x: &Expansion) -> Result<Option<DixonSol
     let Some((_, mut den)) = rational_reconstruct(&first, &modulus, &bound) else {
         return Ok(None);
     };
-    let values: Vec<Integer> = std::iter::once(first)
-        .chain(
-            (1..n * l)
-                .into_par_iter()
-                .map(|e| x.value(e, &powers))
-                .collect::<Vec<_>>(),
-        )
-        .collect();
+    let mut values = Vec::with_capacity(n * l);
+    values.push(first);
+    values.par_extend((1..n * l).into_par_iter().map(|e| x.value(e, &powers)));
     // A common denominator, grown by one reconstruction per entry it does not explain.
     let half = Integer::from(&modulus >> 1u32);
     let centered = |den: &Integer, v: &Integer| {

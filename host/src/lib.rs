@@ -22,6 +22,7 @@
 pub mod backend;
 pub mod basis;
 pub mod bipoly;
+pub mod bounds;
 pub mod cluster;
 pub mod compare;
 pub mod cost;

@@ -28,7 +28,7 @@
 
 use crate::backend::Backend;
 use crate::basis::RnsBasis;
-use crate::det::log2_norm;
+use crate::bounds::{cramer_bits, log2_norm};
 use crate::dixon::solve_dixon;
 use crate::error::{Error, Result};
 use crate::matrix::{require_product, require_rhs, require_square, IntMatrix, RatMatrix};
@@ -129,21 +129,7 @@ pub fn solve_with_method(
     }
     // Cramer: det(A) and each entry of det(A)·X is a determinant of A with one column
     // replaced by a column of B; Hadamard over the columns bounds them all.
-    let (at, bt) = (a.transpose(), b.transpose());
-    let mut col_bits = Vec::with_capacity(n);
-    for j in 0..n {
-        col_bits.push(log2_norm(at.row(j)).ok_or(Error::Singular { prime: None })?);
-    }
-    let sum: f64 = col_bits.iter().map(|&x| x.max(0.0)).sum();
-    let min = col_bits
-        .iter()
-        .copied()
-        .fold(f64::INFINITY, f64::min)
-        .max(0.0);
-    let b_max = (0..l)
-        .filter_map(|j| log2_norm(bt.row(j)))
-        .fold(0.0f64, f64::max);
-    let bits = (sum.max(sum - min + b_max)).ceil() as u64 + 1;
+    let (_, bits) = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
     let ab = a.augment(b)?;
     laps.stage("bound")?;
     let cols = n + l;

@@ -19,8 +19,9 @@
 use crate::backend::Backend;
 use crate::basis::RnsBasis;
 use crate::bipoly::BiPoly;
+use crate::bounds::log2_norm;
 use crate::cost::{self, Estimate};
-use crate::det::{det, log2_norm};
+use crate::det::det;
 use crate::error::{Error, Result};
 use crate::matrix::IntMatrix;
 use crate::poly::IntPoly;

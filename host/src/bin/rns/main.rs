@@ -43,23 +43,6 @@ impl From<BackendArg> for BackendChoice {
     }
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum MethodArg {
-    Auto,
-    Dixon,
-    Multimodular,
-}
-
-impl From<MethodArg> for Method {
-    fn from(m: MethodArg) -> Self {
-        match m {
-            MethodArg::Auto => Method::Auto,
-            MethodArg::Dixon => Method::Dixon,
-            MethodArg::Multimodular => Method::Multimodular,
-        }
-    }
-}
-
 #[derive(Subcommand)]
 enum Command {
     /// Exact determinant of a square integer matrix (or modulo P), printed as a decimal integer.
@@ -142,6 +125,10 @@ fn parse_devices(s: &str) -> std::result::Result<Devices, String> {
     s.parse().map_err(|e: rns::Error| e.to_string())
 }
 
+fn parse_method(s: &str) -> std::result::Result<Method, String> {
+    Method::from_name(s).ok_or_else(|| "expected auto, dixon or multimodular".into())
+}
+
 /// The options of the matrix commands: a modulus, a method, and [`RunOpts`].
 #[derive(clap::Args)]
 struct ModOpts {
@@ -151,8 +138,8 @@ struct ModOpts {
     /// The algorithm of det, solve and inverse over Z or Q: p-adic (`dixon`: Dixon's
     /// lifting; for det, FLINT's divisor trick), `multimodular`, or `auto` (dixon on the
     /// CPU backend for n ≥ 40 (det) or n ≥ 10 with few right-hand sides (solve)).
-    #[arg(long, value_enum, default_value = "auto")]
-    method: MethodArg,
+    #[arg(long, default_value = "auto", value_parser = parse_method)]
+    method: Method,
     #[command(flatten)]
     run: RunOpts,
 }
@@ -201,7 +188,7 @@ fn matrix_command(
             let est = cost::matrix(kind, &dims, false);
             let backend = session.backend(est)?;
             let expected = est.on(backend.gpu().is_some());
-            let method = Method::from(opts.method);
+            let method = opts.method;
             session.compute("computing", expected, || over_q(&mats, &backend, method))?
         }
         Some(p) => {
@@ -317,7 +304,7 @@ fn run(cli: Cli) -> Result<()> {
                     let be = session.backend(est)?;
                     let expected = est.on(be.gpu().is_some());
                     let what = format!("det of a {}×{} matrix", a.rows(), a.cols());
-                    let method = Method::from(opts.method);
+                    let method = opts.method;
                     let (d, st) =
                         session.compute(&what, expected, || det_with_method(&a, &be, method))?;
                     let divisor = match st.method {
