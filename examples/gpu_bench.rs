@@ -8,8 +8,11 @@
 //!
 //! `cargo run --release --example gpu_bench` (needs a GPU; `scripts/gpu-check.sh` runs it on one).
 
-use rns::backend::gpu::launch::{Det, Elementwise, Eliminate, Equal, Matmul, MulChain};
+use rns::backend::gpu::launch::{
+    Cmp, Det, Digits, Elementwise, Eliminate, Equal, Matmul, MulChain,
+};
 use rns::backend::gpu::memory::moduli_words;
+use rns::backend::gpu::CudaSlice;
 use rns::backend::gpu::{EqualKernel, Gpu};
 use rns::{Backend, Op, RnsBasis, RnsVec};
 use std::sync::Arc;
@@ -158,33 +161,89 @@ fn main() -> R<()> {
     let cpu = cpu_ms(3, || drop(Backend::Cpu.equal(&p, &q).unwrap()));
     println!("equal 1e6×330 end to end: gpu with transfers {e2e:.1} ms, cpu backend {cpu:.1} ms");
 
+    // Sign and comparison: the interval pass (then the exact path for the undecided
+    // numbers, whose blocks return at once when there are none) against the exact path
+    // for every number, the kernel before the interval pass, in the same run.
     let k = b330.range_len();
     let t = g.mrc_tables(b330.range_moduli())?;
-    let mut dd = g.alloc(k * nn)?;
-    let mut dsign = g.alloc(nn)?;
-    let ms = gpu_ms(&g, || {
-        let scratch = std::slice::from_mut(&mut dd);
-        g.launch_compare(g.stream(), &t, nn, &dp, None, scratch, &mut dsign)
-    })?;
-    let steps = nn as f64 * (k * (k - 1) / 2) as f64;
-    println!(
-        "sign 1e6×330: kernels median {ms:.3} ms ({:.2} T MRC steps/s)",
-        steps / (ms * 1e-3) / 1e12
-    );
-    let gsign = gb.sign(&p)?;
-    let e2e = cpu_ms(3, || drop(gb.sign(&p).unwrap()));
-    let head: Vec<u32> = (0..b330.channels())
-        .flat_map(|c| p.channel(c)[..nn / 10].to_vec())
+    let r = RnsVec::random(&b330, nn, 5);
+    let dr = g.upload(r.residues())?;
+    let (mut da, mut db) = (g.alloc(k * nn)?, g.alloc(k * nn)?);
+    let (mut dout, mut dold) = (g.alloc(nn)?, g.alloc(nn)?);
+    let shape = Digits { len: nn, k };
+    let mut exact_all = |g: &Gpu, x: &CudaSlice<u32>, y: Option<&CudaSlice<u32>>| {
+        let s = g.stream();
+        g.launch_digits(s, shape, &mut da, x, Some(&t.half), &t.moduli, &t.table)?;
+        if let Some(y) = y {
+            g.launch_digits(s, shape, &mut db, y, Some(&t.half), &t.moduli, &t.table)?;
+        }
+        let other = if y.is_some() { &db } else { &t.half_digits };
+        let cmp = Cmp {
+            len: nn,
+            k,
+            broadcast: y.is_none(),
+            pending_only: false,
+        };
+        g.launch_cmp(s, cmp, &mut dold, &da, other)
+    };
+    let old_sign = gpu_ms(&g, || exact_all(&g, &dp, None))?;
+    let old_cmp = gpu_ms(&g, || exact_all(&g, &dp, Some(&dr)))?;
+    let mut scratch = vec![g.alloc(k * nn)?, g.alloc(k * nn)?];
+    let mut new_ms = |x: &CudaSlice<u32>, y: Option<&CudaSlice<u32>>| {
+        gpu_ms(&g, || {
+            g.launch_compare(g.stream(), &t, nn, x, y, &mut scratch, &mut dout)
+        })
+    };
+    let sign = new_ms(&dp, None)?;
+    let cmp = new_ms(&dp, Some(&dr))?;
+    let bytes = 4.0 * (nn * k) as f64;
+    for (what, new, old, sides) in [
+        ("sign", sign, old_sign, 1.0),
+        ("compare", cmp, old_cmp, 2.0),
+    ] {
+        println!(
+            "{what} 1e6×330, full-range values: kernels median {new:.3} ms ({:.0} GB/s read = {:.0}% of copy), exact path for every number {old:.3} ms: {:.1}x",
+            sides * bytes / (new * 1e-3) / 1e9,
+            100.0 * sides * bytes / (new * 1e-3) / 1e9 / copy_gbs,
+            old / new
+        );
+    }
+    // Values far below M (64-bit values in a 10 000-bit basis): none decided by the pass.
+    let mut gen = 0x9E37_79B9_7F4A_7C15u64;
+    let small_vals: Vec<rug::Integer> = (0..nn)
+        .map(|_| {
+            gen ^= gen << 13;
+            gen ^= gen >> 7;
+            gen ^= gen << 17;
+            rug::Integer::from(gen as i64)
+        })
         .collect();
-    let small = RnsVec::from_residues(&b330, nn / 10, head)?;
-    assert_eq!(
-        &gsign[..nn / 10],
-        &Backend::Cpu.sign(&small)?[..],
-        "GPU sign differs from CPU"
+    let sv = gb.to_rns(&b330, &small_vals)?;
+    let dsv = g.upload(sv.residues())?;
+    let small = new_ms(&dsv, None)?;
+    let small_old = gpu_ms(&g, || exact_all(&g, &dsv, None))?;
+    println!("sign 1e6×330, 64-bit values (all undecided by the pass): kernels median {small:.3} ms, exact path alone {small_old:.3} ms");
+    let signs = gb.sign(&sv)?;
+    assert!(
+        signs.iter().zip(&small_vals).all(|(s, v)| *s == v.cmp0()),
+        "GPU sign of small values is wrong"
     );
-    let cpu = cpu_ms(1, || drop(Backend::Cpu.sign(&small).unwrap())) * 10.0;
-    println!("sign 1e6×330 end to end: gpu with transfers {e2e:.1} ms, cpu backend {cpu:.1} ms (measured on 1e5, ×10)");
-    drop((dp, dq, dd));
+    drop((da, db, scratch, dsv));
+    let gsign = gb.sign(&p)?;
+    assert_eq!(gsign, Backend::Cpu.sign(&p)?, "GPU sign differs from CPU");
+    assert_eq!(
+        gb.compare(&p, &r)?,
+        Backend::Cpu.compare(&p, &r)?,
+        "GPU compare differs from CPU"
+    );
+    let e2e = cpu_ms(3, || drop(gb.sign(&p).unwrap()));
+    let cpu = cpu_ms(3, || drop(Backend::Cpu.sign(&p).unwrap()));
+    let e2e_cmp = cpu_ms(3, || drop(gb.compare(&p, &r).unwrap()));
+    let cpu_cmp = cpu_ms(3, || drop(Backend::Cpu.compare(&p, &r).unwrap()));
+    println!("sign 1e6×330 end to end: gpu with transfers {e2e:.1} ms, cpu backend {cpu:.1} ms; compare: gpu {e2e_cmp:.1} ms, cpu {cpu_cmp:.1} ms");
+    let cpu_small = cpu_ms(1, || drop(Backend::Cpu.sign(&sv).unwrap()));
+    println!("sign 1e6×330 of 64-bit values, cpu backend: {cpu_small:.1} ms");
+    drop((dp, dq, dr));
 
     // 4. det mod p of 512×512 for 128 primes.
     let b128 = basis(127);

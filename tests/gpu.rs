@@ -8,8 +8,9 @@ use rns::{
     BiPoly, IntMatrix, Method, ModMatrices, Op, RnsBasis, RnsVec,
 };
 use rns_suite::{
-    bareiss_det, basis, dev, edge_values, eval_poly, gpu_backend as gpu, naive_matmul,
-    random_with_edges as random, rational_solve, resultant_xy_at, same, Gen, LiftCaps,
+    bareiss_det, basis, dev, edge_values, eval_poly, gpu_backend as gpu, interval_edges,
+    naive_matmul, random_with_edges as random, rational_solve, resultant_xy_at, same, Gen,
+    LiftCaps,
 };
 use rug::Integer;
 use std::sync::Arc;
@@ -93,6 +94,40 @@ fn sign_compare_and_digits_match_cpu() {
                 &what,
             );
         }
+    }
+}
+
+/// Sign and comparison where the interval pass cannot decide (values near 0 and near
+/// ±H, at the edges of its undecided regions), every pair of them, then long vectors of
+/// decided numbers with undecided ones scattered among them (so that most blocks of the
+/// exact path return at once and a few convert one number): against rug and the CPU.
+#[test]
+fn sign_and_compare_at_the_interval_edges_match_rug() {
+    let Some(g) = gpu() else { return };
+    for k in [1, 3, 33, 330, 1024] {
+        let b = basis(k);
+        let v = interval_edges(&b);
+        let n = v.len();
+        let mut va: Vec<Integer> = (0..n * n).map(|p| v[p / n].clone()).collect();
+        let mut vb: Vec<Integer> = (0..n * n).map(|p| v[p % n].clone()).collect();
+        let mut gen = Gen::new(k as u64 + 7);
+        for i in 0..20_000 {
+            let (x, y) = if i % 997 == 0 {
+                (v[i % n].clone(), v[(i / 7) % n].clone())
+            } else {
+                (gen.in_range(b.half()), gen.in_range(b.half()))
+            };
+            va.push(x);
+            vb.push(y);
+        }
+        let (x, y) = (g.to_rns(&b, &va).unwrap(), g.to_rns(&b, &vb).unwrap());
+        let (sign, cmp) = (g.sign(&x).unwrap(), g.compare(&x, &y).unwrap());
+        for i in 0..va.len() {
+            assert_eq!(sign[i], va[i].cmp0(), "k {k}: sign of {}", va[i]);
+            assert_eq!(cmp[i], va[i].cmp(&vb[i]), "k {k}: {} vs {}", va[i], vb[i]);
+        }
+        same(&sign, &Backend::Cpu.sign(&x).unwrap(), "sign");
+        same(&cmp, &Backend::Cpu.compare(&x, &y).unwrap(), "compare");
     }
 }
 

@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use rns::crt::{self, combine_all, to_signed_all, Partial};
 use rns::{Backend, CrtMethod, Error, Op, RnsBasis, RnsVec};
-use rns_suite::{edge_values, Gen};
+use rns_suite::{edge_values, interval_edges, Gen};
 use rug::Integer;
 use std::cmp::Ordering;
 use std::sync::{Arc, OnceLock};
@@ -116,6 +116,29 @@ proptest! {
             prop_assert_eq!(eq[i], va[i] == vb[i]);
             prop_assert_eq!(sign[i], va[i].cmp0());
             prop_assert_eq!(cmp[i], va[i].cmp(&vb[i]), "{} vs {}", &va[i], &vb[i]);
+        }
+    }
+}
+
+/// Sign and comparison at the edges of the interval pass's undecided regions (every pair
+/// of those values, so that some pairs are decided by the pass and some by the exact
+/// path), against rug, for bases of 1 to 98 primes.
+#[test]
+fn sign_and_compare_at_the_interval_edges_match_rug() {
+    for basis in bases().iter().take(5) {
+        let v = interval_edges(basis);
+        let n = v.len();
+        let va: Vec<Integer> = (0..n * n).map(|p| v[p / n].clone()).collect();
+        let vb: Vec<Integer> = (0..n * n).map(|p| v[p % n].clone()).collect();
+        let (a, b) = (
+            RnsVec::from_integers(basis, &va).unwrap(),
+            RnsVec::from_integers(basis, &vb).unwrap(),
+        );
+        let cpu = Backend::Cpu;
+        let (sign, cmp) = (cpu.sign(&a).unwrap(), cpu.compare(&a, &b).unwrap());
+        for i in 0..n * n {
+            assert_eq!(sign[i], va[i].cmp0(), "sign of {}", va[i]);
+            assert_eq!(cmp[i], va[i].cmp(&vb[i]), "{} vs {}", va[i], vb[i]);
         }
     }
 }

@@ -1,7 +1,7 @@
 //! [`RnsBasis`]: the moduli of a residue number system and everything precomputed from them.
 
 use crate::error::{Error, Result};
-use rns_core::{crt, mixed_radix, prime, Modulus};
+use rns_core::{crt, interval, mixed_radix, prime, Modulus};
 use rug::Integer;
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -23,8 +23,22 @@ pub struct RnsBasis {
     half: Integer,
     range_bits: u64,
     mixed_radix: OnceLock<(Vec<u32>, Vec<u32>)>,
-    crt: OnceLock<(Vec<u32>, Vec<Integer>)>,
+    interval: OnceLock<IntervalTables>,
+    crt_weights: OnceLock<Vec<Integer>>,
     digit_tree: OnceLock<Vec<Vec<Integer>>>,
+}
+
+/// Per-channel constants of [`rns_core::interval`] over the range moduli.
+#[derive(Debug)]
+pub struct IntervalTables {
+    /// `c_i = inv(M/m_i) mod m_i`.
+    pub coef: Vec<u32>,
+    /// `⌊2^64 / m_i⌋`.
+    pub weights: Vec<u64>,
+    /// `(m_i − 1)/2`, the residues of `H = (M − 1)/2`.
+    pub half: Vec<u32>,
+    /// `Σ (m_i − 1)`, the bound of the fixed-point error.
+    pub slack: u64,
 }
 
 impl RnsBasis {
@@ -97,7 +111,8 @@ impl RnsBasis {
             half,
             range_bits,
             mixed_radix: OnceLock::new(),
-            crt: OnceLock::new(),
+            interval: OnceLock::new(),
+            crt_weights: OnceLock::new(),
             digit_tree: OnceLock::new(),
         })
     }
@@ -114,16 +129,19 @@ impl RnsBasis {
         })
     }
 
-    fn crt_tables(&self) -> &(Vec<u32>, Vec<Integer>) {
-        self.crt.get_or_init(|| {
+    /// The tables of sign and comparison by interval evaluation
+    /// ([`rns_core::interval`]), built on first use (`O(K²)` modular products).
+    pub fn interval_tables(&self) -> &IntervalTables {
+        self.interval.get_or_init(|| {
             let range = self.range_moduli();
-            let mut inverses = vec![0u32; range.len()];
-            crt::fill_inverses(range, &mut inverses);
-            let weights = range
-                .iter()
-                .map(|m| Integer::from(&self.product / m.m))
-                .collect();
-            (inverses, weights)
+            let mut coef = vec![0u32; range.len()];
+            crt::fill_inverses(range, &mut coef);
+            IntervalTables {
+                coef,
+                weights: range.iter().map(|&m| interval::weight(m)).collect(),
+                half: range.iter().map(|m| (m.m - 1) / 2).collect(),
+                slack: interval::slack(range),
+            }
         })
     }
 
@@ -184,7 +202,7 @@ impl RnsBasis {
 
     /// `inv(M/m_i) mod m_i` for each range modulus.
     pub fn crt_inverses(&self) -> &[u32] {
-        &self.crt_tables().0
+        &self.interval_tables().coef
     }
 
     /// Products of the range moduli for assembling integers from mixed-radix digits
@@ -196,7 +214,13 @@ impl RnsBasis {
 
     /// `M/m_i` for each range modulus.
     pub fn crt_weights(&self) -> &[Integer] {
-        &self.crt_tables().1
+        self.crt_weights.get_or_init(|| {
+            let range = self.range_moduli();
+            range
+                .iter()
+                .map(|m| Integer::from(&self.product / m.m))
+                .collect()
+        })
     }
 
     /// Whether `x` lies in the signed range.

@@ -7,15 +7,23 @@ use crate::modulus::Modulus;
 /// The moduli must be distinct primes.
 pub fn fill_inverses(moduli: &[Modulus], out: &mut [u32]) {
     assert_eq!(out.len(), moduli.len(), "one inverse per modulus");
-    for (i, mi) in moduli.iter().enumerate() {
-        let mut prod = 1u32;
-        for (j, mj) in moduli.iter().enumerate() {
-            if i != j {
-                prod = mi.mul(prod, mi.reduce_u32(mj.m));
-            }
-        }
-        out[i] = mi.inv(prod).expect("moduli must be distinct primes");
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = cofactor_inverse(moduli, i).expect("moduli must be distinct primes");
     }
+}
+
+/// `(M / m_i)^(−1) mod m_i` for one `i < moduli.len()` (`O(K)`); `None` when the
+/// cofactor is not invertible, that is when the moduli are not distinct primes.
+#[inline]
+pub fn cofactor_inverse(moduli: &[Modulus], i: usize) -> Option<u32> {
+    let mi = *moduli.get(i)?;
+    let mut prod = 1u32;
+    for (j, mj) in moduli.iter().enumerate() {
+        if i != j {
+            prod = mi.mul(prod, mi.reduce_u32(mj.m));
+        }
+    }
+    mi.inv(prod)
 }
 
 #[cfg(test)]

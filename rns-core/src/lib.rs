@@ -10,6 +10,7 @@
 //! * [`mixed_radix`]: the mixed-radix table `inv(m_i) mod m_j`, mixed-radix
 //!   conversion, the digits of `(M−1)/2` and the sign test.
 //! * [`crt`]: the CRT constants `inv(M/m_i) mod m_i`.
+//! * [`interval`]: sign and comparison by interval evaluation of the CRT fraction.
 //! * [`launch`]: the kernels' launch geometry, shared by the device and the host.
 //! * [`linalg`]: elimination modulo a prime (determinant, rank, reduced echelon form,
 //!   inverse, solve), the delayed-reduction steps of matrix products, resultants.
@@ -23,6 +24,7 @@
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
 pub mod crt;
+pub mod interval;
 pub mod launch;
 pub mod linalg;
 pub mod mixed_radix;

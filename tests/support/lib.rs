@@ -57,6 +57,37 @@ pub fn edge_values(basis: &RnsBasis) -> Vec<Integer> {
     ]
 }
 
+/// Values at the edges of the interval pass's undecided regions (`rns_core::interval`):
+/// with `w = B·M/2^64` the width of the region around 0 in values, the values
+/// `±w·f` and `±(H − w·f)` for factors `f` from 1/4 to 4, each with its neighbours ±1,
+/// and small powers of two (decided only by the exact path).
+pub fn interval_edges(basis: &RnsBasis) -> Vec<Integer> {
+    let slack = rns_core::interval::slack(basis.range_moduli());
+    let w = Integer::from(basis.product() * slack) >> 64u32;
+    let h = basis.half();
+    let mut v = Vec::new();
+    for f in [1u32, 2, 3, 4, 6, 8, 16] {
+        let x = Integer::from(&w * f) >> 2u32; // w·f/4
+        for y in [x.clone(), Integer::from(h - &x)] {
+            for d in [-1i32, 0, 1] {
+                let z = Integer::from(&y + d);
+                if z.as_abs().cmp(h).is_le() {
+                    v.push(Integer::from(-&z));
+                    v.push(z);
+                }
+            }
+        }
+    }
+    for e in [0u32, 1, 31, 62, 63, 64, 100] {
+        let p = Integer::from(1) << e;
+        if p.as_abs().cmp(h).is_le() {
+            v.push(Integer::from(-&p));
+            v.push(p);
+        }
+    }
+    v
+}
+
 /// A reproducible random generator for test and benchmark inputs.
 pub struct Gen {
     state: RandState<'static>,

@@ -1,10 +1,11 @@
 //! Kernels on residue vectors: elementwise arithmetic, the `mul_m` probe, equality,
-//! mixed-radix conversion (and its table), digit comparison, reduction of integers.
+//! mixed-radix conversion (and its table), digit comparison, sign and comparison by
+//! interval evaluation (and its table), reduction of integers.
 
 use super::{ballot, channel_loop};
 use core::arch::nvptx::*;
 use rns_core::launch::NUMBERS_PER_BLOCK;
-use rns_core::{mixed_radix, Modulus};
+use rns_core::{crt, interval, mixed_radix, Modulus};
 
 macro_rules! elementwise {
     ($name:ident, |$m:ident, $s:ident, $k:ident, $a:ident, $b:ident, $c:ident, $d:ident| $e:expr) => {
@@ -169,7 +170,9 @@ pub unsafe extern "ptx-kernel" fn rns_equal_vote(
 /// the end; otherwise (a basis too large for even one number's tile) the conversion runs
 /// in place in `digits`. Digits are written channel-major like the input. `offset` (one
 /// residue per channel, or null) is added first: with `(m_c − 1)/2` it maps the signed
-/// range monotonically onto `[0, M)`.
+/// range monotonically onto `[0, M)`. With `pending` non-null, only the numbers whose
+/// entry is `interval::AMBIGUOUS` are converted, and a block with none of them returns at
+/// once (the dynamic shared memory then ends with one word for that vote).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
@@ -178,6 +181,7 @@ pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
     offset: *const u32,
     moduli: *const Modulus,
     table: *const u32,
+    pending: *const u32,
     len: u32,
     k: u32,
     shared: u32,
@@ -189,10 +193,25 @@ pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
         _block_dim_x(),
     );
     let i = _block_idx_x() * nx + tx;
-    let live = i < len;
+    let live = i < len && (pending.is_null() || *pending.add(i as usize) == interval::AMBIGUOUS);
+    let dynamic: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    if !pending.is_null() {
+        // The block's vote: does any of its numbers need the exact path?
+        let any = dynamic.add(if shared != 0 { (k * nx) as usize } else { 0 });
+        if tx == 0 && ty == 0 {
+            *any = 0;
+        }
+        _syncthreads();
+        if live {
+            *any = 1;
+        }
+        _syncthreads();
+        if *any == 0 {
+            return;
+        }
+    }
     let (tile, stride, col) = if shared != 0 {
-        let t: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
-        (t, nx as usize, tx as usize)
+        (dynamic, nx as usize, tx as usize)
     } else {
         (digits, len as usize, i as usize)
     };
@@ -265,17 +284,20 @@ pub unsafe extern "ptx-kernel" fn rns_mr_table(table: *mut u32, moduli: *const M
 /// Compares numbers by their channel-major mixed-radix digits, most significant
 /// (last) digit first: `out[i]` is −1, 0 or 1 for `a[i] <, =, > b[i]`. With
 /// `b_broadcast` non-zero, `b` holds one number (`k` digits) compared with every `a[i]`.
+/// With `pending_only` non-zero, only entries of `out` that are `interval::AMBIGUOUS`
+/// are computed (the others are already decided).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn rns_cmp_digits(
     out: *mut i32,
     a: *const u32,
     b: *const u32,
     b_broadcast: u32,
+    pending_only: u32,
     len: u32,
     k: u32,
 ) {
     let i = _block_idx_x() * _block_dim_x() + _thread_idx_x();
-    if i >= len {
+    if i >= len || (pending_only != 0 && *out.add(i as usize) as u32 != interval::AMBIGUOUS) {
         return;
     }
     let mut r = 0i32;
@@ -294,6 +316,66 @@ pub unsafe extern "ptx-kernel" fn rns_cmp_digits(
         }
     }
     *out.add(i as usize) = r;
+}
+
+/// Sign or comparison by interval evaluation (`rns_core::interval`), one thread per
+/// number (grid-stride): `out[i]` is `LESS`, `EQUAL`, `GREATER` or `AMBIGUOUS` for `a[i]`
+/// against `b[i]`, or against 0 when `b` is null, over the `k` range channels
+/// (channel-major, reads coalesced). Per channel: the modulus, the CRT cofactor inverse
+/// `coef`, the residue `half` of `H` and the fixed-point `weights`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_interval_cmp(
+    out: *mut u32,
+    a: *const u32,
+    b: *const u32,
+    moduli: *const Modulus,
+    coef: *const u32,
+    half: *const u32,
+    weights: *const u64,
+    slack: u64,
+    len: u32,
+    k: u32,
+) {
+    let mut i = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
+    let stride = (_grid_dim_x() * _block_dim_x()) as usize;
+    while i < len as usize {
+        let (mut sa, mut sb, mut equal) = (0u64, 0u64, true);
+        for c in 0..k as usize {
+            let (m, h, cf, w) = (*moduli.add(c), *half.add(c), *coef.add(c), *weights.add(c));
+            let ra = *a.add(c * len as usize + i);
+            let rb = if b.is_null() {
+                0
+            } else {
+                *b.add(c * len as usize + i)
+            };
+            equal &= ra == rb;
+            sa = sa.wrapping_add(interval::term(m, ra, h, cf, w));
+            sb = sb.wrapping_add(interval::term(m, rb, h, cf, w));
+        }
+        *out.add(i) = interval::decide(sa, sb, equal, slack);
+        i += stride;
+    }
+}
+
+/// The per-channel tables of `rns_interval_cmp`, one thread per channel (grid-stride):
+/// `coef[i] = inv(M/m_i) mod m_i` (0 if the moduli are not distinct primes) and
+/// `weights[i] = ⌊2^64/m_i⌋`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_interval_table(
+    coef: *mut u32,
+    weights: *mut u64,
+    moduli: *const Modulus,
+    k: u32,
+) {
+    let mut i = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
+    let stride = (_grid_dim_x() * _block_dim_x()) as usize;
+    let all = core::slice::from_raw_parts(moduli, k as usize);
+    while i < k as usize {
+        *coef.add(i) = crt::cofactor_inverse(all, i).unwrap_or(0);
+        *weights.add(i) = interval::weight(*moduli.add(i));
+        i += stride;
+    }
 }
 
 /// Residues of many non-negative integers given as 32-bit words, word-major

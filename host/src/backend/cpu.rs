@@ -7,7 +7,6 @@ use rayon::prelude::*;
 use rns_core::modulus::LAZY_PRODUCTS;
 use rns_core::poly::{self, BiShape};
 use rns_core::{linalg, mixed_radix, Modulus};
-use std::cmp::Ordering;
 
 /// Numbers per rayon task inside one channel.
 const CHUNK: usize = 1 << 14;
@@ -96,31 +95,6 @@ pub fn mixed_radix_digits(
         mixed_radix::to_digits(x, range, table);
     });
     digits
-}
-
-/// The sign of every number (compared with 0) from its mixed-radix digits.
-pub fn signs(digits: &[u32], half: &[u32]) -> Vec<Ordering> {
-    let k = half.len();
-    digits
-        .par_chunks(k.max(1))
-        .map(|d| {
-            if d.iter().all(|&x| x == 0) {
-                Ordering::Equal
-            } else if mixed_radix::is_negative(d, half) {
-                Ordering::Less
-            } else {
-                Ordering::Greater
-            }
-        })
-        .collect()
-}
-
-/// Compares numbers pairwise from the digits of `a + H` and `b + H` (offset representation).
-pub fn compare(da: &[u32], db: &[u32], k: usize) -> Vec<Ordering> {
-    da.par_chunks(k.max(1))
-        .zip(db.par_chunks(k.max(1)))
-        .map(|(x, y)| mixed_radix::cmp_digits(x, y))
-        .collect()
 }
 
 /// Gaussian elimination ([`linalg::eliminate`]) of one `rows × cols` matrix per channel,

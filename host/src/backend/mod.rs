@@ -9,6 +9,7 @@ pub mod gpu;
 mod input;
 mod matrices;
 pub mod op;
+mod ordering;
 mod resultants;
 pub mod split;
 
@@ -279,10 +280,7 @@ impl Backend {
                 let r = g.compare(b.range_moduli(), a.len(), a.residues(), None)?;
                 Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
             }
-            None => {
-                let digits = self.mixed_radix_digits(a)?;
-                Ok(cpu::signs(&digits, b.half_digits()))
-            }
+            None => Ok(ordering::compare(b, a.len(), a.residues(), None)),
         }
     }
 
@@ -296,12 +294,12 @@ impl Backend {
                 let r = g.compare(range, len, a.residues(), Some(b.residues()))?;
                 Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
             }
-            None => {
-                let (table, half) = (basis.mr_table(), half_residues(range));
-                let da = cpu::mixed_radix_digits(range, table, len, a.residues(), Some(&half));
-                let db = cpu::mixed_radix_digits(range, table, len, b.residues(), Some(&half));
-                Ok(cpu::compare(&da, &db, k))
-            }
+            None => Ok(ordering::compare(
+                &basis,
+                len,
+                a.residues(),
+                Some(b.residues()),
+            )),
         }
     }
 

@@ -11,11 +11,19 @@ use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::*;
 
+/// The inputs of a mixed-radix launch: residues, offset (or none), moduli, table.
+pub type DigitsInputs<'a> = (
+    &'a CudaSlice<u32>,
+    Option<&'a CudaSlice<u32>>,
+    &'a CudaSlice<u32>,
+    &'a CudaSlice<u32>,
+);
+
 /// Grid dimensions y and z (channels, rows of tiles) may not exceed this.
 const GRID_YZ: usize = 65_535;
 
 /// [`Error::Internal`] unless `buf` holds at least `words` words.
-fn need(what: &str, buf: &CudaSlice<u32>, words: usize) -> Result<()> {
+pub(super) fn need(what: &str, buf: &CudaSlice<u32>, words: usize) -> Result<()> {
     if buf.len() < words {
         return Err(Error::Internal(format!(
             "{what}: a device buffer of {} words where the launch needs {words}",
@@ -58,6 +66,7 @@ macro_rules! launch {
         unsafe { b.launch($cfg) }.map_err(cuda).map(drop)
     }};
 }
+pub(super) use launch;
 
 impl Gpu {
     /// `out = op(inputs…)` per channel; `inputs.len() == op.arity()`, `scalar` holds one
@@ -170,7 +179,8 @@ impl Gpu {
     /// idle; `None` when not even one number's tile fits (the kernel then converts in
     /// place in global memory).
     pub fn digits_per_block(&self, len: usize, k: usize) -> Option<u32> {
-        let fit = self.shared_memory() / (4 * k.max(1));
+        // One word stays free for the block's vote when only pending numbers convert.
+        let fit = self.shared_memory().saturating_sub(4) / (4 * k.max(1));
         if fit == 0 {
             return None;
         }
@@ -195,6 +205,22 @@ impl Gpu {
         moduli: &CudaSlice<u32>,
         table: &CudaSlice<u32>,
     ) -> Result<()> {
+        let ins = (x, offset, moduli, table);
+        self.launch_digits_of(stream, s, digits, ins, None)
+    }
+
+    /// As [`Gpu::launch_digits`] (`ins` = `x`, `offset`, `moduli`, `table`), converting
+    /// only the numbers whose entry of `pending` (one per number, when given) is
+    /// `interval::AMBIGUOUS`; blocks without such numbers return at once.
+    pub fn launch_digits_of(
+        &self,
+        stream: &CudaStream,
+        s: Digits,
+        digits: &mut CudaSlice<u32>,
+        ins: DigitsInputs,
+        pending: Option<&CudaSlice<u32>>,
+    ) -> Result<()> {
+        let (x, offset, moduli, table) = ins;
         need("digits output", digits, s.k * s.len)?;
         need("digits input", x, s.k * s.len)?;
         need("moduli", moduli, s.k * MODULUS_WORDS)?;
@@ -202,20 +228,36 @@ impl Gpu {
         if let Some(o) = offset {
             need("offset", o, s.k)?;
         }
+        if let Some(p) = pending {
+            need("pending flags", p, s.len)?;
+        }
         let per_block = self.digits_per_block(s.len, s.k);
         let shared = per_block.is_some();
         let nb = per_block.unwrap_or(NUMBERS_PER_BLOCK);
+        let tile = per_block.map_or(0, |nb| s.k * nb as usize * 4);
         let cfg = LaunchConfig {
             grid_dim: (s.len.div_ceil(nb as usize).max(1) as u32, 1, 1),
             block_dim: (nb, NUMBERS_PER_BLOCK * CHANNEL_LANES / nb, 1),
-            shared_mem_bytes: per_block.map_or(0, |nb| (s.k * nb as usize * 4) as u32),
+            shared_mem_bytes: (tile + if pending.is_some() { 4 } else { 0 }) as u32,
         };
         let (len, k, sh) = (s.len as u32, s.k as u32, shared as u32);
         let f = &self.kernels().mrc_digits;
+        let null = 0u64;
+        let mut b = stream.launch_builder(f);
+        b.arg(digits).arg(x);
         match offset {
-            Some(o) => launch!(self, stream, f, cfg, digits, x, o, moduli, table, &len, &k, &sh),
-            None => launch!(self, stream, f, cfg, digits, x, &0u64, moduli, table, &len, &k, &sh),
-        }
+            Some(o) => b.arg(o),
+            None => b.arg(&null),
+        };
+        b.arg(moduli).arg(table);
+        match pending {
+            Some(p) => b.arg(p),
+            None => b.arg(&null),
+        };
+        b.arg(&len).arg(&k).arg(&sh);
+        self.config().check_fault(super::FaultSite::Launch)?;
+        // SAFETY: the buffers were checked against the shape the kernel reads.
+        unsafe { b.launch(cfg) }.map_err(cuda).map(drop)
     }
 
     /// The `k × k` mixed-radix table of `moduli` (`k` moduli) into `table`.
@@ -271,19 +313,10 @@ impl Gpu {
             block_dim: (ELEMENT_THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
-        let (bc, len, k) = (s.broadcast as u32, s.len as u32, s.k as u32);
-        launch!(
-            self,
-            stream,
-            &self.kernels().cmp_digits,
-            cfg,
-            out,
-            a,
-            b,
-            &bc,
-            &len,
-            &k
-        )
+        let (bc, po) = (s.broadcast as u32, s.pending_only as u32);
+        let (len, k) = (s.len as u32, s.k as u32);
+        let f = &self.kernels().cmp_digits;
+        launch!(self, stream, f, cfg, out, a, b, &bc, &po, &len, &k)
     }
 
     /// Residues (`channels × len`) of word-major integers (`words[w·len + i]`, `nwords`

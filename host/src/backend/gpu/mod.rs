@@ -20,6 +20,7 @@ pub mod fault;
 pub mod launch;
 pub mod linalg;
 pub mod memory;
+mod order;
 pub mod pipeline;
 pub mod resident;
 pub mod resultant;
@@ -30,6 +31,8 @@ pub mod tables;
 pub mod vectors;
 
 pub use config::GpuConfig;
+/// The device buffer type of the launch functions (cudarc's), for callers that launch.
+pub use cudarc::driver::CudaSlice;
 pub(crate) use device::cuda as device_cuda;
 pub use device::PTX;
 pub use fault::{Fault, FaultSite};

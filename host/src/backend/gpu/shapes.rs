@@ -64,6 +64,17 @@ pub struct Cmp {
     pub k: usize,
     /// Whether `b` is one number compared with every `a[i]`.
     pub broadcast: bool,
+    /// Whether only the entries of the output left `interval::AMBIGUOUS` are computed.
+    pub pending_only: bool,
+}
+
+/// Sign or comparison by interval evaluation of `len` numbers over `k` range channels.
+#[derive(Clone, Copy, Debug)]
+pub struct Interval {
+    /// Numbers.
+    pub len: usize,
+    /// Range channels.
+    pub k: usize,
 }
 
 /// Reduction of `len` word-major integers of `nwords` words modulo `channels` moduli.

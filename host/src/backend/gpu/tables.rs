@@ -1,14 +1,14 @@
 //! The device tables of mixed-radix conversion for a set of range moduli: the moduli,
 //! the `K × K` table (built on the device, one thread per entry: for thousands of
 //! moduli that is milliseconds, against a tenth of a second on the host plus the copy),
-//! the residues of `H = (M − 1)/2` and its digits. Cached per device for the last few
+//! the residues of `H = (M − 1)/2` and its digits, and the tables of the interval pass. Cached per device for the last few
 //! bases, so that repeated conversions over one basis pay once.
 
-use super::launch::{Cmp, Digits};
+use super::launch::Digits;
 use super::memory::moduli_words;
 use super::Gpu;
-use crate::error::{Error, Result};
-use cudarc::driver::{CudaSlice, CudaStream};
+use crate::error::Result;
+use cudarc::driver::CudaSlice;
 use rns_core::Modulus;
 use std::sync::{Arc, Mutex};
 
@@ -27,6 +27,12 @@ pub struct MrcTables {
     pub half: CudaSlice<u32>,
     /// The mixed-radix digits of `H`.
     pub half_digits: CudaSlice<u32>,
+    /// `inv(M/m_i) mod m_i` per channel, for the interval pass.
+    pub coef: CudaSlice<u32>,
+    /// `⌊2^64/m_i⌋` per channel, for the interval pass: `u64`s, two words each.
+    pub weights: CudaSlice<u32>,
+    /// `Σ (m_i − 1)`, the interval pass's error bound.
+    pub slack: u64,
     /// `K`.
     pub k: usize,
 }
@@ -61,11 +67,17 @@ impl Gpu {
             &moduli,
             &table,
         )?;
+        let mut coef = self.alloc(k)?;
+        let mut weights = self.alloc(2 * k)?;
+        self.launch_interval_table(s, k, &mut coef, &mut weights, &moduli)?;
         let t = Arc::new(MrcTables {
             moduli,
             table,
             half,
             half_digits,
+            coef,
+            weights,
+            slack: rns_core::interval::slack(range),
             k,
         });
         let mut entries = cache.lock();
@@ -74,50 +86,6 @@ impl Gpu {
             entries.remove(0);
         }
         Ok(t)
-    }
-}
-
-impl Gpu {
-    /// Launches on `s` the comparison of `len` numbers over the tables `t`: the offset
-    /// mixed-radix digits of `a` (and of `b`) into `scratch`, one `K × len` buffer per
-    /// side, then −1, 0 or 1 per number into `out`: `a` against `b`, or the sign of `a`
-    /// when `b` is `None`.
-    #[allow(clippy::too_many_arguments)]
-    pub fn launch_compare(
-        &self,
-        s: &CudaStream,
-        t: &MrcTables,
-        len: usize,
-        a: &CudaSlice<u32>,
-        b: Option<&CudaSlice<u32>>,
-        scratch: &mut [CudaSlice<u32>],
-        out: &mut CudaSlice<u32>,
-    ) -> Result<()> {
-        let sides = 1 + b.is_some() as usize;
-        let [da, rest @ ..] = scratch else {
-            return Err(Error::Internal("comparison without digit scratch".into()));
-        };
-        if rest.len() + 1 < sides {
-            return Err(Error::Internal(
-                "comparison of two sides with one scratch".into(),
-            ));
-        }
-        let shape = Digits { len, k: t.k };
-        self.launch_digits(s, shape, da, a, Some(&t.half), &t.moduli, &t.table)?;
-        let db = match b {
-            Some(b) => {
-                let db = &mut rest[0];
-                self.launch_digits(s, shape, db, b, Some(&t.half), &t.moduli, &t.table)?;
-                &*db
-            }
-            None => &t.half_digits,
-        };
-        let cmp = Cmp {
-            len,
-            k: t.k,
-            broadcast: b.is_none(),
-        };
-        self.launch_cmp(s, cmp, out, da, db)
     }
 }
 
