@@ -28,6 +28,11 @@ pub struct RnsBasis {
     digit_tree: OnceLock<Vec<Vec<Integer>>>,
 }
 
+/// `(m − 1)/2` for every modulus `m` of `range`: the residues of `H = (M − 1)/2`.
+pub fn half_residues(range: &[Modulus]) -> Vec<u32> {
+    range.iter().map(|m| (m.m - 1) / 2).collect()
+}
+
 /// Per-channel constants of [`rns_core::interval`] over the range moduli.
 #[derive(Debug)]
 pub struct IntervalTables {
@@ -139,7 +144,7 @@ impl RnsBasis {
             IntervalTables {
                 coef,
                 weights: range.iter().map(|&m| interval::weight(m)).collect(),
-                half: range.iter().map(|m| (m.m - 1) / 2).collect(),
+                half: half_residues(range),
                 slack: interval::slack(range),
             }
         })

@@ -322,7 +322,8 @@ pub unsafe extern "ptx-kernel" fn rns_cmp_digits(
 /// number (grid-stride): `out[i]` is `LESS`, `EQUAL`, `GREATER` or `AMBIGUOUS` for `a[i]`
 /// against `b[i]`, or against 0 when `b` is null, over the `k` range channels
 /// (channel-major, reads coalesced). Per channel: the modulus, the CRT cofactor inverse
-/// `coef`, the residue `half` of `H` and the fixed-point `weights`.
+/// `coef`, the residue `half` of `H`, the fixed-point `weights` and `zero_terms`, the
+/// term of 0 (the constant side of a sign, added instead of recomputed).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_interval_cmp(
@@ -333,6 +334,7 @@ pub unsafe extern "ptx-kernel" fn rns_interval_cmp(
     coef: *const u32,
     half: *const u32,
     weights: *const u64,
+    zero_terms: *const u64,
     slack: u64,
     len: u32,
     k: u32,
@@ -341,17 +343,23 @@ pub unsafe extern "ptx-kernel" fn rns_interval_cmp(
     let stride = (_grid_dim_x() * _block_dim_x()) as usize;
     while i < len as usize {
         let (mut sa, mut sb, mut equal) = (0u64, 0u64, true);
-        for c in 0..k as usize {
-            let (m, h, cf, w) = (*moduli.add(c), *half.add(c), *coef.add(c), *weights.add(c));
-            let ra = *a.add(c * len as usize + i);
-            let rb = if b.is_null() {
-                0
-            } else {
-                *b.add(c * len as usize + i)
-            };
-            equal &= ra == rb;
-            sa = sa.wrapping_add(interval::term(m, ra, h, cf, w));
-            sb = sb.wrapping_add(interval::term(m, rb, h, cf, w));
+        let table = |c: usize| (*moduli.add(c), *half.add(c), *coef.add(c), *weights.add(c));
+        let at = |c: usize| c * len as usize + i;
+        // Two loops, so that neither branches on `b` per channel.
+        if b.is_null() {
+            for c in 0..k as usize {
+                let ((m, h, cf, w), ra) = (table(c), *a.add(at(c)));
+                equal &= ra == 0;
+                sa = sa.wrapping_add(interval::term(m, ra, h, cf, w));
+                sb = sb.wrapping_add(*zero_terms.add(c));
+            }
+        } else {
+            for c in 0..k as usize {
+                let ((m, h, cf, w), ra, rb) = (table(c), *a.add(at(c)), *b.add(at(c)));
+                equal &= ra == rb;
+                sa = sa.wrapping_add(interval::term(m, ra, h, cf, w));
+                sb = sb.wrapping_add(interval::term(m, rb, h, cf, w));
+            }
         }
         *out.add(i) = interval::decide(sa, sb, equal, slack);
         i += stride;
@@ -359,12 +367,13 @@ pub unsafe extern "ptx-kernel" fn rns_interval_cmp(
 }
 
 /// The per-channel tables of `rns_interval_cmp`, one thread per channel (grid-stride):
-/// `coef[i] = inv(M/m_i) mod m_i` (0 if the moduli are not distinct primes) and
-/// `weights[i] = ⌊2^64/m_i⌋`.
+/// `coef[i] = inv(M/m_i) mod m_i` (0 if the moduli are not distinct primes),
+/// `weights[i] = ⌊2^64/m_i⌋` and `zero_terms[i]`, the term of the residue 0.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn rns_interval_table(
     coef: *mut u32,
     weights: *mut u64,
+    zero_terms: *mut u64,
     moduli: *const Modulus,
     k: u32,
 ) {
@@ -372,8 +381,14 @@ pub unsafe extern "ptx-kernel" fn rns_interval_table(
     let stride = (_grid_dim_x() * _block_dim_x()) as usize;
     let all = core::slice::from_raw_parts(moduli, k as usize);
     while i < k as usize {
-        *coef.add(i) = crt::cofactor_inverse(all, i).unwrap_or(0);
-        *weights.add(i) = interval::weight(*moduli.add(i));
+        let m = *moduli.add(i);
+        let (c, w) = (
+            crt::cofactor_inverse(all, i).unwrap_or(0),
+            interval::weight(m),
+        );
+        *coef.add(i) = c;
+        *weights.add(i) = w;
+        *zero_terms.add(i) = interval::term(m, 0, (m.m - 1) / 2, c, w);
         i += stride;
     }
 }

@@ -7,7 +7,6 @@ use crate::error::{Error, Result};
 use crate::layout;
 use crate::vector::residue;
 use rayon::prelude::*;
-use rns_core::Modulus;
 use rug::Integer;
 
 /// [`Error::BasisMismatch`] or [`Error::LengthMismatch`] unless two operands agree.
@@ -90,9 +89,4 @@ pub fn pack_words(values: &[Integer]) -> (Vec<u32>, Vec<u32>, usize) {
     let words = layout::to_channel_major(&number_major, len, nwords);
     let neg = values.par_iter().map(|x| x.is_negative() as u32).collect();
     (words, neg, nwords)
-}
-
-/// `(m − 1)/2` for every modulus `m` of `range`: the residues of `H = (M − 1)/2`.
-pub fn half_residues(range: &[Modulus]) -> Vec<u32> {
-    range.iter().map(|m| (m.m - 1) / 2).collect()
 }

@@ -13,9 +13,10 @@ mod ordering;
 mod resultants;
 pub mod split;
 
+pub use crate::basis::half_residues;
 pub use devices::Devices;
 pub use gpu::{EqualKernel, Gpu};
-pub use input::{half_residues, pack_words};
+pub use input::pack_words;
 pub use op::Op;
 
 pub(crate) use input::{check_arity, check_pair, check_range, scalar_residues};

@@ -8,7 +8,7 @@ use super::memory::MODULUS_WORDS;
 pub use super::shapes::*;
 use super::Gpu;
 use crate::error::{Error, Result};
-use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream, LaunchArgs, LaunchConfig, PushKernelArg};
 use rns_core::launch::*;
 
 /// The inputs of a mixed-radix launch: residues, offset (or none), moduli, table.
@@ -59,16 +59,22 @@ fn channel_grid(len: usize, channels: usize) -> Result<LaunchConfig> {
 /// Launches kernel `$f` of device `$gpu` on `$stream` with the listed arguments.
 macro_rules! launch {
     ($gpu:expr, $stream:expr, $f:expr, $cfg:expr, $($arg:expr),+ $(,)?) => {{
-        $gpu.config().check_fault(super::FaultSite::Launch)?;
         let mut b = $stream.launch_builder($f);
         $( b.arg($arg); )+
-        // SAFETY: every caller checks its buffers against the shape the kernel reads.
-        unsafe { b.launch($cfg) }.map_err(cuda).map(drop)
+        $gpu.launch_built(b, $cfg)
     }};
 }
 pub(super) use launch;
 
 impl Gpu {
+    /// Launches a kernel whose arguments `b` holds (the one place that launches, after
+    /// the fault hook's check).
+    pub(super) fn launch_built(&self, mut b: LaunchArgs, cfg: LaunchConfig) -> Result<()> {
+        self.config().check_fault(super::FaultSite::Launch)?;
+        // SAFETY: every caller checks its buffers against the shape the kernel reads.
+        unsafe { b.launch(cfg) }.map_err(cuda).map(drop)
+    }
+
     /// `out = op(inputs…)` per channel; `inputs.len() == op.arity()`, `scalar` holds one
     /// residue per channel for the scalar operations (any buffer otherwise).
     pub fn launch_elementwise(
@@ -255,9 +261,7 @@ impl Gpu {
             None => b.arg(&null),
         };
         b.arg(&len).arg(&k).arg(&sh);
-        self.config().check_fault(super::FaultSite::Launch)?;
-        // SAFETY: the buffers were checked against the shape the kernel reads.
-        unsafe { b.launch(cfg) }.map_err(cuda).map(drop)
+        self.launch_built(b, cfg)
     }
 
     /// The `k × k` mixed-radix table of `moduli` (`k` moduli) into `table`.

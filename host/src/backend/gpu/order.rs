@@ -2,7 +2,6 @@
 //! every number, then the exact mixed-radix path for the numbers it left undecided,
 //! all on one stream (no wait on the host in between).
 
-use super::device::cuda;
 use super::launch::{launch, need, Cmp, Digits, Interval};
 use super::memory::MODULUS_WORDS;
 use super::tables::MrcTables;
@@ -33,6 +32,7 @@ impl Gpu {
         need("cofactor inverses", &t.coef, s.k)?;
         need("half residues", &t.half, s.k)?;
         need("interval weights", &t.weights, 2 * s.k)?;
+        need("terms of 0", &t.zero_terms, 2 * s.k)?;
         let cfg = LaunchConfig {
             grid_dim: (
                 s.len.div_ceil(ELEMENT_THREADS as usize).clamp(1, 1 << 20) as u32,
@@ -44,26 +44,30 @@ impl Gpu {
         };
         let (len, k, null) = (s.len as u32, s.k as u32, 0u64);
         let f = &self.kernels().interval_cmp;
-        let (m, c, h, w, sl) = (&t.moduli, &t.coef, &t.half, &t.weights, &t.slack);
+        let (m, c, h, w) = (&t.moduli, &t.coef, &t.half, &t.weights);
+        let (z, sl) = (&t.zero_terms, &t.slack);
         match b {
-            Some(b) => launch!(self, stream, f, cfg, out, a, b, m, c, h, w, sl, &len, &k),
-            None => launch!(self, stream, f, cfg, out, a, &null, m, c, h, w, sl, &len, &k),
+            Some(b) => launch!(self, stream, f, cfg, out, a, b, m, c, h, w, z, sl, &len, &k),
+            None => launch!(self, stream, f, cfg, out, a, &null, m, c, h, w, z, sl, &len, &k),
         }
     }
 
     /// The interval tables of `k` moduli: cofactor inverses into `coef`, fixed-point
-    /// weights into `weights` (`u64`s, two words each).
+    /// weights into `weights` and the terms of 0 into `zero_terms` (`u64`s, two words
+    /// each).
     pub fn launch_interval_table(
         &self,
         stream: &CudaStream,
         k: usize,
         coef: &mut CudaSlice<u32>,
         weights: &mut CudaSlice<u32>,
+        zero_terms: &mut CudaSlice<u32>,
         moduli: &CudaSlice<u32>,
     ) -> Result<()> {
         need("cofactor inverses", coef, k)?;
         need("moduli", moduli, k * MODULUS_WORDS)?;
         need("interval weights", weights, 2 * k)?;
+        need("terms of 0", zero_terms, 2 * k)?;
         let cfg = LaunchConfig {
             grid_dim: (k.div_ceil(ELEMENT_THREADS as usize).max(1) as u32, 1, 1),
             block_dim: (ELEMENT_THREADS, 1, 1),
@@ -71,7 +75,7 @@ impl Gpu {
         };
         let k32 = k as u32;
         let f = &self.kernels().interval_table;
-        launch!(self, stream, f, cfg, coef, weights, moduli, &k32)
+        launch!(self, stream, f, cfg, coef, weights, zero_terms, moduli, &k32)
     }
 }
 

@@ -1,8 +1,9 @@
 //! The device tables of mixed-radix conversion for a set of range moduli: the moduli,
 //! the `K × K` table (built on the device, one thread per entry: for thousands of
 //! moduli that is milliseconds, against a tenth of a second on the host plus the copy),
-//! the residues of `H = (M − 1)/2` and its digits, and the tables of the interval pass. Cached per device for the last few
-//! bases, so that repeated conversions over one basis pay once.
+//! the residues of `H = (M − 1)/2` and its digits, and the tables of the interval pass.
+//! Cached per device for the last few bases, so that repeated conversions over one basis
+//! pay once.
 
 use super::launch::Digits;
 use super::memory::moduli_words;
@@ -31,6 +32,9 @@ pub struct MrcTables {
     pub coef: CudaSlice<u32>,
     /// `⌊2^64/m_i⌋` per channel, for the interval pass: `u64`s, two words each.
     pub weights: CudaSlice<u32>,
+    /// The interval term of the residue 0 per channel (`u64`s, two words each): the
+    /// constant side of a sign.
+    pub zero_terms: CudaSlice<u32>,
     /// `Σ (m_i − 1)`, the interval pass's error bound.
     pub slack: u64,
     /// `K`.
@@ -68,8 +72,8 @@ impl Gpu {
             &table,
         )?;
         let mut coef = self.alloc(k)?;
-        let mut weights = self.alloc(2 * k)?;
-        self.launch_interval_table(s, k, &mut coef, &mut weights, &moduli)?;
+        let (mut weights, mut zero_terms) = (self.alloc(2 * k)?, self.alloc(2 * k)?);
+        self.launch_interval_table(s, k, &mut coef, &mut weights, &mut zero_terms, &moduli)?;
         let t = Arc::new(MrcTables {
             moduli,
             table,
@@ -77,6 +81,7 @@ impl Gpu {
             half_digits,
             coef,
             weights,
+            zero_terms,
             slack: rns_core::interval::slack(range),
             k,
         });
