@@ -12,6 +12,7 @@
 #   scripts/gpu-check.sh --run --resultant     # and the resultant benchmarks against FLINT
 #   scripts/gpu-check.sh --run --e2e           # and the end-to-end figures (examples/e2e_bench.rs)
 #   scripts/gpu-check.sh --run --cli           # and the whole CLI against FLINT (scripts/cli_vs_flint.py)
+#   scripts/gpu-check.sh --run --univariate    # and univariate resultants: kernels, CUDA C, CLI vs FLINT
 #   scripts/gpu-check.sh --run --python        # and the Python package: its tests, then python/bench/vs_flint.py
 #   scripts/gpu-check.sh --run --multi         # and several GPUs against one (examples/multi_gpu_bench.rs),
 #                                              # and mpirun with one rank per GPU when OpenMPI is there
@@ -44,8 +45,8 @@ for l in sys.stdin:
     cargo build --release -p rns --features mpi --bin rns
     cp target/release/rns $B/rns-mpi
     cargo build --release --bins --examples
-    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,multi_gpu_bench} $B/
-    cp device/reference/mul_chain.cu device/reference/matmul.cu $B/
+    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,univariate_bench,multi_gpu_bench} $B/
+    cp device/reference/mul_chain.cu device/reference/matmul.cu device/reference/resultant.cu $B/
     # python-flint for the FLINT comparisons on the GPU host, which has no network.
     mkdir -p $B/wheels
     pip download -q python-flint==0.9.0 --no-deps --only-binary=:all: --python-version 3.12 \
@@ -56,7 +57,7 @@ for l in sys.stdin:
         || echo "no pytest wheels: the Python tests will need pytest there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
-    strip --strip-all $B/bin/* $B/rns $B/rns-mpi $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant $B/multi_gpu_bench
+    strip --strip-all $B/bin/* $B/rns $B/rns-mpi $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant $B/univariate_bench $B/multi_gpu_bench
     [ -z "$(ls $B/bench)" ] || strip --strip-all $B/bench/*
     du -sh $B
     exit 0
@@ -134,6 +135,17 @@ if [[ " $* " == *" --resultant "* ]]; then
     python3 scripts/flint_resultant_xy.py /tmp/res/900-bit --primes 256 || status=1
     SKIP_CPU1=1 scripts/compare-flint-resultant.sh 500 1000 $B/rns || status=1
     python3 scripts/flint_resultant_xy.py /tmp/res/100-bit --mpoly || status=1
+fi
+if [[ " $* " == *" --univariate "* ]]; then
+    echo "== univariate resultants: block vs thread kernels, CUDA C of the block kernel, whole CLI vs FLINT"
+    mkdir -p /tmp/uni
+    $B/univariate_bench --dump /tmp/uni || status=1
+    nvcc -O3 -arch=sm_90 -o /tmp/resultant_cu $B/resultant.cu || status=1
+    for f in /tmp/uni/*.bin; do for t in 64 128 256; do /tmp/resultant_cu "$f" $t || status=1; done; done
+    python_wheels
+    for shape in "100 100" "500 1000" "2000 64"; do
+        SKIP_CPU1=1 scripts/compare-flint-resultant.sh $shape $B/rns || status=1
+    done
 fi
 if [[ " $* " == *" --python "* ]]; then
     echo "== the Python package: its tests (RNS_REQUIRE_GPU=1), then against python-flint"

@@ -4,13 +4,11 @@
 
 use rns::backend::gpu::EqualKernel;
 use rns::{
-    det, det_with_method, linalg, resultant, resultant_xy, resultant_xy_with_stats, Backend,
-    BiPoly, IntMatrix, Method, ModMatrices, Op, RnsBasis, RnsVec,
+    det, det_with_method, linalg, Backend, IntMatrix, Method, ModMatrices, Op, RnsBasis, RnsVec,
 };
 use rns_suite::{
-    bareiss_det, basis, dev, edge_values, eval_poly, gpu_backend as gpu, interval_edges,
-    naive_matmul, random_with_edges as random, rational_solve, resultant_xy_at, same, Gen,
-    LiftCaps,
+    bareiss_det, basis, dev, edge_values, gpu_backend as gpu, interval_edges, naive_matmul,
+    random_with_edges as random, rational_solve, same, Gen, LiftCaps,
 };
 use rug::Integer;
 use std::sync::Arc;
@@ -209,76 +207,6 @@ fn determinants_match_cpu_and_bareiss() {
     ];
     for a in &cases {
         assert_eq!(det(a, &g).unwrap(), bareiss_det(a));
-    }
-}
-
-#[test]
-fn resultants_match_cpu() {
-    let Some(g) = gpu() else { return };
-    let mut gen = Gen::new(5);
-    for (m, n, bits) in [(0, 3, 10), (1, 1, 64), (7, 5, 100), (20, 17, 200)] {
-        let (f, h) = (gen.poly(m, bits), gen.poly(n, bits));
-        assert_eq!(
-            resultant(&f, &h, &g).unwrap(),
-            resultant(&f, &h, &Backend::Cpu).unwrap(),
-            "{m} {n}"
-        );
-    }
-}
-
-/// Bivariate pairs for the GPU tests: random dense ones, and one whose leading
-/// coefficient in y vanishes at x = 0, 1, 2 (those points are dropped on every prime).
-fn bivariate_cases() -> Vec<(BiPoly, BiPoly)> {
-    let mut gen = Gen::new(8);
-    let mut cases: Vec<(BiPoly, BiPoly)> = [
-        (0, 3, 2, 2, 10),
-        (1, 1, 1, 1, 64),
-        (5, 6, 4, 7, 60),
-        (9, 8, 7, 10, 120),
-    ]
-    .into_iter()
-    .map(|(fy, fx, gy, gx, bits)| (gen.bipoly(fy, fx, bits), gen.bipoly(gy, gx, bits)))
-    .collect();
-    let lc = [(0, 2), (2, -3), (1, 1)]; // x³ − 3x² + 2x = x(x − 1)(x − 2)
-    let mut terms: Vec<_> = lc
-        .iter()
-        .map(|&(i, c)| (Integer::from(c), i + 1, 3))
-        .collect();
-    terms.extend([(Integer::from(-4), 0, 0), (Integer::from(11), 2, 1)]);
-    cases.push((BiPoly::new(terms).unwrap(), gen.bipoly(2, 3, 30)));
-    cases
-}
-
-#[test]
-fn bivariate_resultants_match_cpu_and_sylvester() {
-    let Some(g) = gpu() else { return };
-    for (i, (f, h)) in bivariate_cases().iter().enumerate() {
-        let (r, st) = resultant_xy_with_stats(f, h, &g).unwrap();
-        assert_eq!(st.backend, "gpu");
-        assert_eq!(r, resultant_xy(f, h, &Backend::Cpu).unwrap(), "case {i}");
-        for a in [0i64, 1, 2, 3, -5] {
-            let a = Integer::from(a);
-            assert_eq!(
-                eval_poly(&r, &a),
-                resultant_xy_at(f, h, &a),
-                "case {i} at {a}"
-            );
-        }
-    }
-}
-
-#[test]
-fn bivariate_resultants_in_chunks_and_global_scratch_match_cpu() {
-    let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
-    dev(&g).config().set_memory_limit(Some(40_000));
-    dev(&g).config().set_shared_memory_limit(Some(0));
-    for (i, (f, h)) in bivariate_cases().iter().enumerate() {
-        assert_eq!(
-            resultant_xy(f, h, &g).unwrap(),
-            resultant_xy(f, h, &Backend::Cpu).unwrap(),
-            "case {i}"
-        );
     }
 }
 

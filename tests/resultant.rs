@@ -6,26 +6,17 @@
 //! constants, and leading coefficients divisible by the primes the basis starts with.
 
 use proptest::prelude::*;
-use rns::resultant::sylvester;
+use rns::resultant::{basis_for, bound_bits, resultant_in_basis, sylvester};
 use rns::{resultant, resultant_xy, Backend, BiPoly, IntPoly};
-use rns_suite::{bareiss_det, bipoly_mul, eval_poly, resultant_xy_at, Gen};
+use rns::{Error, RnsBasis};
+use rns_suite::{bareiss_det, bipoly_mul, eval_poly, poly_mul as times, resultant_xy_at, Gen};
 use rug::Integer;
+use std::sync::Arc;
 
 fn poly(g: &mut Gen, degree: usize, bits: u32) -> IntPoly {
     let mut c: Vec<Integer> = (0..=degree).map(|_| g.signed(bits)).collect();
     if c[degree] == 0 {
         c[degree] = Integer::from(1);
-    }
-    IntPoly::new(c).unwrap()
-}
-
-/// The product of two polynomials.
-fn times(a: &IntPoly, b: &IntPoly) -> IntPoly {
-    let mut c = vec![Integer::new(); a.degree() + b.degree() + 1];
-    for (i, x) in a.coeffs().iter().enumerate() {
-        for (j, y) in b.coeffs().iter().enumerate() {
-            c[i + j] += Integer::from(x * y);
-        }
     }
     IntPoly::new(c).unwrap()
 }
@@ -96,6 +87,25 @@ fn leading_coefficients_divisible_by_the_first_primes() {
     let r = resultant(&f, &g, &Backend::Cpu).unwrap();
     assert_eq!(r, bareiss_det(&sylvester(&f, &g)));
     assert!(r != 0);
+    // The basis the library picks skips p0 and p1, and gives the same answer when given;
+    // a basis that holds p0, or too few bits, is refused.
+    let basis = basis_for(&f, &g);
+    assert!(!basis
+        .moduli()
+        .iter()
+        .any(|m| m.m == 2_147_483_647 || m.m == 2_147_483_629));
+    let (given, st) = resultant_in_basis(&f, &g, basis.clone(), &Backend::Cpu).unwrap();
+    assert_eq!((given, st.primes()), (r, basis.range_len()));
+    for bad in [
+        RnsBasis::for_bits(bound_bits(&f, &g)),
+        RnsBasis::largest_primes(1).unwrap(),
+    ] {
+        let bad = resultant_in_basis(&f, &g, Arc::new(bad), &Backend::Cpu);
+        assert!(
+            matches!(bad, Err(Error::Shape(ref s)) if s.contains("does not suit")),
+            "{bad:?}"
+        );
+    }
 }
 
 #[test]

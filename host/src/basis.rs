@@ -56,20 +56,46 @@ impl RnsBasis {
     /// As [`RnsBasis::for_bits`], skipping the primes for which `exclude` is true
     /// (for example primes that divide a leading coefficient).
     pub fn for_bits_excluding(bits: u64, exclude: impl Fn(u32) -> bool) -> RnsBasis {
-        let mut primes = Vec::new();
-        let mut product = Integer::from(1);
         // (M − 1)/2 ≥ 2^bits  ⇔  M ≥ 2^(bits+1) + 1; M is odd, so M > 2^(bits+1) suffices.
         let target = Integer::from(1) << (bits + 1) as u32;
-        let mut candidates = prime::moduli_descending(&exclude);
-        while product <= target {
-            let p = candidates
+        let mut candidates = crate::sieve::moduli_descending(&exclude);
+        let mut next = || {
+            candidates
                 .next()
-                .expect("enough 31-bit primes for any practical bound");
-            primes.push(p);
-            product *= p;
+                .expect("enough 31-bit primes for any bound")
+        };
+        // Enough primes by their logarithms (one bit of margin covers the rounding), then
+        // the fewest whose exact product (a balanced tree) exceeds the target: an
+        // O(M(n) log n) check instead of a product grown one prime at a time, O(n²).
+        let mut primes = Vec::new();
+        let mut log2 = 0.0f64;
+        while log2 < (bits + 2) as f64 {
+            primes.push(next());
+            log2 += (*primes.last().expect("a prime") as f64).log2();
         }
-        let redundant = candidates.next().expect("a redundant 31-bit prime");
-        Self::build(primes, redundant).expect("generated primes are valid and distinct")
+        let last = primes.pop().expect("at least one prime");
+        let mut head = crate::crt::product(&primes);
+        // Each prime adds over 30 bits, so the margin leaves at most `last` to spare; it
+        // is then the next prime after the basis, the redundant one.
+        let (product, redundant) = if !primes.is_empty() && head > target {
+            (head, last)
+        } else {
+            primes.push(last);
+            head *= last;
+            while head <= target {
+                let p = next();
+                primes.push(p);
+                head *= p;
+            }
+            (head, next())
+        };
+        // The sieve's primes need no second primality test.
+        let moduli = primes
+            .iter()
+            .chain([&redundant])
+            .map(|&p| Modulus::new_unchecked(p))
+            .collect();
+        Self::assemble(moduli, product)
     }
 
     /// A basis of the `k` largest 31-bit primes (plus the next one as the redundant prime).
@@ -107,10 +133,15 @@ impl RnsBasis {
             }
             moduli.push(Modulus::new(p)?);
         }
-        let product = crate::crt::product(&primes);
+        Ok(Self::assemble(moduli, crate::crt::product(&primes)))
+    }
+
+    /// The basis of validated, distinct `moduli` (range moduli, then the redundant one)
+    /// whose range moduli multiply to `product`.
+    fn assemble(moduli: Vec<Modulus>, product: Integer) -> RnsBasis {
         let half = Integer::from(&product - 1u32) >> 1u32;
         let range_bits = half.significant_bits() as u64 - 1;
-        Ok(RnsBasis {
+        RnsBasis {
             moduli,
             product,
             half,
@@ -119,7 +150,7 @@ impl RnsBasis {
             interval: OnceLock::new(),
             crt_weights: OnceLock::new(),
             digit_tree: OnceLock::new(),
-        })
+        }
     }
 
     fn mixed_radix_tables(&self) -> &(Vec<u32>, Vec<u32>) {
@@ -236,5 +267,43 @@ impl RnsBasis {
     /// Whether two bases have the same channels.
     pub fn same_as(&self, other: &RnsBasis) -> bool {
         std::ptr::eq(self, other) || self.moduli == other.moduli
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fewest primes (largest first, skipping `exclude`) whose product exceeds
+    /// `2^(bits + 1)`, by a product grown one prime at a time; and the next prime.
+    fn fewest(bits: u64, exclude: impl Fn(u32) -> bool) -> (Vec<u32>, u32) {
+        let target = Integer::from(1) << (bits + 1) as u32;
+        let (mut primes, mut product) = (Vec::new(), Integer::from(1));
+        let mut it = prime::moduli_descending(exclude);
+        while product <= target {
+            let p = it.next().unwrap();
+            primes.push(p);
+            product *= p;
+        }
+        (primes, it.next().unwrap())
+    }
+
+    #[test]
+    fn for_bits_takes_the_fewest_primes_and_the_next_as_redundant() {
+        let exclude = |p: u32| p % 5 == 1;
+        // Around every multiple of 31 bits, where the count changes, up to 40 000 bits.
+        let sizes = (1..40).flat_map(|i| [31 * i - 2, 31 * i - 1, 31 * i, 31 * i + 1]);
+        for bits in sizes.chain([0, 1, 5_000, 39_999]) {
+            let b = RnsBasis::for_bits_excluding(bits, exclude);
+            let (primes, redundant) = fewest(bits, exclude);
+            let got: Vec<u32> = b.range_moduli().iter().map(|m| m.m).collect();
+            assert_eq!(
+                (got, b.redundant().m),
+                (primes.clone(), redundant),
+                "{bits} bits"
+            );
+            assert_eq!(*b.product(), crate::crt::product(&primes));
+            assert!(b.range_bits() >= bits);
+        }
     }
 }

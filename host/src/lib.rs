@@ -42,6 +42,7 @@ pub mod poly;
 pub mod ratrecon;
 pub mod resident;
 pub mod resultant;
+pub mod sieve;
 pub mod timing;
 pub mod vector;
 pub mod words;
@@ -57,5 +58,7 @@ pub use method::Method;
 pub use modmat::{Echelon, ModMatrices};
 pub use poly::IntPoly;
 pub use resident::{Location, ResidentVec};
-pub use resultant::{resultant, resultant_xy, resultant_xy_with_stats, ResultantStats};
+pub use resultant::{
+    resultant, resultant_with_stats, resultant_xy, resultant_xy_with_stats, ResultantStats,
+};
 pub use vector::RnsVec;

@@ -76,30 +76,84 @@ pub fn bound_bits(f: &IntPoly, g: &IntPoly) -> u64 {
 
 /// The resultant `res(f, g)`, exact (multimodular Euclid; see the module documentation).
 pub fn resultant(f: &IntPoly, g: &IntPoly, backend: &Backend) -> Result<Integer> {
-    if f.degree() + g.degree() == 0 {
-        return Ok(Integer::from(1)); // two constants: the empty determinant
-    }
-    let (lf, lg) = (f.leading().clone(), g.leading().clone());
-    let basis = Arc::new(RnsBasis::for_bits_excluding(bound_bits(f, g), |p| {
-        lf.is_divisible_u(p) || lg.is_divisible_u(p)
-    }));
-    let coeffs: Vec<Integer> = f.coeffs().iter().chain(g.coeffs()).cloned().collect();
-    let residues = backend.to_rns(&basis, &coeffs)?;
-    crate::interrupt::check()?;
-    let per_prime = backend.resultant_per_channel(&residues, f.degree(), g.degree())?;
-    crate::interrupt::check()?;
-    let res = backend.reconstruct(&basis, 1, per_prime, "the resultant")?;
-    Ok(res.into_iter().next().expect("one value"))
+    resultant_with_stats(f, g, backend).map(|(r, _)| r)
 }
 
-/// What a bivariate resultant computation did and how long each stage took.
+/// [`resultant`], with the bound, the primes and the time of each stage (bounds and
+/// primes, reduction and the resultants modulo the primes, CRT).
+pub fn resultant_with_stats(
+    f: &IntPoly,
+    g: &IntPoly,
+    backend: &Backend,
+) -> Result<(Integer, ResultantStats)> {
+    let mut laps = Laps::start();
+    let basis = basis_for(f, g);
+    laps.stage("bounds, primes")?;
+    let (r, mut stats) = resultant_in_basis(f, g, basis, backend)?;
+    for &(name, d) in &stats.stages {
+        laps.add(name, d);
+    }
+    stats.stages = laps.into_stages();
+    Ok((r, stats))
+}
+
+/// The basis of [`resultant`] for `f` and `g`: the primes that Hadamard's bound asks for,
+/// skipping those that divide a leading coefficient (one prime when both are constants).
+pub fn basis_for(f: &IntPoly, g: &IntPoly) -> Arc<RnsBasis> {
+    let (lf, lg) = (f.leading(), g.leading());
+    Arc::new(RnsBasis::for_bits_excluding(bound_bits(f, g), |p| {
+        lf.is_divisible_u(p) || lg.is_divisible_u(p)
+    }))
+}
+
+/// [`resultant_with_stats`] over a given basis, such as [`basis_for`] built while
+/// something else waits (the CLI builds it while CUDA starts): one whose range holds
+/// [`bound_bits`] and none of whose primes divides a leading coefficient, else
+/// [`Error::Shape`].
+pub fn resultant_in_basis(
+    f: &IntPoly,
+    g: &IntPoly,
+    basis: Arc<RnsBasis>,
+    backend: &Backend,
+) -> Result<(Integer, ResultantStats)> {
+    let mut laps = Laps::start();
+    let mut stats = ResultantStats {
+        backend: backend.name(),
+        bound_bits: bound_bits(f, g),
+        range_primes: basis.range_moduli().iter().map(|m| m.m).collect(),
+        ..ResultantStats::default()
+    };
+    if f.degree() + g.degree() == 0 {
+        return Ok((Integer::from(1), stats)); // two constants: the empty determinant
+    }
+    let (lf, lg) = (f.leading(), g.leading());
+    let divides = |p: u32| lf.is_divisible_u(p) || lg.is_divisible_u(p);
+    if basis.range_bits() < stats.bound_bits || basis.moduli().iter().any(|m| divides(m.m)) {
+        return Err(Error::Shape(format!(
+            "a basis of {} bits does not suit this resultant: it needs {} bits and primes \
+             that divide neither leading coefficient",
+            basis.range_bits(),
+            stats.bound_bits
+        )));
+    }
+    let coeffs: Vec<Integer> = f.coeffs().iter().chain(g.coeffs()).cloned().collect();
+    let per_prime = backend.resultant_of_integers(&basis, &coeffs, f.degree(), g.degree())?;
+    laps.stage("reduce, resultants mod p")?;
+    let res = backend.reconstruct(&basis, 1, per_prime, "the resultant")?;
+    laps.lap("crt");
+    stats.stages = laps.into_stages();
+    Ok((res.into_iter().next().expect("one value"), stats))
+}
+
+/// What a resultant computation did and how long each stage took.
 #[derive(Clone, Debug, Default)]
 pub struct ResultantStats {
     /// Bits `b` with every coefficient of the result (and of the inputs) at most `2^b`.
     pub bound_bits: u64,
-    /// The degree bound `D` of the result in `x`.
+    /// The degree bound `D` of the result in `x` (0 for a univariate resultant).
     pub degree_bound: usize,
-    /// Candidate points per prime: `D + 1` plus one per root a leading coefficient may have.
+    /// Candidate points per prime: `D + 1` plus one per root a leading coefficient may
+    /// have (0 for a univariate resultant).
     pub candidates: usize,
     /// The primes used for the range (plus one redundant prime), in the basis's order.
     pub range_primes: Vec<u32>,

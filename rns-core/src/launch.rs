@@ -12,6 +12,33 @@ pub const ELEMENT_THREADS: u32 = 256;
 /// Threads per block of the one-thread-per-channel resultant kernel and of the
 /// one-thread-per-(channel, point) kernel of Collins' method.
 pub const RESULTANT_THREADS: u32 = 128;
+/// Below this larger degree the one-thread-per-channel resultant kernel runs (a pass of
+/// the block kernel would leave most of its threads idle).
+pub const RESULTANT_BLOCK_MIN_DEGREE: usize = 32;
+
+/// Threads of the block-per-channel resultant kernel for degrees `df`, `dg`: about 16
+/// coefficients per thread and pass, a multiple of 32 between 32 and 256. (H200: at
+/// degree 500 one warp per prime beats 64 threads by 1.6×, at degree 2000 128 threads
+/// beat 64 and 256 by 1.2–1.35×: fewer threads leave room for more blocks per SM, which
+/// hide each other's barriers and thread 0's inversions.)
+pub const fn resultant_block_threads(df: usize, dg: usize) -> u32 {
+    let d = if df > dg { df } else { dg };
+    let t = d.div_ceil(16).div_ceil(32) * 32;
+    if t < 32 {
+        32
+    } else if t > 256 {
+        256
+    } else {
+        t as u32
+    }
+}
+
+/// Words of shared memory of the block-per-channel resultant kernel: both polynomials,
+/// and two words per Euclidean step ([`crate::euclid::max_steps`]).
+pub const fn resultant_block_words(df: usize, dg: usize) -> usize {
+    df + dg + 2 + 2 * crate::euclid::max_steps(df, dg)
+}
+
 /// Threads per block of the interpolation kernel (one block per channel).
 pub const INTERPOLATE_THREADS: u32 = 256;
 
@@ -87,6 +114,19 @@ mod tests {
                 "{rows} rows: {t}"
             );
         }
+    }
+
+    #[test]
+    fn resultant_blocks_are_whole_warps_of_about_16_coefficients_each() {
+        assert_eq!(resultant_block_threads(0, 0), 32);
+        assert_eq!(resultant_block_threads(32, 5), 32);
+        assert_eq!(resultant_block_threads(5, 500), 32);
+        assert_eq!(resultant_block_threads(513, 500), 64);
+        assert_eq!(resultant_block_threads(2000, 1999), 128);
+        assert_eq!(resultant_block_threads(4000, 1), 256);
+        assert_eq!(resultant_block_threads(usize::MAX, 1), 256);
+        assert_eq!(resultant_block_words(500, 499), 1001 + 2 * 501);
+        assert_eq!(resultant_block_words(3, 40), 45 + 2 * 5);
     }
 
     #[test]

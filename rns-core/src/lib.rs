@@ -10,6 +10,8 @@
 //! * [`mixed_radix`]: the mixed-radix table `inv(m_i) mod m_j`, mixed-radix
 //!   conversion, the digits of `(M−1)/2` and the sign test.
 //! * [`crt`]: the CRT constants `inv(M/m_i) mod m_i`.
+//! * [`euclid`]: Euclid's resultant modulo a prime in passes of two quotient
+//!   coefficients, the steps of the block-per-prime GPU kernel.
 //! * [`interval`]: sign and comparison by interval evaluation of the CRT fraction.
 //! * [`launch`]: the kernels' launch geometry, shared by the device and the host.
 //! * [`linalg`]: elimination modulo a prime (determinant, rank, reduced echelon form,
@@ -24,6 +26,7 @@
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
 pub mod crt;
+pub mod euclid;
 pub mod interval;
 pub mod launch;
 pub mod linalg;

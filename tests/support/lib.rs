@@ -309,6 +309,17 @@ pub fn eval_poly(p: &[Integer], a: &Integer) -> Integer {
     p.iter().rev().fold(Integer::new(), |acc, c| acc * a + c)
 }
 
+/// The product of two polynomials.
+pub fn poly_mul(a: &IntPoly, b: &IntPoly) -> IntPoly {
+    let mut c = vec![Integer::new(); a.degree() + b.degree() + 1];
+    for (i, x) in a.coeffs().iter().enumerate() {
+        for (j, y) in b.coeffs().iter().enumerate() {
+            c[i + j] += Integer::from(x * y);
+        }
+    }
+    IntPoly::new(c).expect("a non-empty product")
+}
+
 /// The product of two polynomials in `Z[x, y]`.
 pub fn bipoly_mul(f: &BiPoly, g: &BiPoly) -> BiPoly {
     let mut terms = Vec::new();
@@ -354,6 +365,7 @@ impl Drop for LiftCaps {
         if let Ok(g) = Gpu::get() {
             g.config().set_memory_limit(None);
             g.config().set_shared_memory_limit(None);
+            g.config().set_block_resultant_from(None);
         }
     }
 }

@@ -1,8 +1,11 @@
-//! Resultant kernels: Euclid modulo one prime per thread, Collins' step per (prime,
-//! point), interpolation per prime.
+//! Resultant kernels: Euclid modulo one prime per thread or per block, Collins' step per
+//! (prime, point), interpolation per prime.
 
 use super::ballot;
 use core::arch::nvptx::*;
+use rns_core::euclid::{
+    pass_coefficient, pass_multipliers, remainder_below, step_exponents, top_degree, CHUNK,
+};
 use rns_core::launch::interpolation_words;
 use rns_core::poly::{divided_difference, newton_shift, resultant_at_point, BiShape, NO_POINT};
 use rns_core::Modulus;
@@ -35,6 +38,107 @@ pub unsafe extern "ptx-kernel" fn rns_resultant(
         s,
         *moduli.add(c as usize),
     );
+}
+
+/// Resultant modulo channel `c = blockIdx.x`, the whole block on one channel: the
+/// fraction-free passes of [`rns_core::euclid`] (the steps of `resultant_chunked`) on `f`
+/// (degree `df`) and `g` (degree `dg`) held in dynamic shared memory, copied from
+/// `data[c·(df + dg + 2) …]` (`f`'s coefficients, then `g`'s; not modified). Each pass's
+/// coefficients are spread over the threads, one barrier per pass; every thread finds the
+/// remainder's degree itself; thread 0 records each step's leading coefficient and
+/// denominator exponent, whose powers the threads multiply together at the end (one
+/// inverse per channel). Shared memory: `resultant_block_words(df, dg)` words. Leading
+/// coefficients must be non-zero modulo every channel, and `df + dg < 2^16`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_resultant_block(
+    out: *mut u32,
+    data: *const u32,
+    moduli: *const Modulus,
+    df: u32,
+    dg: u32,
+) {
+    let c = _block_idx_x() as usize;
+    let m = *moduli.add(c);
+    let (mut df, mut dg) = (df as usize, dg as usize);
+    let len = df + dg + 2;
+    let (tid, nt) = (_thread_idx_x() as usize, _block_dim_x() as usize);
+    let smem = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    // After the coefficients, two words per step: lc(g), then its denominator exponent.
+    let rec = smem.add(len);
+    let src = data.add(c * len);
+    let mut i = tid;
+    while i < len {
+        *smem.add(i) = *src.add(i);
+        i += nt;
+    }
+    let (mut f, mut g) = (smem, smem.add(df + 1));
+    let (mut steps, mut zero) = (0usize, false);
+    let mut num = 1u32; // thread 0's: the numerator powers and the signs
+    _syncthreads();
+    while dg > 0 {
+        let mut top = df;
+        while top >= dg {
+            let w = if top + 1 - dg < CHUNK {
+                top + 1 - dg
+            } else {
+                CHUNK
+            };
+            let (s, q) = pass_multipliers(f, g, top, dg, w, m);
+            let mut j = tid;
+            while j < top + 1 - w {
+                *f.add(j) = pass_coefficient(*f.add(j), j, g, top, dg, s, &q, w, m);
+                j += nt;
+            }
+            _syncthreads();
+            top -= w;
+        }
+        let Some(k) = top_degree(f, remainder_below(df, dg)) else {
+            zero = true;
+            break;
+        };
+        if tid == 0 {
+            let lc = *g.add(dg);
+            let (up, down) = step_exponents(df, dg, k);
+            num = m.mul(num, m.pow(lc, up));
+            if df % 2 == 1 && dg % 2 == 1 {
+                num = m.neg(num);
+            }
+            *rec.add(2 * steps) = lc;
+            *rec.add(2 * steps + 1) = down as u32;
+        }
+        steps += 1;
+        core::mem::swap(&mut f, &mut g);
+        (df, dg) = (dg, k);
+    }
+    if zero {
+        if tid == 0 {
+            *out.add(c) = 0;
+        }
+        return;
+    }
+    _syncthreads();
+    // The denominator: each step's power in place, then their product by a tree.
+    let mut t = tid;
+    while t < steps {
+        *rec.add(2 * t) = m.pow(*rec.add(2 * t), *rec.add(2 * t + 1) as u64);
+        t += nt;
+    }
+    _syncthreads();
+    let mut span = 1;
+    while span < steps {
+        let mut t = 2 * span * tid;
+        while t + span < steps {
+            *rec.add(2 * t) = m.mul(*rec.add(2 * t), *rec.add(2 * (t + span)));
+            t += 2 * span * nt;
+        }
+        _syncthreads();
+        span *= 2;
+    }
+    if tid == 0 {
+        let den = if steps > 0 { *rec } else { 1 };
+        let res = m.mul(num, m.pow(*g, df as u64));
+        *out.add(c) = m.mul(res, m.inv(den).unwrap_or(0));
+    }
 }
 
 /// Collins' step for every (channel, point): thread `(c, i)` (`c = blockIdx.y`, `i` over

@@ -189,6 +189,47 @@ impl Backend {
         Ok((computed, laps))
     }
 
+    /// The resultant modulo each channel of `basis` of two integer polynomials: `coeffs`
+    /// holds the `df + 1` coefficients of `f` then the `dg + 1` of `g` (constant terms
+    /// first, each in the basis's signed range), and neither leading coefficient may
+    /// vanish modulo a channel. On a GPU the coefficients are reduced on the device and,
+    /// with a block per channel, never come back as residues ([`Gpu::resultant_words`]);
+    /// the channels are split across ranks and devices as for
+    /// [`Backend::resultant_per_channel`].
+    ///
+    /// [`Gpu::resultant_words`]: super::gpu::Gpu::resultant_words
+    pub fn resultant_of_integers(
+        &self,
+        basis: &Arc<RnsBasis>,
+        coeffs: &[Integer],
+        df: usize,
+        dg: usize,
+    ) -> Result<Vec<u32>> {
+        if coeffs.len() != df + dg + 2 {
+            return Err(Error::Shape(format!(
+                "{} coefficients do not form polynomials of degrees {df} and {dg}",
+                coeffs.len()
+            )));
+        }
+        check_range(basis, coeffs)?;
+        let moduli = basis.moduli();
+        let work = df * dg.max(1) * moduli.len();
+        let packed = self.gpu_for(work).map(|_| pack_words(coeffs));
+        let out = self.by_channels(moduli.len(), 1, work, &|be, r| {
+            let mods = &moduli[r];
+            match (be.gpu_for(df * dg.max(1) * mods.len()), &packed) {
+                (Some(g), Some((w, neg, nw))) => Ok(g
+                    .resultant_words(mods, (&w[..], &neg[..], *nw), df, dg)?
+                    .into()),
+                _ => {
+                    let res = vector::residues_of(coeffs, mods);
+                    Ok(cpu::resultant_per_channel(mods, df, dg, &res).into())
+                }
+            }
+        })?;
+        Ok(out.into_vec())
+    }
+
     /// The resultant modulo each channel of two polynomials: `coeffs` holds the `df + 1`
     /// coefficients of `f` then the `dg + 1` of `g` (constant terms first), and both
     /// leading coefficients must be non-zero modulo every channel.

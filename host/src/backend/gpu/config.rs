@@ -3,6 +3,7 @@
 
 use super::fault::{Fault, FaultSite, Faults, FAULT_VAR};
 use crate::error::Result;
+use rns_core::launch::RESULTANT_BLOCK_MIN_DEGREE;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 /// The environment variable that caps the device memory one operation may use, in bytes.
@@ -15,9 +16,11 @@ pub struct GpuConfig {
     poison: AtomicBool,
     /// Bytes one operation may place on the device (0: 70% of free memory).
     mem_limit: AtomicUsize,
-    /// Bytes of dynamic shared memory the interpolation and mixed-radix kernels may use
-    /// (`usize::MAX`: the device's maximum).
+    /// Bytes of dynamic shared memory the interpolation, mixed-radix and block resultant
+    /// kernels may use (`usize::MAX`: the device's maximum).
     smem_limit: AtomicUsize,
+    /// The larger degree from which univariate resultants take a block per channel.
+    block_resultant_from: AtomicUsize,
     /// The armed test fault, if any ([`super::fault`]).
     faults: Faults,
 }
@@ -39,6 +42,7 @@ impl GpuConfig {
             poison: AtomicBool::new(false),
             mem_limit: AtomicUsize::new(limit),
             smem_limit: AtomicUsize::new(usize::MAX),
+            block_resultant_from: AtomicUsize::new(RESULTANT_BLOCK_MIN_DEGREE),
             faults,
         })
     }
@@ -65,8 +69,9 @@ impl GpuConfig {
         Some(self.mem_limit.load(Ordering::Relaxed)).filter(|&b| b > 0)
     }
 
-    /// Caps the dynamic shared memory of the interpolation and mixed-radix kernels
-    /// (`None`: the device's maximum); `Some(0)` forces their global-memory paths.
+    /// Caps the dynamic shared memory of the interpolation, mixed-radix and block
+    /// resultant kernels (`None`: the device's maximum); `Some(0)` forces their
+    /// global-memory (or one-thread-per-channel) paths.
     pub fn set_shared_memory_limit(&self, bytes: Option<usize>) {
         self.smem_limit
             .store(bytes.unwrap_or(usize::MAX), Ordering::Relaxed);
@@ -75,6 +80,22 @@ impl GpuConfig {
     /// The shared-memory cap (`usize::MAX` when none is set).
     pub fn shared_memory_limit(&self) -> usize {
         self.smem_limit.load(Ordering::Relaxed)
+    }
+
+    /// Univariate resultants whose larger degree is at least `degree` run a block per
+    /// channel (when both polynomials fit its shared memory), smaller ones a thread per
+    /// channel (`None`: [`RESULTANT_BLOCK_MIN_DEGREE`]; `Some(0)`: always a block,
+    /// `Some(usize::MAX)`: never).
+    pub fn set_block_resultant_from(&self, degree: Option<usize>) {
+        self.block_resultant_from.store(
+            degree.unwrap_or(RESULTANT_BLOCK_MIN_DEGREE),
+            Ordering::Relaxed,
+        );
+    }
+
+    /// The larger degree from which univariate resultants run a block per channel.
+    pub fn block_resultant_from(&self) -> usize {
+        self.block_resultant_from.load(Ordering::Relaxed)
     }
 
     /// Arms a test fault: the `nth` allocation, copy, launch… of this device from now on

@@ -38,6 +38,7 @@ pub(crate) struct Kernels {
     pub matmul: CudaFunction,
     pub resultant: CudaFunction,
     pub resultant_points: CudaFunction,
+    pub resultant_block: CudaFunction,
     pub interpolate: CudaFunction,
 }
 
@@ -67,6 +68,7 @@ impl Kernels {
             matmul: f("rns_matmul")?,
             resultant: f("rns_resultant")?,
             resultant_points: f("rns_resultant_points")?,
+            resultant_block: f("rns_resultant_block")?,
             interpolate: f("rns_interpolate")?,
         })
     }
@@ -145,7 +147,11 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
         .map_err(|e| Error::Gpu(format!("loading the rns kernels (PTX) failed: {e:?}")))?;
     let kernels = Kernels::load(&module)?;
     keep_freed_memory(&ctx)?;
-    for f in [&kernels.mrc_digits, &kernels.interpolate] {
+    for f in [
+        &kernels.mrc_digits,
+        &kernels.interpolate,
+        &kernels.resultant_block,
+    ] {
         f.set_attribute(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             smem_optin as i32,

@@ -33,6 +33,20 @@ pub(super) fn need(what: &str, buf: &CudaSlice<u32>, words: usize) -> Result<()>
     Ok(())
 }
 
+/// The buffers of a univariate resultant launch: one output word per channel, `per`
+/// coefficients per channel, the moduli.
+fn need_resultant(
+    channels: usize,
+    per: usize,
+    out: &CudaSlice<u32>,
+    data: &CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+) -> Result<()> {
+    need("resultants", out, channels)?;
+    need("resultant coefficients", data, per * channels)?;
+    need("moduli", moduli, channels * MODULUS_WORDS)
+}
+
 /// [`Error::Shape`] when `n` exceeds a grid dimension's limit.
 fn grid_limit(what: &str, n: usize, limit: usize) -> Result<u32> {
     if n > limit {
@@ -454,13 +468,7 @@ impl Gpu {
         data: &mut CudaSlice<u32>,
         moduli: &CudaSlice<u32>,
     ) -> Result<()> {
-        need("resultants", out, s.channels)?;
-        need(
-            "resultant coefficients",
-            data,
-            (s.df + s.dg + 2) * s.channels,
-        )?;
-        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+        need_resultant(s.channels, s.df + s.dg + 2, out, data, moduli)?;
         let cfg = LaunchConfig {
             grid_dim: (
                 s.channels.div_ceil(RESULTANT_THREADS as usize).max(1) as u32,
@@ -483,6 +491,36 @@ impl Gpu {
             &df,
             &dg
         )
+    }
+
+    /// Univariate resultants, one block per channel, on coefficients laid out per channel
+    /// (`data[c·(df + dg + 2) …]`: `f`'s `df + 1`, then `g`'s `dg + 1`; read only).
+    pub fn launch_resultant_block(
+        &self,
+        stream: &CudaStream,
+        s: ResultantBlock,
+        out: &mut CudaSlice<u32>,
+        data: &CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+    ) -> Result<()> {
+        need_resultant(s.channels, s.df + s.dg + 2, out, data, moduli)?;
+        let cfg = LaunchConfig {
+            grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
+            block_dim: (s.threads, 1, 1),
+            shared_mem_bytes: (resultant_block_words(s.df, s.dg) * 4) as u32,
+        };
+        let (df, dg) = (s.df as u32, s.dg as u32);
+        let f = &self.kernels().resultant_block;
+        launch!(self, stream, f, cfg, out, data, moduli, &df, &dg)
+    }
+
+    /// Whether the block-per-channel resultant kernel runs for degrees `df`, `dg`: the
+    /// larger reaches the configured degree, and both polynomials and the step records
+    /// fit shared memory (which also keeps `df + dg` below the kernel's 2^16).
+    pub fn resultant_in_blocks(&self, df: usize, dg: usize) -> bool {
+        df.max(dg) >= self.config().block_resultant_from()
+            && df + dg < 1 << 16
+            && resultant_block_words(df, dg) * 4 <= self.shared_memory()
     }
 
     /// Collins' step for every (channel, point): `vals` gets `channels × candidates`

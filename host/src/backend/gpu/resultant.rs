@@ -1,8 +1,8 @@
-//! Resultants modulo many primes on the device: univariate Euclid, one thread per
-//! channel; and Collins' steps of a bivariate resultant (reduce, one resultant per
+//! Resultants modulo many primes on the device: univariate Euclid, one block or one
+//! thread per channel; and Collins' steps of a bivariate resultant (reduce, one resultant per
 //! (channel, point), interpolate), timed stage by stage.
 
-use super::launch::{Digits, Interpolate, Reduce, Resultant, ResultantPoints};
+use super::launch::{Digits, Interpolate, Reduce, Resultant, ResultantBlock, ResultantPoints};
 use super::memory::{moduli_words, ranges, MODULUS_WORDS};
 use super::pipeline::{HostIn, HostOut};
 use super::{Gpu, Packed};
@@ -10,14 +10,15 @@ use crate::error::Result;
 use crate::layout;
 use crate::timing::Laps;
 use crate::words::Words;
-use rns_core::launch::interpolation_words;
+use rns_core::launch::{interpolation_words, resultant_block_threads};
 use rns_core::poly::BiShape;
 use rns_core::Modulus;
 use std::sync::Arc;
 
 impl Gpu {
     /// Resultant modulo each channel of `f` (degree `df`) and `g` (degree `dg`): `data` is
-    /// channel-major, `df + 1` coefficients of `f` then `dg + 1` of `g` per channel.
+    /// channel-major, `df + 1` coefficients of `f` then `dg + 1` of `g` per channel. A
+    /// block per channel when [`Gpu::resultant_in_blocks`] says so, else a thread each.
     pub fn resultant_per_channel(
         &self,
         moduli: &[Modulus],
@@ -26,16 +27,22 @@ impl Gpu {
         data: &[u32],
     ) -> Result<Vec<u32>> {
         let (per, channels) = (df + dg + 2, moduli.len());
-        // Coefficient j of every channel together, so that the threads read coalesced:
-        // a chunk of channels is then `per` rows of its channels.
-        let interleaved = layout::to_channel_major(data, channels, per);
+        let blocks = self.resultant_in_blocks(df, dg);
+        // One thread per channel reads coefficient j of every channel together
+        // (coalesced): a chunk of channels is then `per` rows of its channels. A block per
+        // channel reads its channel's coefficients together, as they are.
+        let interleaved;
+        let coeffs = if blocks {
+            HostIn::new(data, 1, per)
+        } else {
+            interleaved = layout::to_channel_major(data, channels, per);
+            HostIn::new(&interleaved, per, 1)
+        };
         let mw = moduli_words(moduli);
         let mut out = vec![0u32; channels];
-        let ins = [
-            HostIn::new(&interleaved, per, 1),
-            HostIn::new(&mw, 1, MODULUS_WORDS),
-        ];
+        let ins = [coeffs, HostIn::new(&mw, 1, MODULUS_WORDS)];
         let mut outs = [HostOut::new(&mut out, 1, 1)];
+        let threads = resultant_block_threads(df, dg);
         self.stream_chunks(
             channels,
             &ins,
@@ -43,15 +50,72 @@ impl Gpu {
             0,
             usize::MAX,
             &mut |s, di, dout, r| {
-                let shape = Resultant {
-                    channels: r.len(),
-                    df,
-                    dg,
-                };
                 let (coeffs, moduli) = di.split_at_mut(1);
-                self.launch_resultant(s, shape, &mut dout[0], &mut coeffs[0], &moduli[0])
+                let channels = r.len();
+                if blocks {
+                    let shape = ResultantBlock {
+                        channels,
+                        df,
+                        dg,
+                        threads,
+                    };
+                    self.launch_resultant_block(s, shape, &mut dout[0], &coeffs[0], &moduli[0])
+                } else {
+                    let shape = Resultant { channels, df, dg };
+                    self.launch_resultant(s, shape, &mut dout[0], &mut coeffs[0], &moduli[0])
+                }
             },
         )?;
+        Ok(out)
+    }
+
+    /// Resultant modulo each of `moduli` of the integer polynomials packed as for
+    /// [`Gpu::reduce_words`] (`f`'s `df + 1` coefficients, then `g`'s `dg + 1`): with a
+    /// block per channel ([`Gpu::resultant_in_blocks`]) the residues are reduced on the
+    /// device and read there by the resultant kernel, in chunks of channels that fit the
+    /// memory budget, and only one word per channel comes back; otherwise reduced on the
+    /// device, downloaded and passed to [`Gpu::resultant_per_channel`].
+    pub fn resultant_words(
+        self: &Arc<Self>,
+        moduli: &[Modulus],
+        (words, neg, nwords): Packed,
+        df: usize,
+        dg: usize,
+    ) -> Result<Vec<u32>> {
+        let (len, channels) = (df + dg + 2, moduli.len());
+        if !self.resultant_in_blocks(df, dg) {
+            let residues = self.reduce_words(moduli, words, neg, len, nwords)?;
+            return self.resultant_per_channel(moduli, df, dg, &residues);
+        }
+        let per_channel = 4 * (len + 1 + MODULUS_WORDS);
+        let fixed = 4 * len * (nwords + 1);
+        let per = self.chunk_items(channels, per_channel, fixed, 1, i32::MAX as usize)?;
+        let streams = self.lease_streams(1)?;
+        let s = &streams[0];
+        let (dw, dn) = (self.upload_on(s, words)?, self.upload_on(s, neg)?);
+        let mut out = vec![0u32; channels];
+        let threads = resultant_block_threads(df, dg);
+        for chans in ranges(channels, per) {
+            let k = chans.len();
+            let dm = self.upload_on(s, &moduli_words(&moduli[chans.clone()]))?;
+            let mut residues = self.alloc_on(s, k * len)?;
+            let reduce = Reduce {
+                len,
+                channels: k,
+                nwords,
+            };
+            self.launch_reduce(s, reduce, &mut residues, &dw, &dn, &dm)?;
+            let mut dout = self.alloc_on(s, k)?;
+            let shape = ResultantBlock {
+                channels: k,
+                df,
+                dg,
+                threads,
+            };
+            self.launch_resultant_block(s, shape, &mut dout, &residues, &dm)?;
+            self.dtoh(s, &dout.slice(0..k), &mut out[chans])?;
+        }
+        self.sync_stream(s)?;
         Ok(out)
     }
 

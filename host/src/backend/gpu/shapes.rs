@@ -136,6 +136,19 @@ pub struct Resultant {
     pub dg: usize,
 }
 
+/// Univariate resultants, one block per channel.
+#[derive(Clone, Copy, Debug)]
+pub struct ResultantBlock {
+    /// Channels (blocks).
+    pub channels: usize,
+    /// Degree of `f`.
+    pub df: usize,
+    /// Degree of `g`.
+    pub dg: usize,
+    /// Threads per block (a multiple of 32, at most 1024).
+    pub threads: u32,
+}
+
 /// Collins' step for every (channel, point).
 #[derive(Clone, Copy, Debug)]
 pub struct ResultantPoints {

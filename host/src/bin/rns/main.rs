@@ -365,10 +365,21 @@ fn run(cli: Cli) -> Result<()> {
             let mut session = Session::start(&opts, None);
             let (f, g) = (rns::IntPoly::read(&f)?, rns::IntPoly::read(&g)?);
             let est = rns::resultant::estimate(&f, &g);
+            // The primes while CUDA starts on its thread.
+            let t = std::time::Instant::now();
+            let basis = rns::resultant::basis_for(&f, &g);
+            let primes_ms = t.elapsed().as_secs_f64() * 1e3;
             let be = session.backend(est)?;
             let expected = est.on(be.gpu().is_some());
-            let r = session.compute("resultant", expected, || rns::resultant(&f, &g, &be))?;
-            session.print(&format!("{r}\n"), &[]);
+            let (r, st) = session.compute("resultant", expected, || {
+                rns::resultant::resultant_in_basis(&f, &g, basis, &be)
+            })?;
+            session.notes.push(format!(
+                "{} bits, {} primes (found in {primes_ms:.1} ms, before the backend choice)",
+                st.bound_bits,
+                st.primes()
+            ));
+            session.print(&format!("{r}\n"), &st.stages);
             Ok(())
         }
         Command::ResultantXy { f, g, opts } => {

@@ -1,0 +1,172 @@
+//! Univariate and bivariate resultants on the GPU backend against the CPU backend and
+//! rug: the block-per-prime and thread-per-prime Euclid kernels on every degree pattern,
+//! Collins' steps in chunks and with global scratch. Without a usable GPU these tests
+//! print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
+
+use rns::backend::cpu;
+use rns::{resultant, resultant_xy, resultant_xy_with_stats, Backend, BiPoly, IntPoly};
+use rns_suite::{
+    basis, dev, eval_poly, gpu_backend as gpu, poly_mul, random_with_edges, resultant_xy_at, same,
+    Gen, LiftCaps,
+};
+use rug::Integer;
+
+#[test]
+fn resultants_match_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut gen = Gen::new(5);
+    for (m, n, bits) in [(0, 3, 10), (1, 1, 64), (7, 5, 100), (20, 17, 200)] {
+        let (f, h) = (gen.poly(m, bits), gen.poly(n, bits));
+        assert_eq!(
+            resultant(&f, &h, &g).unwrap(),
+            resultant(&f, &h, &Backend::Cpu).unwrap(),
+            "{m} {n}"
+        );
+    }
+}
+
+/// Bivariate pairs for the GPU tests: random dense ones, and one whose leading
+/// coefficient in y vanishes at x = 0, 1, 2 (those points are dropped on every prime).
+fn bivariate_cases() -> Vec<(BiPoly, BiPoly)> {
+    let mut gen = Gen::new(8);
+    let mut cases: Vec<(BiPoly, BiPoly)> = [
+        (0, 3, 2, 2, 10),
+        (1, 1, 1, 1, 64),
+        (5, 6, 4, 7, 60),
+        (9, 8, 7, 10, 120),
+    ]
+    .into_iter()
+    .map(|(fy, fx, gy, gx, bits)| (gen.bipoly(fy, fx, bits), gen.bipoly(gy, gx, bits)))
+    .collect();
+    let lc = [(0, 2), (2, -3), (1, 1)]; // x³ − 3x² + 2x = x(x − 1)(x − 2)
+    let mut terms: Vec<_> = lc
+        .iter()
+        .map(|&(i, c)| (Integer::from(c), i + 1, 3))
+        .collect();
+    terms.extend([(Integer::from(-4), 0, 0), (Integer::from(11), 2, 1)]);
+    cases.push((BiPoly::new(terms).unwrap(), gen.bipoly(2, 3, 30)));
+    cases
+}
+
+#[test]
+fn bivariate_resultants_match_cpu_and_sylvester() {
+    let Some(g) = gpu() else { return };
+    for (i, (f, h)) in bivariate_cases().iter().enumerate() {
+        let (r, st) = resultant_xy_with_stats(f, h, &g).unwrap();
+        assert_eq!(st.backend, "gpu");
+        assert_eq!(r, resultant_xy(f, h, &Backend::Cpu).unwrap(), "case {i}");
+        for a in [0i64, 1, 2, 3, -5] {
+            let a = Integer::from(a);
+            assert_eq!(
+                eval_poly(&r, &a),
+                resultant_xy_at(f, h, &a),
+                "case {i} at {a}"
+            );
+        }
+    }
+}
+
+#[test]
+fn bivariate_resultants_in_chunks_and_global_scratch_match_cpu() {
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    dev(&g).config().set_memory_limit(Some(40_000));
+    dev(&g).config().set_shared_memory_limit(Some(0));
+    for (i, (f, h)) in bivariate_cases().iter().enumerate() {
+        assert_eq!(
+            resultant_xy(f, h, &g).unwrap(),
+            resultant_xy(f, h, &Backend::Cpu).unwrap(),
+            "case {i}"
+        );
+    }
+}
+
+/// Degree pairs of the per-channel tests: constants on either side, equal and unequal
+/// degrees around the warp and block sizes, and a first quotient much longer than `g`.
+const DEGREES: [(usize, usize); 14] = [
+    (0, 1),
+    (3, 0),
+    (1, 1),
+    (2, 1),
+    (5, 40),
+    (40, 5),
+    (31, 32),
+    (33, 33),
+    (64, 63),
+    (200, 199),
+    (257, 3),
+    (500, 500),
+    (1000, 999),
+    (2000, 17),
+];
+
+/// Per-channel residues of `f` and `g` for the per-channel tests: random residues with
+/// 0, 1 and m − 1 on every 7th coefficient ([`random_with_edges`]); with `sparse`, every
+/// other coefficient of `f` is zero (remainders then drop several degrees at once).
+/// Leading coefficients are made non-zero, as the kernels require.
+fn channel_data(k: usize, df: usize, dg: usize, sparse: bool, seed: u64) -> Vec<u32> {
+    let b = basis(k);
+    let per = df + dg + 2;
+    // Channel-major: channel c's coefficients at c·per …, as the kernels take them.
+    let mut data = random_with_edges(&b, per, seed).residues().to_vec();
+    for (c, chan) in data.chunks_mut(per).enumerate() {
+        if sparse {
+            for j in (1..df).step_by(2) {
+                chan[j] = 0;
+            }
+        }
+        for lead in [df, per - 1] {
+            if chan[lead] == 0 {
+                chan[lead] = 1 + c as u32;
+            }
+        }
+    }
+    data
+}
+
+#[test]
+fn block_and_thread_kernels_match_cpu_on_every_degree_pattern() {
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    let d = dev(&g);
+    for (i, &(df, dg)) in DEGREES.iter().enumerate() {
+        for (k, sparse) in [(1, false), (33, true), (330, false)] {
+            let data = channel_data(k, df, dg, sparse, i as u64);
+            let moduli = basis(k).moduli().to_vec();
+            let want = cpu::resultant_per_channel(&moduli, df, dg, &data);
+            for from in [Some(0), Some(usize::MAX), None] {
+                d.config().set_block_resultant_from(from);
+                let got = d.resultant_per_channel(&moduli, df, dg, &data).unwrap();
+                same(
+                    &got,
+                    &want,
+                    &format!("degrees {df}, {dg}, {k} channels, block from {from:?}"),
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn block_kernel_finds_common_factors_and_falls_back_without_shared_memory() {
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    let mut gen = Gen::new(17);
+    // (x − 7)·a and (x − 7)·b: zero modulo every prime, after Euclid's last step.
+    let common = IntPoly::new(vec![Integer::from(-7), Integer::from(1)]).unwrap();
+    let (a, b) = (gen.poly(60, 80), gen.poly(45, 80));
+    let (f, h) = (poly_mul(&common, &a), poly_mul(&common, &b));
+    dev(&g).config().set_block_resultant_from(Some(0));
+    assert_eq!(resultant(&f, &h, &g).unwrap(), 0);
+    // Whole polynomials: many primes, 1000-bit coefficients, against the CPU backend; then
+    // in chunks of channels, then with no shared memory (the thread kernel runs).
+    let (f, h) = (gen.poly(120, 1000), gen.poly(97, 1000));
+    let want = resultant(&f, &h, &Backend::Cpu).unwrap();
+    dev(&g).config().set_block_resultant_from(None);
+    assert_eq!(resultant(&f, &h, &g).unwrap(), want);
+    // In chunks of about 200 of the ≈ 7000 channels (reduced and resolved on the device).
+    dev(&g).config().set_memory_limit(Some(220_000));
+    assert_eq!(resultant(&f, &h, &g).unwrap(), want);
+    dev(&g).config().set_shared_memory_limit(Some(0));
+    assert_eq!(resultant(&f, &h, &g).unwrap(), want);
+}
