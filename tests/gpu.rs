@@ -216,8 +216,15 @@ fn bases_too_large_for_the_mixed_radix_kernel_convert_anyway() {
     let b = basis(2100); // 2100·128 bytes of tile: more than any GPU's shared memory
     let mut gen = Gen::new(21);
     let h = b.half().clone();
-    let values: Vec<Integer> = (0..40).map(|_| gen.in_range(&h)).collect();
+    let mut values: Vec<Integer> = (0..40).map(|_| gen.in_range(&h)).collect();
+    values.extend([0, 1, -1].map(Integer::from));
+    values.extend([h.clone(), Integer::from(-&h), Integer::from(&h - 1u32)]);
     let x = RnsVec::from_integers(&b, &values).unwrap();
+    // Over more than TREE_ABOVE primes: the device's cofactor inverses, then sums of
+    // products on the host.
+    let mut want = vec![0u32; b.range_len()];
+    rns_core::crt::fill_inverses(b.range_moduli(), &mut want);
+    assert_eq!(dev(&g).cofactor_inverses(b.range_moduli()).unwrap(), want);
     assert_eq!(g.to_integers_checked(&x).unwrap(), values);
 }
 

@@ -333,7 +333,7 @@ fn shares_combine_to_the_signed_values() {
 }
 
 /// Every reconstruction entry point of `crt` on the edge values of several bases: each
-/// method of `reconstruct`, and the digit paths (`from_digits_signed`, `from_digits_many`,
+/// method of `reconstruct`, the sum of cofactor terms, and the digit paths (`from_digits_signed`, `from_digits_many`,
 /// the digit tree beyond `2·DIGIT_LEAF` digits).
 #[test]
 fn every_reconstruction_gives_the_signed_values() {
@@ -345,6 +345,11 @@ fn every_reconstruction_gives_the_signed_values() {
             for method in [CrtMethod::Weights, CrtMethod::MixedRadix, CrtMethod::Tree] {
                 assert_eq!(&crt::reconstruct(&res, b, method), v, "{method:?}");
             }
+            let y: Vec<u32> = (res.iter().zip(b.range_moduli()))
+                .zip(b.crt_inverses())
+                .map(|((&r, m), &c)| m.mul(r, c))
+                .collect();
+            assert_eq!(&crt::from_cofactor_terms(&y, b), v, "cofactor terms");
         }
         // Number-major digits.
         let by_number = Backend::Cpu.mixed_radix_digits(&x).unwrap();

@@ -168,17 +168,40 @@ impl RnsBasis {
     /// The tables of sign and comparison by interval evaluation
     /// ([`rns_core::interval`]), built on first use (`O(K²)` modular products).
     pub fn interval_tables(&self) -> &IntervalTables {
-        self.interval.get_or_init(|| {
-            let range = self.range_moduli();
-            let mut coef = vec![0u32; range.len()];
-            crt::fill_inverses(range, &mut coef);
-            IntervalTables {
-                coef,
-                weights: range.iter().map(|&m| interval::weight(m)).collect(),
-                half: half_residues(range),
-                slack: interval::slack(range),
-            }
+        self.interval_tables_from(|| {
+            let mut coef = vec![0u32; self.range_len()];
+            crt::fill_inverses(self.range_moduli(), &mut coef);
+            Ok(coef)
         })
+        .expect("the host computes the inverses")
+    }
+
+    /// [`RnsBasis::interval_tables`], their cofactor inverses `inv(M/m_i) mod m_i` from
+    /// `coef` when they are not built yet (the GPU computes them in milliseconds where the
+    /// host takes seconds for tens of thousands of primes). `coef` must return them in the
+    /// order of the range moduli.
+    pub fn interval_tables_from(
+        &self,
+        coef: impl FnOnce() -> Result<Vec<u32>>,
+    ) -> Result<&IntervalTables> {
+        if let Some(t) = self.interval.get() {
+            return Ok(t);
+        }
+        let range = self.range_moduli();
+        let coef = coef()?;
+        if coef.len() != range.len() {
+            return Err(Error::Internal(format!(
+                "{} cofactor inverses for {} moduli",
+                coef.len(),
+                range.len()
+            )));
+        }
+        Ok(self.interval.get_or_init(|| IntervalTables {
+            coef,
+            weights: range.iter().map(|&m| interval::weight(m)).collect(),
+            half: half_residues(range),
+            slack: interval::slack(range),
+        }))
     }
 
     /// All channels' moduli: the `K` range moduli, then the redundant one.

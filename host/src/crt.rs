@@ -75,6 +75,53 @@ fn tree(res: &[u32], moduli: &[rns_core::Modulus]) -> (Integer, Integer) {
     (xl + Integer::from(&ml * &t), ml * mr)
 }
 
+/// `Σ y_i · (P/m_i)` over `moduli` with `P` their product, and `P` when `product` is
+/// asked for: `S = S_L·P_R + S_R·P_L` up a balanced tree, multiplications only.
+fn cofactor_sum(y: &[u32], moduli: &[rns_core::Modulus], product: bool) -> (Integer, Integer) {
+    if y.len() == 1 {
+        return (Integer::from(y[0]), Integer::from(moduli[0].m));
+    }
+    let h = y.len() / 2;
+    let (l, r) = ((&y[..h], &moduli[..h]), (&y[h..], &moduli[h..]));
+    let ((sl, pl), (sr, pr)) = if y.len() > 256 {
+        rayon::join(
+            || cofactor_sum(l.0, l.1, true),
+            || cofactor_sum(r.0, r.1, true),
+        )
+    } else {
+        (cofactor_sum(l.0, l.1, true), cofactor_sum(r.0, r.1, true))
+    };
+    let s = sl * &pr + sr * &pl;
+    (s, if product { pl * pr } else { Integer::new() })
+}
+
+/// The signed integer whose `K` range residues `x_i` have the CRT terms
+/// `y_i = x_i · inv(M/m_i) mod m_i` (`y.len() ≥ K`; extra entries are ignored):
+/// `x = Σ y_i·(M/m_i) − t·M` with `t = ⌊Σ y_i/m_i⌋` estimated in floating point and
+/// corrected exactly. Given the inverses (the GPU computes them, `O(K²)` work but
+/// milliseconds), it needs products only, where [`CrtMethod::Tree`] inverts a big
+/// integer at every node: the way to reconstruct a few numbers over tens of thousands of
+/// primes.
+pub fn from_cofactor_terms(y: &[u32], basis: &RnsBasis) -> Integer {
+    let range = basis.range_moduli();
+    let y = &y[..range.len()];
+    let (s, _) = cofactor_sum(y, range, false);
+    let fraction: f64 = y
+        .iter()
+        .zip(range)
+        .map(|(&v, m)| v as f64 / m.m as f64)
+        .sum();
+    let m = basis.product();
+    let mut x = s - Integer::from(m * (fraction.floor() as u64));
+    while x < 0 {
+        x += m;
+    }
+    while x >= *m {
+        x -= m;
+    }
+    to_signed(x, basis)
+}
+
 /// Maps a value of `[0, M)` onto the signed range.
 fn to_signed(mut x: Integer, basis: &RnsBasis) -> Integer {
     if x > *basis.half() {

@@ -218,6 +218,24 @@ impl RnsVec {
         self.to_integers_with(crt::default_method(self.basis.range_len(), self.len))
     }
 
+    /// Reconstructs every integer from its CRT terms `y_i = x_i · coef_i mod m_i`, with
+    /// `coef` the cofactor inverses `inv(M/m_i) mod m_i` of the range moduli
+    /// ([`crt::from_cofactor_terms`]); exact for every value of the signed range.
+    pub fn to_integers_from_cofactors(&self, coef: &[u32]) -> Vec<Integer> {
+        let channels = self.basis.channels();
+        let rows = layout::to_number_major(&self.data, self.len, channels);
+        let range = self.basis.range_moduli();
+        rows.par_chunks(channels.max(1))
+            .take(self.len)
+            .map(|r| {
+                let y: Vec<u32> = (r.iter().zip(range).zip(coef))
+                    .map(|((&x, m), &c)| m.mul(x, c))
+                    .collect();
+                crt::from_cofactor_terms(&y, &self.basis)
+            })
+            .collect()
+    }
+
     /// Reconstructs every integer with the chosen CRT method.
     pub fn to_integers_with(&self, method: CrtMethod) -> Vec<Integer> {
         let channels = self.basis.channels();

@@ -317,12 +317,23 @@ impl Backend {
         Ok(RnsVec::from_residues_unchecked(basis, len, data))
     }
 
-    /// Reconstructs every integer (exact in the signed range). On the GPU, for a block of
-    /// numbers or more, the mixed-radix digits come from the device (its tables built
+    /// Reconstructs every integer (exact in the signed range). On the GPU, over more than
+    /// [`crt::TREE_ABOVE`] range moduli, from the cofactor inverses computed there
+    /// ([`RnsVec::to_integers_from_cofactors`]); for a block of numbers or more over
+    /// smaller bases, the mixed-radix digits come from the device (its tables built
     /// there) and all cores assemble the integers by the digit tree; otherwise the host's
     /// CRT ([`RnsVec::to_integers`]).
     pub fn to_integers(&self, a: &RnsVec) -> Result<Vec<Integer>> {
         let k = a.basis().range_len();
+        // Beyond the weights' and the mixed-radix kernel's sizes: the cofactor inverses
+        // from the device (O(K²), milliseconds there), then sums of products on the host.
+        if k > crt::TREE_ABOVE {
+            if let Some(g) = self.gpu_for(k * k) {
+                let b = a.basis();
+                let t = b.interval_tables_from(|| g.cofactor_inverses(b.range_moduli()))?;
+                return Ok(a.to_integers_from_cofactors(&t.coef));
+            }
+        }
         let on_gpu = a.len() >= NUMBERS_PER_BLOCK as usize;
         if !on_gpu || self.gpu_for(a.len() * k * k).is_none() {
             return Ok(a.to_integers());

@@ -3,12 +3,13 @@
 //! all on one stream (no wait on the host in between).
 
 use super::launch::{launch, need, Cmp, Digits, Interval};
-use super::memory::MODULUS_WORDS;
+use super::memory::{moduli_words, MODULUS_WORDS};
 use super::tables::MrcTables;
 use super::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::ELEMENT_THREADS;
+use rns_core::Modulus;
 
 impl Gpu {
     /// Sign (`b` = `None`) or comparison by interval evaluation: `out[i]` is
@@ -80,6 +81,18 @@ impl Gpu {
 }
 
 impl Gpu {
+    /// `inv(M/m_i) mod m_i` for the moduli `range` (`M` their product), computed on the
+    /// device by the interval table kernel (`O(K)` per modulus, one thread each).
+    pub fn cofactor_inverses(&self, range: &[Modulus]) -> Result<Vec<u32>> {
+        let k = range.len();
+        let s = self.stream();
+        let moduli = self.upload(&moduli_words(range))?;
+        let mut coef = self.alloc(k)?;
+        let (mut weights, mut zero_terms) = (self.alloc(2 * k)?, self.alloc(2 * k)?);
+        self.launch_interval_table(s, k, &mut coef, &mut weights, &mut zero_terms, &moduli)?;
+        self.download(&coef, k)
+    }
+
     /// Launches on `s` the comparison of `len` numbers over the tables `t`, into `out`
     /// (−1, 0 or 1 per number as `u32`): `a` against `b`, or the sign of `a` when `b` is
     /// `None`. First the interval pass decides almost every number; then the offset
