@@ -319,9 +319,12 @@ fn main() -> R<()> {
         p: mn,
         channels: mc,
     };
+    // The integer-unit kernel, as the CUDA C reference runs the same algorithm.
+    g.config().set_tensor_cores(Some(false));
     let ms = gpu_ms(&g, || {
         g.launch_matmul(g.stream(), shape, &mut dc, &da, &db, &dmm)
     })?;
+    g.config().set_tensor_cores(None);
     let gc = g.download(&dc, mc * mn * mn)?;
     let t0 = Instant::now();
     let cc = Backend::Cpu.matmul_per_channel(moduli, (mn, mn, mn), &ha, &hb)?;
@@ -335,5 +338,53 @@ fn main() -> R<()> {
         madds / (cpu * 1e-3) / 1e9,
         cpu / ms
     );
+
+    // 6. The same product on the INT8 tensor cores (`rns_matmul_imma`), same inputs, bit
+    // for bit against the integer-unit kernel, in the same run.
+    for (mn, mc) in [(128usize, 256usize), (256, 64), (1024, 32), (4096, 16)] {
+        let bt = basis(mc - 1);
+        let moduli = bt.moduli();
+        let gen = |seed: u64| -> Vec<u32> {
+            moduli
+                .iter()
+                .enumerate()
+                .flat_map(|(c, m)| xorshift_residues(mn * mn, m.m, seed + c as u64))
+                .collect()
+        };
+        let (da, db, dmm) = (
+            g.upload(&gen(0x1234_5678))?,
+            g.upload(&gen(0x8765_4321))?,
+            g.upload(&moduli_words(moduli))?,
+        );
+        let mut dc = g.alloc(mc * mn * mn)?;
+        let shape = Matmul {
+            n: mn,
+            k: mn,
+            p: mn,
+            channels: mc,
+        };
+        let mut run = |tensor: bool| -> R<(f64, Vec<u32>)> {
+            g.config().set_tensor_cores(Some(tensor));
+            let ms = gpu_ms(&g, || {
+                g.launch_matmul(g.stream(), shape, &mut dc, &da, &db, &dmm)
+            })?;
+            Ok((ms, g.download(&dc, mc * mn * mn)?))
+        };
+        let (simt, c1) = run(false)?;
+        let (imma, c2) = run(true)?;
+        g.config().set_tensor_cores(None);
+        assert_eq!(
+            c1, c2,
+            "tensor-core product differs from the integer kernel"
+        );
+        let madds = (mc * mn * mn * mn) as f64;
+        println!(
+            "tensor cores matmul {mn}^3 x{mc}: imma median {imma:.3} ms {:.3} T mul-add/s ({:.0} TOPS int8), integer units {simt:.3} ms {:.3} T/s: {:.2}x",
+            madds / (imma * 1e-3) / 1e12,
+            madds * 16.0 * 2.0 / (imma * 1e-3) / 1e12,
+            madds / (simt * 1e-3) / 1e12,
+            simt / imma
+        );
+    }
     Ok(())
 }

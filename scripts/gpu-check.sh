@@ -13,6 +13,7 @@
 #   scripts/gpu-check.sh --run --e2e           # and the end-to-end figures (examples/e2e_bench.rs)
 #   scripts/gpu-check.sh --run --cli           # and the whole CLI against FLINT (scripts/cli_vs_flint.py)
 #   scripts/gpu-check.sh --run --univariate    # and univariate resultants: kernels, CUDA C, CLI vs FLINT
+#   scripts/gpu-check.sh --run --imma          # and the tensor-core product's SASS, cuBLAS INT8 (torch)
 #   scripts/gpu-check.sh --run --python        # and the Python package: its tests, then python/bench/vs_flint.py
 #   scripts/gpu-check.sh --run --multi         # and several GPUs against one (examples/multi_gpu_bench.rs),
 #                                              # and mpirun with one rank per GPU when OpenMPI is there
@@ -135,6 +136,14 @@ if [[ " $* " == *" --resultant "* ]]; then
     python3 scripts/flint_resultant_xy.py /tmp/res/900-bit --primes 256 || status=1
     SKIP_CPU1=1 scripts/compare-flint-resultant.sh 500 1000 $B/rns || status=1
     python3 scripts/flint_resultant_xy.py /tmp/res/100-bit --mpoly || status=1
+fi
+if [[ " $* " == *" --imma "* ]]; then
+    echo "== tensor cores: SASS of rns_matmul_imma, cuBLAS INT8 (torch._int_mm) at 4096^3 and 8192^3"
+    ptxas -arch=sm_90 $B/rns_device.ptx -o /tmp/rns.cubin
+    cuobjdump -sass -fun rns_matmul_imma /tmp/rns.cubin > ${OUT:-/tmp}/sass_imma.txt || status=1
+    echo "rns_matmul_imma SASS: $(grep -c IMMA ${OUT:-/tmp}/sass_imma.txt) IMMA, $(grep -c IMAD ${OUT:-/tmp}/sass_imma.txt) IMAD"
+    grep -m3 IMMA ${OUT:-/tmp}/sass_imma.txt || true
+    python3 scripts/int_mm.py || echo "no torch here"
 fi
 if [[ " $* " == *" --univariate "* ]]; then
     echo "== univariate resultants: block vs thread kernels, CUDA C of the block kernel, whole CLI vs FLINT"

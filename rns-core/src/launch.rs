@@ -39,6 +39,27 @@ pub const fn resultant_block_words(df: usize, dg: usize) -> usize {
     df + dg + 2 + 2 * crate::euclid::max_steps(df, dg)
 }
 
+/// Rows of the product per block of the tensor-core product kernel (4 warps of 16 rows).
+pub const IMMA_BM: usize = 64;
+/// Columns of the product per block of the tensor-core product kernel (2 warps of 16).
+pub const IMMA_BN: usize = 32;
+/// The k-tile of the tensor-core product kernel: one `m16n8k32` step.
+pub const IMMA_BK: usize = 32;
+/// Threads per block of the tensor-core product kernel: 8 warps.
+pub const IMMA_THREADS: u32 = 256;
+/// Words per row (32 bytes of one plane, padded to 12 words so that a fragment's loads
+/// fall in distinct banks) of the tensor-core kernel's shared tiles.
+pub const IMMA_ROW: usize = 12;
+/// Dynamic shared memory of the tensor-core product kernel: four byte planes of the A
+/// tile (`IMMA_BM` rows) and of the transposed B tile (`IMMA_BN` columns).
+pub const IMMA_SMEM_BYTES: u32 = (crate::imma::PLANES * (IMMA_BM + IMMA_BN) * IMMA_ROW * 4) as u32;
+
+// A block's threads stage a k-tile's planes in 16-byte pieces (half a row of 32 bytes):
+// two pieces of A each, one of B.
+const _: () = assert!(IMMA_BK == 32);
+const _: () = assert!(crate::imma::PLANES * IMMA_BM * 2 == 2 * IMMA_THREADS as usize);
+const _: () = assert!(crate::imma::PLANES * IMMA_BN * 2 == IMMA_THREADS as usize);
+
 /// Threads per block of the interpolation kernel (one block per channel).
 pub const INTERPOLATE_THREADS: u32 = 256;
 

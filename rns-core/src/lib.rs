@@ -12,6 +12,7 @@
 //! * [`crt`]: the CRT constants `inv(M/m_i) mod m_i`.
 //! * [`euclid`]: Euclid's resultant modulo a prime in passes of two quotient
 //!   coefficients, the steps of the block-per-prime GPU kernel.
+//! * [`imma`]: modular matrix products on INT8 tensor cores (byte planes, group sums).
 //! * [`interval`]: sign and comparison by interval evaluation of the CRT fraction.
 //! * [`launch`]: the kernels' launch geometry, shared by the device and the host.
 //! * [`linalg`]: elimination modulo a prime (determinant, rank, reduced echelon form,
@@ -27,6 +28,7 @@
 
 pub mod crt;
 pub mod euclid;
+pub mod imma;
 pub mod interval;
 pub mod launch;
 pub mod linalg;

@@ -366,6 +366,7 @@ impl Drop for LiftCaps {
             g.config().set_memory_limit(None);
             g.config().set_shared_memory_limit(None);
             g.config().set_block_resultant_from(None);
+            g.config().set_tensor_cores(None);
         }
     }
 }

@@ -4,6 +4,7 @@
 use core::arch::asm;
 use core::arch::nvptx::*;
 
+mod imma;
 mod linalg;
 mod resultant;
 mod vectors;

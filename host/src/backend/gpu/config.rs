@@ -4,10 +4,14 @@
 use super::fault::{Fault, FaultSite, Faults, FAULT_VAR};
 use crate::error::Result;
 use rns_core::launch::RESULTANT_BLOCK_MIN_DEGREE;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 /// The environment variable that caps the device memory one operation may use, in bytes.
 pub const MEM_LIMIT_VAR: &str = "RNS_GPU_MEM_LIMIT";
+
+/// The smallest dimension from which modular matrix products run on the INT8 tensor
+/// cores by default (H200: 3.3× the integer kernel at 1024³, 3.9× at 4096³).
+pub const TENSOR_CORES_FROM: usize = 128;
 
 /// Settings of one device. Every field is atomic: operations on other threads see a
 /// change at their next allocation.
@@ -21,6 +25,8 @@ pub struct GpuConfig {
     smem_limit: AtomicUsize,
     /// The larger degree from which univariate resultants take a block per channel.
     block_resultant_from: AtomicUsize,
+    /// Modular matrix products on the INT8 tensor cores: 0 by size, 1 always, 2 never.
+    tensor_cores: AtomicU8,
     /// The armed test fault, if any ([`super::fault`]).
     faults: Faults,
 }
@@ -43,6 +49,7 @@ impl GpuConfig {
             mem_limit: AtomicUsize::new(limit),
             smem_limit: AtomicUsize::new(usize::MAX),
             block_resultant_from: AtomicUsize::new(RESULTANT_BLOCK_MIN_DEGREE),
+            tensor_cores: AtomicU8::new(0),
             faults,
         })
     }
@@ -96,6 +103,28 @@ impl GpuConfig {
     /// The larger degree from which univariate resultants run a block per channel.
     pub fn block_resultant_from(&self) -> usize {
         self.block_resultant_from.load(Ordering::Relaxed)
+    }
+
+    /// Runs the batched modular matrix products on the INT8 tensor cores
+    /// (`rns_matmul_imma`, `Some(true)`), on the integer units (`rns_matmul`,
+    /// `Some(false)`), or by size (`None`, the default: [`TENSOR_CORES_FROM`]).
+    pub fn set_tensor_cores(&self, on: Option<bool>) {
+        let mode = match on {
+            None => 0,
+            Some(true) => 1,
+            Some(false) => 2,
+        };
+        self.tensor_cores.store(mode, Ordering::Relaxed);
+    }
+
+    /// Whether a product of `n × k` by `k × p` per channel runs on the tensor cores: as
+    /// set, or by default when every dimension is at least [`TENSOR_CORES_FROM`].
+    pub fn tensor_cores_for(&self, n: usize, k: usize, p: usize) -> bool {
+        match self.tensor_cores.load(Ordering::Relaxed) {
+            1 => true,
+            2 => false,
+            _ => n.min(k).min(p) >= TENSOR_CORES_FROM,
+        }
     }
 
     /// Arms a test fault: the `nth` allocation, copy, launch… of this device from now on

@@ -48,16 +48,23 @@ impl Gpu {
             HostIn::new(&mw, 1, MODULUS_WORDS),
         ];
         let mut outs = [HostOut::of(&mut out, 1, np)];
-        let max = MAX_PRODUCT_CHANNELS;
-        self.stream_chunks(channels, &ins, &mut outs, 0, max, &mut |s, di, dout, r| {
-            let shape = Matmul {
-                n,
-                k,
-                p,
-                channels: r.len(),
-            };
-            self.launch_matmul(s, shape, &mut dout[0], &di[0], &di[1], &di[2])
-        })?;
+        let (max, scratch) = (MAX_PRODUCT_CHANNELS, self.matmul_scratch_words(n, k, p));
+        self.stream_chunks(
+            channels,
+            &ins,
+            &mut outs,
+            scratch,
+            max,
+            &mut |s, di, dout, r| {
+                let shape = Matmul {
+                    n,
+                    k,
+                    p,
+                    channels: r.len(),
+                };
+                self.launch_matmul(s, shape, &mut dout[0], &di[0], &di[1], &di[2])
+            },
+        )?;
         Ok(out)
     }
 
@@ -344,7 +351,8 @@ impl Gpu {
     ) -> Result<Option<CudaSlice<u32>>> {
         let (channels, np) = (moduli.len(), n * p);
         let words = a.0.len() + a.1.len() + b.0.len() + b.1.len();
-        let bytes = 4 * (channels * (n * k + k * p + np) + words + extra);
+        let scratch = self.matmul_scratch_words(n, k, p);
+        let bytes = 4 * (channels * (n * k + k * p + np + scratch) + words + extra);
         if np == 0 || n * k == 0 || channels > MAX_PRODUCT_CHANNELS || bytes > self.budget()? {
             return Ok(None);
         }

@@ -1,0 +1,94 @@
+//! The batched modular product on the INT8 tensor cores (`rns_matmul_imma`) against the
+//! integer-unit kernel (`rns_matmul`) and the CPU backend, bit for bit: shapes that are
+//! not multiples of the tiles, inner dimensions at and across the 32-bit accumulation
+//! limit, all-(m − 1) matrices (the largest group sums), one prime up to 1024. Without a
+//! usable GPU these tests print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
+
+use rns::backend::cpu;
+use rns::Backend;
+use rns_core::imma::SEGMENT;
+use rns_suite::{basis, dev, gpu_backend as gpu, same, LiftCaps};
+
+/// Random residues of `len` entries per channel for `k` channels (xorshift, seeded).
+fn residues(k: usize, len: usize, seed: u64) -> (Vec<rns_core::Modulus>, Vec<u32>) {
+    let moduli = basis(k).moduli()[..k].to_vec();
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let data = moduli
+        .iter()
+        .flat_map(|m| {
+            (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x >> 20) as u32 % m.m
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    (moduli, data)
+}
+
+/// The product on the tensor cores, on the integer units and on the CPU, compared.
+fn check(
+    g: &Backend,
+    moduli: &[rns_core::Modulus],
+    (n, k, p): (usize, usize, usize),
+    a: &[u32],
+    b: &[u32],
+) {
+    let want = cpu::matmul_per_channel(moduli, n, k, p, a, b);
+    for tensor in [true, false] {
+        dev(g).config().set_tensor_cores(Some(tensor));
+        let got = g.matmul_per_channel(moduli, (n, k, p), a, b).unwrap();
+        let what = format!(
+            "{n}×{k}×{p} over {} primes, tensor cores {tensor}",
+            moduli.len()
+        );
+        same(&got[..], &want, &what);
+    }
+}
+
+#[test]
+fn tensor_core_products_match_the_integer_kernel_and_cpu_on_every_shape() {
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    let sizes = [1, 15, 17, 31, 33, 64, 65, 255, 257];
+    let mut seed = 0;
+    for &n in &sizes {
+        for &(k, p) in &[(1, 17), (32, 33), (255, 1), (257, 64), (15, 257)] {
+            seed += 1;
+            let (moduli, a) = residues(3, n * k, seed);
+            let (_, b) = residues(3, k * p, seed + 1000);
+            check(&g, &moduli, (n, k, p), &a, &b);
+        }
+    }
+}
+
+#[test]
+fn tensor_core_sums_stay_exact_across_the_accumulation_limit() {
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    // All entries m − 1: every group sum is the largest possible.
+    for k in [SEGMENT - 32, SEGMENT, SEGMENT + 1, 2 * SEGMENT + 33] {
+        let (n, p) = (17, 9);
+        let moduli = basis(2).moduli()[..2].to_vec();
+        let full =
+            |len: usize| -> Vec<u32> { moduli.iter().flat_map(|m| vec![m.m - 1; len]).collect() };
+        check(&g, &moduli, (n, k, p), &full(n * k), &full(k * p));
+        let (_, a) = residues(2, n * k, k as u64);
+        let (_, b) = residues(2, k * p, k as u64 + 1);
+        check(&g, &moduli, (n, k, p), &a, &b);
+    }
+}
+
+#[test]
+fn tensor_core_products_from_one_prime_to_1024() {
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    for (primes, n) in [(1, 300), (1024, 20)] {
+        let (moduli, a) = residues(primes, n * n, 7);
+        let (_, b) = residues(primes, n * n, 8);
+        check(&g, &moduli, (n, n, n), &a, &b);
+    }
+}
