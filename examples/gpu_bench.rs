@@ -58,6 +58,19 @@ fn xorshift_residues(len: usize, m: u32, seed: u64) -> Vec<u32> {
         .collect()
 }
 
+/// The two `mn × mn` operands per modulus of the product benchmarks, the inputs of
+/// `device/reference/matmul.cu` (xorshift per prime, fixed seeds).
+fn product_inputs(moduli: &[rns_core::Modulus], mn: usize) -> (Vec<u32>, Vec<u32>) {
+    let gen = |seed: u64| -> Vec<u32> {
+        moduli
+            .iter()
+            .enumerate()
+            .flat_map(|(c, m)| xorshift_residues(mn * mn, m.m, seed + c as u64))
+            .collect()
+    };
+    (gen(0x1234_5678), gen(0x8765_4321))
+}
+
 fn basis(k: usize) -> Arc<RnsBasis> {
     Arc::new(RnsBasis::largest_primes(k).unwrap())
 }
@@ -299,14 +312,7 @@ fn main() -> R<()> {
     let (mn, mc) = (1024usize, 32usize);
     let b32 = basis(mc - 1);
     let moduli = b32.moduli();
-    let gen = |seed: u64| -> Vec<u32> {
-        moduli
-            .iter()
-            .enumerate()
-            .flat_map(|(c, m)| xorshift_residues(mn * mn, m.m, seed + c as u64))
-            .collect()
-    };
-    let (ha, hb) = (gen(0x1234_5678), gen(0x8765_4321));
+    let (ha, hb) = product_inputs(moduli, mn);
     let (da, db, dmm) = (
         g.upload(&ha)?,
         g.upload(&hb)?,
@@ -344,16 +350,10 @@ fn main() -> R<()> {
     for (mn, mc) in [(128usize, 256usize), (256, 64), (1024, 32), (4096, 16)] {
         let bt = basis(mc - 1);
         let moduli = bt.moduli();
-        let gen = |seed: u64| -> Vec<u32> {
-            moduli
-                .iter()
-                .enumerate()
-                .flat_map(|(c, m)| xorshift_residues(mn * mn, m.m, seed + c as u64))
-                .collect()
-        };
+        let (ha, hb) = product_inputs(moduli, mn);
         let (da, db, dmm) = (
-            g.upload(&gen(0x1234_5678))?,
-            g.upload(&gen(0x8765_4321))?,
+            g.upload(&ha)?,
+            g.upload(&hb)?,
             g.upload(&moduli_words(moduli))?,
         );
         let mut dc = g.alloc(mc * mn * mn)?;
