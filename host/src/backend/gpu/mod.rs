@@ -4,7 +4,8 @@
 //! Layers, as in `cudarc`: `device` opens a device (context, kernels looked up once,
 //! error mapping); [`config`] holds its settings; [`memory`] owns every host↔device
 //! crossing and the chunk planner; `staging` the page-locked host buffers;
-//! [`launch`] the typed kernel launches (shapes checked against buffer lengths);
+//! [`launch`] the typed kernel launches (shapes checked against buffer lengths; the
+//! matrix product's two kernels in `matmul`);
 //! [`pipeline`] streams host data through the device in chunks over several streams;
 //! the operations are composed from those in [`vectors`], [`linalg`] and
 //! [`resultant`]; [`tables`] caches the conversion tables of a basis on the device;
@@ -19,6 +20,7 @@ pub(crate) mod device;
 pub mod fault;
 pub mod launch;
 pub mod linalg;
+mod matmul;
 pub mod memory;
 mod order;
 pub mod pipeline;
