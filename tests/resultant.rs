@@ -226,6 +226,9 @@ fn bivariate_files_parse_and_bad_ones_are_errors() {
         ("x 1 1\n", "`x`"),
         ("1 -1 0\n", "`-1`"),
         ("1 100000 100000\n", "too large"),
+        // Exponents at usize::MAX (found by the fuzzer: `i + 1` overflowed).
+        ("1 2 18446744073709551615\n", "too large"),
+        ("1 18446744073709551615 0\n", "too large"),
     ] {
         let e = BiPoly::parse(text, "f").unwrap_err().to_string();
         assert!(e.contains(needle), "{text:?}: {e}");

@@ -26,7 +26,7 @@ impl BiPoly {
             if c == 0 {
                 continue;
             }
-            if (i + 1).saturating_mul(j + 1) > MAX_DENSE {
+            if i.saturating_add(1).saturating_mul(j.saturating_add(1)) > MAX_DENSE {
                 return Err(Error::Shape(format!(
                     "the term x^{i}·y^{j} is too large: at most {MAX_DENSE} dense coefficients"
                 )));
