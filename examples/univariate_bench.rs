@@ -11,7 +11,7 @@ use rns::backend::cpu;
 use rns::backend::gpu::launch::{Resultant, ResultantBlock};
 use rns::backend::gpu::memory::moduli_words;
 use rns::backend::gpu::Gpu;
-use rns::{layout, resultant, Backend, BackendChoice, RnsBasis};
+use rns::{layout, resultant, Backend, BackendChoice};
 use rns_suite::Gen;
 use rug::Integer;
 use std::sync::Arc;
@@ -60,11 +60,7 @@ fn main() -> R<()> {
     let mut gen = Gen::new(2026);
     for &(deg, bits) in shapes {
         let (f, h) = (gen.poly(deg, bits), gen.poly(deg, bits));
-        let (lf, lh) = (f.leading().clone(), h.leading().clone());
-        let basis = Arc::new(RnsBasis::for_bits_excluding(
-            resultant::bound_bits(&f, &h),
-            |p| lf.is_divisible_u(p) || lh.is_divisible_u(p),
-        ));
+        let basis = resultant::basis_for(&f, &h);
         let coeffs: Vec<Integer> = f.coeffs().iter().chain(h.coeffs()).cloned().collect();
         let data = Backend::Cpu.to_rns(&basis, &coeffs)?.residues().to_vec();
         let (moduli, k, per) = (basis.moduli(), basis.channels(), 2 * deg + 2);

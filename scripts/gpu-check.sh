@@ -47,7 +47,7 @@ for l in sys.stdin:
     cp target/release/rns $B/rns-mpi
     cargo build --release --bins --examples
     cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,univariate_bench,multi_gpu_bench} $B/
-    cp device/reference/mul_chain.cu device/reference/matmul.cu device/reference/resultant.cu $B/
+    cp device/reference/mul_chain.cu device/reference/matmul.cu device/reference/resultant.cu device/reference/mul_m.cuh $B/
     # python-flint for the FLINT comparisons on the GPU host, which has no network.
     mkdir -p $B/wheels
     pip download -q python-flint==0.9.0 --no-deps --only-binary=:all: --python-version 3.12 \

@@ -7,26 +7,14 @@
 use rns::backend::cpu;
 use rns::Backend;
 use rns_core::imma::SEGMENT;
-use rns_suite::{basis, dev, gpu_backend as gpu, same, LiftCaps};
+use rns_suite::{basis, dev, gpu_backend as gpu, random_with_edges, same, LiftCaps};
 
-/// Random residues of `len` entries per channel for `k` channels (xorshift, seeded).
+/// Residues of `len` entries per channel for the `k` largest primes, channel-major
+/// ([`random_with_edges`]: every 7th entry 0, 1 or m − 1).
 fn residues(k: usize, len: usize, seed: u64) -> (Vec<rns_core::Modulus>, Vec<u32>) {
-    let moduli = basis(k).moduli()[..k].to_vec();
-    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-    let data = moduli
-        .iter()
-        .flat_map(|m| {
-            (0..len)
-                .map(|_| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (x >> 20) as u32 % m.m
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    (moduli, data)
+    let b = basis(k);
+    let data = random_with_edges(&b, len, seed).residues()[..k * len].to_vec();
+    (b.moduli()[..k].to_vec(), data)
 }
 
 /// The product on the tensor cores, on the integer units and on the CPU, compared.

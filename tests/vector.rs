@@ -345,10 +345,7 @@ fn every_reconstruction_gives_the_signed_values() {
             for method in [CrtMethod::Weights, CrtMethod::MixedRadix, CrtMethod::Tree] {
                 assert_eq!(&crt::reconstruct(&res, b, method), v, "{method:?}");
             }
-            let y: Vec<u32> = (res.iter().zip(b.range_moduli()))
-                .zip(b.crt_inverses())
-                .map(|((&r, m), &c)| m.mul(r, c))
-                .collect();
+            let y = crt::cofactor_terms(&res, b.range_moduli(), b.crt_inverses());
             assert_eq!(&crt::from_cofactor_terms(&y, b), v, "cofactor terms");
         }
         // Number-major digits.

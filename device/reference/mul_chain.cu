@@ -7,23 +7,9 @@
 #include <cstdint>
 #include <vector>
 #include <algorithm>
+#include "mul_m.cuh"
 
 struct Modulus { uint32_t m, two32, two32_shoup, pad; double invk; };
-
-__device__ __forceinline__ uint32_t add_m(uint32_t a, uint32_t b, uint32_t m) {
-    uint32_t s = a + b, t = s - m;
-    return t < s ? t : s;
-}
-
-__device__ __forceinline__ uint32_t mul_m(uint32_t a, uint32_t b, uint32_t m, double invk) {
-    uint32_t hi = __umulhi(a << 1, b << 1);
-    double rf = fma(__uint2double_rn(hi), invk, 6755399441055744.0);
-    uint32_t q = (uint32_t)__double2loint(rf);
-    uint32_t r = a * b - q * m;
-    if (r >= 0xA0000000u) r += m;
-    uint32_t s = r - m;
-    return s < r ? s : r;
-}
 
 __global__ void mul_chain(uint32_t *out, const uint32_t *a, const Modulus *moduli, uint32_t len, uint32_t iters) {
     size_t c = blockIdx.y;

@@ -95,31 +95,42 @@ fn cofactor_sum(y: &[u32], moduli: &[rns_core::Modulus], product: bool) -> (Inte
     (s, if product { pl * pr } else { Integer::new() })
 }
 
-/// The signed integer whose `K` range residues `x_i` have the CRT terms
-/// `y_i = x_i · inv(M/m_i) mod m_i` (`y.len() ≥ K`; extra entries are ignored):
-/// `x = Σ y_i·(M/m_i) − t·M` with `t = ⌊Σ y_i/m_i⌋` estimated in floating point and
-/// corrected exactly. Given the inverses (the GPU computes them, `O(K²)` work but
-/// milliseconds), it needs products only, where [`CrtMethod::Tree`] inverts a big
-/// integer at every node: the way to reconstruct a few numbers over tens of thousands of
-/// primes.
-pub fn from_cofactor_terms(y: &[u32], basis: &RnsBasis) -> Integer {
-    let range = basis.range_moduli();
-    let y = &y[..range.len()];
-    let (s, _) = cofactor_sum(y, range, false);
-    let fraction: f64 = y
-        .iter()
-        .zip(range)
+/// The CRT terms `y_i = x_i · coef_i mod m_i` of the residues `x` over `moduli`, with
+/// `coef` the cofactor inverses `inv(M/m_i) mod m_i`.
+pub fn cofactor_terms(x: &[u32], moduli: &[rns_core::Modulus], coef: &[u32]) -> Vec<u32> {
+    (x.iter().zip(moduli).zip(coef))
+        .map(|((&v, m), &c)| m.mul(v, c))
+        .collect()
+}
+
+/// `x` in `[0, M)` from `sum = Σ y_i·(M/m_i) = x + t·M` for the range's CRT terms `y`:
+/// `t = ⌊Σ y_i/m_i⌋ < K` estimated in floating point, then corrected exactly.
+fn reduce_cofactor_sum(mut sum: Integer, y: &[u32], basis: &RnsBasis) -> Integer {
+    let fraction: f64 = (y.iter().zip(basis.range_moduli()))
         .map(|(&v, m)| v as f64 / m.m as f64)
         .sum();
     let m = basis.product();
-    let mut x = s - Integer::from(m * (fraction.floor() as u64));
-    while x < 0 {
-        x += m;
+    sum -= Integer::from(m * (fraction.floor() as u64));
+    while sum < 0 {
+        sum += m;
     }
-    while x >= *m {
-        x -= m;
+    while sum >= *m {
+        sum -= m;
     }
-    to_signed(x, basis)
+    sum
+}
+
+/// The signed integer whose `K` range residues `x_i` have the CRT terms
+/// `y_i = x_i · inv(M/m_i) mod m_i` ([`cofactor_terms`]; `y.len() ≥ K`, extra entries
+/// are ignored): `Σ y_i·(M/m_i)` summed up a product tree, then reduced modulo `M`.
+/// Given the inverses (the GPU computes them, `O(K²)` work but milliseconds), it needs
+/// products only, where [`CrtMethod::Tree`] inverts a big integer at every node: the way
+/// to reconstruct a few numbers over tens of thousands of primes.
+pub fn from_cofactor_terms(y: &[u32], basis: &RnsBasis) -> Integer {
+    let range = basis.range_moduli();
+    let y = &y[..range.len()];
+    let (sum, _) = cofactor_sum(y, range, false);
+    to_signed(reduce_cofactor_sum(sum, y, basis), basis)
 }
 
 /// Maps a value of `[0, M)` onto the signed range.
@@ -234,28 +245,12 @@ pub fn reconstruct(residues: &[u32], basis: &RnsBasis, method: CrtMethod) -> Int
             from_digits(&digits, basis)
         }
         CrtMethod::Weights => {
-            let mut acc = Integer::new();
-            let mut fraction = 0.0f64;
-            for (((&x, m), &inv), w) in residues
-                .iter()
-                .zip(basis.range_moduli())
-                .zip(basis.crt_inverses())
-                .zip(basis.crt_weights())
-            {
-                let y = m.mul(x, inv);
-                acc += w * y;
-                fraction += y as f64 / m.m as f64;
+            let y = cofactor_terms(residues, basis.range_moduli(), basis.crt_inverses());
+            let mut sum = Integer::new();
+            for (&v, w) in y.iter().zip(basis.crt_weights()) {
+                sum += w * v;
             }
-            // acc = x + k·M with 0 ≤ k < K; `fraction` approximates k + x/M.
-            let k_est = fraction.floor() as u32;
-            acc -= Integer::from(basis.product() * k_est);
-            while acc < 0 {
-                acc += basis.product();
-            }
-            while acc >= *basis.product() {
-                acc -= basis.product();
-            }
-            acc
+            reduce_cofactor_sum(sum, &y, basis)
         }
         CrtMethod::Tree => tree(residues, basis.range_moduli()).0,
     };

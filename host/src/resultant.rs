@@ -87,9 +87,10 @@ pub fn resultant_with_stats(
     backend: &Backend,
 ) -> Result<(Integer, ResultantStats)> {
     let mut laps = Laps::start();
-    let basis = basis_for(f, g);
+    let bits = bound_bits(f, g);
+    let basis = basis_for_bits(f, g, bits);
     laps.stage("bounds, primes")?;
-    let (r, mut stats) = resultant_in_basis(f, g, basis, backend)?;
+    let (r, mut stats) = resultant_over(f, g, basis, bits, backend)?;
     for &(name, d) in &stats.stages {
         laps.add(name, d);
     }
@@ -100,8 +101,13 @@ pub fn resultant_with_stats(
 /// The basis of [`resultant`] for `f` and `g`: the primes that Hadamard's bound asks for,
 /// skipping those that divide a leading coefficient (one prime when both are constants).
 pub fn basis_for(f: &IntPoly, g: &IntPoly) -> Arc<RnsBasis> {
+    basis_for_bits(f, g, bound_bits(f, g))
+}
+
+/// [`basis_for`] with the bound `bits` already known.
+fn basis_for_bits(f: &IntPoly, g: &IntPoly, bits: u64) -> Arc<RnsBasis> {
     let (lf, lg) = (f.leading(), g.leading());
-    Arc::new(RnsBasis::for_bits_excluding(bound_bits(f, g), |p| {
+    Arc::new(RnsBasis::for_bits_excluding(bits, |p| {
         lf.is_divisible_u(p) || lg.is_divisible_u(p)
     }))
 }
@@ -116,25 +122,38 @@ pub fn resultant_in_basis(
     basis: Arc<RnsBasis>,
     backend: &Backend,
 ) -> Result<(Integer, ResultantStats)> {
+    let bits = bound_bits(f, g);
+    let (lf, lg) = (f.leading(), g.leading());
+    let divides = |p: u32| lf.is_divisible_u(p) || lg.is_divisible_u(p);
+    let constants = f.degree() + g.degree() == 0;
+    if !constants && (basis.range_bits() < bits || basis.moduli().iter().any(|m| divides(m.m))) {
+        return Err(Error::Shape(format!(
+            "a basis of {} bits does not suit this resultant: it needs {bits} bits and primes \
+             that divide neither leading coefficient",
+            basis.range_bits(),
+        )));
+    }
+    resultant_over(f, g, basis, bits, backend)
+}
+
+/// The resultant over `basis`, which suits `f` and `g` (bound `bits`): the stages after
+/// the primes.
+fn resultant_over(
+    f: &IntPoly,
+    g: &IntPoly,
+    basis: Arc<RnsBasis>,
+    bits: u64,
+    backend: &Backend,
+) -> Result<(Integer, ResultantStats)> {
     let mut laps = Laps::start();
     let mut stats = ResultantStats {
         backend: backend.name(),
-        bound_bits: bound_bits(f, g),
+        bound_bits: bits,
         range_primes: basis.range_moduli().iter().map(|m| m.m).collect(),
         ..ResultantStats::default()
     };
     if f.degree() + g.degree() == 0 {
         return Ok((Integer::from(1), stats)); // two constants: the empty determinant
-    }
-    let (lf, lg) = (f.leading(), g.leading());
-    let divides = |p: u32| lf.is_divisible_u(p) || lg.is_divisible_u(p);
-    if basis.range_bits() < stats.bound_bits || basis.moduli().iter().any(|m| divides(m.m)) {
-        return Err(Error::Shape(format!(
-            "a basis of {} bits does not suit this resultant: it needs {} bits and primes \
-             that divide neither leading coefficient",
-            basis.range_bits(),
-            stats.bound_bits
-        )));
     }
     let coeffs: Vec<Integer> = f.coeffs().iter().chain(g.coeffs()).cloned().collect();
     let per_prime = backend.resultant_of_integers(&basis, &coeffs, f.degree(), g.degree())?;

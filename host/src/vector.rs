@@ -227,12 +227,7 @@ impl RnsVec {
         let range = self.basis.range_moduli();
         rows.par_chunks(channels.max(1))
             .take(self.len)
-            .map(|r| {
-                let y: Vec<u32> = (r.iter().zip(range).zip(coef))
-                    .map(|((&x, m), &c)| m.mul(x, c))
-                    .collect();
-                crt::from_cofactor_terms(&y, &self.basis)
-            })
+            .map(|r| crt::from_cofactor_terms(&crt::cofactor_terms(r, range, coef), &self.basis))
             .collect()
     }
 

@@ -18,9 +18,9 @@ pub const RESULTANT_BLOCK_MIN_DEGREE: usize = 32;
 
 /// Threads of the block-per-channel resultant kernel for degrees `df`, `dg`: about 16
 /// coefficients per thread and pass, a multiple of 32 between 32 and 256. (H200: at
-/// degree 500 one warp per prime beats 64 threads by 1.6×, at degree 2000 128 threads
-/// beat 64 and 256 by 1.2–1.35×: fewer threads leave room for more blocks per SM, which
-/// hide each other's barriers and thread 0's inversions.)
+/// degree 500 one warp per prime beats 64 threads by 1.13×, at degree 2000 128 threads
+/// beat 64 and 256 by 1.35× and 1.10×: fewer threads leave room for more blocks per SM,
+/// which hide each other's barriers.)
 pub const fn resultant_block_threads(df: usize, dg: usize) -> u32 {
     let d = if df > dg { df } else { dg };
     let t = d.div_ceil(16).div_ceil(32) * 32;

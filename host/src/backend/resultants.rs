@@ -17,6 +17,16 @@ use rns_core::poly::BiShape;
 use rug::Integer;
 use std::sync::Arc;
 
+/// [`Error::Shape`] unless `len` coefficients form polynomials of degrees `df` and `dg`.
+fn check_pair(len: usize, df: usize, dg: usize) -> Result<()> {
+    if len != df + dg + 2 {
+        return Err(Error::Shape(format!(
+            "{len} coefficients do not form polynomials of degrees {df} and {dg}"
+        )));
+    }
+    Ok(())
+}
+
 impl Backend {
     /// Collins' modular steps of a bivariate resultant `res_y(f, g)` for every channel of
     /// `basis`: `coeffs` holds the dense pair of `shape` (`f`'s rows, then `g`'s; each
@@ -205,12 +215,7 @@ impl Backend {
         df: usize,
         dg: usize,
     ) -> Result<Vec<u32>> {
-        if coeffs.len() != df + dg + 2 {
-            return Err(Error::Shape(format!(
-                "{} coefficients do not form polynomials of degrees {df} and {dg}",
-                coeffs.len()
-            )));
-        }
+        check_pair(coeffs.len(), df, dg)?;
         check_range(basis, coeffs)?;
         let moduli = basis.moduli();
         let work = df * dg.max(1) * moduli.len();
@@ -234,12 +239,7 @@ impl Backend {
     /// coefficients of `f` then the `dg + 1` of `g` (constant terms first), and both
     /// leading coefficients must be non-zero modulo every channel.
     pub fn resultant_per_channel(&self, coeffs: &RnsVec, df: usize, dg: usize) -> Result<Vec<u32>> {
-        if coeffs.len() != df + dg + 2 {
-            return Err(Error::Shape(format!(
-                "{} coefficients do not form polynomials of degrees {df} and {dg}",
-                coeffs.len()
-            )));
-        }
+        check_pair(coeffs.len(), df, dg)?;
         let (moduli, data, len) = (coeffs.basis().moduli(), coeffs.residues(), coeffs.len());
         let work = df * dg.max(1) * moduli.len();
         let out = self.by_channels(moduli.len(), 1, work, &|be, r| {

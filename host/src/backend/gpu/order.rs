@@ -88,6 +88,8 @@ impl Gpu {
         let s = self.stream();
         let moduli = self.upload(&moduli_words(range))?;
         let mut coef = self.alloc(k)?;
+        // The kernel writes the interval pass's weights and terms of 0 too (O(K), unused
+        // here; the mixed-radix tables of `mrc_tables` would take K² words).
         let (mut weights, mut zero_terms) = (self.alloc(2 * k)?, self.alloc(2 * k)?);
         self.launch_interval_table(s, k, &mut coef, &mut weights, &mut zero_terms, &moduli)?;
         self.download(&coef, k)
