@@ -13,7 +13,7 @@ use rns::backend::gpu::launch::{
 };
 use rns::backend::gpu::memory::moduli_words;
 use rns::backend::gpu::CudaSlice;
-use rns::backend::gpu::{EqualKernel, Gpu};
+use rns::backend::gpu::{EqualKernel, Gpu, TensorSplit};
 use rns::{Backend, Op, RnsBasis, RnsVec};
 use std::sync::Arc;
 use std::time::Instant;
@@ -309,9 +309,16 @@ fn main() -> R<()> {
     );
 
     // 5. The product n³ modulo mc primes on the integer units (`rns_matmul`) and on the
-    // INT8 tensor cores (`rns_matmul_imma`), same inputs, bit for bit; at 1024³ × 32 the
-    // inputs of device/reference/matmul.cu (same checksum) and the CPU backend beside them.
-    for (mn, mc) in [(128usize, 256usize), (256, 64), (1024, 32), (4096, 16)] {
+    // INT8 tensor cores (byte planes `rns_matmul_imma`, small moduli `rns_matmul_ozaki`),
+    // same inputs, bit for bit; at 1024³ × 32 the inputs of device/reference/matmul.cu
+    // (same checksum) and the CPU backend beside them.
+    for (mn, mc) in [
+        (128usize, 256usize),
+        (256, 64),
+        (1024, 32),
+        (2048, 16),
+        (4096, 16),
+    ] {
         let bt = basis(mc - 1);
         let moduli = bt.moduli();
         let (ha, hb) = product_inputs(moduli, mn);
@@ -327,19 +334,26 @@ fn main() -> R<()> {
             p: mn,
             channels: mc,
         };
-        let mut run = |tensor: bool| -> R<(f64, Vec<u32>)> {
+        let mut run = |tensor: bool, split: TensorSplit| -> R<(f64, Vec<u32>)> {
             g.config().set_tensor_cores(Some(tensor));
+            g.config().set_tensor_split(Some(split));
             let ms = gpu_ms(&g, || {
                 g.launch_matmul(g.stream(), shape, &mut dc, &da, &db, &dmm)
             })?;
             Ok((ms, g.download(&dc, mc * mn * mn)?))
         };
-        let (simt, c1) = run(false)?;
-        let (imma, c2) = run(true)?;
+        let (simt, c1) = run(false, TensorSplit::BytePlanes)?;
+        let (imma, c2) = run(true, TensorSplit::BytePlanes)?;
+        let (ozaki, c3) = run(true, TensorSplit::SmallModuli)?;
         g.config().set_tensor_cores(None);
+        g.config().set_tensor_split(None);
         assert_eq!(
             c1, c2,
-            "tensor-core product differs from the integer kernel"
+            "tensor-core product (byte planes) differs from the integer kernel"
+        );
+        assert_eq!(
+            c1, c3,
+            "tensor-core product (small moduli) differs from the integer kernel"
         );
         let madds = (mc * mn * mn * mn) as f64;
         if (mn, mc) == (1024, 32) {
@@ -355,12 +369,16 @@ fn main() -> R<()> {
                 cpu / simt
             );
         }
+        let small = rns_core::ozaki::moduli_for(mn).unwrap_or(0) as f64;
         println!(
-            "tensor cores matmul {mn}^3 x{mc}: imma median {imma:.3} ms {:.3} T mul-add/s ({:.0} TOPS int8), integer units {simt:.3} ms {:.3} T/s: {:.2}x",
+            "tensor cores matmul {mn}^3 x{mc}: byte planes median {imma:.3} ms {:.3} T mul-add/s ({:.0} TOPS int8), small moduli ({small} products) {ozaki:.3} ms {:.3} T/s ({:.0} TOPS int8), integer units {simt:.3} ms {:.3} T/s: planes {:.2}x, small moduli {:.2}x",
             madds / (imma * 1e-3) / 1e12,
             madds * 16.0 * 2.0 / (imma * 1e-3) / 1e12,
+            madds / (ozaki * 1e-3) / 1e12,
+            madds * small * 2.0 / (ozaki * 1e-3) / 1e12,
             madds / (simt * 1e-3) / 1e12,
-            simt / imma
+            simt / imma,
+            simt / ozaki
         );
     }
     Ok(())

@@ -13,7 +13,9 @@
 #   scripts/gpu-check.sh --run --e2e           # and the end-to-end figures (examples/e2e_bench.rs)
 #   scripts/gpu-check.sh --run --cli           # and the whole CLI against FLINT (scripts/cli_vs_flint.py)
 #   scripts/gpu-check.sh --run --univariate    # and univariate resultants: kernels, CUDA C, CLI vs FLINT
-#   scripts/gpu-check.sh --run --imma          # and the tensor-core product's SASS, cuBLAS INT8 (torch)
+#   scripts/gpu-check.sh --run --imma          # and the tensor-core products' SASS, cuBLAS INT8 (torch)
+#   scripts/gpu-check.sh --run --product       # and the exact product 1024² 1000-bit: GPU variants, CPU,
+#                                              # FLINT 1 and all threads, the whole `rns matmul` process
 #   scripts/gpu-check.sh --run --python        # and the Python package: its tests, then python/bench/vs_flint.py
 #   scripts/gpu-check.sh --run --multi         # and several GPUs against one (examples/multi_gpu_bench.rs),
 #                                              # and mpirun with one rank per GPU when OpenMPI is there
@@ -46,7 +48,7 @@ for l in sys.stdin:
     cargo build --release -p rns --features mpi --bin rns
     cp target/release/rns $B/rns-mpi
     cargo build --release --bins --examples
-    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,univariate_bench,multi_gpu_bench} $B/
+    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,univariate_bench,multi_gpu_bench,product_bench} $B/
     cp device/reference/mul_chain.cu device/reference/matmul.cu device/reference/resultant.cu device/reference/mul_m.cuh $B/
     # python-flint for the FLINT comparisons on the GPU host, which has no network.
     mkdir -p $B/wheels
@@ -58,7 +60,7 @@ for l in sys.stdin:
         || echo "no pytest wheels: the Python tests will need pytest there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
-    strip --strip-all $B/bin/* $B/rns $B/rns-mpi $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant $B/univariate_bench $B/multi_gpu_bench
+    strip --strip-all $B/bin/* $B/rns $B/rns-mpi $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant $B/univariate_bench $B/multi_gpu_bench $B/product_bench
     [ -z "$(ls $B/bench)" ] || strip --strip-all $B/bench/*
     du -sh $B
     exit 0
@@ -138,12 +140,21 @@ if [[ " $* " == *" --resultant "* ]]; then
     python3 scripts/flint_resultant_xy.py /tmp/res/100-bit --mpoly || status=1
 fi
 if [[ " $* " == *" --imma "* ]]; then
-    echo "== tensor cores: SASS of rns_matmul_imma, cuBLAS INT8 (torch._int_mm) at 4096^3 and 8192^3"
+    echo "== tensor cores: SASS of rns_matmul_imma and rns_matmul_ozaki, cuBLAS INT8 (torch._int_mm) at 4096^3 and 8192^3"
     ptxas -arch=sm_90 $B/rns_device.ptx -o /tmp/rns.cubin
-    cuobjdump -sass -fun rns_matmul_imma /tmp/rns.cubin > ${OUT:-/tmp}/sass_imma.txt || status=1
-    echo "rns_matmul_imma SASS: $(grep -c IMMA ${OUT:-/tmp}/sass_imma.txt) IMMA, $(grep -c IMAD ${OUT:-/tmp}/sass_imma.txt) IMAD"
-    grep -m3 IMMA ${OUT:-/tmp}/sass_imma.txt || true
+    for k in imma ozaki; do
+        cuobjdump -sass -fun rns_matmul_$k /tmp/rns.cubin > ${OUT:-/tmp}/sass_$k.txt || status=1
+        f=${OUT:-/tmp}/sass_$k.txt
+        echo "rns_matmul_$k SASS: $(grep -c IMMA $f) IMMA, $(grep -c LDSM $f) LDSM, $(grep -c LDGSTS $f) LDGSTS, $(grep -c IMAD $f) IMAD"
+        grep -m2 IMMA $f || true
+    done
     python3 scripts/int_mm.py || echo "no torch here"
+fi
+if [[ " $* " == *" --product "* ]]; then
+    echo "== exact product 1024² with 1000-bit entries: GPU variants and CPU backend, then FLINT and the whole CLI"
+    $B/product_bench /tmp/product 1024 1000 || status=1
+    python_wheels
+    python3 scripts/flint_product.py /tmp/product $B/rns || status=1
 fi
 if [[ " $* " == *" --univariate "* ]]; then
     echo "== univariate resultants: block vs thread kernels, CUDA C of the block kernel, whole CLI vs FLINT"

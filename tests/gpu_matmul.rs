@@ -1,12 +1,16 @@
-//! The batched modular product on the INT8 tensor cores (`rns_matmul_imma`) against the
+//! The batched modular product on the INT8 tensor cores, by byte planes
+//! (`rns_matmul_imma`) and by small moduli (`rns_matmul_ozaki`), against the
 //! integer-unit kernel (`rns_matmul`) and the CPU backend, bit for bit: shapes that are
 //! not multiples of the tiles, inner dimensions at and across the 32-bit accumulation
-//! limit, all-(m − 1) matrices (the largest group sums), one prime up to 1024. Without a
-//! usable GPU these tests print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
+//! limits and the change in the number of small moduli, all-(m − 1) and ±(m − 1)/2
+//! matrices (the largest sums), one prime up to 1024. Without a usable GPU these tests
+//! print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
 
 use rns::backend::cpu;
+use rns::backend::gpu::TensorSplit;
 use rns::Backend;
 use rns_core::imma::SEGMENT;
+use rns_core::ozaki::MAX_INNER;
 use rns_suite::{basis, dev, gpu_backend as gpu, random_with_edges, same, LiftCaps};
 
 /// Residues of `len` entries per channel for the `k` largest primes, channel-major
@@ -26,15 +30,26 @@ fn check(
     b: &[u32],
 ) {
     let want = cpu::matmul_per_channel(moduli, n, k, p, a, b);
-    for tensor in [true, false] {
-        dev(g).config().set_tensor_cores(Some(tensor));
+    let config = dev(g).config();
+    for (tensor, split) in [
+        (false, None),
+        (true, Some(TensorSplit::BytePlanes)),
+        (true, Some(TensorSplit::SmallModuli)),
+    ] {
+        config.set_tensor_cores(Some(tensor));
+        config.set_tensor_split(split);
         let got = g.matmul_per_channel(moduli, (n, k, p), a, b).unwrap();
         let what = format!(
-            "{n}×{k}×{p} over {} primes, tensor cores {tensor}",
+            "{n}×{k}×{p} over {} primes, tensor cores {tensor} {split:?}",
             moduli.len()
         );
         same(&got[..], &want, &what);
     }
+}
+
+/// `len` copies of `f(m)` per channel.
+fn constant(moduli: &[rns_core::Modulus], len: usize, f: impl Fn(u32) -> u32) -> Vec<u32> {
+    moduli.iter().flat_map(|m| vec![f(m.m); len]).collect()
 }
 
 #[test]
@@ -51,19 +66,44 @@ fn tensor_core_products_match_the_integer_kernel_and_cpu_on_every_shape() {
             check(&g, &moduli, (n, k, p), &a, &b);
         }
     }
+    let (n, k, p) = (4097, 129, 130);
+    let (moduli, a) = residues(2, n * k, 99);
+    let (_, b) = residues(2, k * p, 100);
+    check(&g, &moduli, (n, k, p), &a, &b);
 }
 
 #[test]
 fn tensor_core_sums_stay_exact_across_the_accumulation_limit() {
     let Some(g) = gpu() else { return };
     let _lift = LiftCaps;
-    // All entries m − 1: every group sum is the largest possible.
-    for k in [SEGMENT - 32, SEGMENT, SEGMENT + 1, 2 * SEGMENT + 33] {
+    // All entries m − 1: every group sum of the byte planes is the largest possible;
+    // ±(m − 1)/2, the largest centered values, give the largest sums of the small moduli
+    // (at MAX_INNER, the most inner entries they take, and 1024 | 1025, where their count
+    // changes from 9 to 10).
+    for k in [
+        1024,
+        1025,
+        SEGMENT - 32,
+        SEGMENT,
+        SEGMENT + 1,
+        2 * SEGMENT + 33,
+        MAX_INNER,
+        MAX_INNER + 1,
+    ] {
         let (n, p) = (17, 9);
         let moduli = basis(2).moduli()[..2].to_vec();
-        let full =
-            |len: usize| -> Vec<u32> { moduli.iter().flat_map(|m| vec![m.m - 1; len]).collect() };
+        let full = |len| constant(&moduli, len, |m| m - 1);
+        let (half, minus_half) = (|m| m / 2, |m| m / 2 + 1);
         check(&g, &moduli, (n, k, p), &full(n * k), &full(k * p));
+        let a = constant(&moduli, n * k, half);
+        check(&g, &moduli, (n, k, p), &a, &constant(&moduli, k * p, half));
+        check(
+            &g,
+            &moduli,
+            (n, k, p),
+            &a,
+            &constant(&moduli, k * p, minus_half),
+        );
         let (_, a) = residues(2, n * k, k as u64);
         let (_, b) = residues(2, k * p, k as u64 + 1);
         check(&g, &moduli, (n, k, p), &a, &b);
@@ -74,7 +114,7 @@ fn tensor_core_sums_stay_exact_across_the_accumulation_limit() {
 fn tensor_core_products_from_one_prime_to_1024() {
     let Some(g) = gpu() else { return };
     let _lift = LiftCaps;
-    for (primes, n) in [(1, 300), (1024, 20)] {
+    for (primes, n) in [(1, 300), (1024, 20), (16, 129)] {
         let (moduli, a) = residues(primes, n * n, 7);
         let (_, b) = residues(primes, n * n, 8);
         check(&g, &moduli, (n, n, n), &a, &b);

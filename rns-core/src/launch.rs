@@ -104,6 +104,41 @@ pub const fn interpolation_words(n: usize, points: usize) -> usize {
     3 * n + points + 1
 }
 
+/// Rows of the product per block of the small-moduli tensor-core kernel
+/// (`rns_matmul_ozaki`): 2 warps of 64 rows.
+pub const OZ_BM: usize = 128;
+/// Columns of the product per block of `rns_matmul_ozaki`: 4 warps of 32 columns.
+pub const OZ_BN: usize = 128;
+/// Inner entries (bytes) per shared-memory stage of `rns_matmul_ozaki`: two `m16n8k32`
+/// steps.
+pub const OZ_BK: usize = 64;
+/// Threads per block of `rns_matmul_ozaki`: 8 warps.
+pub const OZ_THREADS: u32 = 256;
+/// Bytes per shared row of `rns_matmul_ozaki` (64 padded to 80, so that the eight rows
+/// of an `ldmatrix` phase fall in distinct banks).
+pub const OZ_ROW: usize = 80;
+/// Shared-memory stages of `rns_matmul_ozaki` (copies of the next k-tile in flight).
+pub const OZ_STAGES: usize = 3;
+/// Dynamic shared memory of `rns_matmul_ozaki`: every stage's A and B tiles.
+pub const OZ_SMEM_BYTES: u32 = (OZ_STAGES * (OZ_BM + OZ_BN) * OZ_ROW) as u32;
+
+/// Rows (of A, or columns of B) per block of the split kernel `rns_ozaki_planes`.
+pub const OZ_SPLIT_X: usize = 64;
+/// Inner entries per block of `rns_ozaki_planes`.
+pub const OZ_SPLIT_K: usize = 64;
+/// Words per shared row of `rns_ozaki_planes` (64 padded to 65: no bank conflicts
+/// whether the tile is read along rows or columns).
+pub const OZ_SPLIT_ROW: usize = OZ_SPLIT_K + 1;
+/// Dynamic shared memory of `rns_ozaki_planes`: one tile of residues.
+pub const OZ_SPLIT_SMEM_BYTES: u32 = (OZ_SPLIT_X * OZ_SPLIT_ROW * 4) as u32;
+
+// The tiles of the split kernel divide the product kernel's.
+const _: () = assert!(OZ_BM.is_multiple_of(OZ_SPLIT_X) && OZ_BN.is_multiple_of(OZ_SPLIT_X));
+const _: () = assert!(OZ_BK.is_multiple_of(OZ_SPLIT_K) && OZ_STAGES >= 2);
+// A block's threads copy a stage in 16-byte pieces, two of A and two of B each.
+const _: () = assert!(OZ_BM * OZ_BK / 16 == 2 * OZ_THREADS as usize);
+const _: () = assert!(OZ_BN * OZ_BK / 16 == 2 * OZ_THREADS as usize);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@
 //! * [`euclid`]: Euclid's resultant modulo a prime in passes of two quotient
 //!   coefficients, the steps of the block-per-prime GPU kernel.
 //! * [`imma`]: modular matrix products on INT8 tensor cores (byte planes, group sums).
+//! * [`ozaki`]: the same products by small moduli, one INT8 product each (Ozaki II).
 //! * [`interval`]: sign and comparison by interval evaluation of the CRT fraction.
 //! * [`launch`]: the kernels' launch geometry, shared by the device and the host.
 //! * [`linalg`]: elimination modulo a prime (determinant, rank, reduced echelon form,
@@ -34,6 +35,7 @@ pub mod launch;
 pub mod linalg;
 pub mod mixed_radix;
 pub mod modulus;
+pub mod ozaki;
 pub mod poly;
 pub mod prime;
 

@@ -2,35 +2,13 @@
 //! operands and `s32` accumulators, issued by inline PTX, over the byte planes of
 //! [`rns_core::imma`].
 
-use core::arch::asm;
 use core::arch::nvptx::*;
 use rns_core::imma::{byte_planes, combine_groups, GROUPS, PLANES, SEGMENT};
 
 const _: () = assert!(GROUPS == 7 && PLANES == 4);
+use super::tensor::mma_u8 as mma;
 use rns_core::launch::{IMMA_BK, IMMA_BM, IMMA_BN, IMMA_ROW};
 use rns_core::Modulus;
-
-/// `c += a · b` for a 16 × 32 `u8` tile `a` (row-major fragment) and a 32 × 8 `u8` tile
-/// `b` (column-major fragment) into the 16 × 8 `s32` tile `c` (PTX ISA, "Matrix
-/// Fragments for mma.m16n8k32": lane `4g + t` holds `a` rows `g`, `g + 8` at inner
-/// entries `4t…4t+3` and `16+4t…`, `b` column `g` at the same inner entries, `c` rows `g`,
-/// `g + 8` at columns `2t`, `2t + 1`).
-#[inline(always)]
-unsafe fn mma(c: &mut [u32; 4], a: &[u32; 4], b: &[u32; 2]) {
-    asm!(
-        "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {{{0}, {1}, {2}, {3}}}, {{{4}, {5}, {6}, {7}}}, {{{8}, {9}}}, {{{0}, {1}, {2}, {3}}};",
-        inout(reg32) c[0],
-        inout(reg32) c[1],
-        inout(reg32) c[2],
-        inout(reg32) c[3],
-        in(reg32) a[0],
-        in(reg32) a[1],
-        in(reg32) a[2],
-        in(reg32) a[3],
-        in(reg32) b[0],
-        in(reg32) b[1],
-    );
-}
 
 /// Four words, 16-byte aligned: one vector load or store.
 #[repr(C, align(16))]

@@ -6,7 +6,9 @@ use core::arch::nvptx::*;
 
 mod imma;
 mod linalg;
+mod ozaki;
 mod resultant;
+mod tensor;
 mod vectors;
 
 #[panic_handler]

@@ -13,6 +13,22 @@ pub const MEM_LIMIT_VAR: &str = "RNS_GPU_MEM_LIMIT";
 /// cores by default (H200: 3.3× the integer kernel at 1024³, 3.9× at 4096³).
 pub const TENSOR_CORES_FROM: usize = 128;
 
+/// The smallest dimension from which products on the tensor cores split residues by
+/// small moduli rather than byte planes by default (H200: 1.02× the byte planes at
+/// 1024³ × 32, 1.24× at 2048³, 1.51× at 4096³; slower below, where the splitting and
+/// the CRT of every entry weigh more).
+pub const SMALL_MODULI_FROM: usize = 1024;
+
+/// How a product on the INT8 tensor cores turns 31-bit residues into bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TensorSplit {
+    /// Four byte planes, sixteen INT8 products per prime (`rns_matmul_imma`).
+    BytePlanes,
+    /// Signed bytes modulo 9–10 small moduli, one INT8 product each, for inner
+    /// dimensions up to [`rns_core::ozaki::MAX_INNER`] (`rns_matmul_ozaki`).
+    SmallModuli,
+}
+
 /// Settings of one device. Every field is atomic: operations on other threads see a
 /// change at their next allocation.
 #[derive(Debug)]
@@ -27,6 +43,8 @@ pub struct GpuConfig {
     block_resultant_from: AtomicUsize,
     /// Modular matrix products on the INT8 tensor cores: 0 by size, 1 always, 2 never.
     tensor_cores: AtomicU8,
+    /// The split on the tensor cores: 0 by size, 1 byte planes, 2 small moduli.
+    tensor_split: AtomicU8,
     /// The armed test fault, if any ([`super::fault`]).
     faults: Faults,
 }
@@ -50,6 +68,7 @@ impl GpuConfig {
             smem_limit: AtomicUsize::new(usize::MAX),
             block_resultant_from: AtomicUsize::new(RESULTANT_BLOCK_MIN_DEGREE),
             tensor_cores: AtomicU8::new(0),
+            tensor_split: AtomicU8::new(0),
             faults,
         })
     }
@@ -124,6 +143,31 @@ impl GpuConfig {
             1 => true,
             2 => false,
             _ => n.min(k).min(p) >= TENSOR_CORES_FROM,
+        }
+    }
+
+    /// Splits residues for the tensor cores as given, or by size (`None`, the default:
+    /// small moduli when every dimension is at least [`SMALL_MODULI_FROM`]).
+    pub fn set_tensor_split(&self, split: Option<TensorSplit>) {
+        let mode = match split {
+            None => 0,
+            Some(TensorSplit::BytePlanes) => 1,
+            Some(TensorSplit::SmallModuli) => 2,
+        };
+        self.tensor_split.store(mode, Ordering::Relaxed);
+    }
+
+    /// The split of an `n × k` by `k × p` product on the tensor cores: as set, or by
+    /// size, but byte planes whenever `k` exceeds [`rns_core::ozaki::MAX_INNER`].
+    pub fn tensor_split_for(&self, n: usize, k: usize, p: usize) -> TensorSplit {
+        if k > rns_core::ozaki::MAX_INNER {
+            return TensorSplit::BytePlanes;
+        }
+        match self.tensor_split.load(Ordering::Relaxed) {
+            1 => TensorSplit::BytePlanes,
+            2 => TensorSplit::SmallModuli,
+            _ if n.min(k).min(p) >= SMALL_MODULI_FROM => TensorSplit::SmallModuli,
+            _ => TensorSplit::BytePlanes,
         }
     }
 

@@ -38,6 +38,9 @@ pub(crate) struct Kernels {
     pub matmul: CudaFunction,
     pub matmul_imma: CudaFunction,
     pub imma_planes: CudaFunction,
+    pub matmul_ozaki: CudaFunction,
+    pub ozaki_planes: CudaFunction,
+    pub ozaki_combine: CudaFunction,
     pub resultant: CudaFunction,
     pub resultant_points: CudaFunction,
     pub resultant_block: CudaFunction,
@@ -70,6 +73,9 @@ impl Kernels {
             matmul: f("rns_matmul")?,
             matmul_imma: f("rns_matmul_imma")?,
             imma_planes: f("rns_imma_planes")?,
+            matmul_ozaki: f("rns_matmul_ozaki")?,
+            ozaki_planes: f("rns_ozaki_planes")?,
+            ozaki_combine: f("rns_ozaki_combine")?,
             resultant: f("rns_resultant")?,
             resultant_points: f("rns_resultant_points")?,
             resultant_block: f("rns_resultant_block")?,
@@ -155,6 +161,7 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
         &kernels.mrc_digits,
         &kernels.interpolate,
         &kernels.resultant_block,
+        &kernels.matmul_ozaki,
     ] {
         f.set_attribute(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

@@ -1,13 +1,16 @@
 //! Launches of the batched modular matrix product: on the integer units
-//! (`rns_matmul`) or on the INT8 tensor cores (`rns_imma_planes`, then
-//! `rns_matmul_imma`), chosen by [`super::GpuConfig::tensor_cores_for`].
+//! (`rns_matmul`) or on the INT8 tensor cores, chosen by
+//! [`super::GpuConfig::tensor_cores_for`]; there by small moduli (`rns_ozaki_planes`,
+//! `rns_matmul_ozaki`, `rns_ozaki_combine`) or by byte planes (`rns_imma_planes`, then
+//! `rns_matmul_imma`), chosen by [`super::GpuConfig::tensor_split_for`].
 
 use super::launch::{grid_limit, launch, need, Matmul, GRID_YZ};
 use super::memory::MODULUS_WORDS;
-use super::Gpu;
+use super::{Gpu, TensorSplit};
 use crate::error::Result;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::*;
+use rns_core::ozaki::{moduli_for, MAX_SMALL};
 use std::sync::Arc;
 
 impl Gpu {
@@ -28,6 +31,9 @@ impl Gpu {
         need("product operand", b, s.channels * s.k * s.p)?;
         need("moduli", moduli, s.channels * MODULUS_WORDS)?;
         if self.config().tensor_cores_for(s.n, s.k, s.p) {
+            if let Some(count) = self.small_moduli_for(s) {
+                return self.launch_matmul_ozaki(stream, s, out, a, b, moduli, count);
+            }
             return self.launch_matmul_imma(stream, s, out, a, b, moduli);
         }
         let tile = MM_TILE as usize;
@@ -57,14 +63,109 @@ impl Gpu {
     }
 
     /// Device words of scratch per channel that [`Gpu::launch_matmul`] allocates for an
-    /// `n × k` by `k × p` product: the padded byte planes of both operands on the tensor
-    /// cores, none on the integer units.
+    /// `n × k` by `k × p` product: on the tensor cores the padded byte planes of both
+    /// operands (and the small residues of the product), none on the integer units.
     pub fn matmul_scratch_words(&self, n: usize, k: usize, p: usize) -> usize {
         if !self.config().tensor_cores_for(n, k, p) {
             return 0;
         }
         let k_pad = k.next_multiple_of(IMMA_BK);
-        (n.next_multiple_of(IMMA_BM) + p.next_multiple_of(IMMA_BN)) * k_pad
+        let planes = (n.next_multiple_of(IMMA_BM) + p.next_multiple_of(IMMA_BN)) * k_pad;
+        match (self.config().tensor_split_for(n, k, p), moduli_for(k)) {
+            (TensorSplit::SmallModuli, Some(count)) => {
+                let k_pad = k.next_multiple_of(OZ_BK);
+                let bytes = (n.next_multiple_of(OZ_BM) + p.next_multiple_of(OZ_BN)) * k_pad;
+                (count * (bytes + (n * p).next_multiple_of(4))).div_ceil(4) + 1
+            }
+            _ => planes,
+        }
+    }
+
+    /// How many small moduli a product on the tensor cores splits into, when it takes
+    /// them: as [`super::GpuConfig::tensor_split_for`] says, and when every product's
+    /// entries and every (channel, modulus) fit the kernels' indices and grid.
+    fn small_moduli_for(&self, s: Matmul) -> Option<usize> {
+        if self.config().tensor_split_for(s.n, s.k, s.p) != TensorSplit::SmallModuli {
+            return None;
+        }
+        let count = moduli_for(s.k)?;
+        let fits = s.channels * count <= GRID_YZ && u32::try_from(s.n * s.p + 3).is_ok();
+        fits.then_some(count)
+    }
+
+    /// The batched product on the tensor cores by `count` small moduli: both operands as
+    /// signed bytes per small modulus (`rns_ozaki_planes`; A's scaled by the CRT
+    /// inverses), one INT8 product per (channel, modulus) (`rns_matmul_ozaki`), then the
+    /// CRT per entry (`rns_ozaki_combine`). Buffers as for [`Gpu::launch_matmul`].
+    #[allow(clippy::too_many_arguments)]
+    fn launch_matmul_ozaki(
+        &self,
+        stream: &Arc<CudaStream>,
+        s: Matmul,
+        out: &mut CudaSlice<u32>,
+        a: &CudaSlice<u32>,
+        b: &CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+        count: usize,
+    ) -> Result<()> {
+        let (n_pad, p_pad) = (s.n.next_multiple_of(OZ_BM), s.p.next_multiple_of(OZ_BN));
+        let k_pad = s.k.next_multiple_of(OZ_BK);
+        let (channels, planes) = (s.channels, s.channels * count);
+        let mut ap = self.alloc_on(stream, planes * n_pad * k_pad / 4)?;
+        let mut bp = self.alloc_on(stream, planes * p_pad * k_pad / 4)?;
+        let y_len = (s.n * s.p).next_multiple_of(4);
+        let mut y = self.alloc_on(stream, planes * y_len / 4)?;
+        // A's rows (stride k, scaled) and B's columns (stride 1), each along k.
+        for (dst, src, xs, pad, sx, sk, scale) in [
+            (&mut ap, a, s.n, n_pad, s.k, 1, 1),
+            (&mut bp, b, s.p, p_pad, 1, s.p, 0),
+        ] {
+            let cfg = LaunchConfig {
+                grid_dim: (
+                    grid_limit("split tiles", pad / OZ_SPLIT_X, i32::MAX as usize)?,
+                    grid_limit("split tiles", k_pad / OZ_SPLIT_K, GRID_YZ)?,
+                    grid_limit("channels", channels, GRID_YZ)?,
+                ),
+                block_dim: (OZ_THREADS, 1, 1),
+                shared_mem_bytes: OZ_SPLIT_SMEM_BYTES,
+            };
+            let f = &self.kernels().ozaki_planes;
+            let [xs, ks, sx, sk, pad, kp, cnt, scale] =
+                [xs, s.k, sx, sk, pad, k_pad, count, scale].map(|v| v as u32);
+            launch!(
+                self, stream, f, cfg, dst, src, moduli, &xs, &ks, &sx, &sk, &pad, &kp, &cnt, &scale
+            )?;
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (
+                grid_limit("product tiles", p_pad / OZ_BN, i32::MAX as usize)?,
+                grid_limit("product tiles", n_pad / OZ_BM, GRID_YZ)?,
+                grid_limit("channels × small moduli", planes, GRID_YZ)?,
+            ),
+            block_dim: (OZ_THREADS, 1, 1),
+            shared_mem_bytes: OZ_SMEM_BYTES,
+        };
+        let [n, p, kp, np, pp, yl, cnt] =
+            [s.n, s.p, k_pad, n_pad, p_pad, y_len, count].map(|v| v as u32);
+        let f = &self.kernels().matmul_ozaki;
+        launch!(self, stream, f, cfg, &mut y, &ap, &bp, &n, &p, &kp, &np, &pp, &yl, &cnt)?;
+        let len = s.n * s.p;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                grid_limit(
+                    "product entries",
+                    y_len.div_ceil(4 * 256),
+                    i32::MAX as usize,
+                )?,
+                1,
+                grid_limit("channels", channels, GRID_YZ)?,
+            ),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 4 * (MAX_SMALL as u32 + 1),
+        };
+        let len = len as u32;
+        let f = &self.kernels().ozaki_combine;
+        launch!(self, stream, f, cfg, out, &y, moduli, &len, &yl, &cnt)
     }
 
     /// The batched product on the INT8 tensor cores: both operands split into padded

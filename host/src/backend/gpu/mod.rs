@@ -32,7 +32,7 @@ pub(crate) mod staging;
 pub mod tables;
 pub mod vectors;
 
-pub use config::{GpuConfig, TENSOR_CORES_FROM};
+pub use config::{GpuConfig, TensorSplit, SMALL_MODULI_FROM, TENSOR_CORES_FROM};
 /// The device buffer type of the launch functions (cudarc's), for callers that launch.
 pub use cudarc::driver::CudaSlice;
 pub(crate) use device::cuda as device_cuda;

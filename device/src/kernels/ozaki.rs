@@ -1,0 +1,299 @@
+//! The batched modular matrix product on INT8 tensor cores by small moduli
+//! ([`rns_core::ozaki`]): the operands as signed bytes per small modulus
+//! (`rns_ozaki_planes`), one `s8` product per (channel, small modulus)
+//! (`rns_matmul_ozaki`), and the Chinese remainder theorem per entry
+//! (`rns_ozaki_combine`).
+
+use super::tensor::{async_commit, async_copy16, async_wait, ldmatrix_x4, mma_s8, shared_address};
+use core::arch::nvptx::*;
+use rns_core::launch::{
+    OZ_BK, OZ_BM, OZ_BN, OZ_ROW, OZ_SPLIT_K, OZ_SPLIT_ROW, OZ_SPLIT_X, OZ_STAGES, OZ_THREADS,
+};
+use rns_core::ozaki::{
+    cofactor_mod, crt_inverse, small_mod, small_residue, CrtSum, MAX_SMALL, SMALL_MODULI,
+};
+use rns_core::Modulus;
+
+/// The signed-byte planes of one operand for `rns_matmul_ozaki`: for channel `z =
+/// blockIdx.z` (prime `p`), small modulus `j < count`, every `x < xs_pad` (a row of A,
+/// or a column of B) and inner entry `e < ks_pad`, byte `e` of row `x` of plane
+/// `z·count + j` is [`small_residue`] of `src[z·xs·ks + x·stride_x + e·stride_k]`
+/// modulo `m_j`, times the CRT inverse when `scale ≠ 0` (0 beyond `xs × ks`); planes of
+/// `xs_pad · ks_pad` bytes one after another. A block per tile of `OZ_SPLIT_X` rows by
+/// `OZ_SPLIT_K` inner entries (`blockIdx.x`, `blockIdx.y`), read along whichever
+/// dimension is contiguous into shared memory, then split a thread per (row, four
+/// inner entries); `xs_pad`, `ks_pad` are multiples of the tile.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_ozaki_planes(
+    dst: *mut u32,
+    src: *const u32,
+    moduli: *const Modulus,
+    xs: u32,
+    ks: u32,
+    stride_x: u32,
+    stride_k: u32,
+    xs_pad: u32,
+    ks_pad: u32,
+    count: u32,
+    scale: u32,
+) {
+    let tile = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let z = _block_idx_z() as usize;
+    let (xs, ks, sx, sk) = (
+        xs as usize,
+        ks as usize,
+        stride_x as usize,
+        stride_k as usize,
+    );
+    let (xp, kp, count) = (xs_pad as usize, ks_pad as usize / 4, count as usize);
+    if count > MAX_SMALL {
+        return;
+    }
+    let (x0, k0) = (
+        _block_idx_x() as usize * OZ_SPLIT_X,
+        _block_idx_y() as usize * OZ_SPLIT_K,
+    );
+    let tid = _thread_idx_x() as usize;
+    let p = (*moduli.add(z)).m;
+    let src = src.add(z * xs * ks);
+    // Coalesced reads: consecutive threads along k for A (stride_k = 1), along x for B.
+    for i in (tid..OZ_SPLIT_X * OZ_SPLIT_K).step_by(OZ_THREADS as usize) {
+        let (x, kk) = if sk == 1 {
+            (i / OZ_SPLIT_K, i % OZ_SPLIT_K)
+        } else {
+            (i % OZ_SPLIT_X, i / OZ_SPLIT_X)
+        };
+        let (gx, gk) = (x0 + x, k0 + kk);
+        let v = if gx < xs && gk < ks {
+            *src.add(gx * sx + gk * sk)
+        } else {
+            0
+        };
+        *tile.add(x * OZ_SPLIT_ROW + kk) = v;
+    }
+    _syncthreads();
+    let dst = dst.add(z * count * xp * kp);
+    for q in (tid..OZ_SPLIT_X * OZ_SPLIT_K / 4).step_by(OZ_THREADS as usize) {
+        let (x, kq) = (q / (OZ_SPLIT_K / 4), q % (OZ_SPLIT_K / 4));
+        let t = tile.add(x * OZ_SPLIT_ROW + 4 * kq);
+        let v = [*t, *t.add(1), *t.add(2), *t.add(3)];
+        let at = (x0 + x) * kp + k0 / 4 + kq;
+        // Each modulus a constant (its remainders are multiplications), written out.
+        let plane = |j: usize, m: u32| {
+            if j < count {
+                let f = if scale != 0 { crt_inverse(count, j) } else { 1 };
+                let mut w = 0u32;
+                for (e, &ve) in v.iter().enumerate() {
+                    w |= (small_residue(ve, p, m, f) as u32) << (8 * e);
+                }
+                *dst.add(j * xp * kp + at) = w;
+            }
+        };
+        macro_rules! planes {
+            ($($j:literal),*) => {$(plane($j, SMALL_MODULI[$j]);)*};
+        }
+        planes!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    }
+}
+
+/// One `s8` product per plane pair `z = blockIdx.z` of `rns_ozaki_planes` (channel
+/// `z / count`, small modulus `j = z % count`): `y[z·y_len + r·p + c] = (Σ_e a_re·b_ce)
+/// mod m_j` for `r < n`, `c < p`, from A's planes `ap` (`n_pad` rows) and B's `bp`
+/// (`p_pad` columns), `k_pad` bytes each (multiples of the tiles). A block of 8 warps
+/// computes a 128 × 128 tile, each warp 64 × 32 (4 × 4 `m16n8` tiles); k-tiles of 64
+/// bytes are copied to shared memory by `cp.async`, `OZ_STAGES − 1` of them in flight
+/// while one is multiplied, and read by `ldmatrix`. Dynamic shared memory:
+/// `OZ_SMEM_BYTES` (above the default 48 KiB: the host raises the kernel's limit).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_matmul_ozaki(
+    y: *mut u8,
+    ap: *const u8,
+    bp: *const u8,
+    n: u32,
+    p: u32,
+    k_pad: u32,
+    n_pad: u32,
+    p_pad: u32,
+    y_len: u32,
+    count: u32,
+) {
+    if count == 0 || count as usize > MAX_SMALL {
+        return;
+    }
+    let smem = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u8>();
+    let base = shared_address(smem);
+    const STAGE: u32 = ((OZ_BM + OZ_BN) * OZ_ROW) as u32;
+    const B_OFF: u32 = (OZ_BM * OZ_ROW) as u32;
+    let z = _block_idx_z() as usize;
+    let j = z % count as usize;
+    let (n, p, kp) = (n as usize, p as usize, k_pad as usize);
+    let (n_pad, p_pad) = (n_pad as usize, p_pad as usize);
+    let (row0, col0) = (
+        _block_idx_y() as usize * OZ_BM,
+        _block_idx_x() as usize * OZ_BN,
+    );
+    let (ap, bp) = (
+        ap.add((z * n_pad + row0) * kp),
+        bp.add((z * p_pad + col0) * kp),
+    );
+    let y = y.add(z * y_len as usize);
+    let tid = _thread_idx_x() as usize;
+    // This thread's copies per stage: 16-byte pieces q = tid and tid + 256 of each
+    // tile (row q / 4, piece q % 4).
+    let piece = |q: usize| {
+        (
+            (q / 4) * kp + 16 * (q % 4),
+            ((q / 4) * OZ_ROW + 16 * (q % 4)) as u32,
+        )
+    };
+    let ((g0, s0), (g1, s1)) = (piece(tid), piece(tid + OZ_THREADS as usize));
+    let issue = |tile: usize, stage: u32| {
+        let (s, k0) = (base + stage * STAGE, tile * OZ_BK);
+        async_copy16(s + s0, ap.add(g0 + k0));
+        async_copy16(s + s1, ap.add(g1 + k0));
+        async_copy16(s + B_OFF + s0, bp.add(g0 + k0));
+        async_copy16(s + B_OFF + s1, bp.add(g1 + k0));
+    };
+    let (warp, lane) = (tid / 32, tid % 32);
+    let (wr, wc) = ((warp % 2) * 64, (warp / 2) * 32);
+    // ldmatrix row addresses: A's four matrices are (rows 0–7 | 8–15) × (bytes 0–15 |
+    // 16–31) of a 16 × 32 tile, in the order of the mma's A fragment; B's are (bytes
+    // 0–15 | 16–31) × (columns 0–7 | 8–15), the fragments of two n8 tiles.
+    let a_lane = ((wr + lane % 8 + 8 * ((lane / 8) % 2)) * OZ_ROW + 16 * (lane / 16)) as u32;
+    let b_lane =
+        B_OFF + ((wc + lane % 8 + 8 * (lane / 16)) * OZ_ROW + 16 * ((lane / 8) % 2)) as u32;
+    let mut acc = [[[0u32; 4]; 4]; 4];
+    // OZ_STAGES − 1 k-tiles in flight ahead of the one multiplied: at the barrier of
+    // tile t every thread is done with tile t − 1, whose stage then takes tile t + 2.
+    let tiles = kp / OZ_BK;
+    for t in 0..OZ_STAGES - 1 {
+        if t < tiles {
+            issue(t, t as u32);
+        }
+        async_commit();
+    }
+    let mut stage = 0u32;
+    for tile in 0..tiles {
+        async_wait::<{ OZ_STAGES as u32 - 2 }>();
+        _syncthreads();
+        let ahead = tile + OZ_STAGES - 1;
+        if ahead < tiles {
+            let st = if stage == 0 {
+                OZ_STAGES as u32 - 1
+            } else {
+                stage - 1
+            };
+            issue(ahead, st);
+        }
+        async_commit();
+        let s = base + stage * STAGE;
+        // Both m16n8k32 steps of the k-tile, every index a constant (the accumulators
+        // stay in registers).
+        macro_rules! step {
+            ($ks:literal) => {
+                let a = |mi: u32| ldmatrix_x4(s + a_lane + mi * 16 * OZ_ROW as u32 + $ks);
+                let b = |ni: u32| ldmatrix_x4(s + b_lane + ni * 16 * OZ_ROW as u32 + $ks);
+                let (fa, fb) = ([a(0), a(1), a(2), a(3)], [b(0), b(1)]);
+                macro_rules! row {
+                    ($mi:literal) => {
+                        mma_s8(&mut acc[$mi][0], &fa[$mi], &[fb[0][0], fb[0][1]]);
+                        mma_s8(&mut acc[$mi][1], &fa[$mi], &[fb[0][2], fb[0][3]]);
+                        mma_s8(&mut acc[$mi][2], &fa[$mi], &[fb[1][0], fb[1][1]]);
+                        mma_s8(&mut acc[$mi][3], &fa[$mi], &[fb[1][2], fb[1][3]]);
+                    };
+                }
+                row!(0);
+                row!(1);
+                row!(2);
+                row!(3);
+            };
+        }
+        step!(0);
+        step!(32);
+        stage = if stage + 1 == OZ_STAGES as u32 {
+            0
+        } else {
+            stage + 1
+        };
+    }
+    let (g, t) = (lane / 4, lane % 4);
+    let put = |mi: usize, ni: usize, e: usize, v: u32| {
+        let (r, col) = (
+            row0 + wr + 16 * mi + g + 8 * (e / 2),
+            col0 + wc + 8 * ni + 2 * t + e % 2,
+        );
+        if r < n && col < p {
+            *y.add(r * p + col) = small_mod(v as i32, j) as u8;
+        }
+    };
+    macro_rules! put_tile {
+        ($mi:literal, $ni:literal) => {
+            put($mi, $ni, 0, acc[$mi][$ni][0]);
+            put($mi, $ni, 1, acc[$mi][$ni][1]);
+            put($mi, $ni, 2, acc[$mi][$ni][2]);
+            put($mi, $ni, 3, acc[$mi][$ni][3]);
+        };
+    }
+    macro_rules! put_row {
+        ($mi:literal) => {
+            put_tile!($mi, 0);
+            put_tile!($mi, 1);
+            put_tile!($mi, 2);
+            put_tile!($mi, 3);
+        };
+    }
+    put_row!(0);
+    put_row!(1);
+    put_row!(2);
+    put_row!(3);
+}
+
+/// The product modulo each channel's prime from the small residues of
+/// `rns_matmul_ozaki`: `out[z·len + e] = c mod p` for channel `z = blockIdx.z`, `e <
+/// len`, where `y[(z·count + j)·y_len + e] = c·inv_j mod m_j` ([`CrtSum`]; `y_len`, a
+/// multiple of 4, at least `len`). A thread per four entries (one word of each plane);
+/// the cofactors `(M/m_j) mod p` are computed once per block into shared memory
+/// (dynamic, `MAX_SMALL + 1` words).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_ozaki_combine(
+    out: *mut u32,
+    y: *const u32,
+    moduli: *const Modulus,
+    len: u32,
+    y_len: u32,
+    count: u32,
+) {
+    let w = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let z = _block_idx_z() as usize;
+    let (len, yw, count) = (len as usize, y_len as usize / 4, count as usize);
+    if count > MAX_SMALL {
+        return;
+    }
+    let p = *moduli.add(z);
+    let tid = _thread_idx_x() as usize;
+    if tid <= count {
+        *w.add(tid) = cofactor_mod(p, count, tid);
+    }
+    _syncthreads();
+    let q = _block_idx_x() as usize * _block_dim_x() as usize + tid;
+    if q >= yw {
+        return;
+    }
+    let y = y.add(z * count * yw + q);
+    let mut sums = [CrtSum::default(); 4];
+    for j in 0..count {
+        let (word, wj) = (*y.add(j * yw), *w.add(j));
+        for (b, sum) in sums.iter_mut().enumerate() {
+            sum.add(j, (word >> (8 * b)) & 0xFF, wj);
+        }
+    }
+    let out = out.add(z * len);
+    let w_m = *w.add(count);
+    for (b, sum) in sums.iter().enumerate() {
+        if 4 * q + b < len {
+            *out.add(4 * q + b) = sum.finish(w_m, p);
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! The exact product of two `n × n` integer matrices with `bits`-bit entries (issue 18:
+//! 1024², 1000 bits) in one process: on the GPU with the modular products on the
+//! integer units, on the tensor cores by byte planes and by small moduli, and on the CPU
+//! backend. For each GPU variant two figures: resident (the batched modular product over
+//! every prime of the product's basis, residues already on the device, device events,
+//! median of 5) and end to end (the library call `linalg::matmul`, integers in and out,
+//! median of 3). Every result is compared with the first.
+//!
+//! `cargo run --release --example product_bench -- [DIR [N [BITS]]]`: with DIR, the inputs,
+//! the times (`rns_times.txt`) and the product's fingerprint are written there for
+//! `scripts/flint_product.py DIR`, which times FLINT (1 and all threads) and the whole
+//! `rns matmul` process on the same inputs.
+
+use rns::backend::gpu::launch::Matmul;
+use rns::backend::gpu::memory::moduli_words;
+use rns::backend::gpu::TensorSplit;
+use rns::{linalg, Backend, BackendChoice, IntMatrix, RnsBasis};
+use rns_suite::{fingerprint, random_with_edges, Gen};
+use std::sync::Arc;
+use std::time::Instant;
+
+type R<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+/// Median wall time of `reps` runs after a warm-up, in ms, and the last result.
+fn time<T>(reps: usize, mut f: impl FnMut() -> rns::Result<T>) -> R<(f64, T)> {
+    let mut last = f()?;
+    let mut ts = Vec::new();
+    for _ in 0..reps {
+        let t = Instant::now();
+        last = f()?;
+        ts.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    Ok((median(ts), last))
+}
+
+fn main() -> R<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let dir = args.first().cloned();
+    let n: usize = args.get(1).map_or(Ok(1024), |s| s.parse())?;
+    let bits: u32 = args.get(2).map_or(Ok(1000), |s| s.parse())?;
+    let mut gen = Gen::new(2026);
+    let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, n, bits));
+    // The basis linalg::matmul takes for these inputs.
+    let need = a.max_bits() + b.max_bits() + (n as u64).ilog2() as u64 + 1;
+    let basis = Arc::new(RnsBasis::for_bits(need));
+    let primes = basis.channels();
+    println!(
+        "exact product {n}² with {bits}-bit entries: {primes} primes (with the redundant one)"
+    );
+    let mut want: Option<IntMatrix> = None;
+    let (mut resident_default, mut e2e_default) = (-1.0, -1.0);
+    match Backend::select(BackendChoice::Gpu) {
+        Ok(gpu) => {
+            (resident_default, e2e_default) = on_gpu(&gpu, &basis, (&a, &b), &mut want)?;
+        }
+        Err(e) => println!("no GPU ({e}): the CPU backend only"),
+    }
+    let t = Instant::now();
+    let cpu = linalg::matmul(&a, &b, &Backend::Cpu)?;
+    let cpu_ms = t.elapsed().as_secs_f64() * 1e3;
+    if want.as_ref().is_some_and(|w| *w != cpu) {
+        return Err("the CPU backend's product differs".into());
+    }
+    let want = want.unwrap_or(cpu);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    print!("cpu backend ({threads} threads) end to end {cpu_ms:.1} ms");
+    if e2e_default > 0.0 {
+        print!(": gpu (small moduli) {:.1}x", cpu_ms / e2e_default);
+    }
+    println!();
+    if let Some(d) = dir {
+        std::fs::create_dir_all(&d)?;
+        std::fs::write(format!("{d}/a.txt"), a.to_string())?;
+        std::fs::write(format!("{d}/b.txt"), b.to_string())?;
+        let fp = fingerprint(want.entries().iter().cloned());
+        std::fs::write(format!("{d}/product_fp.txt"), fp.to_string())?;
+        std::fs::write(
+            format!("{d}/rns_times.txt"),
+            format!("resident {resident_default:.3}\ne2e {e2e_default:.3}\ncpu {cpu_ms:.3}\n"),
+        )?;
+    }
+    Ok(())
+}
+
+/// The GPU's figures for each variant, checked against each other (residues) and
+/// against `want` (the product, set by the first): resident and end-to-end times of
+/// the last variant (the small moduli), in ms.
+fn on_gpu(
+    gpu: &Backend,
+    basis: &Arc<RnsBasis>,
+    (a, b): (&IntMatrix, &IntMatrix),
+    want: &mut Option<IntMatrix>,
+) -> R<(f64, f64)> {
+    let g = gpu.gpu().ok_or("no GPU backend")?.clone();
+    let (n, primes) = (a.rows(), basis.channels());
+    let len = n * n;
+    let ra = random_with_edges(basis, len, 1);
+    let rb = random_with_edges(basis, len, 2);
+    let (da, db) = (
+        g.upload(&ra.residues()[..primes * len])?,
+        g.upload(&rb.residues()[..primes * len])?,
+    );
+    let dmm = g.upload(&moduli_words(basis.moduli()))?;
+    let mut dc = g.alloc(primes * len)?;
+    let shape = Matmul {
+        n,
+        k: n,
+        p: n,
+        channels: primes,
+    };
+    let mut resident_c: Option<Vec<u32>> = None;
+    let (mut e2e_default, mut resident_default) = (0.0, 0.0);
+    let variants = [
+        ("integer units", false, TensorSplit::BytePlanes),
+        ("tensor cores, byte planes", true, TensorSplit::BytePlanes),
+        ("tensor cores, small moduli", true, TensorSplit::SmallModuli),
+    ];
+    for (name, tensor, split) in variants {
+        g.config().set_tensor_cores(Some(tensor));
+        g.config().set_tensor_split(Some(split));
+        g.launch_matmul(g.stream(), shape, &mut dc, &da, &db, &dmm)?;
+        let mut ts = Vec::new();
+        for _ in 0..5 {
+            ts.push(g.time_ms(|| g.launch_matmul(g.stream(), shape, &mut dc, &da, &db, &dmm))?);
+        }
+        let resident = median(ts);
+        let c = g.download(&dc, primes * len)?;
+        match &resident_c {
+            Some(w) if *w != c => return Err(format!("{name}: residues differ").into()),
+            Some(_) => {}
+            None => resident_c = Some(c),
+        }
+        let (e2e, got) = time(3, || linalg::matmul(a, b, gpu))?;
+        match want {
+            Some(w) if *w != got => return Err(format!("{name}: product differs").into()),
+            Some(_) => {}
+            None => *want = Some(got),
+        }
+        let madds = (primes * n * n * n) as f64;
+        println!(
+            "gpu {name:<27} resident {resident:9.3} ms ({:.2} T mul-add/s)  end to end {e2e:9.1} ms",
+            madds / (resident * 1e-3) / 1e12
+        );
+        (resident_default, e2e_default) = (resident, e2e);
+    }
+    g.config().set_tensor_cores(None);
+    g.config().set_tensor_split(None);
+    Ok((resident_default, e2e_default))
+}
