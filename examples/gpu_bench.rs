@@ -282,6 +282,7 @@ fn main() -> R<()> {
     }
     let ms = median(ts);
     let gd = g.download(&ddet, b128.channels())?;
+    g.config().set_tensor_cores(Some(false));
     let mut ts = Vec::new();
     for _ in 0..5 {
         g.copy(&mut work, &src)?;
@@ -292,18 +293,47 @@ fn main() -> R<()> {
         ts.push(g.time_ms(|| g.launch_det(g.stream(), shape, &mut ddet, &mut work, &dmm))?);
     }
     let blocked = median(ts);
+    g.config().set_tensor_cores(None);
     assert_eq!(
         g.download(&ddet, b128.channels())?,
         gd,
         "blocked and unblocked det differ"
     );
+    // The same determinants with the trailing updates on the tensor cores, by panels of
+    // 64 and 128 columns.
+    g.config().set_tensor_cores(Some(true));
+    let mut tensor = [0.0; 2];
+    for (panel, t) in [64, 128].into_iter().zip(tensor.iter_mut()) {
+        g.config().set_det_panel(Some(panel));
+        let mut ts = Vec::new();
+        for _ in 0..5 {
+            g.copy(&mut work, &src)?;
+            let shape = Det {
+                n: dn,
+                channels: b128.channels(),
+            };
+            ts.push(g.time_ms(|| g.launch_det(g.stream(), shape, &mut ddet, &mut work, &dmm))?);
+        }
+        *t = median(ts);
+        assert_eq!(
+            g.download(&ddet, b128.channels())?,
+            gd,
+            "tensor-core and unblocked det differ"
+        );
+    }
+    g.config().set_det_panel(None);
+    g.config().set_tensor_cores(None);
     let cpu_dets = Backend::Cpu.det_per_channel(&mats, dn)?;
     assert_eq!(gd, cpu_dets, "GPU det differs from CPU");
     let cpu = cpu_ms(1, || drop(Backend::Cpu.det_per_channel(&mats, dn).unwrap()));
     let updates = b128.channels() as f64 * (dn as f64).powi(3) / 3.0;
     println!(
-        "det mod p 512×512 ×128: gpu blocked LU median {blocked:.1} ms ({:.1} G updates/s), unblocked elimination {ms:.1} ms ({:.1} G/s), cpu backend {cpu:.1} ms, blocked vs cpu {:.1}x",
+        "det mod p 512×512 ×128: gpu blocked LU median {blocked:.1} ms ({:.1} G updates/s), trailing updates on tensor cores: panels of 64 {:.1} ms ({:.2}x blocked), of 128 {:.1} ms ({:.2}x), unblocked elimination {ms:.1} ms ({:.1} G/s), cpu backend {cpu:.1} ms, blocked vs cpu {:.1}x",
         updates / (blocked * 1e-3) / 1e9,
+        tensor[0],
+        blocked / tensor[0],
+        tensor[1],
+        blocked / tensor[1],
         updates / (ms * 1e-3) / 1e9,
         cpu / blocked
     );

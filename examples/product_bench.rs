@@ -6,7 +6,11 @@
 //! median of 5) and end to end (the library call `linalg::matmul`, integers in and out,
 //! median of 3). Every result is compared with the first.
 //!
-//! `cargo run --release --example product_bench -- [DIR [N [BITS]]]`: with DIR, the inputs,
+//! Then the exact determinant of a 1000 × 1000 matrix with 64-bit entries on the GPU
+//! (multimodular, library call, integers in and out), with the trailing updates of the
+//! blocked LU on the tensor cores and in the fused integer-unit kernel.
+//!
+//! `cargo run --release --example product_bench -- [DIR [N [BITS [DET_N]]]]`: with DIR, the inputs,
 //! the times (`rns_times.txt`) and the product's fingerprint are written there for
 //! `scripts/flint_product.py DIR`, which times FLINT (1 and all threads) and the whole
 //! `rns matmul` process on the same inputs.
@@ -14,7 +18,7 @@
 use rns::backend::gpu::launch::Matmul;
 use rns::backend::gpu::memory::moduli_words;
 use rns::backend::gpu::TensorSplit;
-use rns::{linalg, Backend, BackendChoice, IntMatrix, RnsBasis};
+use rns::{det_with_method, linalg, Backend, BackendChoice, IntMatrix, Method, RnsBasis};
 use rns_suite::{fingerprint, random_with_edges, Gen};
 use std::sync::Arc;
 use std::time::Instant;
@@ -57,6 +61,8 @@ fn main() -> R<()> {
     match Backend::select(BackendChoice::Gpu) {
         Ok(gpu) => {
             (resident_default, e2e_default) = on_gpu(&gpu, &basis, (&a, &b), &mut want)?;
+            let det_n: usize = args.get(3).map_or(Ok(1000), |s| s.parse())?;
+            det_on_gpu(&gpu, det_n)?;
         }
         Err(e) => println!("no GPU ({e}): the CPU backend only"),
     }
@@ -151,4 +157,30 @@ fn on_gpu(
     g.config().set_tensor_cores(None);
     g.config().set_tensor_split(None);
     Ok((resident_default, e2e_default))
+}
+
+/// The exact determinant of an `n × n` matrix with 64-bit entries on the GPU
+/// (multimodular), its trailing updates in the fused integer-unit kernel and on the
+/// tensor cores: one warm-up and the median of 3 each, the answers compared.
+fn det_on_gpu(gpu: &Backend, n: usize) -> R<()> {
+    let a = Gen::new(7).matrix(n, n, 64);
+    let g = gpu.gpu().ok_or("no GPU backend")?;
+    g.config().set_tensor_cores(Some(false));
+    let (simt, (want, _)) = time(3, || det_with_method(&a, gpu, Method::Multimodular))?;
+    println!("exact det {n}² 64-bit, gpu multimodular: integer units {simt:.1} ms");
+    g.config().set_tensor_cores(Some(true));
+    for panel in [32, 64, 128, 256] {
+        g.config().set_det_panel(Some(panel));
+        let (ms, (d, _)) = time(3, || det_with_method(&a, gpu, Method::Multimodular))?;
+        if d != want {
+            return Err(format!("the determinants differ (panels of {panel})").into());
+        }
+        println!(
+            "  tensor cores, panels of {panel}: {ms:.1} ms: {:.2}x",
+            simt / ms
+        );
+    }
+    g.config().set_det_panel(None);
+    g.config().set_tensor_cores(None);
+    Ok(())
 }

@@ -120,3 +120,64 @@ fn tensor_core_products_from_one_prime_to_1024() {
         check(&g, &moduli, (n, n, n), &a, &b);
     }
 }
+
+/// Determinants modulo each channel with the trailing updates on the tensor cores
+/// (panels of `DET_PANEL` and of 40 columns, products by small moduli), against the fused kernel
+/// and the CPU backend: orders across the panel width, rows that force pivoting, a
+/// singular matrix, and a matrix singular modulo one channel only.
+#[test]
+fn tensor_core_determinants_match_the_fused_kernel_and_cpu() {
+    use rns::RnsVec;
+    use rns_core::launch::DET_PANEL;
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    let b = basis(6);
+    for (i, n) in [
+        DET_PANEL + 1,
+        100,
+        2 * DET_PANEL,
+        2 * DET_PANEL + 1,
+        257,
+        400,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let m = random_with_edges(&b, n * n, 40 + i as u64);
+        let mut data = m.residues().to_vec();
+        let chans = b.channels();
+        // Channel 0: the first column zero above row n/2 (pivots from far down); channel
+        // 1: row 3 equal to row 1 (singular); channel 2: the last column zero (singular
+        // from the last panel on); channel 3: singular leading minors of orders 20, 40,
+        // 70, 100, 130 (row k − 1 equal to row k − 2 in the first k columns), so that rows
+        // swap in later sub-panels and panels, carrying their multipliers.
+        for r in 0..n / 2 {
+            data[r * n] = 0;
+        }
+        let c1 = &mut data[n * n..2 * n * n];
+        let row1 = c1[n..2 * n].to_vec();
+        c1[3 * n..4 * n].copy_from_slice(&row1);
+        for r in 0..n {
+            data[2 * n * n + r * n + n - 1] = 0;
+        }
+        let c3 = &mut data[3 * n * n..4 * n * n];
+        for k in [20, 40, 70, 100, 130].into_iter().filter(|&k| k < n) {
+            for j in 0..k {
+                c3[(k - 1) * n + j] = c3[(k - 2) * n + j];
+            }
+        }
+        assert!(chans >= 3);
+        let mats = RnsVec::from_residues(&b, n * n, data).unwrap();
+        let want = Backend::Cpu.det_per_channel(&mats, n).unwrap();
+        assert_eq!(want[1], 0);
+        assert_eq!(want[2], 0);
+        // Panels of DET_PANEL columns, and of 40 (sub-panels of 16, 16 and 8).
+        for (tensor, panel) in [(true, None), (true, Some(40)), (false, None)] {
+            dev(&g).config().set_tensor_cores(Some(tensor));
+            dev(&g).config().set_det_panel(panel);
+            let got = g.det_per_channel(&mats, n).unwrap();
+            let what = format!("det {n}×{n}, tensor cores {tensor}, panels {panel:?}");
+            same(&got, &want, &what);
+        }
+    }
+}

@@ -368,6 +368,7 @@ impl Drop for LiftCaps {
             g.config().set_block_resultant_from(None);
             g.config().set_tensor_cores(None);
             g.config().set_tensor_split(None);
+            g.config().set_det_panel(None);
         }
     }
 }

@@ -284,6 +284,204 @@ unsafe fn tile_products(
     }
 }
 
+/// Factors the panel of columns `k0..k1` of the `n × n` matrix `at` in place, by the
+/// whole block: per column a [`pivot_step`] (rows swapped from column `from ≤ k0` to
+/// the end: the multipliers of earlier columns still to be used move with their rows),
+/// the multipliers below the diagonal, and the panel's columns right of the pivot
+/// updated (the rest of each row is left to [`solve_panel_rows`] and the trailing
+/// update). The running determinant is `ctl[1]`. `false` (for every thread) when a
+/// column has no pivot: the matrix is singular modulo the prime. Ends with a barrier.
+#[inline(always)]
+unsafe fn factor_panel(
+    ctl: *mut u32,
+    at: impl Fn(u32, u32) -> *mut u32 + Copy,
+    (k0, k1, n): (u32, u32, u32),
+    from: u32,
+    m: Modulus,
+    tid: u32,
+    nt: u32,
+) -> bool {
+    let mut k = k0;
+    while k < k1 {
+        let Some(inv) = pivot_step(ctl, at, (k, k, from), (n, n), m, tid, nt) else {
+            return false;
+        };
+        let mut i = k + 1 + tid;
+        while i < n {
+            let l = m.mul(*at(i, k), inv);
+            *at(i, k) = l;
+            if l != 0 {
+                let mut j = k + 1;
+                while j < k1 {
+                    *at(i, j) = m.sub(*at(i, j), m.mul(l, *at(k, j)));
+                    j += 1;
+                }
+            }
+            i += nt;
+        }
+        _syncthreads();
+        k += 1;
+    }
+    true
+}
+
+/// Rows `k0..k1` of a factored panel (columns `k0..k1`) in columns `c0..c1` right of
+/// it: `U12 = L11⁻¹ · A12` in place, one column per thread. Ends with a barrier.
+#[inline(always)]
+unsafe fn solve_panel_rows(
+    at: impl Fn(u32, u32) -> *mut u32,
+    (k0, k1): (u32, u32),
+    (c0, c1): (u32, u32),
+    m: Modulus,
+    tid: u32,
+    nt: u32,
+) {
+    let mut j = c0 + tid;
+    while j < c1 {
+        let mut r = k0 + 1;
+        while r < k1 {
+            let mut s = *at(r, j);
+            let mut q = k0;
+            while q < r {
+                s = m.sub(s, m.mul(*at(r, q), *at(q, j)));
+                q += 1;
+            }
+            *at(r, j) = s;
+            r += 1;
+        }
+        j += nt;
+    }
+    _syncthreads();
+}
+
+/// One panel step of the determinant whose trailing updates run as separate batched
+/// products (on the tensor cores, `rns_matmul_ozaki`): for channel `c = blockIdx.x` of
+/// the `n × n` matrices at `mats + c·n²`, the panel of columns `k0..k1` is factored and
+/// the rows `k0..k1` right of it solved (`U12 = L11⁻¹ · A12`), so that only `A22 −=
+/// L21 · U12` is left. Within the panel the steps of `rns_det_blocked`, by sub-panels of
+/// `MM_TK` columns ([`factor_panel`], [`solve_panel_rows`], [`update_tiles`]) on the
+/// panel's columns only; then `U12` by the same sub-panels. The running
+/// determinant is kept in `dets[c]` (started at 1 when `k0 = 0`; 0 once singular, after
+/// which the channel's later panels do nothing). A block of 16 × 16 threads; dynamic
+/// shared memory `DET_SMEM_BYTES`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_lu_panel(
+    dets: *mut u32,
+    mats: *mut u32,
+    moduli: *const Modulus,
+    n: u32,
+    k0: u32,
+    k1: u32,
+) {
+    let quads: *mut Quad = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Quad>();
+    let sa = quads as *mut i32;
+    let sb = sa.add((MM_TK * MM_A_STRIDE) as usize);
+    let ctl = sb.add((MM_TK * MM_TILE) as usize) as *mut u32; // pivot row, det, pivot⁻¹
+    let c = _block_idx_x() as usize;
+    let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
+    let (tid, nt) = (ty * 16 + tx, 256);
+    let det = if k0 == 0 { 1 } else { *dets.add(c) };
+    if det == 0 || k1 > n || k0 >= k1 {
+        return;
+    }
+    let m = *moduli.add(c);
+    let a = mats.add(c * n as usize * n as usize);
+    let at = |i: u32, j: u32| a.add(i as usize * n as usize + j as usize);
+    if tid == 0 {
+        *ctl.add(1) = det;
+    }
+    // The panel, by sub-panels, its columns only: every row swap then moves whole rows
+    // whose part right of the panel is still untouched.
+    let sub = |s0: u32| if k1 - s0 < MM_TK { k1 } else { s0 + MM_TK };
+    let mut s0 = k0;
+    while s0 < k1 {
+        let s1 = sub(s0);
+        // The whole panel's multipliers feed the trailing product: swaps start at k0.
+        if !factor_panel(ctl, at, (s0, s1, n), k0, m, tid, nt) {
+            if tid == 0 {
+                *dets.add(c) = 0; // singular modulo this prime (the same for every thread)
+            }
+            return;
+        }
+        solve_panel_rows(at, (s0, s1), (s1, k1), m, tid, nt);
+        update_tiles((sa, sb), at, (s0, s1), (s1, n), (s1, k1), m, (tx, ty));
+        s0 = s1;
+    }
+    // U12 = L11⁻¹ · A12 by the same sub-panels.
+    let mut s0 = k0;
+    while s0 < k1 {
+        let s1 = sub(s0);
+        solve_panel_rows(at, (s0, s1), (k1, n), m, tid, nt);
+        update_tiles((sa, sb), at, (s0, s1), (s1, k1), (k1, n), m, (tx, ty));
+        s0 = s1;
+    }
+    if tid == 0 {
+        *dets.add(c) = *ctl.add(1);
+    }
+}
+
+/// `A[r0..r1, c0..c1] −= A[r0..r1, k0..k1] · A[k0..k1, c0..c1]` (inner dimension at most
+/// `MM_TK`) for the matrix `at`, by the whole 16 × 16 block in 64 × 64 tiles
+/// staged in shared memory `sa`, `sb` (as `rns_matmul`), delayed reduction.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn update_tiles(
+    (sa, sb): (*mut i32, *mut i32),
+    at: impl Fn(u32, u32) -> *mut u32,
+    (k0, k1): (u32, u32),
+    (r0, r1): (u32, u32),
+    (c0, c1): (u32, u32),
+    m: Modulus,
+    (tx, ty): (u32, u32),
+) {
+    let (tid, t) = (ty * 16 + tx, m.fold_factor());
+    if c0 >= c1 {
+        return;
+    }
+    let mut tile = (r0, c0);
+    while tile.0 < r1 {
+        let (row0, col0) = tile;
+        stage_tiles(
+            sa,
+            sb,
+            tid,
+            |r, kk| {
+                let (gi, gk) = (row0 + r, k0 + kk);
+                if gi < r1 && gk < k1 {
+                    m.center(*at(gi, gk))
+                } else {
+                    0
+                }
+            },
+            |kk, col| {
+                let (gk, gj) = (k0 + kk, col0 + col);
+                if gk < k1 && gj < c1 {
+                    m.center(*at(gk, gj))
+                } else {
+                    0
+                }
+            },
+        );
+        _syncthreads();
+        let mut acc = [[0i64; 4]; 4];
+        tile_products(&mut acc, sa, sb, tx, ty, t);
+        for (i, row) in acc.iter().enumerate() {
+            let gi = row0 + ty * 4 + i as u32;
+            for (j, &s) in row.iter().enumerate() {
+                let gj = col0 + tx * 4 + j as u32;
+                if gi < r1 && gj < c1 {
+                    *at(gi, gj) = m.sub(*at(gi, gj), m.reduce_i64(s));
+                }
+            }
+        }
+        _syncthreads();
+        tile.1 += MM_TILE;
+        if tile.1 >= c1 {
+            tile = (tile.0 + MM_TILE, c0);
+        }
+    }
+}
+
 /// Determinant modulo channel `c` (one block of 16 × 16 threads per channel) of the
 /// `n × n` matrix at `mats + c·n²` (overwritten): blocked LU with the same pivot rule as
 /// [`rns_core::linalg::eliminate`] (the first non-zero entry at or below the diagonal).
@@ -305,7 +503,6 @@ pub unsafe extern "ptx-kernel" fn rns_det_blocked(
     let ctl = sb.add((MM_TK * MM_TILE) as usize) as *mut u32; // pivot row, det, pivot⁻¹
     let c = _block_idx_x() as usize;
     let m = *moduli.add(c);
-    let t = m.fold_factor();
     let a = mats.add(c * n as usize * n as usize);
     let at = |i: u32, j: u32| a.add(i as usize * n as usize + j as usize);
     let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
@@ -316,92 +513,16 @@ pub unsafe extern "ptx-kernel" fn rns_det_blocked(
     let mut k0 = 0;
     while k0 < n {
         let k1 = if n - k0 < MM_TK { n } else { k0 + MM_TK };
-        // The panel: columns k0..k1, every row from the diagonal down.
-        let mut k = k0;
-        while k < k1 {
-            // Columns before the panel are never read again: swaps start at k0.
-            let Some(inv) = pivot_step(ctl, at, (k, k, k0), (n, n), m, tid, nt) else {
-                if tid == 0 {
-                    *dets.add(c) = 0; // singular modulo this prime (the same for every thread)
-                }
-                return;
-            };
-            let mut i = k + 1 + tid;
-            while i < n {
-                let l = m.mul(*at(i, k), inv);
-                *at(i, k) = l;
-                if l != 0 {
-                    let mut j = k + 1;
-                    while j < k1 {
-                        *at(i, j) = m.sub(*at(i, j), m.mul(l, *at(k, j)));
-                        j += 1;
-                    }
-                }
-                i += nt;
+        // Columns before the panel are never read again: swaps start at k0.
+        if !factor_panel(ctl, at, (k0, k1, n), k0, m, tid, nt) {
+            if tid == 0 {
+                *dets.add(c) = 0; // singular modulo this prime (the same for every thread)
             }
-            _syncthreads();
-            k += 1;
+            return;
         }
-        // The panel's rows right of it: U12 = L11⁻¹ · A12, one column per thread.
-        let mut j = k1 + tid;
-        while j < n {
-            let mut r = k0 + 1;
-            while r < k1 {
-                let mut s = *at(r, j);
-                let mut q = k0;
-                while q < r {
-                    s = m.sub(s, m.mul(*at(r, q), *at(q, j)));
-                    q += 1;
-                }
-                *at(r, j) = s;
-                r += 1;
-            }
-            j += nt;
-        }
-        _syncthreads();
-        // The trailing matrix: A22 −= L21 · U12 in 64 × 64 tiles (inner dimension ≤ 16).
-        let mut tile = (k1, k1);
-        while tile.0 < n {
-            let (row0, col0) = tile;
-            stage_tiles(
-                sa,
-                sb,
-                tid,
-                |r, kk| {
-                    let (gi, gk) = (row0 + r, k0 + kk);
-                    if gi < n && gk < k1 {
-                        m.center(*at(gi, gk))
-                    } else {
-                        0
-                    }
-                },
-                |kk, col| {
-                    let (gk, gj) = (k0 + kk, col0 + col);
-                    if gk < k1 && gj < n {
-                        m.center(*at(gk, gj))
-                    } else {
-                        0
-                    }
-                },
-            );
-            _syncthreads();
-            let mut acc = [[0i64; 4]; 4];
-            tile_products(&mut acc, sa, sb, tx, ty, t);
-            for (i, row) in acc.iter().enumerate() {
-                let gi = row0 + ty * 4 + i as u32;
-                for (j, &s) in row.iter().enumerate() {
-                    let gj = col0 + tx * 4 + j as u32;
-                    if gi < n && gj < n {
-                        *at(gi, gj) = m.sub(*at(gi, gj), m.reduce_i64(s));
-                    }
-                }
-            }
-            _syncthreads();
-            tile.1 += MM_TILE;
-            if tile.1 >= n {
-                tile = (tile.0 + MM_TILE, k1);
-            }
-        }
+        solve_panel_rows(at, (k0, k1), (k1, n), m, tid, nt);
+        // The trailing matrix: A22 −= L21 · U12.
+        update_tiles((sa, sb), at, (k0, k1), (k1, n), (k1, n), m, (tx, ty));
         k0 = k1;
     }
     if tid == 0 {

@@ -17,7 +17,8 @@ use rns_core::Modulus;
 /// The signed-byte planes of one operand for `rns_matmul_ozaki`: for channel `z =
 /// blockIdx.z` (prime `p`), small modulus `j < count`, every `x < xs_pad` (a row of A,
 /// or a column of B) and inner entry `e < ks_pad`, byte `e` of row `x` of plane
-/// `z·count + j` is [`small_residue`] of `src[z·xs·ks + x·stride_x + e·stride_k]`
+/// `z·count + j` is [`small_residue`] of `src[z·src_channel + src_offset + x·stride_x +
+/// e·stride_k]`
 /// modulo `m_j`, times the CRT inverse when `scale ≠ 0` (0 beyond `xs × ks`); planes of
 /// `xs_pad · ks_pad` bytes one after another. A block per tile of `OZ_SPLIT_X` rows by
 /// `OZ_SPLIT_K` inner entries (`blockIdx.x`, `blockIdx.y`), read along whichever
@@ -28,6 +29,8 @@ use rns_core::Modulus;
 pub unsafe extern "ptx-kernel" fn rns_ozaki_planes(
     dst: *mut u32,
     src: *const u32,
+    src_channel: u64,
+    src_offset: u64,
     moduli: *const Modulus,
     xs: u32,
     ks: u32,
@@ -56,7 +59,7 @@ pub unsafe extern "ptx-kernel" fn rns_ozaki_planes(
     );
     let tid = _thread_idx_x() as usize;
     let p = (*moduli.add(z)).m;
-    let src = src.add(z * xs * ks);
+    let src = src.add(z * src_channel as usize + src_offset as usize);
     // Coalesced reads: consecutive threads along k for A (stride_k = 1), along x for B.
     for i in (tid..OZ_SPLIT_X * OZ_SPLIT_K).step_by(OZ_THREADS as usize) {
         let (x, kk) = if sk == 1 {
@@ -251,14 +254,21 @@ pub unsafe extern "ptx-kernel" fn rns_matmul_ozaki(
 }
 
 /// The product modulo each channel's prime from the small residues of
-/// `rns_matmul_ozaki`: `out[z·len + e] = c mod p` for channel `z = blockIdx.z`, `e <
-/// len`, where `y[(z·count + j)·y_len + e] = c·inv_j mod m_j` ([`CrtSum`]; `y_len`, a
-/// multiple of 4, at least `len`). A thread per four entries (one word of each plane);
-/// the cofactors `(M/m_j) mod p` are computed once per block into shared memory
-/// (dynamic, `MAX_SMALL + 1` words).
+/// `rns_matmul_ozaki`, for channel `z = blockIdx.z` and entry `e = r·cols + col < len`
+/// (`y[(z·count + j)·y_len + e] = c·inv_j mod m_j`, [`CrtSum`]; `y_len`, a multiple of
+/// 4, at least `len`): `c mod p` is written to `out[z·out_channel + out_offset + r·ld +
+/// col]`, or subtracted from it when `subtract ≠ 0`. A thread per four entries (one
+/// word of each plane); the cofactors `(M/m_j) mod p` are computed once per block into
+/// shared memory (dynamic, `MAX_SMALL + 1` words).
 #[no_mangle]
+#[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_ozaki_combine(
     out: *mut u32,
+    out_channel: u64,
+    out_offset: u64,
+    ld: u32,
+    cols: u32,
+    subtract: u32,
     y: *const u32,
     moduli: *const Modulus,
     len: u32,
@@ -268,7 +278,8 @@ pub unsafe extern "ptx-kernel" fn rns_ozaki_combine(
     let w = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let z = _block_idx_z() as usize;
     let (len, yw, count) = (len as usize, y_len as usize / 4, count as usize);
-    if count > MAX_SMALL {
+    let (ld, cols) = (ld as usize, cols as usize);
+    if count > MAX_SMALL || cols == 0 {
         return;
     }
     let p = *moduli.add(z);
@@ -289,11 +300,14 @@ pub unsafe extern "ptx-kernel" fn rns_ozaki_combine(
             sum.add(j, (word >> (8 * b)) & 0xFF, wj);
         }
     }
-    let out = out.add(z * len);
+    let out = out.add(z * out_channel as usize + out_offset as usize);
     let w_m = *w.add(count);
     for (b, sum) in sums.iter().enumerate() {
-        if 4 * q + b < len {
-            *out.add(4 * q + b) = sum.finish(w_m, p);
+        let e = 4 * q + b;
+        if e < len {
+            let at = out.add(e / cols * ld + e % cols);
+            let v = sum.finish(w_m, p);
+            *at = if subtract != 0 { p.sub(*at, v) } else { v };
         }
     }
 }

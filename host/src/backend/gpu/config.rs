@@ -3,7 +3,7 @@
 
 use super::fault::{Fault, FaultSite, Faults, FAULT_VAR};
 use crate::error::Result;
-use rns_core::launch::RESULTANT_BLOCK_MIN_DEGREE;
+use rns_core::launch::{DET_PANEL, RESULTANT_BLOCK_MIN_DEGREE};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 /// The environment variable that caps the device memory one operation may use, in bytes.
@@ -18,6 +18,11 @@ pub const TENSOR_CORES_FROM: usize = 128;
 /// 1024³ × 32, 1.24× at 2048³, 1.51× at 4096³; slower below, where the splitting and
 /// the CRT of every entry weigh more).
 pub const SMALL_MODULI_FROM: usize = 1024;
+
+/// The smallest order from which determinants run their trailing updates on the tensor
+/// cores by default (`rns_lu_panel` and products by small moduli instead of the fused
+/// `rns_det_blocked`).
+pub const TENSOR_DET_FROM: usize = 384;
 
 /// How a product on the INT8 tensor cores turns 31-bit residues into bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,6 +50,8 @@ pub struct GpuConfig {
     tensor_cores: AtomicU8,
     /// The split on the tensor cores: 0 by size, 1 byte planes, 2 small moduli.
     tensor_split: AtomicU8,
+    /// Columns per panel of the determinant on the tensor cores.
+    det_panel: AtomicUsize,
     /// The armed test fault, if any ([`super::fault`]).
     faults: Faults,
 }
@@ -69,6 +76,7 @@ impl GpuConfig {
             block_resultant_from: AtomicUsize::new(RESULTANT_BLOCK_MIN_DEGREE),
             tensor_cores: AtomicU8::new(0),
             tensor_split: AtomicU8::new(0),
+            det_panel: AtomicUsize::new(DET_PANEL),
             faults,
         })
     }
@@ -124,9 +132,10 @@ impl GpuConfig {
         self.block_resultant_from.load(Ordering::Relaxed)
     }
 
-    /// Runs the batched modular matrix products on the INT8 tensor cores
-    /// (`rns_matmul_imma`, `Some(true)`), on the integer units (`rns_matmul`,
-    /// `Some(false)`), or by size (`None`, the default: [`TENSOR_CORES_FROM`]).
+    /// Runs the batched modular matrix products (and the determinants' trailing updates)
+    /// on the INT8 tensor cores (`Some(true)`), on the integer units (`rns_matmul`,
+    /// `rns_det_blocked`, `Some(false)`), or by size (`None`, the default:
+    /// [`TENSOR_CORES_FROM`], [`TENSOR_DET_FROM`]).
     pub fn set_tensor_cores(&self, on: Option<bool>) {
         let mode = match on {
             None => 0,
@@ -144,6 +153,29 @@ impl GpuConfig {
             2 => false,
             _ => n.min(k).min(p) >= TENSOR_CORES_FROM,
         }
+    }
+
+    /// Whether the determinant of `n × n` matrices runs its trailing updates on the
+    /// tensor cores: as [`GpuConfig::set_tensor_cores`] says, or by default from
+    /// [`TENSOR_DET_FROM`].
+    pub fn tensor_det_for(&self, n: usize) -> bool {
+        match self.tensor_cores.load(Ordering::Relaxed) {
+            1 => true,
+            2 => false,
+            _ => n >= TENSOR_DET_FROM,
+        }
+    }
+
+    /// Columns per panel of the determinant on the tensor cores (`None`: `DET_PANEL`),
+    /// at least 1 and at most 1024 (the products' inner dimension).
+    pub fn set_det_panel(&self, columns: Option<usize>) {
+        let c = columns.unwrap_or(DET_PANEL).clamp(1, 1024);
+        self.det_panel.store(c, Ordering::Relaxed);
+    }
+
+    /// Columns per panel of the determinant on the tensor cores.
+    pub fn det_panel(&self) -> usize {
+        self.det_panel.load(Ordering::Relaxed)
     }
 
     /// Splits residues for the tensor cores as given, or by size (`None`, the default:

@@ -10,6 +10,7 @@ use super::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchArgs, LaunchConfig, PushKernelArg};
 use rns_core::launch::*;
+use std::sync::Arc;
 
 /// The inputs of a mixed-radix launch: residues, offset (or none), moduli, table.
 pub type DigitsInputs<'a> = (
@@ -388,10 +389,12 @@ impl Gpu {
         launch!(self, stream, f, cfg, ranks, dets, mats, moduli, &r, &c, &p, &j)
     }
 
-    /// Blocked LU determinant, one block per channel, on `mats` (overwritten).
+    /// Blocked LU determinant on `mats` (overwritten): the fused kernel, one block per
+    /// channel, or with the trailing updates on the tensor cores
+    /// ([`Gpu::det_on_tensor_cores`]).
     pub fn launch_det(
         &self,
-        stream: &CudaStream,
+        stream: &Arc<CudaStream>,
         s: Det,
         dets: &mut CudaSlice<u32>,
         mats: &mut CudaSlice<u32>,
@@ -400,6 +403,9 @@ impl Gpu {
         need("determinant matrices", mats, s.channels * s.n * s.n)?;
         need("determinants", dets, s.channels)?;
         need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+        if self.det_on_tensor_cores(s.n, s.channels) {
+            return self.launch_det_tensor(stream, s, dets, mats, moduli);
+        }
         let cfg = LaunchConfig {
             grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
             block_dim: (MM_THREADS_SIDE, MM_THREADS_SIDE, 1),

@@ -143,7 +143,7 @@ impl Gpu {
     }
 
     /// The determinant modulo each channel of the `n × n` matrix held in that channel
-    /// (`data`: one row-major matrix per channel), by the blocked kernel.
+    /// (`data`: one row-major matrix per channel), by blocked LU ([`Gpu::launch_det`]).
     pub fn det_per_channel(&self, moduli: &[Modulus], n: usize, data: &[u32]) -> Result<Vec<u32>> {
         let size = n * n;
         if size == 0 {
@@ -160,7 +160,7 @@ impl Gpu {
             moduli.len(),
             &ins,
             &mut outs,
-            0,
+            self.det_scratch_words(n),
             usize::MAX,
             &mut |s, di, dout, r| {
                 let (mats, moduli) = di.split_at_mut(1);
@@ -217,7 +217,7 @@ impl Gpu {
         n: usize,
     ) -> Result<Option<Vec<u32>>> {
         let channels = moduli.len();
-        if !self.fits_reduced(packed, channels, 1)? {
+        if !self.fits_reduced(packed, channels, 1 + self.det_scratch_words(n))? {
             return Ok(None);
         }
         let streams = self.lease_streams(1)?;

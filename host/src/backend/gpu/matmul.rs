@@ -93,10 +93,8 @@ impl Gpu {
         fits.then_some(count)
     }
 
-    /// The batched product on the tensor cores by `count` small moduli: both operands as
-    /// signed bytes per small modulus (`rns_ozaki_planes`; A's scaled by the CRT
-    /// inverses), one INT8 product per (channel, modulus) (`rns_matmul_ozaki`), then the
-    /// CRT per entry (`rns_ozaki_combine`). Buffers as for [`Gpu::launch_matmul`].
+    /// The batched product on the tensor cores by `count` small moduli, contiguous
+    /// operands and result ([`Gpu::small_moduli_planes`], [`Gpu::small_moduli_product`]).
     #[allow(clippy::too_many_arguments)]
     fn launch_matmul_ozaki(
         &self,
@@ -108,17 +106,36 @@ impl Gpu {
         moduli: &CudaSlice<u32>,
         count: usize,
     ) -> Result<()> {
+        let (a_view, b_view) = (
+            View::new(s.n * s.k, 0, s.k, 1),
+            View::new(s.k * s.p, 0, 1, s.p),
+        );
+        let out_view = View::new(s.n * s.p, 0, s.p, 1);
+        let planes =
+            self.small_moduli_planes(stream, s, [(a, a_view), (b, b_view)], moduli, count)?;
+        self.small_moduli_product(stream, s, planes, (out, out_view, false), moduli, count)
+    }
+
+    /// The first step of a product on the tensor cores by `count` small moduli, on views
+    /// into larger buffers: `a`'s rows and `b`'s columns (each view's `x`) along the
+    /// inner dimension (its `k`) as signed bytes per small modulus (`rns_ozaki_planes`;
+    /// A's scaled by the CRT inverses), into new padded planes.
+    pub(crate) fn small_moduli_planes(
+        &self,
+        stream: &Arc<CudaStream>,
+        s: Matmul,
+        [(a, a_view), (b, b_view)]: [(&CudaSlice<u32>, View); 2],
+        moduli: &CudaSlice<u32>,
+        count: usize,
+    ) -> Result<[CudaSlice<u32>; 2]> {
         let (n_pad, p_pad) = (s.n.next_multiple_of(OZ_BM), s.p.next_multiple_of(OZ_BN));
         let k_pad = s.k.next_multiple_of(OZ_BK);
         let (channels, planes) = (s.channels, s.channels * count);
         let mut ap = self.alloc_on(stream, planes * n_pad * k_pad / 4)?;
         let mut bp = self.alloc_on(stream, planes * p_pad * k_pad / 4)?;
-        let y_len = (s.n * s.p).next_multiple_of(4);
-        let mut y = self.alloc_on(stream, planes * y_len / 4)?;
-        // A's rows (stride k, scaled) and B's columns (stride 1), each along k.
-        for (dst, src, xs, pad, sx, sk, scale) in [
-            (&mut ap, a, s.n, n_pad, s.k, 1, 1),
-            (&mut bp, b, s.p, p_pad, 1, s.p, 0),
+        for (dst, src, v, xs, pad, scale) in [
+            (&mut ap, a, a_view, s.n, n_pad, 1u32),
+            (&mut bp, b, b_view, s.p, p_pad, 0),
         ] {
             let cfg = LaunchConfig {
                 grid_dim: (
@@ -130,12 +147,35 @@ impl Gpu {
                 shared_mem_bytes: OZ_SPLIT_SMEM_BYTES,
             };
             let f = &self.kernels().ozaki_planes;
-            let [xs, ks, sx, sk, pad, kp, cnt, scale] =
-                [xs, s.k, sx, sk, pad, k_pad, count, scale].map(|v| v as u32);
+            let (ch, off) = (v.channel as u64, v.offset as u64);
+            let [xs, ks, sx, sk, pad, kp, cnt] =
+                [xs, s.k, v.stride_x, v.stride_k, pad, k_pad, count].map(|v| v as u32);
             launch!(
-                self, stream, f, cfg, dst, src, moduli, &xs, &ks, &sx, &sk, &pad, &kp, &cnt, &scale
+                self, stream, f, cfg, dst, src, &ch, &off, moduli, &xs, &ks, &sx, &sk, &pad, &kp,
+                &cnt, &scale
             )?;
         }
+        Ok([ap, bp])
+    }
+
+    /// The second step: one INT8 product per (channel, modulus) of the planes
+    /// (`rns_matmul_ozaki`), then the CRT per entry (`rns_ozaki_combine`), written to
+    /// the result's view (rows along its columns) or, with `subtract`, subtracted from
+    /// it.
+    pub(crate) fn small_moduli_product(
+        &self,
+        stream: &Arc<CudaStream>,
+        s: Matmul,
+        [ap, bp]: [CudaSlice<u32>; 2],
+        (out, out_view, subtract): (&mut CudaSlice<u32>, View, bool),
+        moduli: &CudaSlice<u32>,
+        count: usize,
+    ) -> Result<()> {
+        let (n_pad, p_pad) = (s.n.next_multiple_of(OZ_BM), s.p.next_multiple_of(OZ_BN));
+        let k_pad = s.k.next_multiple_of(OZ_BK);
+        let (channels, planes) = (s.channels, s.channels * count);
+        let y_len = (s.n * s.p).next_multiple_of(4);
+        let mut y = self.alloc_on(stream, planes * y_len / 4)?;
         let cfg = LaunchConfig {
             grid_dim: (
                 grid_limit("product tiles", p_pad / OZ_BN, i32::MAX as usize)?,
@@ -163,9 +203,11 @@ impl Gpu {
             block_dim: (256, 1, 1),
             shared_mem_bytes: 4 * (MAX_SMALL as u32 + 1),
         };
-        let len = len as u32;
+        let (ch, off) = (out_view.channel as u64, out_view.offset as u64);
+        let [ld, cols, sub, len] =
+            [out_view.stride_x, s.p, subtract as usize, len].map(|v| v as u32);
         let f = &self.kernels().ozaki_combine;
-        launch!(self, stream, f, cfg, out, &y, moduli, &len, &yl, &cnt)
+        launch!(self, stream, f, cfg, out, &ch, &off, &ld, &cols, &sub, &y, moduli, &len, &yl, &cnt)
     }
 
     /// The batched product on the INT8 tensor cores: both operands split into padded
@@ -218,5 +260,32 @@ impl Gpu {
         let [n, p, kp, np, pp] = args;
         let f = &self.kernels().matmul_imma;
         launch!(self, stream, f, cfg, out, &ap, &bp, moduli, &n, &p, &kp, &np, &pp)
+    }
+}
+
+/// Where a matrix of a batched product lies in its buffer: channel `c`'s entry `(x, e)`
+/// at `c·channel + offset + x·stride_x + e·stride_k` (for the result, `x` a row, `e` a
+/// column, `stride_k = 1`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct View {
+    /// Words from one channel's matrix to the next.
+    pub channel: usize,
+    /// Words from a channel's first word to the matrix's first entry.
+    pub offset: usize,
+    /// Words between consecutive `x`.
+    pub stride_x: usize,
+    /// Words between consecutive `e`.
+    pub stride_k: usize,
+}
+
+impl View {
+    /// A view from its fields.
+    pub fn new(channel: usize, offset: usize, stride_x: usize, stride_k: usize) -> View {
+        View {
+            channel,
+            offset,
+            stride_x,
+            stride_k,
+        }
     }
 }

@@ -20,6 +20,7 @@ pub(crate) mod device;
 pub mod fault;
 pub mod launch;
 pub mod linalg;
+mod lu;
 mod matmul;
 pub mod memory;
 mod order;
@@ -32,7 +33,7 @@ pub(crate) mod staging;
 pub mod tables;
 pub mod vectors;
 
-pub use config::{GpuConfig, TensorSplit, SMALL_MODULI_FROM, TENSOR_CORES_FROM};
+pub use config::{GpuConfig, TensorSplit, SMALL_MODULI_FROM, TENSOR_CORES_FROM, TENSOR_DET_FROM};
 /// The device buffer type of the launch functions (cudarc's), for callers that launch.
 pub use cudarc::driver::CudaSlice;
 pub(crate) use device::cuda as device_cuda;
