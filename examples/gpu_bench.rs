@@ -282,45 +282,31 @@ fn main() -> R<()> {
     }
     let ms = median(ts);
     let gd = g.download(&ddet, b128.channels())?;
-    g.config().set_tensor_cores(Some(false));
-    let mut ts = Vec::new();
-    for _ in 0..5 {
-        g.copy(&mut work, &src)?;
-        let shape = Det {
-            n: dn,
-            channels: b128.channels(),
-        };
-        ts.push(g.time_ms(|| g.launch_det(g.stream(), shape, &mut ddet, &mut work, &dmm))?);
-    }
-    let blocked = median(ts);
-    g.config().set_tensor_cores(None);
-    assert_eq!(
-        g.download(&ddet, b128.channels())?,
-        gd,
-        "blocked and unblocked det differ"
-    );
-    // The same determinants with the trailing updates on the tensor cores, by panels of
-    // 64 and 128 columns.
-    g.config().set_tensor_cores(Some(true));
-    let mut tensor = [0.0; 2];
-    for (panel, t) in [64, 128].into_iter().zip(tensor.iter_mut()) {
-        g.config().set_det_panel(Some(panel));
+    // The blocked determinant (median of 5 from the same matrices), checked against the
+    // unblocked elimination.
+    let shape = Det {
+        n: dn,
+        channels: b128.channels(),
+    };
+    let mut det_ms = |what: &str| -> R<f64> {
         let mut ts = Vec::new();
         for _ in 0..5 {
             g.copy(&mut work, &src)?;
-            let shape = Det {
-                n: dn,
-                channels: b128.channels(),
-            };
             ts.push(g.time_ms(|| g.launch_det(g.stream(), shape, &mut ddet, &mut work, &dmm))?);
         }
-        *t = median(ts);
-        assert_eq!(
-            g.download(&ddet, b128.channels())?,
-            gd,
-            "tensor-core and unblocked det differ"
-        );
-    }
+        let got = g.download(&ddet, b128.channels())?;
+        assert_eq!(got, gd, "{what} and unblocked det differ");
+        Ok(median(ts))
+    };
+    g.config().set_tensor_cores(Some(false));
+    let blocked = det_ms("blocked")?;
+    // The trailing updates on the tensor cores, by panels of 64 and 128 columns.
+    g.config().set_tensor_cores(Some(true));
+    g.config().set_det_panel(Some(64));
+    let tensor = [det_ms("tensor-core (64)")?, {
+        g.config().set_det_panel(Some(128));
+        det_ms("tensor-core (128)")?
+    }];
     g.config().set_det_panel(None);
     g.config().set_tensor_cores(None);
     let cpu_dets = Backend::Cpu.det_per_channel(&mats, dn)?;

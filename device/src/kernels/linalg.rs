@@ -325,6 +325,27 @@ unsafe fn factor_panel(
     true
 }
 
+/// [`factor_panel`] by a block of 256 threads; when the matrix is singular modulo the
+/// prime, writes 0 to `det` and returns `false` (for every thread).
+#[inline(always)]
+unsafe fn factor_or_zero(
+    ctl: *mut u32,
+    at: impl Fn(u32, u32) -> *mut u32 + Copy,
+    panel: (u32, u32, u32),
+    from: u32,
+    m: Modulus,
+    det: *mut u32,
+    tid: u32,
+) -> bool {
+    if factor_panel(ctl, at, panel, from, m, tid, 256) {
+        return true;
+    }
+    if tid == 0 {
+        *det = 0;
+    }
+    false
+}
+
 /// Rows `k0..k1` of a factored panel (columns `k0..k1`) in columns `c0..c1` right of
 /// it: `U12 = L11⁻¹ · A12` in place, one column per thread. Ends with a barrier.
 #[inline(always)]
@@ -354,6 +375,17 @@ unsafe fn solve_panel_rows(
     _syncthreads();
 }
 
+/// The dynamic shared memory of the blocked determinant kernels (`DET_SMEM_BYTES`): the
+/// staged A and B tiles of [`update_tiles`], then three control words (pivot row,
+/// running determinant, pivot inverse).
+#[inline(always)]
+unsafe fn det_shared() -> (*mut i32, *mut i32, *mut u32) {
+    let quads: *mut Quad = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Quad>();
+    let sa = quads as *mut i32;
+    let sb = sa.add((MM_TK * MM_A_STRIDE) as usize);
+    (sa, sb, sb.add((MM_TK * MM_TILE) as usize) as *mut u32)
+}
+
 /// One panel step of the determinant whose trailing updates run as separate batched
 /// products (on the tensor cores, `rns_matmul_ozaki`): for channel `c = blockIdx.x` of
 /// the `n × n` matrices at `mats + c·n²`, the panel of columns `k0..k1` is factored and
@@ -373,10 +405,7 @@ pub unsafe extern "ptx-kernel" fn rns_lu_panel(
     k0: u32,
     k1: u32,
 ) {
-    let quads: *mut Quad = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Quad>();
-    let sa = quads as *mut i32;
-    let sb = sa.add((MM_TK * MM_A_STRIDE) as usize);
-    let ctl = sb.add((MM_TK * MM_TILE) as usize) as *mut u32; // pivot row, det, pivot⁻¹
+    let (sa, sb, ctl) = det_shared();
     let c = _block_idx_x() as usize;
     let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
     let (tid, nt) = (ty * 16 + tx, 256);
@@ -397,10 +426,7 @@ pub unsafe extern "ptx-kernel" fn rns_lu_panel(
     while s0 < k1 {
         let s1 = sub(s0);
         // The whole panel's multipliers feed the trailing product: swaps start at k0.
-        if !factor_panel(ctl, at, (s0, s1, n), k0, m, tid, nt) {
-            if tid == 0 {
-                *dets.add(c) = 0; // singular modulo this prime (the same for every thread)
-            }
+        if !factor_or_zero(ctl, at, (s0, s1, n), k0, m, dets.add(c), tid) {
             return;
         }
         solve_panel_rows(at, (s0, s1), (s1, k1), m, tid, nt);
@@ -497,10 +523,7 @@ pub unsafe extern "ptx-kernel" fn rns_det_blocked(
     moduli: *const Modulus,
     n: u32,
 ) {
-    let quads: *mut Quad = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Quad>();
-    let sa = quads as *mut i32;
-    let sb = sa.add((MM_TK * MM_A_STRIDE) as usize);
-    let ctl = sb.add((MM_TK * MM_TILE) as usize) as *mut u32; // pivot row, det, pivot⁻¹
+    let (sa, sb, ctl) = det_shared();
     let c = _block_idx_x() as usize;
     let m = *moduli.add(c);
     let a = mats.add(c * n as usize * n as usize);
@@ -514,10 +537,7 @@ pub unsafe extern "ptx-kernel" fn rns_det_blocked(
     while k0 < n {
         let k1 = if n - k0 < MM_TK { n } else { k0 + MM_TK };
         // Columns before the panel are never read again: swaps start at k0.
-        if !factor_panel(ctl, at, (k0, k1, n), k0, m, tid, nt) {
-            if tid == 0 {
-                *dets.add(c) = 0; // singular modulo this prime (the same for every thread)
-            }
+        if !factor_or_zero(ctl, at, (k0, k1, n), k0, m, dets.add(c), tid) {
             return;
         }
         solve_panel_rows(at, (k0, k1), (k1, n), m, tid, nt);
