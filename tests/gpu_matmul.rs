@@ -181,3 +181,23 @@ fn tensor_core_determinants_match_the_fused_kernel_and_cpu() {
         }
     }
 }
+
+/// `rns_transpose` (channel-major digits to number-major on the device) against the
+/// host, on shapes around its 32 × 32 tiles.
+#[test]
+fn device_transpose_matches_the_host() {
+    let Some(g) = gpu() else { return };
+    let d = dev(&g);
+    for (rows, cols) in [(1, 1), (1, 70), (33, 65), (65, 1000), (64, 32)] {
+        let src: Vec<u32> = (0..rows * cols)
+            .map(|i| (i as u32).wrapping_mul(2654435761))
+            .collect();
+        let ds = d.upload(&src).unwrap();
+        let mut dd = d.alloc(rows * cols).unwrap();
+        d.launch_transpose(d.stream(), &mut dd, &ds, (rows, cols))
+            .unwrap();
+        let got = d.download(&dd, rows * cols).unwrap();
+        let want = rns::layout::to_number_major(&src, cols, rows);
+        same(&got, &want, &format!("transpose {rows}×{cols}"));
+    }
+}

@@ -8,7 +8,6 @@ use super::{cpu, split, Backend};
 use crate::basis::RnsBasis;
 use crate::crt;
 use crate::error::{Error, Result};
-use crate::layout;
 use crate::vector::{self, RnsVec};
 use crate::words::{Words, WordsRef};
 use rns_core::linalg::Elimination;
@@ -221,7 +220,6 @@ impl Backend {
             let (pa, pb) = (pack_words(a), pack_words(b));
             let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
             if let Some((digits, red)) = g.matmul_words(basis.moduli(), packed, (n, k, p))? {
-                let digits = layout::to_number_major(&digits, n * p, basis.range_len());
                 return vector::check_redundant(basis, &red, crt::from_digits_many(basis, &digits));
             }
         }

@@ -3,13 +3,13 @@
 //! the fused paths from packed integers, which reduce on the device so that residues
 //! never cross PCIe.
 
-use super::launch::{Det, Digits, Eliminate, Matmul, Reduce};
+use super::launch::{grid_limit, launch, need, Det, Digits, Eliminate, Matmul, Reduce, GRID_YZ};
 use super::memory::{moduli_words, MODULUS_WORDS};
 use super::pipeline::{HostIn, HostOut};
 use super::{Gpu, Packed};
 use crate::error::{Error, Result};
 use crate::words::{Words, WordsRef};
-use cudarc::driver::{CudaSlice, CudaStream};
+use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::linalg::Elimination;
 use rns_core::Modulus;
 use std::sync::Arc;
@@ -294,15 +294,16 @@ impl Gpu {
     /// (`k × p`), packed as for [`Gpu::reduce_words`], are reduced modulo every channel,
     /// multiplied by the batched product kernel, and the mixed-radix digits of every
     /// entry over the first `K = moduli.len() − 1` (range) channels are computed there
-    /// too. Returns the digits (`K × n·p`, channel-major) and the entries' residues in the
-    /// last (redundant) channel; only those cross PCIe back. `None` when it does not fit
+    /// too. Returns the digits (`n·p × K`, number-major: each entry's digits together)
+    /// and the entries' residues in the last (redundant) channel; only those cross PCIe
+    /// back. `None` when it does not fit
     /// the memory budget or the grid.
     pub fn matmul_words(
-        &self,
+        self: &Arc<Self>,
         moduli: &[Modulus],
         packed: (Packed, Packed),
         shape: (usize, usize, usize),
-    ) -> Result<Option<(Vec<u32>, Vec<u32>)>> {
+    ) -> Result<Option<(Words, Vec<u32>)>> {
         let (channels, np) = (moduli.len(), shape.0 * shape.2);
         let range = channels - 1;
         let extra = range * np + range * range;
@@ -316,7 +317,19 @@ impl Gpu {
         let shape = Digits { len: np, k: range };
         self.launch_digits(s, shape, &mut digits, &dprod, None, &t.moduli, &t.table)?;
         let redundant = self.download_range(s, &dprod, range * np..channels * np)?;
-        Ok(Some((self.download_on(s, &digits, range * np)?, redundant)))
+        // Number-major on the device (the product's buffer is free again), then straight
+        // into page-locked memory when the pool lends it.
+        let mut by_number = dprod;
+        self.launch_transpose(s, &mut by_number, &digits, (range, np))?;
+        let digits = by_number;
+        let mut out = self.result_words(range * np);
+        if out.is_locked() {
+            self.dtoh(s, &digits.slice(0..range * np), &mut out[..])?;
+            self.sync_stream(s)?;
+        } else {
+            out = self.download_on(s, &digits, range * np)?.into();
+        }
+        Ok(Some((out, redundant)))
     }
 
     /// The product's residues modulo every one of `moduli` (channel-major, `n·p` per
@@ -414,5 +427,41 @@ impl Gpu {
                 "an elimination's output of the wrong length".into(),
             )),
         }
+    }
+
+    /// `dst = srcᵀ` on `stream` for the `rows × cols` row-major words `src`
+    /// (`rns_transpose`): channel-major data to number-major.
+    pub fn launch_transpose(
+        &self,
+        stream: &Arc<CudaStream>,
+        dst: &mut CudaSlice<u32>,
+        src: &CudaSlice<u32>,
+        (rows, cols): (usize, usize),
+    ) -> Result<()> {
+        need("transpose output", dst, rows * cols)?;
+        need("transpose input", src, rows * cols)?;
+        if rows * cols == 0 {
+            return Ok(());
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (
+                grid_limit("transpose tiles", cols.div_ceil(32), i32::MAX as usize)?,
+                grid_limit("transpose tiles", rows.div_ceil(32), GRID_YZ)?,
+                1,
+            ),
+            block_dim: (32, 8, 1),
+            shared_mem_bytes: 32 * 33 * 4,
+        };
+        let (r, c) = (rows as u32, cols as u32);
+        launch!(
+            self,
+            stream,
+            &self.kernels().transpose,
+            cfg,
+            dst,
+            src,
+            &r,
+            &c
+        )
     }
 }
