@@ -69,15 +69,16 @@ impl Gpu {
         if !self.config().tensor_cores_for(n, k, p) {
             return 0;
         }
-        let k_pad = k.next_multiple_of(IMMA_BK);
-        let planes = (n.next_multiple_of(IMMA_BM) + p.next_multiple_of(IMMA_BN)) * k_pad;
         match (self.config().tensor_split_for(n, k, p), moduli_for(k)) {
             (TensorSplit::SmallModuli, Some(count)) => {
                 let k_pad = k.next_multiple_of(OZ_BK);
                 let bytes = (n.next_multiple_of(OZ_BM) + p.next_multiple_of(OZ_BN)) * k_pad;
                 (count * (bytes + (n * p).next_multiple_of(4))).div_ceil(4) + 1
             }
-            _ => planes,
+            _ => {
+                let k_pad = k.next_multiple_of(IMMA_BK);
+                (n.next_multiple_of(IMMA_BM) + p.next_multiple_of(IMMA_BN)) * k_pad
+            }
         }
     }
 
