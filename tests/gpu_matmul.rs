@@ -3,15 +3,20 @@
 //! integer-unit kernel (`rns_matmul`) and the CPU backend, bit for bit: shapes that are
 //! not multiples of the tiles, inner dimensions at and across the 32-bit accumulation
 //! limits and the change in the number of small moduli, all-(m − 1) and ±(m − 1)/2
-//! matrices (the largest sums), one prime up to 1024. Without a usable GPU these tests
+//! matrices (the largest sums), one prime up to 1024; and the exact integer product's
+//! signed limbs from the device. Without a usable GPU these tests
 //! print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
 
 use rns::backend::cpu;
 use rns::backend::gpu::TensorSplit;
-use rns::Backend;
+use rns::{Backend, Error, RnsBasis};
 use rns_core::imma::SEGMENT;
 use rns_core::ozaki::MAX_INNER;
-use rns_suite::{basis, dev, gpu_backend as gpu, random_with_edges, same, LiftCaps};
+use rns_suite::{
+    basis, dev, gpu_backend as gpu, naive_matmul, random_with_edges, same, Gen, LiftCaps,
+};
+use rug::Integer;
+use std::sync::Arc;
 
 /// Residues of `len` entries per channel for the `k` largest primes, channel-major
 /// ([`random_with_edges`]: every 7th entry 0, 1 or m − 1).
@@ -199,5 +204,61 @@ fn device_transpose_matches_the_host() {
         let got = d.download(&dd, rows * cols).unwrap();
         let want = rns::layout::to_number_major(&src, cols, rows);
         same(&got, &want, &format!("transpose {rows}×{cols}"));
+    }
+}
+
+/// The exact product's last stage on the device (signed limbs from the mixed-radix
+/// digits, checked against the redundant prime): values at both ends of the signed
+/// range and just past them, 0, ±1, entries of every size in one matrix, against rug
+/// and the CPU backend; the first entry out of range is the one reported.
+#[test]
+fn exact_products_come_back_as_signed_limbs() {
+    let Some(g) = gpu() else { return };
+    let mut gen = Gen::new(41);
+    for bits in [31, 64, 100, 2000] {
+        let b = Arc::new(RnsBasis::for_bits(bits));
+        let h = b.half().clone();
+        // A column times 1: the column comes back.
+        let mut col: Vec<Integer> = [0, 1, -1, 2, -2]
+            .map(Integer::from)
+            .into_iter()
+            .chain([h.clone(), -h.clone(), h.clone() - 1u32, 1 - h.clone()])
+            .collect();
+        for e in 1..bits {
+            col.push(Integer::from(1) << e as u32);
+            col.push(-(Integer::from(1) << e as u32) + 1u32);
+        }
+        let one = [Integer::from(1)];
+        let got = g
+            .matmul_integers(&b, &col, &one, (col.len(), 1, 1))
+            .unwrap();
+        assert_eq!(got, col, "{bits} bits: a column times 1");
+        // Rows [x, 0] but for rows 3 (H + 1) and 7 (−H − 1): the first is reported.
+        let mut pairs = Vec::new();
+        for (i, x) in col.iter().enumerate() {
+            let (x, y) = match i {
+                3 => (h.clone(), Integer::from(1)),
+                7 => (-h.clone(), Integer::from(-1)),
+                _ => (x.clone(), Integer::new()),
+            };
+            pairs.extend([x, y]);
+        }
+        let two = [Integer::from(1), Integer::from(1)];
+        match g.matmul_integers(&b, &pairs, &two, (col.len(), 2, 1)) {
+            Err(Error::OutOfRange { index: 3, .. }) => {}
+            other => panic!("{bits} bits: want entry 3 out of range, got {other:?}"),
+        }
+        // Random products of mixed sizes, against rug and the CPU backend.
+        let (x, y) = (
+            gen.matrix(37, 19, bits as u32 / 2 - 5),
+            gen.matrix(19, 41, 3),
+        );
+        let want = naive_matmul(&x, &y);
+        let basis = Arc::new(RnsBasis::for_bits(bits));
+        let (n, k, p) = (37, 19, 41);
+        let got = g.matmul_integers(&basis, x.entries(), y.entries(), (n, k, p));
+        assert_eq!(got.unwrap(), want.entries(), "{bits} bits: random");
+        let cpu = Backend::Cpu.matmul_integers(&basis, x.entries(), y.entries(), (n, k, p));
+        assert_eq!(cpu.unwrap(), want.entries(), "{bits} bits: CPU");
     }
 }

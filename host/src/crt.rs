@@ -228,6 +228,41 @@ pub fn from_digits_many(basis: &RnsBasis, digits: &[u32]) -> Vec<Integer> {
         .collect()
 }
 
+/// The signed integers of `flags.len()` numbers given by their magnitudes' 32-bit limbs
+/// (`nlimbs` each, number-major, least significant first) and their flags (the device's
+/// `rns_digits_limbs`), by all cores; [`Error::OutOfRange`] for the first whose flag says
+/// its redundant residue disagreed (`range_bits` the basis's).
+pub fn from_signed_limbs(
+    limbs: &[u32],
+    flags: &[u32],
+    nlimbs: usize,
+    range_bits: u64,
+) -> Result<Vec<Integer>> {
+    use rns_core::limbs::{NEGATIVE, OUT_OF_RANGE};
+    if limbs.len() != flags.len() * nlimbs {
+        return Err(Error::Internal(format!(
+            "{} limbs for {} numbers of {nlimbs}",
+            limbs.len(),
+            flags.len()
+        )));
+    }
+    if let Some(index) = flags.par_iter().position_first(|&f| f == OUT_OF_RANGE) {
+        return Err(Error::OutOfRange { index, range_bits });
+    }
+    Ok(limbs
+        .par_chunks(nlimbs.max(1))
+        .zip(flags.par_iter())
+        .map(|(l, &f)| {
+            let x = Integer::from_digits(l, rug::integer::Order::Lsf);
+            if f == NEGATIVE {
+                -x
+            } else {
+                x
+            }
+        })
+        .collect())
+}
+
 /// The signed integer with these mixed-radix digits over the range moduli.
 pub fn from_digits_signed(digits: &[u32], basis: &RnsBasis) -> Integer {
     to_signed(from_digits(digits, basis), basis)

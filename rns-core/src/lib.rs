@@ -9,6 +9,7 @@
 //!   (`add`, `sub`, `neg`, the canonical `mul_m`, `mul_add`, `ab − cd`, `pow`, `inv`).
 //! * [`mixed_radix`]: the mixed-radix table `inv(m_i) mod m_j`, mixed-radix
 //!   conversion, the digits of `(M−1)/2` and the sign test.
+//! * [`limbs`]: signed binary limbs and residues of numbers given by mixed-radix digits.
 //! * [`crt`]: the CRT constants `inv(M/m_i) mod m_i`.
 //! * [`euclid`]: Euclid's resultant modulo a prime in passes of two quotient
 //!   coefficients, the steps of the block-per-prime GPU kernel.
@@ -32,6 +33,7 @@ pub mod euclid;
 pub mod imma;
 pub mod interval;
 pub mod launch;
+pub mod limbs;
 pub mod linalg;
 pub mod mixed_radix;
 pub mod modulus;

@@ -5,6 +5,7 @@ use core::arch::asm;
 use core::arch::nvptx::*;
 
 mod imma;
+mod limbs;
 mod linalg;
 mod ozaki;
 mod resultant;

@@ -218,10 +218,10 @@ impl Backend {
         if let Some(g) = self.gpu_for(work) {
             check_range(basis, a)?;
             check_range(basis, b)?;
-            let (pa, pb) = (pack_words(a), pack_words(b));
+            let (pa, pb) = (g.pack_number_major(a), g.pack_number_major(b));
             let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
-            if let Some((digits, red)) = g.matmul_words(basis.moduli(), packed, (n, k, p))? {
-                return vector::check_redundant(basis, &red, crt::from_digits_many(basis, &digits));
+            if let Some((limbs, flags, nl)) = g.matmul_limbs(basis.moduli(), packed, (n, k, p))? {
+                return crt::from_signed_limbs(&limbs, &flags, nl, basis.range_bits());
             }
         }
         let (ra, rb) = (self.to_rns(basis, a)?, self.to_rns(basis, b)?);

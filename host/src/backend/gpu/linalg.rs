@@ -174,17 +174,23 @@ impl Gpu {
         Ok(dets)
     }
 
-    /// Uploads integers packed as for [`Gpu::reduce_words`] and reduces them modulo the
+    /// Uploads integers packed as for [`Gpu::reduce_words`] (or number-major, as by
+    /// [`Gpu::pack_number_major`], then transposed here) and reduces them modulo the
     /// `channels` device moduli `dm` into a new buffer (`channels × len`) on `s`.
     fn reduce_packed(
         &self,
         s: &Arc<CudaStream>,
         dm: &CudaSlice<u32>,
         (words, neg, nwords): Packed,
-        channels: usize,
+        (channels, number_major): (usize, bool),
     ) -> Result<CudaSlice<u32>> {
         let len = neg.len();
-        let (dw, dn) = (self.upload_on(s, words)?, self.upload_on(s, neg)?);
+        let (mut dw, dn) = (self.upload_on(s, words)?, self.upload_on(s, neg)?);
+        if number_major {
+            let by_word = dw;
+            dw = self.alloc_on(s, words.len())?;
+            self.launch_transpose(s, &mut dw, &by_word, (len, nwords))?;
+        }
         let mut dres = self.alloc_on(s, channels * len)?;
         let shape = Reduce {
             len,
@@ -223,7 +229,7 @@ impl Gpu {
         let streams = self.lease_streams(1)?;
         let s = &streams[0];
         let dm = self.upload_on(s, &moduli_words(moduli))?;
-        let mut dmats = self.reduce_packed(s, &dm, packed, channels)?;
+        let mut dmats = self.reduce_packed(s, &dm, packed, (channels, false))?;
         let mut dd = self.alloc_on(s, channels)?;
         self.launch_det(s, Det { n, channels }, &mut dd, &mut dmats, &dm)?;
         Ok(Some(self.download_on(s, &dd, channels)?))
@@ -253,7 +259,7 @@ impl Gpu {
         let streams = self.lease_streams(1)?;
         let s = &streams[0];
         let dm = self.upload_on(s, &moduli_words(moduli))?;
-        let mut dmats = self.reduce_packed(s, &dm, packed, channels)?;
+        let mut dmats = self.reduce_packed(s, &dm, packed, (channels, false))?;
         let (mut dr, mut dd) = (self.alloc_on(s, channels)?, self.alloc_on(s, channels)?);
         let shape = Eliminate {
             rows,
@@ -291,45 +297,59 @@ impl Gpu {
     }
 
     /// The exact product of two integer matrices on the device: `a` (`n × k`) and `b`
-    /// (`k × p`), packed as for [`Gpu::reduce_words`], are reduced modulo every channel,
-    /// multiplied by the batched product kernel, and the mixed-radix digits of every
-    /// entry over the first `K = moduli.len() − 1` (range) channels are computed there
-    /// too. Returns the digits (`n·p × K`, number-major: each entry's digits together)
-    /// and the entries' residues in the last (redundant) channel; only those cross PCIe
-    /// back. `None` when it does not fit
-    /// the memory budget or the grid.
-    pub fn matmul_words(
+    /// (`k × p`), packed as by [`Gpu::pack_number_major`], are reduced modulo every channel,
+    /// multiplied by the batched product kernel, and every entry is converted there to
+    /// its sign and binary magnitude over the first `K = moduli.len() − 1` (range)
+    /// channels, checked against the last (redundant) one. Returns the magnitudes
+    /// (`n·p × nlimbs` 32-bit limbs, number-major, least significant first), the flags
+    /// (`rns_core::limbs::NEGATIVE`, or `OUT_OF_RANGE` where the check failed) and
+    /// `nlimbs`; only those cross PCIe back. `None` when it does not fit the memory
+    /// budget or the grid.
+    pub fn matmul_limbs(
         self: &Arc<Self>,
         moduli: &[Modulus],
         packed: (Packed, Packed),
         shape: (usize, usize, usize),
-    ) -> Result<Option<(Words, Vec<u32>)>> {
+    ) -> Result<Option<(Words, Vec<u32>, usize)>> {
         let (channels, np) = (moduli.len(), shape.0 * shape.2);
         let range = channels - 1;
-        let extra = range * np + range * range;
+        let extra = range * np + range * range + np;
         let streams = self.lease_streams(1)?;
         let s = &streams[0];
-        let Some(dprod) = self.matmul_on_device(s, moduli, packed, shape, extra)? else {
+        let on = self.matmul_on_device(s, moduli, packed, shape, (extra, true))?;
+        let Some(mut dprod) = on else {
             return Ok(None);
         };
         let t = self.mrc_tables(&moduli[..range])?;
         let mut digits = self.alloc_on(s, range * np)?;
         let shape = Digits { len: np, k: range };
         self.launch_digits(s, shape, &mut digits, &dprod, None, &t.moduli, &t.table)?;
-        let redundant = self.download_range(s, &dprod, range * np..channels * np)?;
-        // Number-major on the device (the product's buffer is free again), then straight
-        // into page-locked memory when the pool lends it.
-        let mut by_number = dprod;
-        self.launch_transpose(s, &mut by_number, &digits, (range, np))?;
-        let digits = by_number;
-        let mut out = self.result_words(range * np);
+        let mut flags = self.alloc_on(s, np)?;
+        self.dtod(s, &dprod.slice(range * np..channels * np), &mut flags)?;
+        // The limbs limb-major over the product's range channels (nlimbs ≤ K), then
+        // number-major over the digits, then straight into page-locked memory when the
+        // pool lends it.
+        let nlimbs = super::limbs::limbs_for(&moduli[..range]);
+        let tables = (&*t, &moduli[..range]);
+        self.launch_digits_limbs(
+            s,
+            &mut dprod,
+            &mut flags,
+            &digits,
+            tables,
+            moduli[range],
+            (np, nlimbs),
+        )?;
+        self.launch_transpose(s, &mut digits, &dprod, (nlimbs, np))?;
+        let flags = self.download_on(s, &flags, np)?;
+        let mut out = self.result_words(nlimbs * np);
         if out.is_locked() {
-            self.dtoh(s, &digits.slice(0..range * np), &mut out[..])?;
+            self.dtoh(s, &digits.slice(0..nlimbs * np), &mut out[..])?;
             self.sync_stream(s)?;
         } else {
-            out = self.download_on(s, &digits, range * np)?.into();
+            out = self.download_on(s, &digits, nlimbs * np)?.into();
         }
-        Ok(Some((out, redundant)))
+        Ok(Some((out, flags, nlimbs)))
     }
 
     /// The product's residues modulo every one of `moduli` (channel-major, `n·p` per
@@ -343,7 +363,7 @@ impl Gpu {
     ) -> Result<Words> {
         let streams = self.lease_streams(1)?;
         let s = &streams[0];
-        if let Some(d) = self.matmul_on_device(s, moduli, (a, b), (n, k, p), 0)? {
+        if let Some(d) = self.matmul_on_device(s, moduli, (a, b), (n, k, p), (0, false))? {
             return Ok(self.download_on(s, &d, moduli.len() * n * p)?.into());
         }
         let ra = self.reduce_words(moduli, a.0, a.1, a.1.len(), a.2)?;
@@ -353,25 +373,28 @@ impl Gpu {
 
     /// Reduces `a` and `b` modulo every channel and multiplies them on stream `s`,
     /// leaving the product there; `None` when that and `extra` more words do not fit the
-    /// memory budget or the grid.
+    /// memory budget or the grid. With `number_major`, `a` and `b` are packed as by
+    /// [`Gpu::pack_number_major`].
     fn matmul_on_device(
         &self,
         s: &Arc<CudaStream>,
         moduli: &[Modulus],
         (a, b): (Packed, Packed),
         (n, k, p): (usize, usize, usize),
-        extra: usize,
+        (extra, number_major): (usize, bool),
     ) -> Result<Option<CudaSlice<u32>>> {
         let (channels, np) = (moduli.len(), n * p);
-        let words = a.0.len() + a.1.len() + b.0.len() + b.1.len();
+        // Number-major words are uploaded, then transposed into a second buffer.
+        let copies = 1 + number_major as usize;
+        let words = copies * (a.0.len() + b.0.len()) + a.1.len() + b.1.len();
         let scratch = self.matmul_scratch_words(n, k, p);
         let bytes = 4 * (channels * (n * k + k * p + np + scratch) + words + extra);
         if np == 0 || n * k == 0 || channels > MAX_PRODUCT_CHANNELS || bytes > self.budget()? {
             return Ok(None);
         }
         let dm = self.upload_on(s, &moduli_words(moduli))?;
-        let da = self.reduce_packed(s, &dm, a, channels)?;
-        let db = self.reduce_packed(s, &dm, b, channels)?;
+        let da = self.reduce_packed(s, &dm, a, (channels, number_major))?;
+        let db = self.reduce_packed(s, &dm, b, (channels, number_major))?;
         let mut dprod = self.alloc_on(s, channels * np)?;
         self.launch_matmul(s, Matmul { n, k, p, channels }, &mut dprod, &da, &db, &dm)?;
         Ok(Some(dprod))

@@ -19,6 +19,7 @@ pub mod config;
 pub(crate) mod device;
 pub mod fault;
 pub mod launch;
+pub mod limbs;
 pub mod linalg;
 mod lu;
 mod matmul;

@@ -1,0 +1,102 @@
+//! The exact product's two ends on the host's side of the device: integers packed
+//! number-major straight into page-locked memory (transposed on the device), and
+//! signed binary limbs of the results from their mixed-radix digits
+//! (`rns_digits_limbs`, `rns_core::limbs`) with the redundant channel's check, so that
+//! the host reads and builds each integer with one copy.
+
+use super::launch::{grid_limit, launch, need};
+use super::memory::moduli_words;
+use super::tables::MrcTables;
+use super::Gpu;
+use crate::backend::input::{fill_number_major, packed_width, signs};
+use crate::error::{Error, Result};
+use crate::words::Words;
+use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use rns_core::Modulus;
+use rug::Integer;
+use std::sync::Arc;
+
+/// Threads per block of `rns_digits_limbs`.
+const LIMBS_THREADS: u32 = 128;
+
+/// 32-bit limbs that hold `M − 1` for the product `M` of `range`.
+pub fn limbs_for(range: &[Modulus]) -> usize {
+    let mut m = Integer::from(1);
+    for r in range {
+        m *= r.m;
+    }
+    (m.significant_bits() as usize).div_ceil(32)
+}
+
+/// `M mod q` for the product `M` of `range`.
+pub fn product_mod(range: &[Modulus], q: Modulus) -> u32 {
+    range
+        .iter()
+        .fold(q.reduce_u32(1), |r, m| q.mul(r, q.reduce_u32(m.m)))
+}
+
+impl Gpu {
+    /// `values` packed for [`Gpu::matmul_limbs`]: each magnitude's 32-bit words side by
+    /// side (number-major, zero-padded to the longest, in page-locked memory when the
+    /// pool lends it), the sign flags and the words per number.
+    pub fn pack_number_major(self: &Arc<Self>, values: &[Integer]) -> (Words, Vec<u32>, usize) {
+        let nwords = packed_width(values);
+        let mut words = self.result_words(nwords * values.len());
+        fill_number_major(values, &mut words[..], nwords);
+        (words, signs(values), nwords)
+    }
+
+    /// `rns_digits_limbs` on `len` numbers given by their digits over `range`
+    /// (channel-major, `tables` those of `range`): `|v|` into `out` (`nlimbs × len`,
+    /// limb-major, `nlimbs` = [`limbs_for`]`(range)`), and each number's flag into
+    /// `flags`, which holds its residue modulo `q` (the redundant channel) on entry.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_digits_limbs(
+        &self,
+        stream: &Arc<CudaStream>,
+        out: &mut CudaSlice<u32>,
+        flags: &mut CudaSlice<u32>,
+        digits: &CudaSlice<u32>,
+        (tables, range): (&MrcTables, &[Modulus]),
+        q: Modulus,
+        (len, nlimbs): (usize, usize),
+    ) -> Result<()> {
+        let k = tables.k;
+        if range.len() != k || nlimbs < limbs_for(range) {
+            return Err(Error::Internal(
+                "limbs: tables, moduli and limbs disagree".into(),
+            ));
+        }
+        need("limbs output", out, nlimbs * len)?;
+        need("limb flags", flags, len)?;
+        need("digits", digits, k * len)?;
+        if len == 0 {
+            return Ok(());
+        }
+        let dq = self.upload_on(stream, &moduli_words(&[q]))?;
+        let m_mod_q = product_mod(range, q);
+        let blocks = len.div_ceil(LIMBS_THREADS as usize);
+        let cfg = LaunchConfig {
+            grid_dim: (grid_limit("limb blocks", blocks, i32::MAX as usize)?, 1, 1),
+            block_dim: (LIMBS_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let (l, kk, nl) = (len as u32, k as u32, nlimbs as u32);
+        launch!(
+            self,
+            stream,
+            &self.kernels().digits_limbs,
+            cfg,
+            out,
+            flags,
+            digits,
+            &tables.moduli,
+            &tables.half_digits,
+            &dq,
+            &m_mod_q,
+            &l,
+            &kk,
+            &nl
+        )
+    }
+}
