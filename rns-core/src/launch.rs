@@ -77,6 +77,27 @@ pub const MATMUL_SMEM_BYTES: u32 = (MM_A_STRIDE + MM_TILE) * MM_TK * 4;
 /// Dynamic shared memory of the blocked determinant kernel: the product's tiles and
 /// four control words (pivot row, determinant, pivot inverse, padding).
 pub const DET_SMEM_BYTES: u32 = MATMUL_SMEM_BYTES + 16;
+/// Rows up to which the blocked determinant kernels factor each sub-panel in shared
+/// memory (`n × MM_TK` words, 100 KiB at most: two blocks still fit an SM).
+pub const DET_PANEL_SHARED_ROWS: usize = 1600;
+
+/// Whether the determinant kernels keep the sub-panel of an `n × n` matrix in shared
+/// memory.
+pub const fn det_panel_in_shared(n: usize) -> bool {
+    n <= DET_PANEL_SHARED_ROWS
+}
+
+/// Dynamic shared memory of the blocked determinant kernels for `n × n` matrices: the
+/// product's tiles, four control words, and the sub-panel when
+/// [`det_panel_in_shared`].
+pub const fn det_smem_bytes(n: usize) -> u32 {
+    if det_panel_in_shared(n) {
+        DET_SMEM_BYTES + (n * MM_TK as usize * 4) as u32
+    } else {
+        DET_SMEM_BYTES
+    }
+}
+
 /// Dynamic shared memory of the elimination kernel: four control words.
 pub const ELIMINATE_SMEM_BYTES: u32 = 16;
 
@@ -140,10 +161,23 @@ const _: () = assert!(OZ_BM * OZ_BK / 16 == 2 * OZ_THREADS as usize);
 const _: () = assert!(OZ_BN * OZ_BK / 16 == 2 * OZ_THREADS as usize);
 
 /// Columns per panel of the determinant whose trailing updates run on the tensor cores
-/// (`rns_lu_panel`, then a batched product by small moduli with this inner dimension).
-/// H200, exact det 1000² with 64-bit entries against the fused kernel: panels of 32
-/// 0.68×, 64 1.14×, 128 1.54×, 256 1.54× (500²: 0.75×, 1.15×, 1.37×, 1.23×).
+/// (`rns_lu_panel`, then a batched product by small moduli with this inner dimension),
+/// below [`DET_WIDE_PANEL_FROM`]. H200, exact det 500² with 64-bit entries: panels of 32
+/// 114.2 ms, 64 74.7, 128 59.6, 256 60.5 (the fused kernel 69.0).
 pub const DET_PANEL: usize = 128;
+
+/// The order from which determinant panels are twice [`DET_PANEL`] wide. H200, exact
+/// det 1000² with 64-bit entries: panels of 128 495.1 ms, 256 455.2 ms.
+pub const DET_WIDE_PANEL_FROM: usize = 768;
+
+/// The default panel width of the tensor-core determinant of `n × n` matrices.
+pub const fn det_panel_for(n: usize) -> usize {
+    if n >= DET_WIDE_PANEL_FROM {
+        2 * DET_PANEL
+    } else {
+        DET_PANEL
+    }
+}
 
 #[cfg(test)]
 mod tests {

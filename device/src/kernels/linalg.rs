@@ -3,7 +3,7 @@
 
 use core::arch::nvptx::*;
 use core::sync::atomic::{AtomicU32, Ordering};
-use rns_core::launch::{MM_A_STRIDE, MM_TILE, MM_TK};
+use rns_core::launch::{det_panel_in_shared, MM_A_STRIDE, MM_TILE, MM_TK};
 use rns_core::Modulus;
 
 /// One pivot step of the elimination kernels, by the whole block: finds the first row
@@ -11,7 +11,7 @@ use rns_core::Modulus;
 /// column `from` on, multiplies the running determinant `ctl[1]` by the pivot (negated
 /// after a swap) and returns the pivot's inverse; `None`, for every thread, when the
 /// column has no pivot. `ctl` is three words of shared memory (pivot row, determinant,
-/// inverse). Ends with a barrier.
+/// inverse). Starts after a barrier and ends with one.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 unsafe fn pivot_step(
@@ -23,23 +23,17 @@ unsafe fn pivot_step(
     tid: u32,
     nt: u32,
 ) -> Option<u32> {
-    if tid == 0 {
-        *ctl = rows;
-    }
-    _syncthreads();
-    let mut i = r + tid;
-    while i < rows {
-        if *at(i, k) != 0 {
-            AtomicU32::from_ptr(ctl).fetch_min(i, Ordering::Relaxed);
-        }
-        i += nt;
-    }
-    _syncthreads();
-    let p = *ctl;
-    if p == rows {
+    // Almost always the diagonal entry itself: every thread reads it, so the branch is
+    // the same for all and the search (two barriers) is skipped.
+    if r >= rows {
         return None;
     }
-    if p != r {
+    let swapped = *at(r, k) == 0;
+    if swapped {
+        let p = first_nonzero(ctl, &at, (r + 1, rows), k, tid, nt);
+        if p == rows {
+            return None;
+        }
         let mut j = from + tid;
         while j < cols {
             let t = *at(p, j);
@@ -47,16 +41,48 @@ unsafe fn pivot_step(
             *at(r, j) = t;
             j += nt;
         }
+        _syncthreads();
     }
-    _syncthreads();
     if tid == 0 {
+        // After a swap the diagonal entry is the pivot, and the sign changes.
         let pivot = *at(r, k);
         let det = m.mul(*ctl.add(1), pivot);
-        *ctl.add(1) = if p != r { m.neg(det) } else { det };
+        *ctl.add(1) = if swapped { m.neg(det) } else { det };
         *ctl.add(2) = m.inv(pivot).unwrap_or(0);
     }
     _syncthreads();
     Some(*ctl.add(2))
+}
+
+/// The first row of `r0..rows` with a non-zero entry in column `k` (`rows` when none),
+/// by the whole block through `ctl[0]`: each thread stops at its first such row, then
+/// one shared-memory minimum per thread at most. Starts and ends with a barrier.
+#[inline(always)]
+unsafe fn first_nonzero(
+    ctl: *mut u32,
+    at: &impl Fn(u32, u32) -> *mut u32,
+    (r0, rows): (u32, u32),
+    k: u32,
+    tid: u32,
+    nt: u32,
+) -> u32 {
+    if tid == 0 {
+        *ctl = rows;
+    }
+    _syncthreads();
+    let mut i = r0 + tid;
+    while i < rows {
+        if *at(i, k) != 0 {
+            AtomicU32::from_ptr(ctl).fetch_min(i, Ordering::Relaxed);
+            break;
+        }
+        i += nt;
+    }
+    _syncthreads();
+    let p = *ctl;
+    // Every thread has read it before the next step may write it.
+    _syncthreads();
+    p
 }
 
 /// Gaussian elimination modulo channel `blockIdx.x` of the `rows × cols` row-major matrix
@@ -154,6 +180,8 @@ struct Quad([i32; 4]);
 /// Products summed between two folds.
 const LAZY: usize = rns_core::modulus::LAZY_PRODUCTS;
 const _: () = assert!(MM_TK as usize % LAZY == 0);
+// `factor_panel` covers a panel with one group of 16 lanes per row.
+const _: () = assert!(MM_TK == 16);
 
 /// Batched matrix product modulo each channel (`blockIdx.z`): `out = a · b` with `a`
 /// `n × k`, `b` `k × p`, row-major, channel `c` at offset `c·n·k` (and `c·k·p`, `c·n·p`).
@@ -238,14 +266,16 @@ unsafe fn stage_tiles(
     a: impl Fn(u32, u32) -> i32,
     b: impl Fn(u32, u32) -> i32,
 ) {
-    let mut q = 0;
-    while q < 4 {
-        let e = tid + 256 * q;
-        let (r, kk) = (e / MM_TK, e % MM_TK);
-        *sa.add((kk * MM_A_STRIDE + r) as usize) = a(r, kk);
-        let (kk, col) = (e / MM_TILE, e % MM_TILE);
-        *sb.add((kk * MM_TILE + col) as usize) = b(kk, col);
-        q += 1;
+    // All eight loads before the stores to shared memory, which they could otherwise
+    // not pass (the compiler cannot tell the two apart): one memory latency, not eight.
+    let e = [tid, tid + 256, tid + 512, tid + 768];
+    let va = e.map(|e| a(e / MM_TK, e % MM_TK));
+    let vb = e.map(|e| b(e / MM_TILE, e % MM_TILE));
+    for q in 0..4 {
+        let (r, kk) = (e[q] / MM_TK, e[q] % MM_TK);
+        *sa.add((kk * MM_A_STRIDE + r) as usize) = va[q];
+        let (kk, col) = (e[q] / MM_TILE, e[q] % MM_TILE);
+        *sb.add((kk * MM_TILE + col) as usize) = vb[q];
     }
 }
 
@@ -284,13 +314,16 @@ unsafe fn tile_products(
     }
 }
 
-/// Factors the panel of columns `k0..k1` of the `n × n` matrix `at` in place, by the
-/// whole block: per column a [`pivot_step`] (rows swapped from column `from ≤ k0` to
-/// the end: the multipliers of earlier columns still to be used move with their rows),
-/// the multipliers below the diagonal, and the panel's columns right of the pivot
-/// updated (the rest of each row is left to [`solve_panel_rows`] and the trailing
-/// update). The running determinant is `ctl[1]`. `false` (for every thread) when a
-/// column has no pivot: the matrix is singular modulo the prime. Ends with a barrier.
+/// Factors the panel of columns `k0..k1` (at most `MM_TK` = 16) of the `n × n` matrix
+/// `at` in place, by the whole block: per column a [`pivot_step`] (rows swapped from
+/// column `from ≤ k0` to the end: the multipliers of earlier columns still to be used
+/// move with their rows), the multipliers below the diagonal, and the panel's columns
+/// right of the pivot updated (the rest of each row is left to [`solve_panel_rows`] and
+/// the trailing update). A group of 16 lanes per row, lane `t` on column `k0 + t`, so
+/// that a row's panel entries are read and written together (coalesced); the pivot
+/// column's entry reaches the group by a shuffle. The running determinant is `ctl[1]`.
+/// `false` (for every thread) when a column has no pivot: the matrix is singular modulo
+/// the prime. Ends with a barrier.
 #[inline(always)]
 unsafe fn factor_panel(
     ctl: *mut u32,
@@ -301,23 +334,42 @@ unsafe fn factor_panel(
     tid: u32,
     nt: u32,
 ) -> bool {
+    let (t, groups) = (tid % 16, nt / 16);
+    let j = k0 + t;
+    let live = j < k1;
+    let mask = 0xFFFFu32 << (tid % 32 / 16 * 16);
     let mut k = k0;
     while k < k1 {
         let Some(inv) = pivot_step(ctl, at, (k, k, from), (n, n), m, tid, nt) else {
             return false;
         };
-        let mut i = k + 1 + tid;
+        let right = live && j > k;
+        let pivot_row = if right { *at(k, j) } else { 0 };
+        // Four rows per group at a time, all loads first: the loop is bound by the
+        // memory's latency, not by its arithmetic. Whether a row exists is the same for
+        // the whole group, which the shuffle needs.
+        let mut i = k + 1 + tid / 16;
         while i < n {
-            let l = m.mul(*at(i, k), inv);
-            *at(i, k) = l;
-            if l != 0 {
-                let mut j = k + 1;
-                while j < k1 {
-                    *at(i, j) = m.sub(*at(i, j), m.mul(l, *at(k, j)));
-                    j += 1;
-                }
+            let rows = [i, i + groups, i + 2 * groups, i + 3 * groups];
+            let load = |r: u32| if live && r < n { *at(r, j) } else { 0 };
+            let x = [load(rows[0]), load(rows[1]), load(rows[2]), load(rows[3])];
+            macro_rules! row {
+                ($q:literal) => {
+                    if rows[$q] < n {
+                        let l = m.mul(shuffle16(x[$q], k - k0, mask), inv);
+                        if j == k {
+                            *at(rows[$q], j) = l;
+                        } else if right && l != 0 {
+                            *at(rows[$q], j) = m.sub(x[$q], m.mul(l, pivot_row));
+                        }
+                    }
+                };
             }
-            i += nt;
+            row!(0);
+            row!(1);
+            row!(2);
+            row!(3);
+            i += 4 * groups;
         }
         _syncthreads();
         k += 1;
@@ -325,25 +377,78 @@ unsafe fn factor_panel(
     true
 }
 
-/// [`factor_panel`] by a block of 256 threads; when the matrix is singular modulo the
-/// prime, writes 0 to `det` and returns `false` (for every thread).
+/// `x` of lane `src` of this thread's group of 16 lanes (`mask`: the group's lanes,
+/// all of which call this together).
 #[inline(always)]
+unsafe fn shuffle16(x: u32, src: u32, mask: u32) -> u32 {
+    let r: u32;
+    core::arch::asm!(
+        "shfl.sync.idx.b32 {r}, {x}, {src}, 0x101f, {mask};",
+        r = out(reg32) r,
+        x = in(reg32) x,
+        src = in(reg32) src,
+        mask = in(reg32) mask,
+    );
+    r
+}
+
+/// [`factor_panel`] of the sub-panel of columns `k0..k1` (at most `MM_TK`) by a block of
+/// 256 threads; when the matrix is singular modulo the prime, writes 0 to `det` and
+/// returns `false` (for every thread). With `tile` non-null (room for `(n − k0) × MM_TK`
+/// words, [`rns_core::launch::det_panel_in_shared`]) the sub-panel's rows `k0..n` are
+/// factored there: read once and written back once, coalesced, instead of streamed
+/// through the caches once per column. Ends with a barrier.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn factor_or_zero(
     ctl: *mut u32,
+    tile: *mut u32,
     at: impl Fn(u32, u32) -> *mut u32 + Copy,
-    panel: (u32, u32, u32),
+    (k0, k1, n): (u32, u32, u32),
     from: u32,
     m: Modulus,
     det: *mut u32,
     tid: u32,
 ) -> bool {
-    if factor_panel(ctl, at, panel, from, m, tid, 256) {
-        return true;
-    }
-    if tid == 0 {
+    let w = MM_TK;
+    let words = (n - k0) * w;
+    // Entry (i, j) of the sub-panel in the tile, row by row.
+    let copy = |to_tile: bool| {
+        let mut e = tid;
+        while e < words {
+            let (i, j) = (k0 + e / w, k0 + e % w);
+            if j < k1 {
+                if to_tile {
+                    *tile.add(e as usize) = *at(i, j);
+                } else {
+                    *at(i, j) = *tile.add(e as usize);
+                }
+            }
+            e += 256;
+        }
+        _syncthreads();
+    };
+    let done = if tile.is_null() {
+        factor_panel(ctl, at, (k0, k1, n), from, m, tid, 256)
+    } else {
+        copy(true);
+        let in_tile = move |i: u32, j: u32| {
+            if j >= k0 && j < k1 {
+                tile.add(((i - k0) * w + (j - k0)) as usize)
+            } else {
+                at(i, j)
+            }
+        };
+        let done = factor_panel(ctl, in_tile, (k0, k1, n), from, m, tid, 256);
+        if done {
+            copy(false);
+        }
+        done
+    };
+    if !done && tid == 0 {
         *det = 0;
     }
-    false
+    done
 }
 
 /// Rows `k0..k1` of a factored panel (columns `k0..k1`) in columns `c0..c1` right of
@@ -375,15 +480,23 @@ unsafe fn solve_panel_rows(
     _syncthreads();
 }
 
-/// The dynamic shared memory of the blocked determinant kernels (`DET_SMEM_BYTES`): the
-/// staged A and B tiles of [`update_tiles`], then three control words (pivot row,
-/// running determinant, pivot inverse).
+/// The dynamic shared memory of the blocked determinant kernels
+/// ([`rns_core::launch::det_smem_bytes`]): the staged A and B tiles of [`update_tiles`],
+/// three control words (pivot row, running determinant, pivot inverse) and a padding
+/// word, then for an `n × n` matrix that [`rns_core::launch::det_panel_in_shared`] allows,
+/// the tile of [`factor_or_zero`] (null otherwise).
 #[inline(always)]
-unsafe fn det_shared() -> (*mut i32, *mut i32, *mut u32) {
+unsafe fn det_shared(n: u32) -> (*mut i32, *mut i32, *mut u32, *mut u32) {
     let quads: *mut Quad = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Quad>();
     let sa = quads as *mut i32;
     let sb = sa.add((MM_TK * MM_A_STRIDE) as usize);
-    (sa, sb, sb.add((MM_TK * MM_TILE) as usize) as *mut u32)
+    let ctl = sb.add((MM_TK * MM_TILE) as usize) as *mut u32;
+    let tile = if det_panel_in_shared(n as usize) {
+        ctl.add(4)
+    } else {
+        core::ptr::null_mut()
+    };
+    (sa, sb, ctl, tile)
 }
 
 /// One panel step of the determinant whose trailing updates run as separate batched
@@ -405,7 +518,7 @@ pub unsafe extern "ptx-kernel" fn rns_lu_panel(
     k0: u32,
     k1: u32,
 ) {
-    let (sa, sb, ctl) = det_shared();
+    let (sa, sb, ctl, tile) = det_shared(n);
     let c = _block_idx_x() as usize;
     let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
     let (tid, nt) = (ty * 16 + tx, 256);
@@ -426,7 +539,7 @@ pub unsafe extern "ptx-kernel" fn rns_lu_panel(
     while s0 < k1 {
         let s1 = sub(s0);
         // The whole panel's multipliers feed the trailing product: swaps start at k0.
-        if !factor_or_zero(ctl, at, (s0, s1, n), k0, m, dets.add(c), tid) {
+        if !factor_or_zero(ctl, tile, at, (s0, s1, n), k0, m, dets.add(c), tid) {
             return;
         }
         solve_panel_rows(at, (s0, s1), (s1, k1), m, tid, nt);
@@ -491,15 +604,28 @@ unsafe fn update_tiles(
         _syncthreads();
         let mut acc = [[0i64; 4]; 4];
         tile_products(&mut acc, sa, sb, tx, ty, t);
-        for (i, row) in acc.iter().enumerate() {
-            let gi = row0 + ty * 4 + i as u32;
-            for (j, &s) in row.iter().enumerate() {
-                let gj = col0 + tx * 4 + j as u32;
+        // Written out entry by entry with constant indices: a loop over `acc` would
+        // keep it in local memory (and zero it byte by byte every tile).
+        macro_rules! entry {
+            ($i:literal, $j:literal) => {
+                let (gi, gj) = (row0 + ty * 4 + $i, col0 + tx * 4 + $j);
                 if gi < r1 && gj < c1 {
-                    *at(gi, gj) = m.sub(*at(gi, gj), m.reduce_i64(s));
+                    *at(gi, gj) = m.sub(*at(gi, gj), m.reduce_i64(acc[$i][$j]));
                 }
-            }
+            };
         }
+        macro_rules! row {
+            ($i:literal) => {
+                entry!($i, 0);
+                entry!($i, 1);
+                entry!($i, 2);
+                entry!($i, 3);
+            };
+        }
+        row!(0);
+        row!(1);
+        row!(2);
+        row!(3);
         _syncthreads();
         tile.1 += MM_TILE;
         if tile.1 >= c1 {
@@ -523,7 +649,7 @@ pub unsafe extern "ptx-kernel" fn rns_det_blocked(
     moduli: *const Modulus,
     n: u32,
 ) {
-    let (sa, sb, ctl) = det_shared();
+    let (sa, sb, ctl, tile) = det_shared(n);
     let c = _block_idx_x() as usize;
     let m = *moduli.add(c);
     let a = mats.add(c * n as usize * n as usize);
@@ -537,7 +663,7 @@ pub unsafe extern "ptx-kernel" fn rns_det_blocked(
     while k0 < n {
         let k1 = if n - k0 < MM_TK { n } else { k0 + MM_TK };
         // Columns before the panel are never read again: swaps start at k0.
-        if !factor_or_zero(ctl, at, (k0, k1, n), k0, m, dets.add(c), tid) {
+        if !factor_or_zero(ctl, tile, at, (k0, k1, n), k0, m, dets.add(c), tid) {
             return;
         }
         solve_panel_rows(at, (k0, k1), (k1, n), m, tid, nt);

@@ -3,7 +3,7 @@
 
 use super::fault::{Fault, FaultSite, Faults, FAULT_VAR};
 use crate::error::Result;
-use rns_core::launch::{DET_PANEL, RESULTANT_BLOCK_MIN_DEGREE};
+use rns_core::launch::{det_panel_for, RESULTANT_BLOCK_MIN_DEGREE};
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 
 /// The environment variable that caps the device memory one operation may use, in bytes.
@@ -76,7 +76,7 @@ impl GpuConfig {
             block_resultant_from: AtomicUsize::new(RESULTANT_BLOCK_MIN_DEGREE),
             tensor_cores: AtomicU8::new(0),
             tensor_split: AtomicU8::new(0),
-            det_panel: AtomicUsize::new(DET_PANEL),
+            det_panel: AtomicUsize::new(0),
             faults,
         })
     }
@@ -166,16 +166,20 @@ impl GpuConfig {
         }
     }
 
-    /// Columns per panel of the determinant on the tensor cores (`None`: `DET_PANEL`),
-    /// at least 1 and at most 1024 (the products' inner dimension).
+    /// Columns per panel of the determinant on the tensor cores (`None`: by the order,
+    /// `rns_core::launch::det_panel_for`), at least 1 and at most 1024 (the products'
+    /// inner dimension).
     pub fn set_det_panel(&self, columns: Option<usize>) {
-        let c = columns.unwrap_or(DET_PANEL).clamp(1, 1024);
+        let c = columns.map_or(0, |c| c.clamp(1, 1024));
         self.det_panel.store(c, Ordering::Relaxed);
     }
 
-    /// Columns per panel of the determinant on the tensor cores.
-    pub fn det_panel(&self) -> usize {
-        self.det_panel.load(Ordering::Relaxed)
+    /// Columns per panel of the determinant of `n × n` matrices on the tensor cores.
+    pub fn det_panel(&self, n: usize) -> usize {
+        match self.det_panel.load(Ordering::Relaxed) {
+            0 => det_panel_for(n),
+            c => c,
+        }
     }
 
     /// Splits residues for the tensor cores as given, or by size (`None`, the default:

@@ -168,6 +168,8 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
         &kernels.interpolate,
         &kernels.resultant_block,
         &kernels.matmul_ozaki,
+        &kernels.det_blocked,
+        &kernels.lu_panel,
     ] {
         f.set_attribute(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

@@ -9,7 +9,7 @@ use super::matmul::View;
 use super::Gpu;
 use crate::error::Result;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use rns_core::launch::{DET_SMEM_BYTES, MM_THREADS_SIDE, OZ_BK, OZ_BM};
+use rns_core::launch::{det_smem_bytes, MM_THREADS_SIDE, OZ_BK, OZ_BM};
 use rns_core::ozaki::moduli_for;
 use std::sync::Arc;
 
@@ -23,7 +23,7 @@ impl Gpu {
     /// tensor-core path: as the config says, and when every (channel, small modulus)
     /// fits the product kernel's grid.
     pub fn det_on_tensor_cores(&self, n: usize, channels: usize) -> bool {
-        let panel = self.config().det_panel();
+        let panel = self.config().det_panel(n);
         n > panel
             && self.config().tensor_det_for(n)
             && channels.saturating_mul(panel_moduli(panel)) <= GRID_YZ
@@ -34,7 +34,7 @@ impl Gpu {
     /// allocates beyond its matrices: on the tensor-core path, the first (largest)
     /// trailing update's planes and small residues; none on the fused kernel.
     pub fn det_scratch_words(&self, n: usize) -> usize {
-        let panel = self.config().det_panel();
+        let panel = self.config().det_panel(n);
         if !self.config().tensor_det_for(n) || n <= panel {
             return 0;
         }
@@ -54,12 +54,12 @@ impl Gpu {
         mats: &mut CudaSlice<u32>,
         moduli: &CudaSlice<u32>,
     ) -> Result<()> {
-        let panel = self.config().det_panel();
+        let panel = self.config().det_panel(s.n);
         let (n, nn, count) = (s.n, s.n * s.n, panel_moduli(panel));
         let cfg = LaunchConfig {
             grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
             block_dim: (MM_THREADS_SIDE, MM_THREADS_SIDE, 1),
-            shared_mem_bytes: DET_SMEM_BYTES,
+            shared_mem_bytes: det_smem_bytes(s.n),
         };
         let mut k0 = 0;
         while k0 < n {
