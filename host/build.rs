@@ -54,7 +54,33 @@ fn main() {
     assert!(status.success(), "building the device crate to PTX failed");
     let deps = target_dir.join("nvptx64-nvidia-cuda/release/deps");
     let ptx = newest_asm(&deps).expect("the nvptx build left no .s file");
-    std::fs::copy(&ptx, out.join("rns_device.ptx")).expect("copy the PTX");
+    let text = std::fs::read_to_string(&ptx).expect("read the PTX");
+    std::fs::write(out.join("rns_device.ptx"), with_register_caps(text)).expect("write the PTX");
+}
+
+/// Kernels whose registers are capped (PTX `.maxnreg`, which rustc cannot emit): 80 per
+/// thread lets three blocks of 256 threads share an SM instead of two.
+const REGISTER_CAPS: [(&str, u32); 3] = [
+    ("rns_det_blocked", 80),
+    ("rns_lu_panel", 80),
+    ("rns_lu_rows", 80),
+];
+
+/// `ptx` with a `.maxnreg` directive after the parameter list of each capped kernel.
+fn with_register_caps(mut ptx: String) -> String {
+    for (name, regs) in REGISTER_CAPS {
+        let entry = format!(".entry {name}(");
+        let start = ptx
+            .find(&entry)
+            .unwrap_or_else(|| panic!("kernel {name} is missing"));
+        let end = start
+            + ptx[start..]
+                .find("\n)\n")
+                .expect("the end of the parameters")
+            + 3;
+        ptx.insert_str(end, &format!(".maxnreg {regs}\n"));
+    }
+    ptx
 }
 
 /// The newest `rns_device-*.s` in `dir`.

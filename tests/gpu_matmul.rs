@@ -133,7 +133,7 @@ fn tensor_core_products_from_one_prime_to_1024() {
 #[test]
 fn tensor_core_determinants_match_the_fused_kernel_and_cpu() {
     use rns::RnsVec;
-    use rns_core::launch::{DET_PANEL, DET_PANEL_SHARED_ROWS};
+    use rns_core::launch::DET_PANEL;
     let Some(g) = gpu() else { return };
     let _lift = LiftCaps;
     let b = basis(6);
@@ -144,8 +144,8 @@ fn tensor_core_determinants_match_the_fused_kernel_and_cpu() {
         2 * DET_PANEL + 1,
         257,
         400,
-        // Past the size whose sub-panels are factored in shared memory.
-        DET_PANEL_SHARED_ROWS + 1,
+        // Panels of 256 by default.
+        rns_core::launch::DET_WIDE_PANEL_FROM + 5,
     ]
     .into_iter()
     .enumerate()

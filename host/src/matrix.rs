@@ -17,10 +17,12 @@ pub struct IntMatrix {
     data: Vec<Integer>,
 }
 
-/// A decimal integer token, classified without converting it.
+/// A decimal integer token, classified without GMP's conversion.
 pub(crate) enum Token {
     /// At most 18 digits: the value.
     Small(i64),
+    /// 19 to 38 digits: the value.
+    Medium(i128),
     /// A longer integer, for GMP's conversion.
     Large,
 }
@@ -34,21 +36,27 @@ pub(crate) fn classify(token: &str) -> Option<Token> {
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    if digits.len() > 18 {
+    // 10^38 < 2^127: up to 38 digits fit an i128.
+    if digits.len() > 38 {
         return Some(Token::Large);
     }
     let v = digits
         .bytes()
-        .fold(0i64, |acc, b| acc * 10 + (b - b'0') as i64);
-    Some(Token::Small(if neg { -v } else { v }))
+        .fold(0i128, |acc, b| acc * 10 + (b - b'0') as i128);
+    let v = if neg { -v } else { v };
+    Some(match i64::try_from(v) {
+        Ok(small) if digits.len() <= 18 => Token::Small(small),
+        _ => Token::Medium(v),
+    })
 }
 
 /// Parses one decimal integer token: an optional `-` and ASCII digits, nothing else.
-/// Up to 18 digits without GMP's string conversion (the common case, and the cost of
+/// Up to 38 digits without GMP's string conversion (the common case, and the cost of
 /// parsing a large file of small entries).
 pub fn parse_integer(token: &str) -> Option<Integer> {
     match classify(token)? {
         Token::Small(v) => Some(Integer::from(v)),
+        Token::Medium(v) => Some(Integer::from(v)),
         Token::Large => Integer::from_str_radix(token, 10).ok(),
     }
 }
@@ -389,5 +397,34 @@ impl fmt::Display for RatMatrix {
             }
         });
         f.write_str(&text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Tokens at the edges of the machine-integer paths read as GMP reads them, and bad
+    /// tokens are refused.
+    #[test]
+    fn tokens_at_every_length_read_as_gmp_reads_them() {
+        let mut tokens: Vec<String> = ["0", "-0", "1", "-1", "007", "-007"]
+            .map(String::from)
+            .to_vec();
+        for digits in [17, 18, 19, 20, 37, 38, 39, 40, 80] {
+            tokens.push("9".repeat(digits));
+            tokens.push(format!("1{}", "0".repeat(digits - 1)));
+            tokens.push(format!("-{}", "9".repeat(digits)));
+        }
+        tokens.extend(
+            [i64::MAX as i128, i64::MIN as i128, i128::MAX, i128::MIN + 1].map(|v| v.to_string()),
+        );
+        for t in &tokens {
+            let want = Integer::from_str_radix(t, 10).unwrap();
+            assert_eq!(parse_integer(t), Some(want), "{t}");
+        }
+        for bad in ["", "-", "+1", "1-", "1.0", "١٢", "12a"] {
+            assert_eq!(parse_integer(bad), None, "{bad:?}");
+        }
     }
 }

@@ -103,6 +103,7 @@ impl ModMatrices {
     pub fn parse_mod(text: &str, source: &str, m: Modulus) -> Result<ModMatrices> {
         let (rows, cols, data) = parse_entries(text, source, |t| match classify(t)? {
             Token::Small(v) => Some(m.reduce_i64(v)),
+            Token::Medium(v) => Some(v.rem_euclid(m.m as i128) as u32),
             Token::Large => parse_integer(t).map(|x| residue(&x, m)),
         })?;
         Self::from_moduli(vec![m], rows, cols, data)

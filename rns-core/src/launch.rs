@@ -77,27 +77,6 @@ pub const MATMUL_SMEM_BYTES: u32 = (MM_A_STRIDE + MM_TILE) * MM_TK * 4;
 /// Dynamic shared memory of the blocked determinant kernel: the product's tiles and
 /// four control words (pivot row, determinant, pivot inverse, padding).
 pub const DET_SMEM_BYTES: u32 = MATMUL_SMEM_BYTES + 16;
-/// Rows up to which the blocked determinant kernels factor each sub-panel in shared
-/// memory (`n × MM_TK` words, 100 KiB at most: two blocks still fit an SM).
-pub const DET_PANEL_SHARED_ROWS: usize = 1600;
-
-/// Whether the determinant kernels keep the sub-panel of an `n × n` matrix in shared
-/// memory.
-pub const fn det_panel_in_shared(n: usize) -> bool {
-    n <= DET_PANEL_SHARED_ROWS
-}
-
-/// Dynamic shared memory of the blocked determinant kernels for `n × n` matrices: the
-/// product's tiles, four control words, and the sub-panel when
-/// [`det_panel_in_shared`].
-pub const fn det_smem_bytes(n: usize) -> u32 {
-    if det_panel_in_shared(n) {
-        DET_SMEM_BYTES + (n * MM_TK as usize * 4) as u32
-    } else {
-        DET_SMEM_BYTES
-    }
-}
-
 /// Dynamic shared memory of the elimination kernel: four control words.
 pub const ELIMINATE_SMEM_BYTES: u32 = 16;
 

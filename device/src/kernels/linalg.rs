@@ -3,7 +3,7 @@
 
 use core::arch::nvptx::*;
 use core::sync::atomic::{AtomicU32, Ordering};
-use rns_core::launch::{det_panel_in_shared, MM_A_STRIDE, MM_TILE, MM_TK};
+use rns_core::launch::{MM_A_STRIDE, MM_TILE, MM_TK};
 use rns_core::Modulus;
 
 /// One pivot step of the elimination kernels, by the whole block: finds the first row
@@ -29,19 +29,8 @@ unsafe fn pivot_step(
         return None;
     }
     let swapped = *at(r, k) == 0;
-    if swapped {
-        let p = first_nonzero(ctl, &at, (r + 1, rows), k, tid, nt);
-        if p == rows {
-            return None;
-        }
-        let mut j = from + tid;
-        while j < cols {
-            let t = *at(p, j);
-            *at(p, j) = *at(r, j);
-            *at(r, j) = t;
-            j += nt;
-        }
-        _syncthreads();
+    if swapped && !swap_in_pivot(ctl, &at, (r, k, from), (rows, cols), tid, nt) {
+        return None;
     }
     if tid == 0 {
         // After a swap the diagonal entry is the pivot, and the sign changes.
@@ -52,6 +41,34 @@ unsafe fn pivot_step(
     }
     _syncthreads();
     Some(*ctl.add(2))
+}
+
+/// The rare part of [`pivot_step`], when the diagonal entry is zero: the first row `p`
+/// below `r` with a non-zero entry in column `k` is swapped with row `r` from column
+/// `from` on; `false` (for every thread) when there is none. Out of line: inlined, it
+/// costs the elimination loops registers. Ends with a barrier.
+#[inline(never)]
+unsafe fn swap_in_pivot(
+    ctl: *mut u32,
+    at: &impl Fn(u32, u32) -> *mut u32,
+    (r, k, from): (u32, u32, u32),
+    (rows, cols): (u32, u32),
+    tid: u32,
+    nt: u32,
+) -> bool {
+    let p = first_nonzero(ctl, at, (r + 1, rows), k, tid, nt);
+    if p == rows {
+        return false;
+    }
+    let mut j = from + tid;
+    while j < cols {
+        let t = *at(p, j);
+        *at(p, j) = *at(r, j);
+        *at(r, j) = t;
+        j += nt;
+    }
+    _syncthreads();
+    true
 }
 
 /// The first row of `r0..rows` with a non-zero entry in column `k` (`rows` when none),
@@ -392,59 +409,19 @@ unsafe fn shuffle16(x: u32, src: u32, mask: u32) -> u32 {
     r
 }
 
-/// [`factor_panel`] of the sub-panel of columns `k0..k1` (at most `MM_TK`) by a block of
-/// 256 threads; when the matrix is singular modulo the prime, writes 0 to `det` and
-/// returns `false` (for every thread). With `tile` non-null (room for `(n − k0) × MM_TK`
-/// words, [`rns_core::launch::det_panel_in_shared`]) the sub-panel's rows `k0..n` are
-/// factored there: read once and written back once, coalesced, instead of streamed
-/// through the caches once per column. Ends with a barrier.
+/// [`factor_panel`] by a block of 256 threads; when the matrix is singular modulo the
+/// prime, writes 0 to `det` and returns `false` (for every thread).
 #[inline(always)]
-#[allow(clippy::too_many_arguments)]
 unsafe fn factor_or_zero(
     ctl: *mut u32,
-    tile: *mut u32,
     at: impl Fn(u32, u32) -> *mut u32 + Copy,
-    (k0, k1, n): (u32, u32, u32),
+    panel: (u32, u32, u32),
     from: u32,
     m: Modulus,
     det: *mut u32,
     tid: u32,
 ) -> bool {
-    let w = MM_TK;
-    let words = (n - k0) * w;
-    // Entry (i, j) of the sub-panel in the tile, row by row.
-    let copy = |to_tile: bool| {
-        let mut e = tid;
-        while e < words {
-            let (i, j) = (k0 + e / w, k0 + e % w);
-            if j < k1 {
-                if to_tile {
-                    *tile.add(e as usize) = *at(i, j);
-                } else {
-                    *at(i, j) = *tile.add(e as usize);
-                }
-            }
-            e += 256;
-        }
-        _syncthreads();
-    };
-    let done = if tile.is_null() {
-        factor_panel(ctl, at, (k0, k1, n), from, m, tid, 256)
-    } else {
-        copy(true);
-        let in_tile = move |i: u32, j: u32| {
-            if j >= k0 && j < k1 {
-                tile.add(((i - k0) * w + (j - k0)) as usize)
-            } else {
-                at(i, j)
-            }
-        };
-        let done = factor_panel(ctl, in_tile, (k0, k1, n), from, m, tid, 256);
-        if done {
-            copy(false);
-        }
-        done
-    };
+    let done = factor_panel(ctl, at, panel, from, m, tid, 256);
     if !done && tid == 0 {
         *det = 0;
     }
@@ -480,35 +457,27 @@ unsafe fn solve_panel_rows(
     _syncthreads();
 }
 
-/// The dynamic shared memory of the blocked determinant kernels
-/// ([`rns_core::launch::det_smem_bytes`]): the staged A and B tiles of [`update_tiles`],
-/// three control words (pivot row, running determinant, pivot inverse) and a padding
-/// word, then for an `n × n` matrix that [`rns_core::launch::det_panel_in_shared`] allows,
-/// the tile of [`factor_or_zero`] (null otherwise).
+/// The dynamic shared memory of the blocked determinant kernels (`DET_SMEM_BYTES`): the
+/// staged A and B tiles of [`update_tiles`], then three control words (pivot row,
+/// running determinant, pivot inverse).
 #[inline(always)]
-unsafe fn det_shared(n: u32) -> (*mut i32, *mut i32, *mut u32, *mut u32) {
+unsafe fn det_shared() -> (*mut i32, *mut i32, *mut u32) {
     let quads: *mut Quad = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<Quad>();
     let sa = quads as *mut i32;
     let sb = sa.add((MM_TK * MM_A_STRIDE) as usize);
-    let ctl = sb.add((MM_TK * MM_TILE) as usize) as *mut u32;
-    let tile = if det_panel_in_shared(n as usize) {
-        ctl.add(4)
-    } else {
-        core::ptr::null_mut()
-    };
-    (sa, sb, ctl, tile)
+    (sa, sb, sb.add((MM_TK * MM_TILE) as usize) as *mut u32)
 }
 
 /// One panel step of the determinant whose trailing updates run as separate batched
 /// products (on the tensor cores, `rns_matmul_ozaki`): for channel `c = blockIdx.x` of
-/// the `n × n` matrices at `mats + c·n²`, the panel of columns `k0..k1` is factored and
-/// the rows `k0..k1` right of it solved (`U12 = L11⁻¹ · A12`), so that only `A22 −=
-/// L21 · U12` is left. Within the panel the steps of `rns_det_blocked`, by sub-panels of
+/// the `n × n` matrices at `mats + c·n²`, the panel of columns `k0..k1` is factored (and
+/// with `rns_lu_rows` the rows `k0..k1` right of it solved, `U12 = L11⁻¹ · A12`), so
+/// that only `A22 −= L21 · U12` is left. Within the panel the steps of `rns_det_blocked`, by sub-panels of
 /// `MM_TK` columns ([`factor_panel`], [`solve_panel_rows`], [`update_tiles`]) on the
-/// panel's columns only; then `U12` by the same sub-panels. The running
-/// determinant is kept in `dets[c]` (started at 1 when `k0 = 0`; 0 once singular, after
-/// which the channel's later panels do nothing). A block of 16 × 16 threads; dynamic
-/// shared memory `DET_SMEM_BYTES`.
+/// panel's columns only; then `rns_lu_rows` solves `U12`. The running determinant is
+/// kept in `dets[c]` (started at 1 when `k0 = 0`; 0 once singular, after which the
+/// channel's later panels do nothing). A block of 16 × 16 threads; dynamic shared memory
+/// `DET_SMEM_BYTES`.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn rns_lu_panel(
     dets: *mut u32,
@@ -518,7 +487,7 @@ pub unsafe extern "ptx-kernel" fn rns_lu_panel(
     k0: u32,
     k1: u32,
 ) {
-    let (sa, sb, ctl, tile) = det_shared(n);
+    let (sa, sb, ctl) = det_shared();
     let c = _block_idx_x() as usize;
     let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
     let (tid, nt) = (ty * 16 + tx, 256);
@@ -539,23 +508,48 @@ pub unsafe extern "ptx-kernel" fn rns_lu_panel(
     while s0 < k1 {
         let s1 = sub(s0);
         // The whole panel's multipliers feed the trailing product: swaps start at k0.
-        if !factor_or_zero(ctl, tile, at, (s0, s1, n), k0, m, dets.add(c), tid) {
+        if !factor_or_zero(ctl, at, (s0, s1, n), k0, m, dets.add(c), tid) {
             return;
         }
         solve_panel_rows(at, (s0, s1), (s1, k1), m, tid, nt);
         update_tiles((sa, sb), at, (s0, s1), (s1, n), (s1, k1), m, (tx, ty));
         s0 = s1;
     }
-    // U12 = L11⁻¹ · A12 by the same sub-panels.
+    if tid == 0 {
+        *dets.add(c) = *ctl.add(1);
+    }
+}
+
+/// The rows `k0..k1` right of a panel that `rns_lu_panel` factored: `U12 = L11⁻¹ · A12`
+/// in place by the panel's sub-panels of `MM_TK` ([`solve_panel_rows`],
+/// [`update_tiles`]), for channel `c = blockIdx.x` unless its determinant `dets[c]` is
+/// already 0. A kernel of its own so that each part fits the registers of three blocks
+/// per SM. A block of 16 × 16 threads; dynamic shared memory as `rns_lu_panel`.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_lu_rows(
+    dets: *const u32,
+    mats: *mut u32,
+    moduli: *const Modulus,
+    n: u32,
+    k0: u32,
+    k1: u32,
+) {
+    let (sa, sb, _) = det_shared();
+    let c = _block_idx_x() as usize;
+    if *dets.add(c) == 0 || k1 > n || k0 >= k1 {
+        return;
+    }
+    let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
+    let (tid, nt) = (ty * 16 + tx, 256);
+    let m = *moduli.add(c);
+    let a = mats.add(c * n as usize * n as usize);
+    let at = |i: u32, j: u32| a.add(i as usize * n as usize + j as usize);
     let mut s0 = k0;
     while s0 < k1 {
-        let s1 = sub(s0);
+        let s1 = if k1 - s0 < MM_TK { k1 } else { s0 + MM_TK };
         solve_panel_rows(at, (s0, s1), (k1, n), m, tid, nt);
         update_tiles((sa, sb), at, (s0, s1), (s1, k1), (k1, n), m, (tx, ty));
         s0 = s1;
-    }
-    if tid == 0 {
-        *dets.add(c) = *ctl.add(1);
     }
 }
 
@@ -649,7 +643,7 @@ pub unsafe extern "ptx-kernel" fn rns_det_blocked(
     moduli: *const Modulus,
     n: u32,
 ) {
-    let (sa, sb, ctl, tile) = det_shared(n);
+    let (sa, sb, ctl) = det_shared();
     let c = _block_idx_x() as usize;
     let m = *moduli.add(c);
     let a = mats.add(c * n as usize * n as usize);
@@ -663,7 +657,7 @@ pub unsafe extern "ptx-kernel" fn rns_det_blocked(
     while k0 < n {
         let k1 = if n - k0 < MM_TK { n } else { k0 + MM_TK };
         // Columns before the panel are never read again: swaps start at k0.
-        if !factor_or_zero(ctl, tile, at, (k0, k1, n), k0, m, dets.add(c), tid) {
+        if !factor_or_zero(ctl, at, (k0, k1, n), k0, m, dets.add(c), tid) {
             return;
         }
         solve_panel_rows(at, (k0, k1), (k1, n), m, tid, nt);

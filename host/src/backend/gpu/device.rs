@@ -38,6 +38,7 @@ pub(crate) struct Kernels {
     pub eliminate: CudaFunction,
     pub det_blocked: CudaFunction,
     pub lu_panel: CudaFunction,
+    pub lu_rows: CudaFunction,
     pub matmul: CudaFunction,
     pub matmul_imma: CudaFunction,
     pub imma_planes: CudaFunction,
@@ -76,6 +77,7 @@ impl Kernels {
             eliminate: f("rns_eliminate")?,
             det_blocked: f("rns_det_blocked")?,
             lu_panel: f("rns_lu_panel")?,
+            lu_rows: f("rns_lu_rows")?,
             matmul: f("rns_matmul")?,
             matmul_imma: f("rns_matmul_imma")?,
             imma_planes: f("rns_imma_planes")?,
@@ -168,8 +170,6 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
         &kernels.interpolate,
         &kernels.resultant_block,
         &kernels.matmul_ozaki,
-        &kernels.det_blocked,
-        &kernels.lu_panel,
     ] {
         f.set_attribute(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

@@ -409,7 +409,7 @@ impl Gpu {
         let cfg = LaunchConfig {
             grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
             block_dim: (MM_THREADS_SIDE, MM_THREADS_SIDE, 1),
-            shared_mem_bytes: det_smem_bytes(s.n),
+            shared_mem_bytes: DET_SMEM_BYTES,
         };
         let n = s.n as u32;
         launch!(

@@ -9,7 +9,7 @@ use super::matmul::View;
 use super::Gpu;
 use crate::error::Result;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use rns_core::launch::{det_smem_bytes, MM_THREADS_SIDE, OZ_BK, OZ_BM};
+use rns_core::launch::{DET_SMEM_BYTES, MM_THREADS_SIDE, OZ_BK, OZ_BM};
 use rns_core::ozaki::moduli_for;
 use std::sync::Arc;
 
@@ -59,14 +59,15 @@ impl Gpu {
         let cfg = LaunchConfig {
             grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
             block_dim: (MM_THREADS_SIDE, MM_THREADS_SIDE, 1),
-            shared_mem_bytes: det_smem_bytes(s.n),
+            shared_mem_bytes: DET_SMEM_BYTES,
         };
         let mut k0 = 0;
         while k0 < n {
             let k1 = (k0 + panel).min(n);
-            let f = &self.kernels().lu_panel;
             let [nu, k0u, k1u] = [n, k0, k1].map(|v| v as u32);
-            launch!(self, stream, f, cfg, &mut *dets, &mut *mats, moduli, &nu, &k0u, &k1u)?;
+            for f in [&self.kernels().lu_panel, &self.kernels().lu_rows] {
+                launch!(self, stream, f, cfg, &mut *dets, &mut *mats, moduli, &nu, &k0u, &k1u)?;
+            }
             if k1 < n {
                 let m = n - k1;
                 let shape = Matmul {
