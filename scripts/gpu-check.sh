@@ -172,6 +172,7 @@ if [[ " $* " == *" --python "* ]]; then
     python_wheels
     python3 -m pytest -q -rs -p no:cacheprovider python/tests 2>&1 | tail -15 || status=1
     for be in gpu cpu; do python3 python/bench/vs_flint.py --backend $be || status=1; done
+    python3 python/bench/vs_flint.py --backend gpu --only det1000,solve1000 || status=1
 fi
 if [[ " $* " == *" --multi "* ]]; then
     echo "== several GPUs against one (library calls, host in / host out; CSV to \$OUT)"

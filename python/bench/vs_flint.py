@@ -12,6 +12,8 @@ and the ratios FLINT / rns. The Python overhead is (rns − library) / rns.
 It also times Python int conversion through binary and through decimal strings.
 
     python bench/vs_flint.py [--quick] [--backend auto|cpu|gpu] [--only det,matmul,...]
+
+det1000 and solve1000 (1000² 64-bit) run only when --only names them.
 """
 
 import argparse
@@ -113,7 +115,13 @@ def cases(quick):
         "matmul": matmul(int(256 * s), 1000),
         "resultant": resultant(int(500 * s), 1000),
         "solve": solve(int(200 * s), 64),
+        # Only when named in --only (FLINT takes tens of seconds on them).
+        "det1000": det(int(1000 * s), 64),
+        "solve1000": solve(int(1000 * s), 64),
     }
+
+
+LARGE = {"det1000", "solve1000"}
 
 
 def conversions(quick):
@@ -150,17 +158,17 @@ def main():
     only = set(args.only.split(",")) - {""}
     status = 0
     for key, (name, build) in cases(args.quick).items():
-        if only and key not in only:
+        if (only and key not in only) or (key in LARGE and key not in only):
             continue
         rng = random.Random(1)
         on_lists, on_prebuilt, in_flint, to_py = build(rng)
-        reps = 3
+        reps = 1 if key in LARGE else 3
         t_rns, got, lib = best(lambda: on_lists(args.backend), reps, engine)
         t_pre = best(lambda: on_prebuilt(args.backend), reps)[0] if on_prebuilt else float("nan")
         flint.ctx.threads = 1
         t_f1, want, _ = best(in_flint, 1)
         flint.ctx.threads = threads
-        t_fn = best(in_flint, 1 if args.quick else 2)[0]
+        t_fn = best(in_flint, 1 if args.quick or key in LARGE else 2)[0]
         want = to_py(want)
         ok = got == want
         status |= not ok

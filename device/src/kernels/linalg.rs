@@ -261,15 +261,30 @@ pub unsafe extern "ptx-kernel" fn rns_matmul(
         _syncthreads();
         k0 += MM_TK;
     }
-    for (i, row) in acc.iter().enumerate() {
-        let gi = row0 + ty * 4 + i as u32;
-        for (j, &s) in row.iter().enumerate() {
-            let gj = col0 + tx * 4 + j as u32;
-            if gi < n && gj < p {
-                *out.add(gi as usize * p as usize + gj as usize) = m.reduce_i64(s);
-            }
+    for_each_entry(&acc, |i, j, s| {
+        let (gi, gj) = (row0 + ty * 4 + i, col0 + tx * 4 + j);
+        if gi < n && gj < p {
+            *out.add(gi as usize * p as usize + gj as usize) = m.reduce_i64(s);
         }
+    });
+}
+
+/// `f(i, j, acc[i][j])` for the 16 accumulators, written out with constant indices: a
+/// loop over `acc` would keep it in local memory (and zero it byte by byte).
+#[inline(always)]
+fn for_each_entry(acc: &[[i64; 4]; 4], mut f: impl FnMut(u32, u32, i64)) {
+    macro_rules! row {
+        ($i:literal) => {
+            f($i, 0, acc[$i][0]);
+            f($i, 1, acc[$i][1]);
+            f($i, 2, acc[$i][2]);
+            f($i, 3, acc[$i][3]);
+        };
     }
+    row!(0);
+    row!(1);
+    row!(2);
+    row!(3);
 }
 
 /// Stages one k-tile of a 64 × 64 block product in shared memory (block of 16 × 16
@@ -598,28 +613,12 @@ unsafe fn update_tiles(
         _syncthreads();
         let mut acc = [[0i64; 4]; 4];
         tile_products(&mut acc, sa, sb, tx, ty, t);
-        // Written out entry by entry with constant indices: a loop over `acc` would
-        // keep it in local memory (and zero it byte by byte every tile).
-        macro_rules! entry {
-            ($i:literal, $j:literal) => {
-                let (gi, gj) = (row0 + ty * 4 + $i, col0 + tx * 4 + $j);
-                if gi < r1 && gj < c1 {
-                    *at(gi, gj) = m.sub(*at(gi, gj), m.reduce_i64(acc[$i][$j]));
-                }
-            };
-        }
-        macro_rules! row {
-            ($i:literal) => {
-                entry!($i, 0);
-                entry!($i, 1);
-                entry!($i, 2);
-                entry!($i, 3);
-            };
-        }
-        row!(0);
-        row!(1);
-        row!(2);
-        row!(3);
+        for_each_entry(&acc, |i, j, s| {
+            let (gi, gj) = (row0 + ty * 4 + i, col0 + tx * 4 + j);
+            if gi < r1 && gj < c1 {
+                *at(gi, gj) = m.sub(*at(gi, gj), m.reduce_i64(s));
+            }
+        });
         _syncthreads();
         tile.1 += MM_TILE;
         if tile.1 >= c1 {
