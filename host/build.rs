@@ -60,8 +60,7 @@ fn main() {
 
 /// Kernels whose registers are capped (PTX `.maxnreg`, which rustc cannot emit): 80 per
 /// thread lets three blocks of 256 threads share an SM instead of two.
-const REGISTER_CAPS: [(&str, u32); 4] = [
-    ("rns_matmul", 80),
+const REGISTER_CAPS: [(&str, u32); 3] = [
     ("rns_det_blocked", 80),
     ("rns_lu_panel", 80),
     ("rns_lu_rows", 80),
