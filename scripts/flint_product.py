@@ -49,6 +49,10 @@ def main():
             ok = False
     print(f"whole `rns matmul` process on the GPU: {min(ts) * 1e3:.1f} ms = "
           f"{flint16 / (min(ts) * 1e3):.1f}x FLINT with {os.cpu_count()} threads", flush=True)
+    # Its stages, from one more run.
+    r = subprocess.run([rns_bin, "matmul", f"{d}/a.txt", f"{d}/b.txt", "--backend", "gpu", "--stats"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    print("stages of that process (--stats):\n" + r.stderr.decode()[-2000:], flush=True)
     sys.exit(0 if ok else 1)
 
 
