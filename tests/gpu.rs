@@ -282,6 +282,14 @@ fn chunked_paths_match_cpu() {
     // The exact product's fused device path does not fit this cap: the chunked one.
     let (x, y) = (gen.matrix(9, 7, 200), gen.matrix(7, 5, 200));
     assert_eq!(linalg::matmul(&x, &y, &g).unwrap(), naive_matmul(&x, &y));
+    // Nor does the solve's: eliminated in chunks, its right-hand sides cut on the host.
+    let (a, rhs) = (gen.matrix(12, 12, 40), gen.matrix(12, 3, 40));
+    let (x, _) = linalg::solve_with_method(&a, &rhs, &g, Method::Multimodular).unwrap();
+    assert_eq!(
+        x.entries(),
+        &rational_solve(&a, &rhs).unwrap()[..],
+        "solve, chunked"
+    );
     let a = mod_matrices(&b, 20, 20, 4);
     same(
         g.matmul_mod(&a, &a).unwrap().data(),

@@ -82,7 +82,7 @@ pub fn rank(a: &IntMatrix, backend: &Backend) -> Result<usize> {
     }
     let basis = Arc::new(RnsBasis::for_bits(minor_bits(a)));
     let shape = (a.rows(), a.cols(), a.cols());
-    let (e, _) = backend.eliminate_integers(&basis, a.entries(), shape, false, false)?;
+    let (e, _) = backend.eliminate_integers(&basis, a.entries(), shape, false, None)?;
     Ok(e.iter().map(|e| e.rank as usize).max().unwrap_or(0))
 }
 
@@ -141,7 +141,7 @@ pub fn solve_with_method(
         let channels = basis.channels();
         laps.stage("primes")?;
         let (e, data) =
-            backend.eliminate_integers(&basis, ab.entries(), (n, cols, n), true, true)?;
+            backend.eliminate_integers(&basis, ab.entries(), (n, cols, n), true, Some(n))?;
         laps.stage("reduce, eliminate mod p")?;
         let bad: Vec<u32> = (0..channels)
             .filter(|&c| e[c].rank as usize != n)
@@ -159,14 +159,12 @@ pub fn solve_with_method(
         let len = 1 + n * l;
         let mut out = vec![0u32; channels * len];
         out.par_chunks_mut(len)
-            .zip(data.par_chunks(n * cols))
+            .zip(data.par_chunks(n * l))
             .zip(basis.moduli().par_iter().zip(&e))
             .for_each(|((o, block), (m, e))| {
                 o[0] = e.det;
-                for i in 0..n {
-                    for j in 0..l {
-                        o[1 + i * l + j] = m.mul(e.det, block[i * cols + n + j]);
-                    }
+                for (x, &y) in o[1..].iter_mut().zip(block) {
+                    *x = m.mul(e.det, y);
                 }
             });
         laps.stage("det·X mod p")?;

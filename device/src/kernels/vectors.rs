@@ -452,3 +452,26 @@ pub unsafe extern "ptx-kernel" fn rns_transpose(
         j += 8;
     }
 }
+
+/// `dst[e] = src[(e / w)·cols + from + e mod w]` for `e < len`, `w = cols − from`: the
+/// columns `from..` of a stack of rows (a solve's right-hand sides after Gauss–Jordan).
+/// Grid-stride.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_gather_columns(
+    dst: *mut u32,
+    src: *const u32,
+    len: u64,
+    cols: u64,
+    from: u64,
+) {
+    let w = cols - from;
+    if w == 0 {
+        return;
+    }
+    let mut e = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as u64;
+    let stride = (_grid_dim_x() * _block_dim_x()) as u64;
+    while e < len {
+        *dst.add(e as usize) = *src.add(((e / w) * cols + from + e % w) as usize);
+        e += stride;
+    }
+}

@@ -123,14 +123,16 @@ impl Backend {
     /// [`Backend::eliminate_per_channel`] on the images (`shape = (rows, cols,
     /// pivot_cols)`, `entries` row-major). On the GPU both happen on the device and the
     /// residues never cross PCIe. Returns the rank and determinant per channel and, with
-    /// `keep`, the eliminated matrices (one per channel, one after another; else empty).
+    /// `keep = Some(from)`, the columns `from..cols` of the eliminated matrices (one
+    /// `rows × (cols − from)` block per channel, one after another; else empty): a solve
+    /// needs only its right-hand sides, and on the GPU only those cross PCIe back.
     pub fn eliminate_integers(
         &self,
         basis: &Arc<RnsBasis>,
         entries: &[Integer],
         shape: (usize, usize, usize),
         jordan: bool,
-        keep: bool,
+        keep: Option<usize>,
     ) -> Result<(Vec<Elimination>, Vec<u32>)> {
         let (rows, cols, pivot_cols) = shape;
         if entries.len() != rows * cols {
@@ -139,8 +141,15 @@ impl Backend {
                 entries.len()
             )));
         }
+        if keep.is_some_and(|from| from > cols) {
+            return Err(Error::Shape(format!(
+                "columns from {keep:?} of a {rows}×{cols} matrix"
+            )));
+        }
         check_range(basis, entries)?;
         let (work, size) = (entries.len() * basis.channels(), rows * cols);
+        // Words kept per channel.
+        let kept = keep.map_or(0, |from| rows * (cols - from));
         let packed = self.gpu_for(work).map(|_| pack_words(entries));
         let run = |be: &Backend, mods: &[Modulus]| match (be.gpu_for(size * mods.len()), &packed) {
             (Some(g), Some((w, neg, nw))) => {
@@ -149,23 +158,23 @@ impl Backend {
             _ => {
                 let mut data = vector::residues_of(entries, mods);
                 let e = cpu::eliminate_per_channel(mods, rows, cols, pivot_cols, jordan, &mut data);
-                Ok((e, if keep { data } else { Vec::new() }))
+                let data = keep.map_or_else(Vec::new, |from| columns_from(data, cols, from));
+                Ok((e, data))
             }
         };
         if self.split_count(work) == 1 {
             return run(self, basis.moduli());
         }
         if let Some(gpus) = self.several_gpus(work) {
-            let mut data = vec![0u32; if keep { basis.channels() * size } else { 0 }];
-            let per = if keep { size } else { 0 };
+            let mut data = vec![0u32; basis.channels() * kept];
             let parts =
-                split::per_device_mut(gpus, basis.channels(), per, &mut data, &|one, r, out| {
+                split::per_device_mut(gpus, basis.channels(), kept, &mut data, &|one, r, out| {
                     // Each device's matrices come straight into their place.
                     let mods = &basis.moduli()[r];
                     match (one.gpu(), &packed) {
                         (Some(g), Some((w, neg, nw))) => {
                             let packed = (&w[..], &neg[..], *nw);
-                            let into = keep.then_some(out);
+                            let into = keep.is_some().then_some(out);
                             Ok(g.eliminate_packed(mods, packed, shape, jordan, keep, into)?
                                 .0)
                         }
@@ -176,15 +185,15 @@ impl Backend {
         }
         let out = self.by_channels(
             basis.channels(),
-            per_elimination(size, keep),
+            per_elimination(kept, keep.is_some()),
             work,
             &|be, r| {
                 let (e, data) = run(be, &basis.moduli()[r])?;
-                Ok(pack_eliminations(&e, keep.then_some(&data[..]), size))
+                Ok(pack_eliminations(&e, keep.map(|_| &data[..]), kept))
             },
         )?;
-        let mut data = vec![0u32; if keep { basis.channels() * size } else { 0 }];
-        let e = unpack_eliminations(&out, size, keep.then_some(&mut data[..]));
+        let mut data = vec![0u32; basis.channels() * kept];
+        let e = unpack_eliminations(&out, kept, keep.map(|_| &mut data[..]));
         Ok((e, data))
     }
 
@@ -305,6 +314,17 @@ impl Backend {
 fn cpu_dets(moduli: &[Modulus], n: usize, mut data: Vec<u32>) -> Words {
     let e = cpu::eliminate_per_channel(moduli, n, n, n, false, &mut data);
     e.into_iter().map(|e| e.det).collect()
+}
+
+/// The columns `from..cols` of every row of the row-major `data` (`cols` words per row).
+pub(crate) fn columns_from(data: Vec<u32>, cols: usize, from: usize) -> Vec<u32> {
+    if from == 0 {
+        return data;
+    }
+    data.chunks_exact(cols.max(1))
+        .flat_map(|row| &row[from..])
+        .copied()
+        .collect()
 }
 
 /// Words per channel of a packed elimination: rank, determinant and, with `keep`, the

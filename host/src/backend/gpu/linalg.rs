@@ -7,6 +7,7 @@ use super::launch::{grid_limit, launch, need, Det, Digits, Eliminate, Matmul, Re
 use super::memory::{moduli_words, MODULUS_WORDS};
 use super::pipeline::{HostIn, HostOut};
 use super::{Gpu, Packed};
+use crate::backend::matrices::columns_from;
 use crate::error::{Error, Result};
 use crate::words::{Words, WordsRef};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
@@ -237,9 +238,11 @@ impl Gpu {
 
     /// Reduces integer matrix entries (packed as for [`Gpu::reduce_words`]) modulo every
     /// channel straight into the elimination buffer and eliminates there: the residues
-    /// never cross PCIe. `None` when they do not fit the memory budget. With `keep`, the
-    /// eliminated matrices come back too: into `into` when given (its length must be
-    /// theirs; the returned vector is then empty), else in a new vector.
+    /// never cross PCIe. `None` when they do not fit the memory budget. With `keep =
+    /// Some(from)`, the columns `from..cols` of the eliminated matrices come back too
+    /// (gathered on the device, `rows × (cols − from)` words per channel): into `into`
+    /// when given (its length must be theirs; the returned vector is then empty), else in
+    /// a new vector.
     #[allow(clippy::too_many_arguments)]
     pub fn eliminate_words(
         &self,
@@ -249,11 +252,14 @@ impl Gpu {
         cols: usize,
         pivot_cols: usize,
         jordan: bool,
-        keep: bool,
+        keep: Option<usize>,
         into: Option<&mut [u32]>,
     ) -> Result<Option<(Vec<Elimination>, Vec<u32>)>> {
-        let (size, channels) = (rows * cols, moduli.len());
-        if !self.fits_reduced(packed, channels, 3)? {
+        let channels = moduli.len();
+        let from = keep.unwrap_or(0).min(cols);
+        let kept = rows * (cols - from);
+        let gathered = if keep.is_some() && from > 0 { kept } else { 0 };
+        if !self.fits_reduced(packed, channels, 3 + gathered)? {
             return Ok(None);
         }
         let streams = self.lease_streams(1)?;
@@ -269,16 +275,21 @@ impl Gpu {
             channels,
         };
         self.launch_eliminate(s, shape, &mut dr, &mut dd, &mut dmats, &dm)?;
+        if gathered > 0 {
+            let mut dkept = self.alloc_on(s, channels * kept)?;
+            self.launch_gather_columns(s, &mut dkept, &dmats, (channels * rows, cols), from)?;
+            dmats = dkept;
+        }
         let data = match (keep, into) {
-            (false, _) => Vec::new(),
-            (true, None) => self.download_on(s, &dmats, channels * size)?,
-            (true, Some(out)) => {
-                if out.len() != channels * size {
+            (None, _) => Vec::new(),
+            (Some(_), None) => self.download_on(s, &dmats, channels * kept)?,
+            (Some(_), Some(out)) => {
+                if out.len() != channels * kept {
                     return Err(Error::Internal(
                         "an elimination's output of the wrong length".into(),
                     ));
                 }
-                self.dtoh(s, &dmats, out)?;
+                self.dtoh(s, &dmats.slice(0..channels * kept), out)?;
                 // Before anything else can fail: `out` may be page-locked, and the copy
                 // must not outlive it on an error path.
                 self.sync_stream(s)?;
@@ -418,7 +429,7 @@ impl Gpu {
 
     /// [`Gpu::eliminate_words`], or when the residues do not fit the device at once,
     /// reduced and eliminated in chunks (`shape = (rows, cols, pivot_cols)`); with
-    /// `keep`, the matrices into `into` when given, as there.
+    /// `keep = Some(from)`, the matrices' columns `from..` into `into` when given, as there.
     #[allow(clippy::too_many_arguments)]
     pub fn eliminate_packed(
         self: &Arc<Self>,
@@ -426,7 +437,7 @@ impl Gpu {
         packed: Packed,
         (rows, cols, pivot_cols): (usize, usize, usize),
         jordan: bool,
-        keep: bool,
+        keep: Option<usize>,
         mut into: Option<&mut [u32]>,
     ) -> Result<(Vec<Elimination>, Vec<u32>)> {
         let now = into.as_deref_mut();
@@ -437,19 +448,67 @@ impl Gpu {
         }
         let (w, neg, nwords) = packed;
         let mut data = self.reduce_words(moduli, w, neg, neg.len(), nwords)?;
+        let all = keep.is_some();
         let e =
-            self.eliminate_per_channel(moduli, rows, cols, pivot_cols, jordan, &mut data, keep)?;
-        match (keep, into) {
-            (false, _) => Ok((e, Vec::new())),
-            (true, None) => Ok((e, data.into_vec())),
-            (true, Some(out)) if out.len() == data.len() => {
+            self.eliminate_per_channel(moduli, rows, cols, pivot_cols, jordan, &mut data, all)?;
+        let Some(from) = keep else {
+            return Ok((e, Vec::new()));
+        };
+        let data = columns_from(data.into_vec(), cols, from);
+        match into {
+            None => Ok((e, data)),
+            Some(out) if out.len() == data.len() => {
                 out.copy_from_slice(&data);
                 Ok((e, Vec::new()))
             }
-            (true, Some(_)) => Err(Error::Internal(
+            Some(_) => Err(Error::Internal(
                 "an elimination's output of the wrong length".into(),
             )),
         }
+    }
+
+    /// `dst[r·w + j] = src[r·cols + from + j]` for `r < lines`, `j < w = cols − from`:
+    /// the columns `from..` of a stack of `lines` rows (`rns_gather_columns`).
+    pub fn launch_gather_columns(
+        &self,
+        stream: &Arc<CudaStream>,
+        dst: &mut CudaSlice<u32>,
+        src: &CudaSlice<u32>,
+        (lines, cols): (usize, usize),
+        from: usize,
+    ) -> Result<()> {
+        let width = cols.saturating_sub(from);
+        need("gathered columns", dst, lines * width)?;
+        need("gather input", src, lines * cols)?;
+        let len = lines * width;
+        if len == 0 {
+            return Ok(());
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (
+                grid_limit(
+                    "gather blocks",
+                    len.div_ceil(256).min(65_535),
+                    i32::MAX as usize,
+                )?,
+                1,
+                1,
+            ),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let [n, c, f] = [len, cols, from].map(|v| v as u64);
+        launch!(
+            self,
+            stream,
+            &self.kernels().gather_columns,
+            cfg,
+            dst,
+            src,
+            &n,
+            &c,
+            &f
+        )
     }
 
     /// `dst = srcᵀ` on `stream` for the `rows × cols` row-major words `src`
