@@ -4,7 +4,7 @@
 //! entries, dependent rows, primes dividing the determinant).
 
 use proptest::prelude::*;
-use rns::{linalg, Backend, Error, IntMatrix, ModMatrices, RatMatrix};
+use rns::{linalg, Backend, Error, IntMatrix, Method, ModMatrices, RatMatrix};
 use rns_suite::{matmul_mod_ref, naive_matmul, rational_rref, rational_solve, rref_mod_ref, Gen};
 use rug::{Integer, Rational};
 
@@ -236,6 +236,19 @@ fn special_ranks_and_solutions() {
         Err(Error::Shape(_))
     ));
     assert_eq!(linalg::rank(&rect, &cpu).unwrap(), 2);
+    // No right-hand side (B is n × 0, as the Python fuzzer once passed): an empty
+    // answer by either method, not a panic; a singular A is still refused.
+    let none = IntMatrix::new(2, 0, Vec::new()).unwrap();
+    for method in [Method::Dixon, Method::Multimodular] {
+        let (x, _) = linalg::solve_with_method(&u, &none, &cpu, method).unwrap();
+        assert_eq!((x.rows(), x.cols()), (2, 0), "{method:?}");
+        let zero = IntMatrix::new(3, 0, Vec::new()).unwrap();
+        assert_eq!(
+            linalg::solve_with_method(&s, &zero, &cpu, method).map(|_| ()),
+            Err(Error::Singular { prime: None }),
+            "{method:?}"
+        );
+    }
     // 1×1 with a negative entry: a positive denominator.
     let m = IntMatrix::from_i64(1, 1, &[-6]).unwrap();
     let x = linalg::solve(&m, &IntMatrix::from_i64(1, 1, &[4]).unwrap(), &cpu).unwrap();

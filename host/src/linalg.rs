@@ -112,7 +112,9 @@ pub fn solve_with_method(
     let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
     require_rhs(n, b.rows())?;
     let l = b.cols();
-    if method.solve_lifts(n, l, backend) {
+    // With no right-hand side only A's singularity is left to decide: the multimodular
+    // path does that for every method.
+    if l > 0 && method.solve_lifts(n, l, backend) {
         if let Some(s) = solve_dixon(a, b)? {
             laps.stage("dixon lifting")?;
             let d = &s.denominator;
@@ -158,15 +160,15 @@ pub fn solve_with_method(
         // Channel-major numbers: det(A), then det(A)·X row by row.
         let len = 1 + n * l;
         let mut out = vec![0u32; channels * len];
-        out.par_chunks_mut(len)
-            .zip(data.par_chunks(n * l))
-            .zip(basis.moduli().par_iter().zip(&e))
-            .for_each(|((o, block), (m, e))| {
-                o[0] = e.det;
-                for (x, &y) in o[1..].iter_mut().zip(block) {
-                    *x = m.mul(e.det, y);
-                }
-            });
+        // By channel index: a system with no right-hand side (l = 0) keeps no columns.
+        out.par_chunks_mut(len).enumerate().for_each(|(c, o)| {
+            let (m, det) = (basis.moduli()[c], e[c].det);
+            o[0] = det;
+            let block = &data[c * n * l..(c + 1) * n * l];
+            for (x, &y) in o[1..].iter_mut().zip(block) {
+                *x = m.mul(det, y);
+            }
+        });
         laps.stage("det·X mod p")?;
         let values = backend.reconstruct(&basis, len, out, "a solution")?;
         laps.stage("crt")?;
