@@ -4,8 +4,10 @@
 //! `X ≡ Σ X_i p^i (mod p^k)`; rational reconstruction with a common denominator, and an
 //! exact check `A·Y = d·B` that makes every answer certain (early answers included).
 //!
-//! `A`'s entries are split into signed 62-bit limbs, so each step's product `A·X_i` is
-//! sums of `i64 × u32` products in `i128`, and only the update touches big integers.
+//! `A`'s entries are split into signed 29-bit limbs, so each step's product `A·X_i` is
+//! dot products of 32-bit integers whose terms stay below `2^60` ([`dot_i32`]: summed
+//! four at a time in 64-bit lanes, which vector units multiply several at once), and
+//! only the update touches big integers.
 
 use crate::backend::Backend;
 use crate::bounds::cramer_bits;
@@ -22,8 +24,8 @@ use rug::{Assign, Complete, Integer};
 /// at most a handful of 31-bit primes; a singular one modulo all).
 const PRIMES_TRIED: usize = 3;
 
-/// Bits of one limb of `A`'s entries.
-const LIMB_BITS: u32 = 62;
+/// Bits of one limb of `A`'s entries: a limb times a digit (`< 2^31`) stays below `2^60`.
+const LIMB_BITS: u32 = 29;
 
 /// Products per lifting step from which its rows run in parallel.
 const PARALLEL_MIN: usize = 1 << 14;
@@ -72,9 +74,9 @@ fn inverse_mod_prime(a: &IntMatrix) -> Result<Option<(Modulus, Vec<u32>)>> {
     Ok(None)
 }
 
-/// `A`'s entries as `limbs` signed 62-bit limbs each: `x = Σ_t limb_t · 2^(62t)`, limb
+/// `A`'s entries as `limbs` signed 29-bit limbs each: `x = Σ_t limb_t · 2^(29t)`, limb
 /// `t` of every entry in matrix `t` (row-major).
-fn split_limbs(a: &IntMatrix, limbs: usize) -> Vec<Vec<i64>> {
+fn split_limbs(a: &IntMatrix, limbs: usize) -> Vec<Vec<i32>> {
     let mask = Integer::from((1u64 << LIMB_BITS) - 1);
     (0..limbs)
         .map(|t| {
@@ -83,7 +85,7 @@ fn split_limbs(a: &IntMatrix, limbs: usize) -> Vec<Vec<i64>> {
                 .map(|x| {
                     let abs = x.as_abs();
                     let v = Integer::from(&*abs >> (LIMB_BITS * t as u32)) & &mask;
-                    let v = v.to_i64().expect("a 62-bit limb");
+                    let v = v.to_i32().expect("a 29-bit limb");
                     if *x < 0 {
                         -v
                     } else {
@@ -232,16 +234,50 @@ fn lift<T>(
     ))
 }
 
-/// `Σ a_j b_j` for centered residues (`|a_j|, |b_j| < 2^30`): four products at a time
-/// in `i64` (below `2^62` together), the partial sums in `i128`.
-fn dot_centered(a: &[i32], b: &[i32]) -> i128 {
-    a.chunks(4)
-        .zip(b.chunks(4))
-        .map(|(x, y)| {
-            let s: i64 = x.iter().zip(y).map(|(&u, &v)| u as i64 * v as i64).sum();
-            s as i128
-        })
-        .sum()
+/// `Σ a_j·b_j` for terms `|a_j·b_j| < 2^60` (centered residues, or a 29-bit limb times a
+/// digit): [`dot_i32_lanes`] with the vector instructions of the machine it runs on.
+fn dot_i32(a: &[i32], b: &[i32]) -> i128 {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2.
+            return unsafe { dot_i32_avx2(a, b) };
+        }
+    }
+    dot_i32_lanes(a, b)
+}
+
+/// [`dot_i32_lanes`] compiled for AVX2 (`vpmuldq`: four 32 × 32 → 64-bit products at once).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn dot_i32_avx2(a: &[i32], b: &[i32]) -> i128 {
+    dot_i32_lanes(a, b)
+}
+
+/// `Σ a_j·b_j` for `|a_j·b_j| < 2^60`: eight 64-bit lanes each take four products
+/// (below `2^62` together), then the lanes are added in `i128`; the tail four at a time.
+#[inline(always)]
+fn dot_i32_lanes(a: &[i32], b: &[i32]) -> i128 {
+    const LANES: usize = 8;
+    let (mut ca, mut cb) = (a.chunks_exact(4 * LANES), b.chunks_exact(4 * LANES));
+    let mut total = 0i128;
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        let mut s = [0i64; LANES];
+        for k in 0..4 {
+            for (l, sl) in s.iter_mut().enumerate() {
+                *sl += x[k * LANES + l] as i64 * y[k * LANES + l] as i64;
+            }
+        }
+        total += s.iter().map(|&v| v as i128).sum::<i128>();
+    }
+    for (x, y) in ca.remainder().chunks(4).zip(cb.remainder().chunks(4)) {
+        total += x
+            .iter()
+            .zip(y)
+            .map(|(&u, &v)| u as i64 * v as i64)
+            .sum::<i64>() as i128;
+    }
+    total
 }
 
 /// One lifting step: `X_i = A⁻¹ · (R mod p) mod p`, then `R ← (R − A·X_i) / p` exactly.
@@ -250,38 +286,26 @@ fn lift_step(
     (n, l): (usize, usize),
     m: Modulus,
     inv_c: &[i32],
-    a_limbs: &[Vec<i64>],
+    a_limbs: &[Vec<i32>],
     parallel: bool,
 ) -> Vec<u32> {
     let p = m.m;
-    // Over centered residues: i64 products, i128 sums.
-    let rc: Vec<i32> = r.iter().map(|v| m.center(v.mod_u(p))).collect();
+    // The columns of R mod p as centered residues, each contiguous.
+    let rc = columns(n, l, |j, c| m.center(r[j * l + c].mod_u(p)));
     let mut xi = vec![0u32; n * l];
     rows_mut(&mut xi, l, parallel, |i, out| {
         let row = &inv_c[i * n..(i + 1) * n];
-        for (c, o) in out.iter_mut().enumerate() {
-            let acc = if l == 1 {
-                dot_centered(row, &rc)
-            } else {
-                row.iter()
-                    .enumerate()
-                    .map(|(j, &f)| (f as i64 * rc[j * l + c] as i64) as i128)
-                    .sum()
-            };
-            *o = acc.rem_euclid(p as i128) as u32;
+        for (o, col) in out.iter_mut().zip(&rc) {
+            *o = dot_i32(row, col).rem_euclid(p as i128) as u32;
         }
     });
-    // Per limb of A an i128 sum of i64 × u32 products; the limbs joined in a big integer.
+    // The digits' columns (below 2^31, so a 29-bit limb times one stays below 2^60); per
+    // limb of A a dot product, the limbs joined in a big integer.
+    let xc = columns(n, l, |j, c| xi[j * l + c] as i32);
     rows_mut(r, l, parallel, |i, row| {
         let mut sum = Integer::new();
-        for (c, v) in row.iter_mut().enumerate() {
-            let dot = |at: &[i64]| -> i128 {
-                at[i * n..(i + 1) * n]
-                    .iter()
-                    .enumerate()
-                    .map(|(j, &y)| y as i128 * xi[j * l + c] as i128)
-                    .sum()
-            };
+        for (v, col) in row.iter_mut().zip(&xc) {
+            let dot = |at: &[i32]| dot_i32(&at[i * n..(i + 1) * n], col);
             if a_limbs.len() == 1 {
                 *v -= dot(&a_limbs[0]);
             } else {
@@ -296,6 +320,12 @@ fn lift_step(
         }
     });
     xi
+}
+
+/// The `l` columns of an `n × l` matrix given entrywise by `f(row, column)`, each
+/// contiguous.
+fn columns(n: usize, l: usize, f: impl Fn(usize, usize) -> i32) -> Vec<Vec<i32>> {
+    (0..l).map(|c| (0..n).map(|j| f(j, c)).collect()).collect()
 }
 
 /// The solution from the digits so far, if the reconstruction checks out exactly.
