@@ -256,11 +256,10 @@ fn exact_products_come_back_as_signed_limbs() {
             gen.matrix(19, 41, 3),
         );
         let want = naive_matmul(&x, &y);
-        let basis = Arc::new(RnsBasis::for_bits(bits));
         let (n, k, p) = (37, 19, 41);
-        let got = g.matmul_integers(&basis, x.entries(), y.entries(), (n, k, p));
+        let got = g.matmul_integers(&b, x.entries(), y.entries(), (n, k, p));
         assert_eq!(got.unwrap(), want.entries(), "{bits} bits: random");
-        let cpu = Backend::Cpu.matmul_integers(&basis, x.entries(), y.entries(), (n, k, p));
+        let cpu = Backend::Cpu.matmul_integers(&b, x.entries(), y.entries(), (n, k, p));
         assert_eq!(cpu.unwrap(), want.entries(), "{bits} bits: CPU");
     }
 }

@@ -69,7 +69,8 @@ pub fn cmp_digits(a: &[u32], b: &[u32]) -> Ordering {
 /// that is, larger than `(M − 1)/2` whose digits are `half`.
 #[inline]
 pub fn is_negative(digits: &[u32], half: &[u32]) -> bool {
-    cmp_digits(digits, half) == Ordering::Greater
+    let k = digits.len().min(half.len());
+    crate::limbs::is_negative(k, |i| digits[i], |i| half[i])
 }
 
 #[cfg(test)]

@@ -19,7 +19,8 @@ use std::sync::Arc;
 /// Threads per block of `rns_digits_limbs`.
 const LIMBS_THREADS: u32 = 128;
 
-/// 32-bit limbs that hold `M − 1` for the product `M` of `range`.
+/// 32-bit limbs that hold `M − 1` for the product `M` of `range` (once per basis:
+/// [`MrcTables::limbs`]).
 pub fn limbs_for(range: &[Modulus]) -> usize {
     let mut m = Integer::from(1);
     for r in range {
@@ -47,9 +48,9 @@ impl Gpu {
     }
 
     /// `rns_digits_limbs` on `len` numbers given by their digits over `range`
-    /// (channel-major, `tables` those of `range`): `|v|` into `out` (`nlimbs × len`,
-    /// limb-major, `nlimbs` = [`limbs_for`]`(range)`), and each number's flag into
-    /// `flags`, which holds its residue modulo `q` (the redundant channel) on entry.
+    /// (channel-major, `tables` those of `range`): `|v|` into `out` (`tables.limbs × len`,
+    /// limb-major), and each number's flag into `flags`, which holds its residue modulo
+    /// `q` (the redundant channel) on entry.
     #[allow(clippy::too_many_arguments)]
     pub fn launch_digits_limbs(
         &self,
@@ -59,13 +60,11 @@ impl Gpu {
         digits: &CudaSlice<u32>,
         (tables, range): (&MrcTables, &[Modulus]),
         q: Modulus,
-        (len, nlimbs): (usize, usize),
+        len: usize,
     ) -> Result<()> {
-        let k = tables.k;
-        if range.len() != k || nlimbs < limbs_for(range) {
-            return Err(Error::Internal(
-                "limbs: tables, moduli and limbs disagree".into(),
-            ));
+        let (k, nlimbs) = (tables.k, tables.limbs);
+        if range.len() != k {
+            return Err(Error::Internal("limbs: tables and moduli disagree".into()));
         }
         need("limbs output", out, nlimbs * len)?;
         need("limb flags", flags, len)?;

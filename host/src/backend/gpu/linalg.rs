@@ -340,7 +340,7 @@ impl Gpu {
         // The limbs limb-major over the product's range channels (nlimbs ≤ K), then
         // number-major over the digits, then straight into page-locked memory when the
         // pool lends it.
-        let nlimbs = super::limbs::limbs_for(&moduli[..range]);
+        let nlimbs = t.limbs;
         let tables = (&*t, &moduli[..range]);
         self.launch_digits_limbs(
             s,
@@ -349,7 +349,7 @@ impl Gpu {
             &digits,
             tables,
             moduli[range],
-            (np, nlimbs),
+            np,
         )?;
         self.launch_transpose(s, &mut digits, &dprod, (nlimbs, np))?;
         let flags = self.download_on(s, &flags, np)?;

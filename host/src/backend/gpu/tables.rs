@@ -37,6 +37,8 @@ pub struct MrcTables {
     pub zero_terms: CudaSlice<u32>,
     /// `Σ (m_i − 1)`, the interval pass's error bound.
     pub slack: u64,
+    /// 32-bit limbs that hold `M − 1` (`rns_digits_limbs`).
+    pub limbs: usize,
     /// `K`.
     pub k: usize,
 }
@@ -83,6 +85,7 @@ impl Gpu {
             weights,
             zero_terms,
             slack: rns_core::interval::slack(range),
+            limbs: super::limbs::limbs_for(range),
             k,
         });
         let mut entries = cache.lock();
