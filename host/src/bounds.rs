@@ -11,8 +11,12 @@ use rug::Integer;
 /// (and a term that underflows counts as the smallest normal `f64`), so the bound holds
 /// without computing any square exactly.
 pub fn log2_norm(v: &[Integer]) -> Option<f64> {
+    log2_norm_of(v.iter())
+}
+
+/// [`log2_norm`] of the vector whose entries `v` yields (a column, say).
+pub fn log2_norm_of<'a>(v: impl Iterator<Item = &'a Integer>) -> Option<f64> {
     let parts: Vec<(f64, i32)> = v
-        .iter()
         .filter(|x| **x != 0)
         .map(|x| {
             let (f, e) = x.to_f64_exp();
@@ -46,14 +50,22 @@ pub fn hadamard_bits(a: &IntMatrix) -> Option<u64> {
 /// `|det A| ≤ 2^det` and every `|det(A with a column replaced by one of B's)| ≤
 /// 2^numerators` (Hadamard over the columns); `None` when `A` has a zero column.
 pub fn cramer_bits(a: &IntMatrix, b: &IntMatrix) -> Option<(u64, u64)> {
-    let (at, bt) = (a.transpose(), b.transpose());
-    let cols: Option<Vec<f64>> = (0..at.rows()).map(|j| log2_norm(at.row(j))).collect();
+    // Column j of a matrix, read in place (no transpose: no entry is copied).
+    let column = |m: &IntMatrix, j: usize| {
+        let c = m.cols();
+        log2_norm_of((0..m.rows()).map(move |i| &m.entries()[i * c + j]))
+    };
+    let cols: Option<Vec<f64>> = (0..a.cols())
+        .into_par_iter()
+        .map(|j| column(a, j))
+        .collect();
     let cols = cols?;
     let sum: f64 = cols.iter().map(|&x| x.max(0.0)).sum();
     let min = cols.iter().copied().fold(f64::INFINITY, f64::min).max(0.0);
-    let b_max = (0..bt.rows())
-        .filter_map(|j| log2_norm(bt.row(j)))
-        .fold(0.0f64, f64::max);
+    let b_max = (0..b.cols())
+        .into_par_iter()
+        .filter_map(|j| column(b, j))
+        .reduce(|| 0.0f64, f64::max);
     let det = sum.ceil() as u64 + 1;
     let num = (sum.max(sum - min + b_max)).ceil() as u64 + 1;
     Some((det, num))

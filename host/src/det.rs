@@ -16,6 +16,7 @@ pub use crate::bounds::{hadamard_bits, log2_norm};
 use crate::backend::Backend;
 use crate::basis::RnsBasis;
 use crate::dixon::det_divisor;
+use crate::dixon_gpu::{det_divisor_gpu, lifts_on_gpu};
 use crate::error::{Error, Result};
 use crate::matrix::{require_square, IntMatrix};
 use crate::method::Method;
@@ -75,11 +76,24 @@ pub fn det_with_method(
     };
     stats.bound_bits = bits;
     laps.stage("bound")?;
-    // The divisor d of the divisor trick (1 without it).
+    // The divisor d of the divisor trick (1 without it), and A left on the device when
+    // the lifting ran there.
     let mut d = Integer::from(1);
-    if n > 0 && method.det_lifts(n, backend) {
-        let b = IntMatrix::new(n, 1, (0..n).map(|i| plus_minus_one(i as u64)).collect())?;
-        match det_divisor(a, &b) {
+    let mut on_device = None;
+    let b = IntMatrix::new(n, 1, (0..n).map(|i| plus_minus_one(i as u64)).collect())?;
+    let gpu_lifts = backend.gpu().is_some_and(|g| lifts_on_gpu(g, a, &b));
+    if n > 0 && method.det_lifts(n, backend, gpu_lifts) {
+        let found = match backend.gpu() {
+            Some(gpu) if gpu_lifts => det_divisor_gpu(gpu, a, &b).map(|g| {
+                g.map(|g| {
+                    laps.append(g.laps);
+                    on_device = Some(g.limbs);
+                    (g.divisor, g.steps)
+                })
+            }),
+            _ => det_divisor(a, &b),
+        };
+        match found {
             Ok(Some((divisor, steps))) => {
                 stats.method = Method::Dixon.name();
                 stats.lifting_steps = steps;
@@ -95,7 +109,9 @@ pub fn det_with_method(
             }
             Err(e) => return Err(e),
         }
-        laps.stage("dixon lifting")?;
+        if on_device.is_none() {
+            laps.stage("dixon lifting")?;
+        }
     }
     stats.divisor_bits = d.significant_bits() as u64;
     // |det / d| ≤ 2^bits / d ≤ 2^(bits − ⌊log2 d⌋).
@@ -108,8 +124,12 @@ pub fn det_with_method(
     let dets = if d == 1 {
         backend.det_integers(&basis, a.entries(), n)?
     } else {
-        // Entries may exceed this small basis's range: reduced modulo each prime instead.
-        let mut dets = backend.det_mod(&ModMatrices::from_int_matrix(a, &basis.primes())?)?;
+        // Entries may exceed this small basis's range: reduced modulo each prime instead
+        // (on the device from the lifting's limbs, one pivot per launch for few primes).
+        let mut dets = match (&on_device, backend.gpu()) {
+            (Some(limbs), Some(gpu)) => gpu.det_mod_limbs(limbs, basis.moduli())?,
+            _ => backend.det_mod(&ModMatrices::from_int_matrix(a, &basis.primes())?)?,
+        };
         for (r, m) in dets.iter_mut().zip(basis.moduli()) {
             let inv = m.inv(d.mod_u(m.m)).ok_or_else(|| {
                 Error::Internal("a prime of the basis divides the divisor".into())

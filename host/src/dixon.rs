@@ -22,10 +22,9 @@ use rug::{Assign, Complete, Integer};
 
 /// Primes tried for the inverse before giving up (a non-singular `A` is singular modulo
 /// at most a handful of 31-bit primes; a singular one modulo all).
-const PRIMES_TRIED: usize = 3;
+pub(crate) const PRIMES_TRIED: usize = 3;
 
-/// Bits of one limb of `A`'s entries: a limb times a digit (`< 2^31`) stays below `2^60`.
-const LIMB_BITS: u32 = 29;
+use rns_core::padic::LIMB_BITS;
 
 /// Products per lifting step from which its rows run in parallel.
 const PARALLEL_MIN: usize = 1 << 14;
@@ -76,32 +75,46 @@ fn inverse_mod_prime(a: &IntMatrix) -> Result<Option<(Modulus, Vec<u32>)>> {
 
 /// `A`'s entries as `limbs` signed 29-bit limbs each: `x = Σ_t limb_t · 2^(29t)`, limb
 /// `t` of every entry in matrix `t` (row-major).
-fn split_limbs(a: &IntMatrix, limbs: usize) -> Vec<Vec<i32>> {
+pub(crate) fn split_limbs(a: &IntMatrix, limbs: usize) -> Vec<Vec<i32>> {
     let mask = Integer::from((1u64 << LIMB_BITS) - 1);
+    let limb = |x: &Integer, t: usize| -> i32 {
+        let v = match x.to_i64() {
+            // Most entries: word arithmetic.
+            Some(w) => {
+                (w.unsigned_abs()
+                    .checked_shr(LIMB_BITS * t as u32)
+                    .unwrap_or(0)
+                    & ((1u64 << LIMB_BITS) - 1)) as i32
+            }
+            None => {
+                let v = Integer::from(&*x.as_abs() >> (LIMB_BITS * t as u32)) & &mask;
+                v.to_i32().expect("a 29-bit limb")
+            }
+        };
+        if *x < 0 {
+            -v
+        } else {
+            v
+        }
+    };
     (0..limbs)
-        .map(|t| {
-            a.entries()
-                .par_iter()
-                .map(|x| {
-                    let abs = x.as_abs();
-                    let v = Integer::from(&*abs >> (LIMB_BITS * t as u32)) & &mask;
-                    let v = v.to_i32().expect("a 29-bit limb");
-                    if *x < 0 {
-                        -v
-                    } else {
-                        v
-                    }
-                })
-                .collect()
-        })
+        .map(|t| a.entries().par_iter().map(|x| limb(x, t)).collect())
         .collect()
+}
+
+/// Lifting steps for `p^k > 2·max(N, D)²` with Cramer's bounds `N, D ≤ 2^bits`:
+/// `k·log2(p) ≥ 2·bits + 1`.
+pub(crate) fn steps_for((det_bits, num_bits): (u64, u64), p: u32) -> usize {
+    ((2 * det_bits.max(num_bits) + 2) as f64 / (p as f64).log2()).ceil() as usize
 }
 
 /// The digits `X_0, X_1, …` (one residue per entry each) of the p-adic expansion, and
 /// the powers `p^(2^j)` that assemble them.
-struct Expansion {
-    digits: Vec<Vec<u32>>,
-    p: u32,
+pub(crate) struct Expansion {
+    /// Digit `i` of every entry.
+    pub digits: Vec<Vec<u32>>,
+    /// The prime.
+    pub p: u32,
 }
 
 impl Expansion {
@@ -178,19 +191,26 @@ pub fn det_divisor(a: &IntMatrix, b: &IntMatrix) -> Result<Option<(Integer, usiz
         return Ok(Some((Integer::from(1), 0)));
     }
     lift(a, b, |x, last| {
-        if !last {
-            return Ok(None);
-        }
-        let powers = x.powers();
-        let modulus = Integer::u_pow_u(x.p, x.digits.len() as u32).complete();
-        let bound = Integer::from(&modulus >> 1u32).sqrt();
-        match rational_reconstruct(&x.value(0, &powers), &modulus, &bound) {
-            Some((_, d)) => Ok(Some((d, x.digits.len()))),
-            None => Err(Error::Internal(
-                "Dixon lifting reached its bound without a solution".into(),
-            )),
+        if last {
+            divisor_of(x).map(Some)
+        } else {
+            Ok(None)
         }
     })
+}
+
+/// The denominator of entry 0 of the expansion `x`, lifted to the bound where its
+/// reconstruction is unique, with the steps taken.
+pub(crate) fn divisor_of(x: &Expansion) -> Result<(Integer, usize)> {
+    let powers = x.powers();
+    let modulus = Integer::u_pow_u(x.p, x.digits.len() as u32).complete();
+    let bound = Integer::from(&modulus >> 1u32).sqrt();
+    match rational_reconstruct(&x.value(0, &powers), &modulus, &bound) {
+        Some((_, d)) => Ok((d, x.digits.len())),
+        None => Err(Error::Internal(
+            "Dixon lifting reached its bound without a solution".into(),
+        )),
+    }
 }
 
 /// The lifting loop: after each step, `done(expansion, last)` may end it with a value;
@@ -207,8 +227,7 @@ fn lift<T>(
         return Ok(None);
     };
     let p = m.m;
-    // p^k > 2·max(N, D)² with N, D ≤ 2^bits: k·log2(p) ≥ 2·bits + 1.
-    let k_max = ((2 * det_bits.max(num_bits) + 2) as f64 / (p as f64).log2()).ceil() as usize;
+    let k_max = steps_for((det_bits, num_bits), p);
     let limbs = (a.max_bits() as u32).div_ceil(LIMB_BITS).max(1) as usize;
     let a_limbs = split_limbs(a, limbs);
     let inv_c: Vec<i32> = inv.iter().map(|&x| m.center(x)).collect();

@@ -29,6 +29,7 @@ pub mod cost;
 pub mod crt;
 pub mod det;
 pub mod dixon;
+pub mod dixon_gpu;
 pub mod error;
 pub mod interrupt;
 pub mod layout;

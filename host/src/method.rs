@@ -7,7 +7,8 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Method {
     /// The library chooses: p-adic on the CPU backend for systems and determinants large
-    /// enough to gain from it, multimodular otherwise (and on the GPU).
+    /// enough to gain from it, and on the GPU for large determinants whose lifting fits
+    /// its 128-bit residuals; multimodular otherwise.
     #[default]
     Auto,
     /// Dixon's p-adic lifting ([`crate::dixon`]): a solve by lifting; a determinant by
@@ -21,14 +22,18 @@ pub enum Method {
 
 /// Below this dimension `Auto` determinants stay multimodular.
 pub const DIXON_DET_MIN: usize = 40;
+/// Below this dimension `Auto` determinants on the GPU stay multimodular.
+pub const DIXON_GPU_DET_MIN: usize = 400;
 /// Below this dimension `Auto` solves stay multimodular.
 pub const DIXON_SOLVE_MIN: usize = 10;
 
 impl Method {
-    /// Whether a determinant of an `n × n` matrix on `backend` lifts p-adically.
-    pub fn det_lifts(self, n: usize, backend: &Backend) -> bool {
+    /// Whether a determinant of an `n × n` matrix on `backend` lifts p-adically;
+    /// `on_device`: whether the lifting would run on the GPU (its residuals fit).
+    pub fn det_lifts(self, n: usize, backend: &Backend, on_device: bool) -> bool {
         match self {
-            Method::Auto => backend.gpu().is_none() && n >= DIXON_DET_MIN,
+            Method::Auto if backend.gpu().is_some() => on_device && n >= DIXON_GPU_DET_MIN,
+            Method::Auto => n >= DIXON_DET_MIN,
             Method::Dixon => true,
             Method::Multimodular => false,
         }

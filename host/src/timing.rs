@@ -43,6 +43,15 @@ impl Laps {
         Ok(d)
     }
 
+    /// Restarts the clock without ending a stage (the time since is given out by
+    /// [`Laps::add`]).
+    pub fn restart(&mut self) -> Duration {
+        let now = Instant::now();
+        let d = now - self.since;
+        self.since = now;
+        d
+    }
+
     /// Adds `d` to the stage `name`.
     pub fn add(&mut self, name: &'static str, d: Duration) {
         match self.stages.iter_mut().find(|(n, _)| *n == name) {

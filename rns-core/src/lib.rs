@@ -15,6 +15,7 @@
 //!   coefficients, the steps of the block-per-prime GPU kernel.
 //! * [`imma`]: modular matrix products on INT8 tensor cores (byte planes, group sums).
 //! * [`ozaki`]: the same products by small moduli, one INT8 product each (Ozaki II).
+//! * [`padic`]: one row's step of Dixon's p-adic lifting on 128-bit residuals.
 //! * [`interval`]: sign and comparison by interval evaluation of the CRT fraction.
 //! * [`launch`]: the kernels' launch geometry, shared by the device and the host.
 //! * [`linalg`]: elimination modulo a prime (determinant, rank, reduced echelon form,
@@ -38,6 +39,7 @@ pub mod linalg;
 pub mod mixed_radix;
 pub mod modulus;
 pub mod ozaki;
+pub mod padic;
 pub mod poly;
 pub mod prime;
 

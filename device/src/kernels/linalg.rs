@@ -14,7 +14,7 @@ use rns_core::Modulus;
 /// inverse). Starts after a barrier and ends with one.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn pivot_step(
+pub(super) unsafe fn pivot_step(
     ctl: *mut u32,
     at: impl Fn(u32, u32) -> *mut u32,
     (r, k, from): (u32, u32, u32),

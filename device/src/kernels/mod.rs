@@ -4,6 +4,7 @@
 use core::arch::asm;
 use core::arch::nvptx::*;
 
+mod dixon;
 mod imma;
 mod limbs;
 mod linalg;

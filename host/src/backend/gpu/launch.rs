@@ -90,6 +90,18 @@ impl Gpu {
         unsafe { b.launch(cfg) }.map_err(cuda).map(drop)
     }
 
+    /// [`Gpu::launch_built`] as a cooperative launch: every block resident at once (for
+    /// kernels with grid-wide barriers; too large a grid is an error, never a hang).
+    pub(super) fn launch_built_cooperative(
+        &self,
+        mut b: LaunchArgs,
+        cfg: LaunchConfig,
+    ) -> Result<()> {
+        self.config().check_fault(super::FaultSite::Launch)?;
+        // SAFETY: every caller checks its buffers against the shape the kernel reads.
+        unsafe { b.launch_cooperative(cfg) }.map_err(cuda).map(drop)
+    }
+
     /// `out = op(inputs…)` per channel; `inputs.len() == op.arity()`, `scalar` holds one
     /// residue per channel for the scalar operations (any buffer otherwise).
     pub fn launch_elementwise(

@@ -17,6 +17,7 @@
 
 pub mod config;
 pub(crate) mod device;
+pub mod dixon;
 pub mod fault;
 pub mod launch;
 pub mod limbs;

@@ -137,7 +137,8 @@ struct ModOpts {
     modulus: Option<u32>,
     /// The algorithm of det, solve and inverse over Z or Q: p-adic (`dixon`: Dixon's
     /// lifting; for det, FLINT's divisor trick), `multimodular`, or `auto` (dixon on the
-    /// CPU backend for n ≥ 40 (det) or n ≥ 10 with few right-hand sides (solve)).
+    /// CPU backend for n ≥ 40 (det) or n ≥ 10 with few right-hand sides (solve); on the
+    /// GPU for det with n ≥ 400 when the lifting fits the device).
     #[arg(long, default_value = "auto", value_parser = parse_method)]
     method: Method,
     #[command(flatten)]

@@ -1,0 +1,438 @@
+//! Dixon's lifting on the device, for few primes and large matrices: elimination one
+//! pivot per launch (the whole grid on each step, where `rns_eliminate` gives a prime one
+//! block), the inverse modulo the lifting prime, and the lifting steps
+//! (`rns_core::padic`), one warp per row.
+
+use super::linalg::pivot_step;
+use core::arch::nvptx::*;
+use rns_core::padic::{self, LIMB_BITS};
+use rns_core::Modulus;
+
+/// Words of a channel's elimination state: pivot row, running determinant, pivot
+/// inverse, and a flag set once a column had no pivot (the matrix is singular).
+pub const STATE_WORDS: usize = 4;
+
+/// Rows per thread of `rns_step_update` (its blocks are 32 × 8 threads).
+const UPDATE_ROWS: u32 = 4;
+
+/// `out[c]` (`rows × ld` at `out + c·rows·ld`) = the `rows × cols` matrix of `limbs`
+/// signed 29-bit limbs (limb `t` of entry `e` at `a[t·rows·cols + e]`) modulo channel
+/// `c = blockIdx.y`, then `ld − cols` columns of the identity (`[A | I]` for an inverse).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_limbs_mod(
+    out: *mut u32,
+    a: *const i32,
+    moduli: *const Modulus,
+    rows: u32,
+    cols: u32,
+    ld: u32,
+    limbs: u32,
+) {
+    let c = _block_idx_y() as usize;
+    let m = *moduli.add(c);
+    let (cols, ld) = (cols as usize, ld as usize);
+    let len = rows as usize * cols;
+    let out = out.add(c * rows as usize * ld);
+    let mut e = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
+    let stride = (_grid_dim_x() * _block_dim_x()) as usize;
+    while e < rows as usize * ld {
+        let (i, j) = (
+            e.checked_div(ld).unwrap_or(0),
+            e.checked_rem(ld).unwrap_or(0),
+        );
+        *out.add(e) = if j < cols {
+            let at = i * cols + j;
+            padic::limbs_residue(limbs as usize, |t| *a.add(t * len + at), m)
+        } else {
+            (j - cols == i) as u32
+        };
+        e += stride;
+    }
+}
+
+/// Pivot step `k` of the elimination of channel `c = blockIdx.x`'s `rows × cols`
+/// row-major matrix (at `mats + c·rows·cols`): the first row from `k` on with a non-zero
+/// entry in column `k` is swapped into row `k`, the running determinant
+/// (`state[c·4 + 1]`) multiplied by the pivot (negated after a swap), and row `k`
+/// scaled by the pivot's inverse. No pivot: the channel's singular flag is set and its
+/// determinant zeroed, and later steps leave it alone.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_step_pivot(
+    mats: *mut u32,
+    state: *mut u32,
+    moduli: *const Modulus,
+    rows: u32,
+    cols: u32,
+    k: u32,
+) {
+    let c = _block_idx_x() as usize;
+    let ctl = state.add(c * STATE_WORDS);
+    if *ctl.add(3) != 0 {
+        return;
+    }
+    let m = *moduli.add(c);
+    let a = mats.add(c * rows as usize * cols as usize);
+    let at = |i: u32, j: u32| a.add(i as usize * cols as usize + j as usize);
+    let (tid, nt) = (_thread_idx_x(), _block_dim_x());
+    match pivot_step(ctl, at, (k, k, k), (rows, cols), m, tid, nt) {
+        None => {
+            if tid == 0 {
+                *ctl.add(1) = 0;
+                *ctl.add(3) = 1;
+            }
+        }
+        Some(inv) => {
+            let mut j = k + tid;
+            while j < cols {
+                *at(k, j) = m.mul(*at(k, j), inv);
+                j += nt;
+            }
+        }
+    }
+}
+
+/// The update of step `k` after `rns_step_pivot`, on the whole grid (z: channels, x:
+/// 32-column strips, y: groups of 32 rows): row `i −= a[i][k] · row k` over the columns
+/// after `k`, for every row but `k` when `jordan` is non-zero (Gauss–Jordan), else for
+/// the rows below `k`. Column `k` is left as it was (never read again).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_step_update(
+    mats: *mut u32,
+    state: *const u32,
+    moduli: *const Modulus,
+    rows: u32,
+    cols: u32,
+    k: u32,
+    jordan: u32,
+) {
+    let c = _block_idx_z() as usize;
+    if *state.add(c * STATE_WORDS + 3) != 0 {
+        return;
+    }
+    let m = *moduli.add(c);
+    let a = mats.add(c * rows as usize * cols as usize);
+    let at = |i: u32, j: u32| a.add(i as usize * cols as usize + j as usize);
+    let j = k + 1 + _block_idx_x() * 32 + _thread_idx_x();
+    if j >= cols {
+        return;
+    }
+    let pivot = *at(k, j);
+    let first = if jordan != 0 { 0 } else { k + 1 };
+    let mut i = first + _block_idx_y() * 8 * UPDATE_ROWS + _thread_idx_y();
+    let mut s = 0;
+    while s < UPDATE_ROWS && i < rows {
+        if i != k {
+            let f = *at(i, k);
+            if f != 0 {
+                *at(i, j) = m.sub(*at(i, j), m.mul(f, pivot));
+            }
+        }
+        i += 8;
+        s += 1;
+    }
+}
+
+/// `x` of lane `lane + delta` (`shfl.sync.down`, the whole warp).
+#[inline(always)]
+unsafe fn shuffle_down(x: u32, delta: u32) -> u32 {
+    let r: u32;
+    core::arch::asm!(
+        "shfl.sync.down.b32 {r}, {x}, {d}, 0x1f, 0xffffffff;",
+        r = out(reg32) r,
+        x = in(reg32) x,
+        d = in(reg32) delta,
+    );
+    r
+}
+
+/// The sum over the warp of a signed 128-bit value, in lane 0.
+#[inline(always)]
+unsafe fn warp_sum_i128(mut v: i128) -> i128 {
+    let mut d = 16;
+    while d > 0 {
+        let u = v as u128;
+        let w = |s: u32| shuffle_down((u >> s) as u32, d) as u128;
+        let o = w(0) | (w(32) << 32) | (w(64) << 64) | (w(96) << 96);
+        v = v.wrapping_add(o as i128);
+        d /= 2;
+    }
+    v
+}
+
+/// The buffers and constants of the lifting (`rns_dixon_lift`'s arguments), and this
+/// warp's place: a block holds `rows` rows of `A⁻¹ mod p` and of `A`'s limbs in shared
+/// memory, each row worked on by `parts` warps, each of which takes every `parts`-th
+/// group of 32 columns.
+struct Lifting {
+    r: *mut u64,
+    y: *mut u32,
+    x: *mut u32,
+    first: *mut u32,
+    m: Modulus,
+    n: u32,
+    limbs: u32,
+    p_inv: u128,
+    /// The block's copy of `y` or `x` (`n` words of dynamic shared memory).
+    stage: *mut u32,
+    /// This warp's row: `A⁻¹ mod p`, then `A`'s limbs, `n` words each (shared memory).
+    cached: *const u32,
+    /// The partial results of the block's warps (4 words each, shared memory).
+    partial: *mut u32,
+    /// This warp's row of the matrix (`n` or more: none).
+    row: u32,
+    /// This warp's part of its row, and the parts per row.
+    part: u32,
+    parts: u32,
+    lane: u32,
+}
+
+impl Lifting {
+    /// Copies the `n` words at `v` into the block's shared memory (then a barrier).
+    #[inline(always)]
+    unsafe fn stage(&self, v: *const u32) {
+        let mut j = _thread_idx_x();
+        while j < self.n {
+            *self.stage.add(j as usize) = *v.add(j as usize);
+            j += _block_dim_x();
+        }
+        _syncthreads();
+    }
+
+    /// The word of this warp's partial result (4 words each).
+    #[inline(always)]
+    unsafe fn slot(&self, part: u32, w: usize) -> *mut u32 {
+        let base = (_thread_idx_x() / 32 - self.part + part) as usize;
+        self.partial.add(4 * base + w)
+    }
+
+    /// This warp's part of its row's digit `Σ_j inv[j]·y[j] mod p` (`y` staged; centered
+    /// products summed in 64 bits with delayed reduction), into its partial slot; then
+    /// part 0 adds the parts up into `x[row]` (row 0's also to `first[step]`). Ends
+    /// with a block barrier.
+    #[inline(always)]
+    unsafe fn digit(&self, step: u32) {
+        let m = self.m;
+        if self.row < self.n {
+            let t = m.fold_factor();
+            let (mut acc, mut since) = (0i64, 0usize);
+            let mut j = self.part * 32 + self.lane;
+            while j < self.n {
+                let (c, v) = (*self.cached.add(j as usize), *self.stage.add(j as usize));
+                acc += m.center(c) as i64 * m.center(v) as i64;
+                since += 1;
+                if since == rns_core::modulus::LAZY_PRODUCTS {
+                    acc = Modulus::fold(acc, t);
+                    since = 0;
+                }
+                j += 32 * self.parts;
+            }
+            let mut r = m.reduce_i64(acc);
+            let mut d = 16;
+            while d > 0 {
+                r = m.add(r, shuffle_down(r, d));
+                d /= 2;
+            }
+            if self.lane == 0 {
+                *self.slot(self.part, 0) = r;
+            }
+        }
+        _syncthreads();
+        if self.row < self.n && self.part == 0 && self.lane == 0 {
+            let mut r = 0;
+            let mut w = 0;
+            while w < self.parts {
+                r = m.add(r, *self.slot(w, 0));
+                w += 1;
+            }
+            *self.x.add(self.row as usize) = r;
+            if self.row == 0 {
+                *self.first.add(step as usize) = r;
+            }
+        }
+    }
+
+    /// This warp's part of its row's `Σ_j a[j]·x[j]` (`x` staged; limb by limb, joined
+    /// modulo `2^128`) into its partial slot; then part 0 adds the parts up and updates
+    /// the row's residual: `r[row]` (two's complement, two 64-bit words) becomes
+    /// `(r − Σ_j a[j]·x[j]) / p` (`rns_core::padic::update`), `y[row]` its residue
+    /// modulo `p`. Ends with a block barrier.
+    #[inline(always)]
+    unsafe fn update(&self) {
+        let n = self.n as usize;
+        if self.row < self.n {
+            let mut total = 0i128;
+            let mut t = 0;
+            while t < self.limbs as usize {
+                let limb_row = self.cached.add((1 + t) * n) as *const i32;
+                let mut s = 0i128;
+                let mut j = (self.part * 32 + self.lane) as usize;
+                while j < n {
+                    s += (*limb_row.add(j) as i64 * *self.stage.add(j) as i64) as i128;
+                    j += 32 * self.parts as usize;
+                }
+                let s = warp_sum_i128(s);
+                total = total.wrapping_add(s.wrapping_shl(LIMB_BITS * t as u32));
+                t += 1;
+            }
+            if self.lane == 0 {
+                let u = total as u128;
+                for w in 0..4 {
+                    *self.slot(self.part, w) = (u >> (32 * w)) as u32;
+                }
+            }
+        }
+        _syncthreads();
+        if self.row < self.n && self.part == 0 && self.lane == 0 {
+            let mut total = 0u128;
+            let mut w = 0;
+            while w < self.parts {
+                let word = |k: usize| (*self.slot(w, k) as u128) << (32 * k);
+                total = total.wrapping_add(word(0) | word(1) | word(2) | word(3));
+                w += 1;
+            }
+            let ri = self.r.add(2 * self.row as usize);
+            let old = (*ri as u128 | ((*ri.add(1) as u128) << 64)) as i128;
+            let new = padic::update(old, 1, |_| total as i128, self.p_inv);
+            *ri = new as u64;
+            *ri.add(1) = ((new as u128) >> 64) as u64;
+            *self.y.add(self.row as usize) = padic::reduce_i128(new, self.m);
+        }
+    }
+}
+
+/// Waits until every block of the grid has arrived (a cooperative launch: all blocks
+/// resident), with the device-scope fences that make every write before it visible to
+/// every read after it. `bar`: two words, zero before the launch (arrivals, generation).
+#[inline(always)]
+unsafe fn grid_barrier(bar: *mut u32) {
+    _syncthreads();
+    if _thread_idx_x() == 0 {
+        let (count, generation) = (bar, bar.add(1));
+        gpu_fence();
+        let g = gpu_load(generation, false);
+        if gpu_add(count, true) == _grid_dim_x() - 1 {
+            core::arch::asm!("st.relaxed.gpu.global.u32 [{p}], 0;", p = in(reg64) count);
+            gpu_add(generation, false);
+        } else {
+            while gpu_load(generation, true) == g {}
+        }
+        gpu_fence();
+    }
+    _syncthreads();
+}
+
+/// `fence.acq_rel.gpu`.
+#[inline(always)]
+unsafe fn gpu_fence() {
+    core::arch::asm!("fence.acq_rel.gpu;");
+}
+
+/// The word at `p`, a device-scope load (acquire or relaxed).
+#[inline(always)]
+unsafe fn gpu_load(p: *const u32, acquire: bool) -> u32 {
+    let r: u32;
+    if acquire {
+        core::arch::asm!("ld.acquire.gpu.global.u32 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p);
+    } else {
+        core::arch::asm!("ld.relaxed.gpu.global.u32 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p);
+    }
+    r
+}
+
+/// Adds one to the word at `p` at device scope (acquire-release, or release), returning
+/// the old value.
+#[inline(always)]
+unsafe fn gpu_add(p: *mut u32, acquire: bool) -> u32 {
+    let r: u32;
+    if acquire {
+        core::arch::asm!("atom.acq_rel.gpu.global.add.u32 {r}, [{p}], 1;", r = out(reg32) r, p = in(reg64) p);
+    } else {
+        core::arch::asm!("atom.release.gpu.global.add.u32 {r}, [{p}], 1;", r = out(reg32) r, p = in(reg64) p);
+    }
+    r
+}
+
+/// Dixon's lifting, `steps` steps in one cooperative launch (grid barriers between the
+/// phases). Block `b` holds rows `b·rows ..` of `A⁻¹ mod p` (`inv`, rows `ld` apart) and
+/// of `A`'s limbs (limb `t` of entry `(i, j)` at `a[t·n² + i·n + j]`) in shared memory
+/// for the whole launch, its warps split evenly among them. Each step: the digits
+/// `x = A⁻¹·y mod p` (row 0's to `first[step]`), then each row's residual
+/// `r ← (r − A·x)/p` and `y = r mod p`. `bar`: two zero words. Dynamic shared memory:
+/// `4·(n + rows·(1 + limbs)·n + 4·warps)` bytes.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
+    r: *mut u64,
+    y: *mut u32,
+    x: *mut u32,
+    first: *mut u32,
+    inv: *const u32,
+    a: *const i32,
+    modulus: *const Modulus,
+    bar: *mut u32,
+    n: u32,
+    ld: u32,
+    limbs: u32,
+    p_inv_lo: u64,
+    p_inv_hi: u64,
+    steps: u32,
+    rows: u32,
+) {
+    let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let (nu, per_row) = (n as usize, (1 + limbs as usize) * n as usize);
+    let first_row = _block_idx_x() * rows;
+    // The block's rows into shared memory, once.
+    let cache = sh.add(nu);
+    let mut e = _thread_idx_x() as usize;
+    while e < rows as usize * per_row {
+        let (local, rest) = (
+            e.checked_div(per_row).unwrap_or(0),
+            e.checked_rem(per_row).unwrap_or(0),
+        );
+        let (t, j) = (
+            rest.checked_div(nu).unwrap_or(0),
+            rest.checked_rem(nu).unwrap_or(0),
+        );
+        let i = first_row as usize + local;
+        if i < nu {
+            *cache.add(e) = if t == 0 {
+                *inv.add(i * ld as usize + j)
+            } else {
+                *a.add((t - 1) * nu * nu + i * nu + j) as u32
+            };
+        }
+        e += _block_dim_x() as usize;
+    }
+    let warp = _thread_idx_x() / 32;
+    let parts = (_block_dim_x() / 32).checked_div(rows).unwrap_or(1).max(1);
+    let local = warp / parts;
+    let lift = Lifting {
+        r,
+        y,
+        x,
+        first,
+        m: *modulus,
+        n,
+        limbs,
+        p_inv: p_inv_lo as u128 | ((p_inv_hi as u128) << 64),
+        stage: sh,
+        cached: cache.add(local as usize * per_row),
+        partial: cache.add(rows as usize * per_row),
+        row: if local < rows { first_row + local } else { n },
+        part: warp % parts,
+        parts,
+        lane: _thread_idx_x() % 32,
+    };
+    _syncthreads();
+    let mut step = 0;
+    while step < steps {
+        lift.stage(y);
+        lift.digit(step);
+        grid_barrier(bar);
+        lift.stage(x);
+        lift.update();
+        grid_barrier(bar);
+        step += 1;
+    }
+}

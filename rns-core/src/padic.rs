@@ -1,0 +1,165 @@
+//! One step of Dixon's p-adic lifting on 128-bit residuals, as the GPU runs it: a
+//! matrix `A` held as signed 29-bit limbs (`a = Σ_t limb_t · 2^(29t)`), a digit vector
+//! `x` (residues modulo `p`), and each row's residual `r` updated exactly as
+//! `r ← (r − (A·x)_row) / p`, the division exact and done as a product by `p⁻¹` modulo
+//! `2^128`. The row's limb sums `S_t = Σ_j limb_t[j]·x_j` are formed by the caller (on
+//! the GPU, one warp per row); everything here is per row.
+//!
+//! Exact when the true values fit: `|r − A·x| < 2^127`, which the host checks before it
+//! lifts on the device ([`residual_fits`]).
+
+use crate::modulus::Modulus;
+
+/// Bits of one limb of `A`'s entries: a limb times a digit (`< 2^31`) stays below `2^60`.
+pub const LIMB_BITS: u32 = 29;
+
+/// Limbs of an entry of `bits` bits (at least one).
+#[inline]
+pub fn limbs_for_bits(bits: u32) -> usize {
+    bits.div_ceil(LIMB_BITS).max(1) as usize
+}
+
+/// `p⁻¹ mod 2^128` for odd `p`, by Newton's iteration (each step doubles the correct
+/// bits; `p·p ≡ 1 (mod 8)` starts with three).
+#[inline]
+pub fn inverse_mod_2_128(p: u32) -> u128 {
+    let p = p as u128;
+    let mut x = p;
+    let mut i = 0;
+    while i < 6 {
+        x = x.wrapping_mul(2u128.wrapping_sub(p.wrapping_mul(x)));
+        i += 1;
+    }
+    x
+}
+
+/// The entry `Σ_t limb(t) · 2^(29t)` of `limbs` limbs modulo `m` (Horner from the top).
+#[inline(always)]
+pub fn limbs_residue(limbs: usize, limb: impl Fn(usize) -> i32, m: Modulus) -> u32 {
+    let two29 = 1u32 << LIMB_BITS;
+    let mut r = 0u32;
+    let mut t = limbs;
+    while t > 0 {
+        t -= 1;
+        r = m.add(m.mul(r, two29), m.reduce_i64(limb(t) as i64));
+    }
+    r
+}
+
+/// `x mod m` for a signed 128-bit `x`, in `[0, m)`.
+#[inline(always)]
+pub fn reduce_i128(x: i128, m: Modulus) -> u32 {
+    let a = x.unsigned_abs();
+    let hi = m.reduce_u64((a >> 64) as u64);
+    let lo = m.reduce_u64(a as u64);
+    // 2^64 mod m = (2^32 mod m)^2.
+    let two64 = m.mul(m.two32, m.two32);
+    let r = m.add(m.mul(hi, two64), lo);
+    if x < 0 {
+        m.neg(r)
+    } else {
+        r
+    }
+}
+
+/// The new residual `(r − Σ_t S_t·2^(29t)) / p` of a row whose limb sums are
+/// `sum(t)`, `t < limbs`, given `p_inv = p⁻¹ mod 2^128`; the division is exact when
+/// the digits were right. Wrapping arithmetic modulo `2^128` throughout: the result is
+/// exact when the true values fit in 128 bits.
+#[inline(always)]
+pub fn update(r: i128, limbs: usize, sum: impl Fn(usize) -> i128, p_inv: u128) -> i128 {
+    let mut t_sum = 0i128;
+    let mut t = 0;
+    while t < limbs {
+        t_sum = t_sum.wrapping_add(sum(t).wrapping_shl(LIMB_BITS * t as u32));
+        t += 1;
+    }
+    (r.wrapping_sub(t_sum) as u128).wrapping_mul(p_inv) as i128
+}
+
+/// Whether the residuals of an `n`-column matrix of `bits`-bit entries, lifted with a
+/// 31-bit prime from a right-hand side of `rhs_bits` bits, keep `|r − A·x|` below
+/// `2^126` (a bit to spare): `|r| ≤ max(|b|, n·2^bits)` and `|A·x| < n·2^(bits+31)`.
+#[inline]
+pub fn residual_fits(n: usize, bits: u32, rhs_bits: u32) -> bool {
+    let log_n = usize::BITS - n.max(1).leading_zeros();
+    let ax = bits as u64 + log_n as u64 + 31;
+    ax.max(rhs_bits as u64) + 1 < 126
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prime() -> Modulus {
+        Modulus::new(2_147_483_647).unwrap()
+    }
+
+    #[test]
+    fn the_inverse_modulo_2_128_is_one() {
+        for p in [3u32, 2_147_483_647, 2_147_483_629, 1_073_741_827] {
+            assert_eq!((p as u128).wrapping_mul(inverse_mod_2_128(p)), 1, "{p}");
+        }
+    }
+
+    #[test]
+    fn residues_of_limbs_and_of_128_bit_numbers() {
+        let m = prime();
+        // −5 · 2^58 + 3 · 2^29 − 7.
+        let limbs = [-7i32, 3, -5];
+        let v: i128 = -5 * (1i128 << 58) + 3 * (1 << 29) - 7;
+        let want = v.rem_euclid(m.m as i128) as u32;
+        assert_eq!(limbs_residue(3, |t| limbs[t], m), want);
+        for x in [
+            0i128,
+            1,
+            -1,
+            m.m as i128,
+            -(m.m as i128),
+            i128::MAX,
+            i128::MIN + 1,
+            i128::MIN,
+            (1 << 100) + 12345,
+            -(1 << 90) - 1,
+        ] {
+            assert_eq!(reduce_i128(x, m), x.rem_euclid(m.m as i128) as u32, "{x}");
+        }
+    }
+
+    #[test]
+    fn an_update_divides_exactly() {
+        let m = prime();
+        let p_inv = inverse_mod_2_128(m.m);
+        // A row of two entries, each of three limbs, and digits chosen so that
+        // r ≡ A·x (mod p): then (r − A·x)/p comes back exactly, negative ones too.
+        let a = [[-(1 << 28), 12345, -3], [(1 << 29) - 1, -(1 << 28) + 1, 2]];
+        let value = |e: &[i32; 3]| -> i128 {
+            e.iter()
+                .enumerate()
+                .map(|(t, &l)| (l as i128) << (29 * t))
+                .sum()
+        };
+        for (x0, x1, q) in [
+            (0u32, 0u32, 0i128),
+            (1, m.m - 1, -1),
+            (m.m - 1, 77, (1i128 << 80) + 5),
+            (12, 34, -(1i128 << 90)),
+        ] {
+            let ax = value(&a[0]) * x0 as i128 + value(&a[1]) * x1 as i128;
+            let r = ax + q * m.m as i128;
+            let sum = |t: usize| a[0][t] as i128 * x0 as i128 + a[1][t] as i128 * x1 as i128;
+            assert_eq!(update(r, 3, sum, p_inv), q, "{x0} {x1} {q}");
+        }
+    }
+
+    #[test]
+    fn residuals_fit_up_to_a_size() {
+        assert!(residual_fits(1000, 64, 1));
+        assert!(residual_fits(1 << 20, 70, 1));
+        assert!(!residual_fits(1000, 90, 1));
+        assert!(!residual_fits(2, 1, 126));
+        assert_eq!(limbs_for_bits(0), 1);
+        assert_eq!(limbs_for_bits(29), 1);
+        assert_eq!(limbs_for_bits(64), 3);
+    }
+}

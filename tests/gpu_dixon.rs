@@ -1,0 +1,184 @@
+//! The divisor trick's lifting on the GPU (`rns::dixon_gpu`, the kernels of
+//! `device/src/kernels/dixon.rs`) against Bareiss (rug) and the CPU's lifting: the same
+//! divisor, steps and primes, on random and adversarial matrices; the few-prime
+//! determinants one pivot per launch against the CPU's.
+
+use rns::backend::gpu::dixon::DeviceLimbs;
+use rns::dixon_gpu::lifts_on_gpu;
+use rns::{det_with_method, Backend, IntMatrix, Method, ModMatrices};
+use rns_suite::{bareiss_det, dev, gpu_backend as gpu, naive_matmul, Gen};
+use rug::{Complete, Integer};
+
+/// The ±1 right-hand side's size: one bit.
+fn ones(n: usize) -> IntMatrix {
+    IntMatrix::new(n, 1, vec![Integer::from(1); n]).unwrap()
+}
+
+/// The determinant by the divisor trick on `g` (lifting on the device) against the
+/// CPU's divisor trick, stage for stage, and against Bareiss when `bareiss`.
+fn same_as_cpu(g: &Backend, a: &IntMatrix, bareiss: bool, what: &str) -> Integer {
+    assert!(
+        lifts_on_gpu(dev(g), a, &ones(a.rows())),
+        "{what}: fits the device"
+    );
+    let (d, st) = det_with_method(a, g, Method::Dixon).unwrap();
+    let (want, cpu) = det_with_method(a, &Backend::Cpu, Method::Dixon).unwrap();
+    assert_eq!(d, want, "{what}");
+    if bareiss {
+        assert_eq!(d, bareiss_det(a), "{what}: Bareiss");
+    }
+    assert_eq!(
+        (st.method, st.divisor_bits, st.lifting_steps, st.primes),
+        (cpu.method, cpu.divisor_bits, cpu.lifting_steps, cpu.primes),
+        "{what}: the same divisor, steps and primes"
+    );
+    d
+}
+
+#[test]
+fn lifting_on_the_device_matches_the_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut gen = Gen::new(91);
+    for (n, bits, bareiss) in [
+        (1, 10, true),
+        (2, 64, true),
+        (17, 63, true),
+        (33, 64, true),
+        (64, 80, false),
+        (130, 64, false),
+        (257, 20, false),
+    ] {
+        let a = gen.matrix(n, n, bits);
+        let what = format!("{n}×{n} {bits}-bit");
+        same_as_cpu(&g, &a, bareiss, &what);
+        let (_, st) = det_with_method(&a, &g, Method::Dixon).unwrap();
+        assert_eq!(st.method, "dixon", "{what}");
+    }
+    // Range ends: every entry ±(2^63 − 1), −2^63, 0, 1.
+    let n = 24;
+    let ends = [
+        Integer::from(i64::MAX),
+        Integer::from(i64::MIN),
+        Integer::from(-i64::MAX),
+        Integer::new(),
+        Integer::from(1),
+    ];
+    let mut data: Vec<Integer> = (0..n * n)
+        .map(|e| ends[(e * 7 + e / n) % 5].clone())
+        .collect();
+    for i in 0..n {
+        data[i * n + i] = gen.signed(64);
+    }
+    same_as_cpu(&g, &IntMatrix::new(n, n, data).unwrap(), true, "range ends");
+}
+
+#[test]
+fn adversarial_determinants_on_the_device() {
+    let Some(g) = gpu() else { return };
+    let mut gen = Gen::new(92);
+    let n = 40;
+    // 6·U, U unimodular: a divisor of 6 at most, so det / d takes many device primes.
+    let mut u = IntMatrix::identity(n).entries().to_vec();
+    for i in 0..n {
+        for j in i + 1..n {
+            u[i * n + j] = gen.signed(16);
+        }
+    }
+    let u = IntMatrix::new(n, n, u).unwrap();
+    let uu = naive_matmul(&u, &u.transpose());
+    assert_eq!(
+        same_as_cpu(&g, &uu, true, "unimodular").as_abs().to_u32(),
+        Some(1)
+    );
+    let six: Vec<Integer> = u.entries().iter().map(|x| Integer::from(x * 6)).collect();
+    let six = IntMatrix::new(n, n, six).unwrap();
+    let d6 = same_as_cpu(&g, &six, true, "6·U");
+    assert_eq!(*d6.as_abs(), Integer::u_pow_u(6, n as u32).complete());
+    // A zero diagonal: every pivot of the device's elimination needs a row swap.
+    let mut p = vec![Integer::new(); n * n];
+    for i in 0..n {
+        p[i * n + (i + 1) % n] = gen.signed(50);
+        p[i * n + (i + 3) % n] = gen.signed(50);
+    }
+    same_as_cpu(&g, &IntMatrix::new(n, n, p).unwrap(), true, "zero diagonal");
+    // Singular (rank n − 1): singular modulo every prime, the multimodular path decides.
+    let low = gen.low_rank(n, n, n - 1, 30);
+    let (d, st) = det_with_method(&low, &g, Method::Dixon).unwrap();
+    assert_eq!((d, st.method), (Integer::new(), "multimodular"));
+    // A zero column: zero at once.
+    let mut z = gen.matrix(n, n, 30).entries().to_vec();
+    for i in 0..n {
+        z[i * n + 5] = Integer::new();
+    }
+    let z = IntMatrix::new(n, n, z).unwrap();
+    assert_eq!(det_with_method(&z, &g, Method::Dixon).unwrap().0, 0);
+    // det divisible by the first prime tried: the device lifts modulo the second.
+    let first = rns_core::prime::moduli_descending(|_| false)
+        .next()
+        .unwrap();
+    let mut e = gen.matrix(n, n, 20).entries().to_vec();
+    for j in 0..n {
+        e[j] = Integer::from(&e[n + j] * 3u32) + Integer::from(first) * (j as u32 % 2);
+    }
+    let e = IntMatrix::new(n, n, e).unwrap();
+    let d = same_as_cpu(&g, &e, true, "det ≡ 0 mod the first prime");
+    assert!(d.is_divisible_u(first) && d != 0);
+}
+
+#[test]
+fn too_wide_for_the_device_lifts_on_the_cpu() {
+    let Some(g) = gpu() else { return };
+    let a = Gen::new(93).matrix(64, 64, 100);
+    assert!(!lifts_on_gpu(dev(&g), &a, &ones(64)));
+    let (d, st) = det_with_method(&a, &g, Method::Dixon).unwrap();
+    assert_eq!(st.method, "dixon");
+    assert_eq!(
+        d,
+        det_with_method(&a, &Backend::Cpu, Method::Multimodular)
+            .unwrap()
+            .0
+    );
+}
+
+/// `a`'s entries (below 2^29 in absolute value) as one limb each.
+fn one_limb(g: &Backend, a: &IntMatrix) -> DeviceLimbs {
+    let w: Vec<i32> = a.entries().iter().map(|x| x.to_i32().unwrap()).collect();
+    let gpu = dev(g);
+    gpu.upload_limbs(gpu.stream(), &w, a.rows(), 1).unwrap()
+}
+
+#[test]
+fn few_prime_determinants_match_the_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut gen = Gen::new(94);
+    let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false)
+        .take(5)
+        .collect();
+    let moduli: Vec<_> = primes
+        .iter()
+        .map(|&p| rns_core::Modulus::new(p).unwrap())
+        .collect();
+    for (n, what) in [(1, "1×1"), (37, "random"), (200, "200×200")] {
+        let a = gen.matrix(n, n, 28);
+        let got = dev(&g).det_mod_limbs(&one_limb(&g, &a), &moduli).unwrap();
+        let want = Backend::Cpu
+            .det_mod(&ModMatrices::from_int_matrix(&a, &primes).unwrap())
+            .unwrap();
+        assert_eq!(got, want, "{what}");
+    }
+    // Singular: zero modulo every prime; a zero diagonal: swaps at every step.
+    let low = gen.low_rank(30, 30, 29, 10);
+    let got = dev(&g).det_mod_limbs(&one_limb(&g, &low), &moduli).unwrap();
+    assert_eq!(got, vec![0; 5]);
+    let n = 30;
+    let mut p = vec![Integer::new(); n * n];
+    for i in 0..n {
+        p[i * n + (i + 1) % n] = gen.signed(28);
+    }
+    let p = IntMatrix::new(n, n, p).unwrap();
+    let got = dev(&g).det_mod_limbs(&one_limb(&g, &p), &moduli).unwrap();
+    let want = Backend::Cpu
+        .det_mod(&ModMatrices::from_int_matrix(&p, &primes).unwrap())
+        .unwrap();
+    assert_eq!(got, want, "zero diagonal");
+}
