@@ -142,7 +142,11 @@ fn too_wide_for_the_device_lifts_on_the_cpu() {
 
 /// `a`'s entries (below 2^29 in absolute value) as one limb each.
 fn one_limb(g: &Backend, a: &IntMatrix) -> DeviceLimbs {
-    let w: Vec<i32> = a.entries().iter().map(|x| x.to_i32().unwrap()).collect();
+    let w: Vec<u32> = a
+        .entries()
+        .iter()
+        .map(|x| x.to_i32().unwrap() as u32)
+        .collect();
     let gpu = dev(g);
     gpu.upload_limbs(gpu.stream(), &w, a.rows(), 1).unwrap()
 }

@@ -73,32 +73,35 @@ fn inverse_mod_prime(a: &IntMatrix) -> Result<Option<(Modulus, Vec<u32>)>> {
     Ok(None)
 }
 
-/// `A`'s entries as `limbs` signed 29-bit limbs each: `x = Σ_t limb_t · 2^(29t)`, limb
-/// `t` of every entry in matrix `t` (row-major).
-pub(crate) fn split_limbs(a: &IntMatrix, limbs: usize) -> Vec<Vec<i32>> {
-    let mask = Integer::from((1u64 << LIMB_BITS) - 1);
-    let limb = |x: &Integer, t: usize| -> i32 {
-        let v = match x.to_i64() {
-            // Most entries: word arithmetic.
-            Some(w) => {
-                (w.unsigned_abs()
-                    .checked_shr(LIMB_BITS * t as u32)
-                    .unwrap_or(0)
-                    & ((1u64 << LIMB_BITS) - 1)) as i32
-            }
-            None => {
-                let v = Integer::from(&*x.as_abs() >> (LIMB_BITS * t as u32)) & &mask;
-                v.to_i32().expect("a 29-bit limb")
-            }
-        };
-        if *x < 0 {
-            -v
-        } else {
-            v
+/// Limb `t` of `x` as a signed 29-bit limb: `x = Σ_t limb_t · 2^(29t)`, every limb with
+/// the sign of `x`.
+pub(crate) fn limb_of(x: &Integer, t: usize) -> i32 {
+    let mask = (1u64 << LIMB_BITS) - 1;
+    let v = match x.to_i64() {
+        // Most entries: word arithmetic.
+        Some(w) => {
+            (w.unsigned_abs()
+                .checked_shr(LIMB_BITS * t as u32)
+                .unwrap_or(0)
+                & mask) as i32
+        }
+        None => {
+            let v = Integer::from(&*x.as_abs() >> (LIMB_BITS * t as u32)) & mask;
+            v.to_i32().expect("a 29-bit limb")
         }
     };
+    if *x < 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// `A`'s entries as `limbs` signed 29-bit limbs each ([`limb_of`]), limb `t` of every
+/// entry in matrix `t` (row-major).
+fn split_limbs(a: &IntMatrix, limbs: usize) -> Vec<Vec<i32>> {
     (0..limbs)
-        .map(|t| a.entries().par_iter().map(|x| limb(x, t)).collect())
+        .map(|t| a.entries().par_iter().map(|x| limb_of(x, t)).collect())
         .collect()
 }
 

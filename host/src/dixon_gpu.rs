@@ -8,10 +8,11 @@
 use crate::backend::gpu::dixon::DeviceLimbs;
 use crate::backend::gpu::Gpu;
 use crate::bounds::cramer_bits;
-use crate::dixon::{divisor_of, split_limbs, steps_for, Expansion, PRIMES_TRIED};
+use crate::dixon::{divisor_of, limb_of, steps_for, Expansion, PRIMES_TRIED};
 use crate::error::{Error, Result};
 use crate::matrix::{require_rhs, require_square, IntMatrix};
 use crate::timing::Laps;
+use rayon::prelude::*;
 use rns_core::padic::{limbs_for_bits, residual_fits};
 use rns_core::{prime, Modulus};
 use rug::Integer;
@@ -48,15 +49,29 @@ pub fn lifts_on_gpu(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
 pub fn det_divisor_gpu(gpu: &Arc<Gpu>, a: &IntMatrix, b: &IntMatrix) -> Result<Option<GpuDivisor>> {
     let n = require_square(a.rows(), a.cols(), "the determinant")?;
     require_rhs(n, b.rows())?;
-    if b.cols() != 1 || !lifts_on_gpu(gpu, a, b) {
+    let mut laps = Laps::start();
+    let a_bits = a.max_bits().min(u32::MAX as u64) as u32;
+    let b_bits = b.max_bits().min(u32::MAX as u64) as u32;
+    let l = limbs_for_bits(a_bits);
+    let fits = residual_fits(n, a_bits, b_bits) && gpu.lift_layout(n, l).is_some();
+    if n == 0 || b.cols() != 1 || !fits {
         return Err(Error::Internal(
-            "the GPU lifting takes one right-hand side and residuals of 128 bits".into(),
+            "the GPU lifting takes a non-empty matrix, one right-hand side, residuals of 128 \
+             bits and rows that fit in shared memory"
+                .into(),
         ));
     }
-    let mut laps = Laps::start();
     let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
-    let l = limbs_for_bits(a.max_bits() as u32);
-    let flat: Vec<i32> = split_limbs(a, l).concat();
+    // The limbs as device words, limb-major, straight from the entries.
+    let mut words = vec![0u32; l * n * n];
+    words
+        .par_chunks_mut(n * n)
+        .enumerate()
+        .for_each(|(t, limb)| {
+            limb.par_iter_mut()
+                .zip(a.entries().par_iter())
+                .for_each(|(w, x)| *w = limb_of(x, t) as u32)
+        });
     let rhs: Vec<i128> = b
         .entries()
         .iter()
@@ -64,7 +79,7 @@ pub fn det_divisor_gpu(gpu: &Arc<Gpu>, a: &IntMatrix, b: &IntMatrix) -> Result<O
         .collect();
     laps.lap("lift: bounds, limbs");
     let stream = gpu.stream();
-    let limbs = gpu.upload_limbs(stream, &flat, n, l)?;
+    let limbs = gpu.upload_limbs(stream, &words, n, l)?;
     gpu.sync_stream(stream)?;
     laps.lap("lift: upload");
     let primes = prime::moduli_descending(|_| false)

@@ -78,11 +78,12 @@ impl Gpu {
         (rows <= warps && bytes <= self.shared_memory()).then_some((rows, bytes))
     }
 
-    /// Uploads `a` (`limbs` limb matrices of `n × n`, limb-major) on `stream`.
+    /// Uploads `a` (`limbs` limb matrices of `n × n`, limb-major, the signed limbs'
+    /// bits as words) on `stream`.
     pub fn upload_limbs(
         &self,
         stream: &Arc<CudaStream>,
-        a: &[i32],
+        a: &[u32],
         n: usize,
         limbs: usize,
     ) -> Result<DeviceLimbs> {
@@ -92,9 +93,8 @@ impl Gpu {
                 a.len()
             )));
         }
-        let words: Vec<u32> = a.iter().map(|&v| v as u32).collect();
         Ok(DeviceLimbs {
-            words: self.upload_on(stream, &words)?,
+            words: self.upload_on(stream, a)?,
             n,
             limbs,
         })
