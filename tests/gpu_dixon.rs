@@ -1,12 +1,14 @@
-//! The divisor trick's lifting on the GPU (`rns::dixon_gpu`, the kernels of
-//! `device/src/kernels/dixon.rs`) against Bareiss (rug) and the CPU's lifting: the same
-//! divisor, steps and primes, on random and adversarial matrices; the few-prime
-//! determinants one pivot per launch against the CPU's.
+//! Dixon's lifting on the GPU (`rns::dixon_gpu`, the kernels of
+//! `device/src/kernels/dixon.rs`) against Bareiss (rug), exact rational elimination and
+//! the CPU's lifting: the same divisor, steps, primes and solutions, on random and
+//! adversarial matrices; the few-prime determinants one pivot per launch against the
+//! CPU's.
 
 use rns::backend::gpu::dixon::DeviceLimbs;
-use rns::dixon_gpu::lifts_on_gpu;
-use rns::{det_with_method, Backend, IntMatrix, Method, ModMatrices};
-use rns_suite::{bareiss_det, dev, gpu_backend as gpu, naive_matmul, Gen};
+use rns::dixon::solve_dixon;
+use rns::dixon_gpu::{lifts_on_gpu, solve_dixon_gpu};
+use rns::{det_with_method, linalg, Backend, Error, IntMatrix, Method, ModMatrices};
+use rns_suite::{bareiss_det, dev, gpu_backend as gpu, naive_matmul, rational_solve, Gen};
 use rug::{Complete, Integer};
 
 /// The ±1 right-hand side's size: one bit.
@@ -185,4 +187,103 @@ fn few_prime_determinants_match_the_cpu() {
         .det_mod(&ModMatrices::from_int_matrix(&p, &primes).unwrap())
         .unwrap();
     assert_eq!(got, want, "zero diagonal");
+}
+
+/// The solve lifted on the device against the CPU's lifting (the same prime, steps and
+/// fractions) and against the multimodular solve.
+fn solve_same_as_cpu(g: &Backend, a: &IntMatrix, b: &IntMatrix, what: &str) {
+    assert!(lifts_on_gpu(dev(g), a, b), "{what}: fits the device");
+    let (s, laps) = solve_dixon_gpu(dev(g), a, b)
+        .unwrap()
+        .expect("invertible modulo a prime");
+    assert_eq!(
+        Some(s),
+        solve_dixon(a, b).unwrap(),
+        "{what}: as the CPU's lifting"
+    );
+    assert!(laps.into_stages().iter().any(|(n, _)| *n == "lift: steps"));
+    let (x, _) = linalg::solve_with_method(a, b, g, Method::Dixon).unwrap();
+    let (want, _) = linalg::solve_with_method(a, b, &Backend::Cpu, Method::Multimodular).unwrap();
+    assert_eq!(x, want, "{what}: as the multimodular solve");
+}
+
+#[test]
+fn solves_on_the_device_match_the_cpu() {
+    let Some(g) = gpu() else { return };
+    let mut gen = Gen::new(95);
+    for (n, bits) in [(1, 10), (2, 64), (17, 63), (64, 80), (130, 64), (300, 40)] {
+        let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, 1, bits));
+        solve_same_as_cpu(&g, &a, &b, &format!("{n}×{n} {bits}-bit"));
+        if n <= 17 {
+            let (x, _) = linalg::solve_with_method(&a, &b, &g, Method::Dixon).unwrap();
+            assert_eq!(x.entries(), &rational_solve(&a, &b).unwrap()[..]);
+        }
+    }
+    let n = 40;
+    // A small solution (b = A·x₀): found after the first 16 steps, checked exactly.
+    let a = gen.matrix(n, n, 64);
+    let x0 = gen.matrix(n, 1, 5);
+    solve_same_as_cpu(&g, &a, &naive_matmul(&a, &x0), "small solution");
+    // A zero right-hand side, and a unimodular matrix (denominator 1).
+    solve_same_as_cpu(
+        &g,
+        &a,
+        &IntMatrix::new(n, 1, vec![Integer::new(); n]).unwrap(),
+        "b = 0",
+    );
+    let mut u = IntMatrix::identity(n).entries().to_vec();
+    for i in 0..n {
+        for j in i + 1..n {
+            u[i * n + j] = gen.signed(12);
+        }
+    }
+    let u = IntMatrix::new(n, n, u).unwrap();
+    let uu = naive_matmul(&u, &u.transpose());
+    solve_same_as_cpu(&g, &uu, &gen.matrix(n, 1, 30), "unimodular");
+    // det divisible by the first prime tried: lifted modulo the second.
+    let first = rns_core::prime::moduli_descending(|_| false)
+        .next()
+        .unwrap();
+    let mut e = gen.matrix(n, n, 20).entries().to_vec();
+    for j in 0..n {
+        e[j] = Integer::from(&e[n + j] * 3u32) + Integer::from(first) * (j as u32 % 2);
+    }
+    let e = IntMatrix::new(n, n, e).unwrap();
+    let b = gen.matrix(n, 1, 20);
+    solve_same_as_cpu(&g, &e, &b, "det ≡ 0 mod the first prime");
+    let (s, _) = solve_dixon_gpu(dev(&g), &e, &b).unwrap().unwrap();
+    assert_ne!(s.prime, first);
+}
+
+#[test]
+fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
+    let Some(g) = gpu() else { return };
+    let mut gen = Gen::new(96);
+    let n = 30;
+    let b = gen.matrix(n, 1, 20);
+    // Singular: modulo every prime tried, then the multimodular solve says so.
+    let low = gen.low_rank(n, n, n - 1, 20);
+    assert_eq!(
+        solve_dixon_gpu(dev(&g), &low, &b).unwrap().map(|s| s.0),
+        None
+    );
+    assert!(matches!(
+        linalg::solve_with_method(&low, &b, &g, Method::Dixon),
+        Err(Error::Singular { .. })
+    ));
+    // A zero column: singular at once.
+    let mut z = gen.matrix(n, n, 20).entries().to_vec();
+    for i in 0..n {
+        z[i * n + 3] = Integer::new();
+    }
+    let z = IntMatrix::new(n, n, z).unwrap();
+    assert!(matches!(
+        linalg::solve_with_method(&z, &b, &g, Method::Dixon),
+        Err(Error::Singular { .. })
+    ));
+    // Two right-hand sides: lifted on the CPU, the same answer.
+    let (a, b2) = (gen.matrix(n, n, 64), gen.matrix(n, 2, 64));
+    assert!(!lifts_on_gpu(dev(&g), &a, &b2));
+    let (x, _) = linalg::solve_with_method(&a, &b2, &g, Method::Dixon).unwrap();
+    assert_eq!(x, linalg::solve(&a, &b2, &Backend::Cpu).unwrap());
 }

@@ -122,7 +122,7 @@ pub(crate) struct Expansion {
 
 impl Expansion {
     /// Entry `e` of `Σ X_i p^i` over the digits so far, by pairs joined level by level.
-    fn value(&self, e: usize, powers: &[Integer]) -> Integer {
+    pub(crate) fn value(&self, e: usize, powers: &[Integer]) -> Integer {
         let mut level: Vec<Integer> = self.digits.iter().map(|d| Integer::from(d[e])).collect();
         let mut j = 0;
         while level.len() > 1 {
@@ -140,7 +140,7 @@ impl Expansion {
     }
 
     /// `p^(2^j)` for every level of a `k`-digit expansion.
-    fn powers(&self) -> Vec<Integer> {
+    pub(crate) fn powers(&self) -> Vec<Integer> {
         let mut powers = vec![Integer::from(self.p)];
         while (1usize << powers.len()) < self.digits.len() {
             let top = powers.last().expect("one power at least");
@@ -172,7 +172,7 @@ pub fn solve_dixon(a: &IntMatrix, b: &IntMatrix) -> Result<Option<DixonSolution>
             return Ok(None);
         }
         next_try = 2 * step;
-        let s = finish(a, b, x)?;
+        let s = finish(a, b, x, !last)?;
         if s.is_none() && last {
             return Err(Error::Internal(
                 "Dixon lifting reached its bound without a solution".into(),
@@ -350,8 +350,19 @@ fn columns(n: usize, l: usize, f: impl Fn(usize, usize) -> i32) -> Vec<Vec<i32>>
     (0..l).map(|c| (0..n).map(|j| f(j, c)).collect()).collect()
 }
 
-/// The solution from the digits so far, if the reconstruction checks out exactly.
-fn finish(a: &IntMatrix, b: &IntMatrix, x: &Expansion) -> Result<Option<DixonSolution>> {
+/// Bits of margin asked of row 0's fraction before the bound: below it, a fraction that
+/// happens to reconstruct from too few digits (about half the time, for a random residue)
+/// is taken for the answer once in `2^20` tries instead of every other.
+pub(crate) const EARLY_MARGIN_BITS: u32 = 20;
+
+/// The solution from the digits so far, if the reconstruction checks out exactly;
+/// `early` (before the bound) asks row 0's fraction for [`EARLY_MARGIN_BITS`] to spare.
+pub(crate) fn finish(
+    a: &IntMatrix,
+    b: &IntMatrix,
+    x: &Expansion,
+    early: bool,
+) -> Result<Option<DixonSolution>> {
     let (n, l) = (a.rows(), b.cols());
     let k = x.digits.len();
     let powers = x.powers();
@@ -360,7 +371,8 @@ fn finish(a: &IntMatrix, b: &IntMatrix, x: &Expansion) -> Result<Option<DixonSol
     // The first entry alone first: until the lifting has gone far enough, its
     // reconstruction fails, and the other entries need not be assembled.
     let first = x.value(0, &powers);
-    let Some((_, mut den)) = rational_reconstruct(&first, &modulus, &bound) else {
+    let Some((_, mut den)) = rational_reconstruct(&first, &modulus, &first_bound(&bound, early))
+    else {
         return Ok(None);
     };
     let mut values = Vec::with_capacity(n * l);
@@ -376,24 +388,49 @@ fn finish(a: &IntMatrix, b: &IntMatrix, x: &Expansion) -> Result<Option<DixonSol
             y
         }
     };
-    for v in &values[1..] {
-        if *centered(&den, v).as_abs() > bound {
-            let Some((_, d)) = rational_reconstruct(v, &modulus, &bound) else {
-                return Ok(None);
-            };
-            den = den.lcm(&d);
-            if den > bound {
-                return Ok(None);
-            }
+    // Every entry over the denominator so far, in parallel; an entry it does not
+    // explain (rare) grows it by that entry's own denominator, and all are redone.
+    let mut ys: Vec<Integer> = values.par_iter().map(|v| centered(&den, v)).collect();
+    while let Some(e) = ys.par_iter().position_first(|y| *y.as_abs() > bound) {
+        let Some((_, d)) = rational_reconstruct(&values[e], &modulus, &bound) else {
+            return Ok(None);
+        };
+        let grown = Integer::from(den.lcm_ref(&d));
+        if grown > bound {
+            return Ok(None);
         }
+        if grown == den {
+            // Explained by no denominator: the exact check below decides.
+            break;
+        }
+        // den·v ≡ y, so (grown/den)·y is the new numerator modulo p^k: a small factor
+        // times each y instead of a product by the whole denominator.
+        let f = grown.clone().div_exact(&den);
+        den = grown;
+        ys = ys
+            .par_iter()
+            .map(|y| {
+                let v = Integer::from(&f * y).modulo(&modulus);
+                if v > half {
+                    v - &modulus
+                } else {
+                    v
+                }
+            })
+            .collect();
     }
-    // Every entry over the final denominator (earlier ones saw a divisor of it).
-    let ys: Vec<Integer> = values.par_iter().map(|v| centered(&den, v)).collect();
     if !checks(a, b, &ys, &den) {
         return Ok(None);
     }
-    // The least common denominator: divide out what every numerator shares with it.
-    let g = ys.iter().fold(den.clone(), |g, y| g.gcd(y));
+    // The least common denominator: divide out what every numerator shares with it
+    // (usually nothing after a few entries: the gcd stops at 1).
+    let mut g = den.clone();
+    for y in &ys {
+        if g == 1 {
+            break;
+        }
+        g = g.gcd(y);
+    }
     let (numerators, denominator) = if g == 1 {
         (ys, den)
     } else {
@@ -408,6 +445,16 @@ fn finish(a: &IntMatrix, b: &IntMatrix, x: &Expansion) -> Result<Option<DixonSol
         prime: x.p,
         steps: k,
     }))
+}
+
+/// The bound asked of row 0's fraction: `bound`, less [`EARLY_MARGIN_BITS`] when
+/// `early`.
+pub(crate) fn first_bound(bound: &Integer, early: bool) -> Integer {
+    if early {
+        Integer::from(bound >> EARLY_MARGIN_BITS)
+    } else {
+        bound.clone()
+    }
 }
 
 /// Whether `A·Y = d·B` exactly.

@@ -8,14 +8,17 @@
 use crate::backend::gpu::dixon::DeviceLimbs;
 use crate::backend::gpu::Gpu;
 use crate::bounds::cramer_bits;
-use crate::dixon::{divisor_of, limb_of, steps_for, Expansion, PRIMES_TRIED};
+use crate::dixon::{
+    divisor_of, finish, first_bound, limb_of, steps_for, DixonSolution, Expansion, PRIMES_TRIED,
+};
 use crate::error::{Error, Result};
 use crate::matrix::{require_rhs, require_square, IntMatrix};
+use crate::ratrecon::rational_reconstruct;
 use crate::timing::Laps;
 use rayon::prelude::*;
 use rns_core::padic::{limbs_for_bits, residual_fits};
 use rns_core::{prime, Modulus};
-use rug::Integer;
+use rug::{Complete, Integer};
 use std::sync::Arc;
 
 /// What the lifting on the device found.
@@ -30,12 +33,12 @@ pub struct GpuDivisor {
     pub laps: Laps,
 }
 
-/// Whether the lifting for `A x = b` runs on `gpu`: the residuals fit in 128 bits and
-/// the rows of `A` and of its inverse in the multiprocessors' shared memory
-/// ([`Gpu::lift_layout`]: up to about 1300 × 1300 for 64-bit entries on an H200).
+/// Whether the lifting for `A x = b` runs on `gpu`: one right-hand side, the residuals
+/// fit in 128 bits and the rows of `A` and of its inverse in the multiprocessors' shared
+/// memory ([`Gpu::lift_layout`]: up to about 1300 × 1300 for 64-bit entries on an H200).
 pub fn lifts_on_gpu(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
     let n = a.rows();
-    if n == 0 || gpu.lift_layout(n, 1).is_none() {
+    if n == 0 || b.cols() != 1 || gpu.lift_layout(n, 1).is_none() {
         return false;
     }
     let bits = |m: &IntMatrix| m.max_bits().min(u32::MAX as u64) as u32;
@@ -43,13 +46,19 @@ pub fn lifts_on_gpu(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
     residual_fits(n, a_bits, bits(b)) && gpu.lift_layout(n, limbs_for_bits(a_bits)).is_some()
 }
 
-/// [`crate::dixon::det_divisor`] on `gpu`, for `A` and one right-hand side `b` that
-/// [`lifts_on_gpu`]. `None` when `A` is singular modulo every prime tried;
-/// `Error::Singular` when it has a zero column.
-pub fn det_divisor_gpu(gpu: &Arc<Gpu>, a: &IntMatrix, b: &IntMatrix) -> Result<Option<GpuDivisor>> {
-    let n = require_square(a.rows(), a.cols(), "the determinant")?;
+/// `A` on the device and what the lifting starts from.
+struct Prepared {
+    limbs: DeviceLimbs,
+    rhs: Vec<i128>,
+    /// Cramer's bounds (bits of the determinant, of the numerators).
+    bits: (u64, u64),
+}
+
+/// Checks that `A x = b` lifts on `gpu` (one right-hand side, [`lifts_on_gpu`]), bounds
+/// it and uploads `A` as limbs (stages on `laps`).
+fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<Prepared> {
+    let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
     require_rhs(n, b.rows())?;
-    let mut laps = Laps::start();
     let a_bits = a.max_bits().min(u32::MAX as u64) as u32;
     let b_bits = b.max_bits().min(u32::MAX as u64) as u32;
     let l = limbs_for_bits(a_bits);
@@ -82,25 +91,103 @@ pub fn det_divisor_gpu(gpu: &Arc<Gpu>, a: &IntMatrix, b: &IntMatrix) -> Result<O
     let limbs = gpu.upload_limbs(stream, &words, n, l)?;
     gpu.sync_stream(stream)?;
     laps.lap("lift: upload");
-    let primes = prime::moduli_descending(|_| false)
+    Ok(Prepared { limbs, rhs, bits })
+}
+
+/// The primes the lifting tries, as the CPU's.
+fn primes() -> impl Iterator<Item = Modulus> {
+    prime::moduli_descending(|_| false)
         .take(PRIMES_TRIED)
-        .map(|p| Modulus::new(p).expect("a generated prime"));
-    let Some(lifted) = gpu.lift_first(&limbs, &rhs, primes, |p| steps_for(bits, p))? else {
+        .map(|p| Modulus::new(p).expect("a generated prime"))
+}
+
+/// [`crate::dixon::det_divisor`] on `gpu`, for `A` and one right-hand side `b` that
+/// [`lifts_on_gpu`]. `None` when `A` is singular modulo every prime tried;
+/// `Error::Singular` when it has a zero column.
+pub fn det_divisor_gpu(gpu: &Arc<Gpu>, a: &IntMatrix, b: &IntMatrix) -> Result<Option<GpuDivisor>> {
+    let mut laps = Laps::start();
+    let prep = prepare(gpu, a, b, &mut laps)?;
+    let bits = prep.bits;
+    let Some(mut lift) =
+        gpu.start_lift(&prep.limbs, &prep.rhs, primes(), |p| steps_for(bits, p))?
+    else {
         return Ok(None);
     };
+    lift.run(usize::MAX)?;
+    let digits = lift.first()?;
     let lifting = laps.restart();
-    laps.add("lift: inverse mod p", lifted.inverse_time);
-    laps.add("lift: steps", lifting.saturating_sub(lifted.inverse_time));
+    laps.add("lift: inverse mod p", lift.inverse_time);
+    laps.add("lift: steps", lifting.saturating_sub(lift.inverse_time));
     let x = Expansion {
-        digits: lifted.digits.iter().map(|&d| vec![d]).collect(),
-        p: lifted.prime,
+        digits: digits.iter().map(|&d| vec![d]).collect(),
+        p: lift.prime(),
     };
+    drop(lift);
     let (divisor, steps) = divisor_of(&x)?;
     laps.lap("lift: reconstruct");
     Ok(Some(GpuDivisor {
         divisor,
         steps,
-        limbs,
+        limbs: prep.limbs,
         laps,
     }))
+}
+
+/// [`crate::dixon::solve_dixon`] on `gpu` for one right-hand side, when
+/// [`lifts_on_gpu`]: reconstruction tried after 16, 32, 64, … steps (row 0 first, from
+/// its digits alone, with a margin before the bound; then every entry, checked
+/// exactly), and at the bound, where it cannot fail. `None` when `A` is singular modulo every prime tried. With the stages.
+pub fn solve_dixon_gpu(
+    gpu: &Arc<Gpu>,
+    a: &IntMatrix,
+    b: &IntMatrix,
+) -> Result<Option<(DixonSolution, Laps)>> {
+    let mut laps = Laps::start();
+    let prep = prepare(gpu, a, b, &mut laps)?;
+    let (bits, n) = (prep.bits, a.rows());
+    let Some(mut lift) =
+        gpu.start_lift(&prep.limbs, &prep.rhs, primes(), |p| steps_for(bits, p))?
+    else {
+        return Ok(None);
+    };
+    laps.lap("lift: inverse mod p");
+    let (p, k_max) = (lift.prime(), steps_for(bits, lift.prime()));
+    let mut next_try = 16;
+    loop {
+        lift.run(next_try.min(k_max) - lift.steps())?;
+        let k = lift.steps();
+        let first = lift.first()?;
+        laps.lap("lift: steps");
+        let modulus = Integer::u_pow_u(p, k as u32).complete();
+        let bound = Integer::from(&modulus >> 1u32).sqrt();
+        let x0 = Expansion {
+            digits: first.iter().map(|&d| vec![d]).collect(),
+            p,
+        };
+        let early = k < k_max;
+        let found = rational_reconstruct(
+            &x0.value(0, &x0.powers()),
+            &modulus,
+            &first_bound(&bound, early),
+        )
+        .is_some();
+        if found {
+            let all = lift.digits()?;
+            let x = Expansion {
+                digits: all.chunks(n).map(<[u32]>::to_vec).collect(),
+                p,
+            };
+            if let Some(s) = finish(a, b, &x, early)? {
+                laps.lap("lift: reconstruct, check");
+                return Ok(Some((s, laps)));
+            }
+        }
+        laps.lap("lift: reconstruct, check");
+        if k >= k_max {
+            return Err(Error::Internal(
+                "Dixon lifting reached its bound without a solution".into(),
+            ));
+        }
+        next_try = 2 * k;
+    }
 }

@@ -30,6 +30,7 @@ use crate::backend::Backend;
 use crate::basis::RnsBasis;
 use crate::bounds::{cramer_bits, log2_norm};
 use crate::dixon::solve_dixon;
+use crate::dixon_gpu::{lifts_on_gpu, solve_dixon_gpu};
 use crate::error::{Error, Result};
 use crate::matrix::{require_product, require_rhs, require_square, IntMatrix, RatMatrix};
 use crate::method::Method;
@@ -114,9 +115,20 @@ pub fn solve_with_method(
     let l = b.cols();
     // With no right-hand side only A's singularity is left to decide: the multimodular
     // path does that for every method.
-    if l > 0 && method.solve_lifts(n, l, backend) {
-        if let Some(s) = solve_dixon(a, b)? {
-            laps.stage("dixon lifting")?;
+    let on_device = l == 1 && backend.gpu().is_some_and(|g| lifts_on_gpu(g, a, b));
+    if l > 0 && method.solve_lifts(n, l, backend, on_device) {
+        let lifted = match backend.gpu() {
+            Some(gpu) if on_device => solve_dixon_gpu(gpu, a, b)?.map(|(s, lifting)| {
+                laps.append(lifting);
+                s
+            }),
+            _ => {
+                let s = solve_dixon(a, b)?;
+                laps.stage("dixon lifting")?;
+                s
+            }
+        };
+        if let Some(s) = lifted {
             let d = &s.denominator;
             let x = s
                 .numerators

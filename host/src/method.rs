@@ -7,8 +7,8 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Method {
     /// The library chooses: p-adic on the CPU backend for systems and determinants large
-    /// enough to gain from it, and on the GPU for large determinants whose lifting fits
-    /// its 128-bit residuals; multimodular otherwise.
+    /// enough to gain from it, and on the GPU for large determinants and large systems
+    /// with one right-hand side whose lifting fits the device; multimodular otherwise.
     #[default]
     Auto,
     /// Dixon's p-adic lifting ([`crate::dixon`]): a solve by lifting; a determinant by
@@ -24,6 +24,8 @@ pub enum Method {
 pub const DIXON_DET_MIN: usize = 40;
 /// Below this dimension `Auto` determinants on the GPU stay multimodular.
 pub const DIXON_GPU_DET_MIN: usize = 400;
+/// Below this dimension `Auto` solves on the GPU stay multimodular.
+pub const DIXON_GPU_SOLVE_MIN: usize = 300;
 /// Below this dimension `Auto` solves stay multimodular.
 pub const DIXON_SOLVE_MIN: usize = 10;
 
@@ -40,10 +42,13 @@ impl Method {
     }
 
     /// Whether solving an `n × n` system with `l` right-hand sides on `backend` lifts
-    /// p-adically (each lifting step costs `n²·l`: few right-hand sides only, for `Auto`).
-    pub fn solve_lifts(self, n: usize, l: usize, backend: &Backend) -> bool {
+    /// p-adically (each lifting step costs `n²·l`: few right-hand sides only, for `Auto`);
+    /// `on_device`: whether the lifting would run on the GPU (one right-hand side whose
+    /// residuals fit).
+    pub fn solve_lifts(self, n: usize, l: usize, backend: &Backend, on_device: bool) -> bool {
         match self {
-            Method::Auto => backend.gpu().is_none() && n >= DIXON_SOLVE_MIN && l <= (n / 8).max(2),
+            Method::Auto if backend.gpu().is_some() => on_device && n >= DIXON_GPU_SOLVE_MIN,
+            Method::Auto => n >= DIXON_SOLVE_MIN && l <= (n / 8).max(2),
             Method::Dixon => true,
             Method::Multimodular => false,
         }

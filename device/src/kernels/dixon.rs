@@ -167,7 +167,8 @@ unsafe fn warp_sum_i128(mut v: i128) -> i128 {
 struct Lifting {
     r: *mut u64,
     y: *mut u32,
-    x: *mut u32,
+    /// The digits, `n` per step (step-major).
+    digits: *mut u32,
     first: *mut u32,
     m: Modulus,
     n: u32,
@@ -208,8 +209,8 @@ impl Lifting {
 
     /// This warp's part of its row's digit `Σ_j inv[j]·y[j] mod p` (`y` staged; centered
     /// products summed in 64 bits with delayed reduction), into its partial slot; then
-    /// part 0 adds the parts up into `x[row]` (row 0's also to `first[step]`). Ends
-    /// with a block barrier.
+    /// part 0 adds the parts up into `digits[step·n + row]` (row 0's also to
+    /// `first[step]`). Ends with a block barrier.
     #[inline(always)]
     unsafe fn digit(&self, step: u32) {
         let m = self.m;
@@ -245,7 +246,9 @@ impl Lifting {
                 r = m.add(r, *self.slot(w, 0));
                 w += 1;
             }
-            *self.x.add(self.row as usize) = r;
+            *self
+                .digits
+                .add(step as usize * self.n as usize + self.row as usize) = r;
             if self.row == 0 {
                 *self.first.add(step as usize) = r;
             }
@@ -353,19 +356,21 @@ unsafe fn gpu_add(p: *mut u32, acquire: bool) -> u32 {
     r
 }
 
-/// Dixon's lifting, `steps` steps in one cooperative launch (grid barriers between the
-/// phases). Block `b` holds rows `b·rows ..` of `A⁻¹ mod p` (`inv`, rows `ld` apart) and
-/// of `A`'s limbs (limb `t` of entry `(i, j)` at `a[t·n² + i·n + j]`) in shared memory
-/// for the whole launch, its warps split evenly among them. Each step: the digits
-/// `x = A⁻¹·y mod p` (row 0's to `first[step]`), then each row's residual
-/// `r ← (r − A·x)/p` and `y = r mod p`. `bar`: two zero words. Dynamic shared memory:
+/// Dixon's lifting, steps `step0 .. step0 + steps` in one cooperative launch (grid
+/// barriers between the phases; `r` and `y` carry over to the next launch). Block `b`
+/// holds rows `b·rows ..` of `A⁻¹ mod p` (`inv`, rows `ld` apart) and of `A`'s limbs
+/// (limb `t` of entry `(i, j)` at `a[t·n² + i·n + j]`) in shared memory for the whole
+/// launch, its warps split evenly among them. Each step `s`: the digits
+/// `x = A⁻¹·y mod p` into `digits[s·n ..]` (row 0's also to `first[s]`), then each row's
+/// residual `r ← (r − A·x)/p` and `y = r mod p`. `bar`: two words, zero before the
+/// first launch (and after every launch). Dynamic shared memory:
 /// `4·(n + rows·(1 + limbs)·n + 4·warps)` bytes.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     r: *mut u64,
     y: *mut u32,
-    x: *mut u32,
+    digits: *mut u32,
     first: *mut u32,
     inv: *const u32,
     a: *const i32,
@@ -376,6 +381,7 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     limbs: u32,
     p_inv_lo: u64,
     p_inv_hi: u64,
+    step0: u32,
     steps: u32,
     rows: u32,
 ) {
@@ -410,7 +416,7 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     let lift = Lifting {
         r,
         y,
-        x,
+        digits,
         first,
         m: *modulus,
         n,
@@ -425,12 +431,12 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
         lane: _thread_idx_x() % 32,
     };
     _syncthreads();
-    let mut step = 0;
-    while step < steps {
+    let mut step = step0;
+    while step < step0 + steps {
         lift.stage(y);
         lift.digit(step);
         grid_barrier(bar);
-        lift.stage(x);
+        lift.stage(digits.add(step as usize * n as usize));
         lift.update();
         grid_barrier(bar);
         step += 1;

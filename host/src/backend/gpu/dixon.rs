@@ -39,19 +39,6 @@ pub struct DeviceLimbs {
     pub limbs: usize,
 }
 
-/// What [`Gpu::lift_first`] brings back.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Lifted {
-    /// The prime lifted (the first of those tried modulo which `A` is invertible).
-    pub prime: u32,
-    /// `det A mod prime`.
-    pub det_mod_prime: u32,
-    /// Row 0's digits `x_0, x_1, …` of the p-adic expansion of `A⁻¹ b`.
-    pub digits: Vec<u32>,
-    /// Wall-clock time of the inverses (every prime tried).
-    pub inverse_time: Duration,
-}
-
 /// The 1-D launch of `threads`-wide blocks over `items` threads.
 fn line(items: usize, threads: u32) -> Result<LaunchConfig> {
     let blocks = items.div_ceil(threads as usize);
@@ -206,18 +193,19 @@ impl Gpu {
         Ok(state.chunks(STATE_WORDS).map(|s| s[1]).collect())
     }
 
-    /// Dixon's lifting of `A x = b` for one right-hand side `b` (`rhs`, 128-bit), `steps(p)`
-    /// steps, modulo the first of `primes` modulo which `a` is invertible (`None` when
-    /// there is none): the inverse by Gauss–Jordan on the device, then two launches per
-    /// step; row 0's digits come back. The caller checks that the residuals fit in 128
-    /// bits (`rns_core::padic::residual_fits`).
-    pub fn lift_first(
-        &self,
-        a: &DeviceLimbs,
+    /// Starts Dixon's lifting of `A x = b` for one right-hand side `b` (`rhs`, 128-bit)
+    /// modulo the first of `primes` modulo which `a` is invertible (`None` when there is
+    /// none): the inverse by Gauss–Jordan on the device, room for `capacity(p)` steps.
+    /// The caller checks that the residuals fit in 128 bits
+    /// (`rns_core::padic::residual_fits`) and the rows in shared memory
+    /// ([`Gpu::lift_layout`]).
+    pub fn start_lift<'a>(
+        &'a self,
+        a: &'a DeviceLimbs,
         rhs: &[i128],
         primes: impl IntoIterator<Item = Modulus>,
-        steps: impl Fn(u32) -> usize,
-    ) -> Result<Option<Lifted>> {
+        capacity: impl Fn(u32) -> usize,
+    ) -> Result<Option<Lift<'a>>> {
         let n = a.n;
         if rhs.len() != n || n == 0 {
             return Err(Error::Internal(format!(
@@ -225,6 +213,11 @@ impl Gpu {
                 rhs.len()
             )));
         }
+        let (rows, smem) = self.lift_layout(n, a.limbs).ok_or_else(|| {
+            Error::Shape(format!(
+                "lifting a {n} × {n} system on the device: its rows do not fit in shared memory"
+            ))
+        })?;
         let stream = self.stream();
         let start = Instant::now();
         for m in primes {
@@ -234,83 +227,115 @@ impl Gpu {
             if state[3] != 0 {
                 continue;
             }
-            let inverse_time = start.elapsed();
-            let digits = self.lift_steps(stream, a, &aug, &dm, (m, rhs), steps(m.m))?;
-            return Ok(Some(Lifted {
-                prime: m.m,
+            let r_words: Vec<u32> = rhs
+                .iter()
+                .flat_map(|&v| [0, 32, 64, 96].map(|s| ((v as u128) >> s) as u32))
+                .collect();
+            let y_words: Vec<u32> = rhs
+                .iter()
+                .map(|&v| rns_core::padic::reduce_i128(v, m))
+                .collect();
+            let cap = capacity(m.m);
+            return Ok(Some(Lift {
+                gpu: self,
+                a,
+                r: self.upload_on(stream, &r_words)?,
+                y: self.upload_on(stream, &y_words)?,
+                digits: self.alloc_on(stream, cap * n)?,
+                first: self.alloc_on(stream, cap)?,
+                bar: self.upload_on(stream, &[0, 0])?,
+                aug,
+                dm,
+                m,
+                layout: (rows, smem),
+                done: 0,
+                capacity: cap,
                 det_mod_prime: state[1],
-                digits,
-                inverse_time,
+                inverse_time: start.elapsed(),
             }));
         }
         Ok(None)
     }
+}
 
-    /// The lifting loop of [`Gpu::lift_first`] over the inverse in `aug`'s right half.
-    fn lift_steps(
-        &self,
-        stream: &Arc<CudaStream>,
-        a: &DeviceLimbs,
-        aug: &CudaSlice<u32>,
-        dm: &CudaSlice<u32>,
-        (m, rhs): (Modulus, &[i128]),
-        steps: usize,
-    ) -> Result<Vec<u32>> {
-        let n = a.n;
-        let r_words: Vec<u32> = rhs
-            .iter()
-            .flat_map(|&v| {
-                let u = v as u128;
-                [0, 32, 64, 96].map(|s| (u >> s) as u32)
-            })
-            .collect();
-        let y_words: Vec<u32> = rhs
-            .iter()
-            .map(|&v| rns_core::padic::reduce_i128(v, m))
-            .collect();
-        let mut r = self.upload_on(stream, &r_words)?;
-        let mut y = self.upload_on(stream, &y_words)?;
-        let mut x = self.alloc_on(stream, n)?;
-        let mut first = self.alloc_on(stream, steps)?;
-        let p_inv = inverse_mod_2_128(m.m);
-        let (lo, hi) = (p_inv as u64, (p_inv >> 64) as u64);
-        let mut bar = self.upload_on(stream, &[0, 0])?;
-        let (rows, smem) = self.lift_layout(n, a.limbs).ok_or_else(|| {
-            Error::Shape(format!(
-                "lifting a {n} × {n} system on the device: its rows do not fit in shared memory"
-            ))
-        })?;
+/// A lifting under way on the device ([`Gpu::start_lift`]): the inverse, the residuals
+/// and the digits so far stay there between runs.
+pub struct Lift<'a> {
+    gpu: &'a Gpu,
+    a: &'a DeviceLimbs,
+    r: CudaSlice<u32>,
+    y: CudaSlice<u32>,
+    digits: CudaSlice<u32>,
+    first: CudaSlice<u32>,
+    bar: CudaSlice<u32>,
+    aug: CudaSlice<u32>,
+    dm: CudaSlice<u32>,
+    m: Modulus,
+    layout: (usize, usize),
+    done: usize,
+    capacity: usize,
+    /// `det A mod p`.
+    pub det_mod_prime: u32,
+    /// Wall-clock time of the inverses (every prime tried).
+    pub inverse_time: Duration,
+}
+
+impl Lift<'_> {
+    /// The prime lifted.
+    pub fn prime(&self) -> u32 {
+        self.m.m
+    }
+
+    /// Steps taken so far.
+    pub fn steps(&self) -> usize {
+        self.done
+    }
+
+    /// Runs `steps` more steps (up to the capacity) in one cooperative launch.
+    pub fn run(&mut self, steps: usize) -> Result<()> {
+        let steps = steps.min(self.capacity - self.done);
+        if steps == 0 {
+            return Ok(());
+        }
+        let (gpu, n, stream) = (self.gpu, self.a.n, self.gpu.stream());
+        let (rows, smem) = self.layout;
         let cfg = LaunchConfig {
             grid_dim: (n.div_ceil(rows) as u32, 1, 1),
             block_dim: (LIFT_THREADS, 1, 1),
             shared_mem_bytes: smem as u32,
         };
-        let inv = aug.slice(n..);
-        let (nn, ld, l, s, rr) = (
-            n as u32,
-            2 * n as u32,
-            a.limbs as u32,
-            steps as u32,
-            rows as u32,
-        );
-        let mut b = stream.launch_builder(&self.kernels().dixon_lift);
-        b.arg(&mut r)
-            .arg(&mut y)
-            .arg(&mut x)
-            .arg(&mut first)
-            .arg(&inv);
-        b.arg(&a.words)
-            .arg(dm)
-            .arg(&mut bar)
+        let p_inv = inverse_mod_2_128(self.m.m);
+        let (lo, hi) = (p_inv as u64, (p_inv >> 64) as u64);
+        let inv = self.aug.slice(n..);
+        let (nn, ld, l) = (n as u32, 2 * n as u32, self.a.limbs as u32);
+        let (s0, s, rr) = (self.done as u32, steps as u32, rows as u32);
+        let mut b = stream.launch_builder(&gpu.kernels().dixon_lift);
+        b.arg(&mut self.r).arg(&mut self.y).arg(&mut self.digits);
+        b.arg(&mut self.first)
+            .arg(&inv)
+            .arg(&self.a.words)
+            .arg(&self.dm);
+        b.arg(&mut self.bar)
             .arg(&nn)
             .arg(&ld)
-            .arg(&l);
-        b.arg(&lo).arg(&hi).arg(&s).arg(&rr);
-        self.launch_built_cooperative(b, cfg)?;
-        self.download_on(stream, &first, steps)
-            .map_err(|e| match e {
-                Error::Gpu(s) => Error::Gpu(format!("{s} (Dixon lifting)")),
-                e => e,
-            })
+            .arg(&l)
+            .arg(&lo)
+            .arg(&hi);
+        b.arg(&s0).arg(&s).arg(&rr);
+        gpu.launch_built_cooperative(b, cfg)?;
+        self.done += steps;
+        Ok(())
+    }
+
+    /// Row 0's digits so far.
+    pub fn first(&self) -> Result<Vec<u32>> {
+        self.gpu
+            .download_on(self.gpu.stream(), &self.first, self.done)
+    }
+
+    /// Every row's digits so far, step-major (`n` per step).
+    pub fn digits(&self) -> Result<Vec<u32>> {
+        self.gpu
+            .download_on(self.gpu.stream(), &self.digits, self.done * self.a.n)
     }
 }
