@@ -264,6 +264,7 @@ impl Lifting {
     unsafe fn update(&self) {
         let n = self.n as usize;
         if self.row < self.n {
+            // The lane's limbs joined first (modulo 2^128), then one sum over the warp.
             let mut total = 0i128;
             let mut t = 0;
             while t < self.limbs as usize {
@@ -274,10 +275,10 @@ impl Lifting {
                     s += (*limb_row.add(j) as i64 * *self.stage.add(j) as i64) as i128;
                     j += 32 * self.parts as usize;
                 }
-                let s = warp_sum_i128(s);
                 total = total.wrapping_add(s.wrapping_shl(LIMB_BITS * t as u32));
                 t += 1;
             }
+            let total = warp_sum_i128(total);
             if self.lane == 0 {
                 let u = total as u128;
                 for w in 0..4 {
