@@ -37,6 +37,31 @@ fn same_as_cpu(g: &Backend, a: &IntMatrix, bareiss: bool, what: &str) -> Integer
     d
 }
 
+/// `U` upper unitriangular with `bits`-bit entries above the diagonal (`U·Uᵀ` is
+/// unimodular).
+fn unit_upper(gen: &mut Gen, n: usize, bits: u32) -> IntMatrix {
+    let mut u = IntMatrix::identity(n).entries().to_vec();
+    for i in 0..n {
+        for j in i + 1..n {
+            u[i * n + j] = gen.signed(bits);
+        }
+    }
+    IntMatrix::new(n, n, u).unwrap()
+}
+
+/// A non-singular `n × n` matrix whose determinant the first prime the lifting tries
+/// divides (row 0 = 3·row 1 + that prime times a 0/1 vector), and the prime.
+fn divisible_by_first(gen: &mut Gen, n: usize) -> (IntMatrix, u32) {
+    let first = rns_core::prime::moduli_descending(|_| false)
+        .next()
+        .unwrap();
+    let mut e = gen.matrix(n, n, 20).entries().to_vec();
+    for j in 0..n {
+        e[j] = Integer::from(&e[n + j] * 3u32) + Integer::from(first) * (j as u32 % 2);
+    }
+    (IntMatrix::new(n, n, e).unwrap(), first)
+}
+
 #[test]
 fn lifting_on_the_device_matches_the_cpu() {
     let Some(g) = gpu() else { return };
@@ -80,13 +105,7 @@ fn adversarial_determinants_on_the_device() {
     let mut gen = Gen::new(92);
     let n = 40;
     // 6·U, U unimodular: a divisor of 6 at most, so det / d takes many device primes.
-    let mut u = IntMatrix::identity(n).entries().to_vec();
-    for i in 0..n {
-        for j in i + 1..n {
-            u[i * n + j] = gen.signed(16);
-        }
-    }
-    let u = IntMatrix::new(n, n, u).unwrap();
+    let u = unit_upper(&mut gen, n, 16);
     let uu = naive_matmul(&u, &u.transpose());
     assert_eq!(
         same_as_cpu(&g, &uu, true, "unimodular").as_abs().to_u32(),
@@ -115,14 +134,7 @@ fn adversarial_determinants_on_the_device() {
     let z = IntMatrix::new(n, n, z).unwrap();
     assert_eq!(det_with_method(&z, &g, Method::Dixon).unwrap().0, 0);
     // det divisible by the first prime tried: the device lifts modulo the second.
-    let first = rns_core::prime::moduli_descending(|_| false)
-        .next()
-        .unwrap();
-    let mut e = gen.matrix(n, n, 20).entries().to_vec();
-    for j in 0..n {
-        e[j] = Integer::from(&e[n + j] * 3u32) + Integer::from(first) * (j as u32 % 2);
-    }
-    let e = IntMatrix::new(n, n, e).unwrap();
+    let (e, first) = divisible_by_first(&mut gen, n);
     let d = same_as_cpu(&g, &e, true, "det ≡ 0 mod the first prime");
     assert!(d.is_divisible_u(first) && d != 0);
 }
@@ -231,24 +243,11 @@ fn solves_on_the_device_match_the_cpu() {
         &IntMatrix::new(n, 1, vec![Integer::new(); n]).unwrap(),
         "b = 0",
     );
-    let mut u = IntMatrix::identity(n).entries().to_vec();
-    for i in 0..n {
-        for j in i + 1..n {
-            u[i * n + j] = gen.signed(12);
-        }
-    }
-    let u = IntMatrix::new(n, n, u).unwrap();
+    let u = unit_upper(&mut gen, n, 12);
     let uu = naive_matmul(&u, &u.transpose());
     solve_same_as_cpu(&g, &uu, &gen.matrix(n, 1, 30), "unimodular");
     // det divisible by the first prime tried: lifted modulo the second.
-    let first = rns_core::prime::moduli_descending(|_| false)
-        .next()
-        .unwrap();
-    let mut e = gen.matrix(n, n, 20).entries().to_vec();
-    for j in 0..n {
-        e[j] = Integer::from(&e[n + j] * 3u32) + Integer::from(first) * (j as u32 % 2);
-    }
-    let e = IntMatrix::new(n, n, e).unwrap();
+    let (e, first) = divisible_by_first(&mut gen, n);
     let b = gen.matrix(n, 1, 20);
     solve_same_as_cpu(&g, &e, &b, "det ≡ 0 mod the first prime");
     let (s, _) = solve_dixon_gpu(dev(&g), &e, &b).unwrap().unwrap();
