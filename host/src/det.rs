@@ -19,7 +19,7 @@ use crate::dixon::det_divisor;
 use crate::dixon_gpu::{det_divisor_gpu, lifts_on_gpu};
 use crate::error::{Error, Result};
 use crate::matrix::{require_square, IntMatrix};
-use crate::method::Method;
+use crate::method::{Lifting, Method};
 use crate::modmat::ModMatrices;
 use crate::timing::Laps;
 use rug::Integer;
@@ -81,10 +81,13 @@ pub fn det_with_method(
     let mut d = Integer::from(1);
     let mut on_device = None;
     let b = IntMatrix::new(n, 1, (0..n).map(|i| plus_minus_one(i as u64)).collect())?;
-    let gpu_lifts = backend.gpu().is_some_and(|g| lifts_on_gpu(g, a, &b));
-    if n > 0 && method.det_lifts(n, backend, gpu_lifts) {
-        let found = match backend.gpu() {
-            Some(gpu) if gpu_lifts => det_divisor_gpu(gpu, a, &b).map(|g| {
+    let fits_gpu = || backend.gpu().is_some_and(|g| lifts_on_gpu(g, a, &b));
+    let lifting = (n > 0)
+        .then(|| method.det_lifting(n, backend, fits_gpu))
+        .flatten();
+    if let Some(lifting) = lifting {
+        let found = match (lifting, backend.gpu()) {
+            (Lifting::Gpu, Some(gpu)) => det_divisor_gpu(gpu, a, &b).map(|g| {
                 g.map(|g| {
                     laps.append(g.laps);
                     on_device = Some(g.limbs);

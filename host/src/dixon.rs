@@ -24,7 +24,7 @@ use rug::{Assign, Complete, Integer};
 /// at most a handful of 31-bit primes; a singular one modulo all).
 pub(crate) const PRIMES_TRIED: usize = 3;
 
-use rns_core::padic::LIMB_BITS;
+use rns_core::padic::{limbs_for_bits, LIMB_BITS};
 
 /// Products per lifting step from which its rows run in parallel.
 const PARALLEL_MIN: usize = 1 << 14;
@@ -121,6 +121,14 @@ pub(crate) struct Expansion {
 }
 
 impl Expansion {
+    /// The expansion of one entry from its digits.
+    pub(crate) fn of_row(digits: &[u32], p: u32) -> Expansion {
+        Expansion {
+            digits: digits.iter().map(|&d| vec![d]).collect(),
+            p,
+        }
+    }
+
     /// Entry `e` of `Σ X_i p^i` over the digits so far, by pairs joined level by level.
     pub(crate) fn value(&self, e: usize, powers: &[Integer]) -> Integer {
         let mut level: Vec<Integer> = self.digits.iter().map(|d| Integer::from(d[e])).collect();
@@ -205,11 +213,9 @@ pub fn det_divisor(a: &IntMatrix, b: &IntMatrix) -> Result<Option<(Integer, usiz
 /// The denominator of entry 0 of the expansion `x`, lifted to the bound where its
 /// reconstruction is unique, with the steps taken.
 pub(crate) fn divisor_of(x: &Expansion) -> Result<(Integer, usize)> {
-    let powers = x.powers();
-    let modulus = Integer::u_pow_u(x.p, x.digits.len() as u32).complete();
-    let bound = Integer::from(&modulus >> 1u32).sqrt();
-    match rational_reconstruct(&x.value(0, &powers), &modulus, &bound) {
-        Some((_, d)) => Ok((d, x.digits.len())),
+    let k = x.digits.len();
+    match row0_denominator(&x.value(0, &x.powers()), x.p, k, false) {
+        Some(d) => Ok((d, k)),
         None => Err(Error::Internal(
             "Dixon lifting reached its bound without a solution".into(),
         )),
@@ -231,7 +237,7 @@ fn lift<T>(
     };
     let p = m.m;
     let k_max = steps_for((det_bits, num_bits), p);
-    let limbs = (a.max_bits() as u32).div_ceil(LIMB_BITS).max(1) as usize;
+    let limbs = limbs_for_bits(a.max_bits().min(u32::MAX as u64) as u32);
     let a_limbs = split_limbs(a, limbs);
     let inv_c: Vec<i32> = inv.iter().map(|&x| m.center(x)).collect();
     // Rows in parallel only when a step is worth the hand-over to the thread pool.
@@ -355,33 +361,62 @@ fn columns(n: usize, l: usize, f: impl Fn(usize, usize) -> i32) -> Vec<Vec<i32>>
 /// is taken for the answer once in `2^20` tries instead of every other.
 pub(crate) const EARLY_MARGIN_BITS: u32 = 20;
 
+/// `p^k` and the bound `⌊√(p^k / 2)⌋` up to which fractions reconstruct uniquely.
+pub(crate) fn modulus_and_bound(p: u32, k: usize) -> (Integer, Integer) {
+    let modulus = Integer::u_pow_u(p, k as u32).complete();
+    let bound = Integer::from(&modulus >> 1u32).sqrt();
+    (modulus, bound)
+}
+
+/// The denominator of row 0's fraction in the `k`-digit expansion whose row 0 is
+/// `value`, if it reconstructs; `early` (before the bound) asks it for
+/// [`EARLY_MARGIN_BITS`] to spare.
+pub(crate) fn row0_denominator(value: &Integer, p: u32, k: usize, early: bool) -> Option<Integer> {
+    let (modulus, bound) = modulus_and_bound(p, k);
+    let bound = if early {
+        bound >> EARLY_MARGIN_BITS
+    } else {
+        bound
+    };
+    rational_reconstruct(value, &modulus, &bound).map(|(_, d)| d)
+}
+
 /// The solution from the digits so far, if the reconstruction checks out exactly;
-/// `early` (before the bound) asks row 0's fraction for [`EARLY_MARGIN_BITS`] to spare.
-pub(crate) fn finish(
+/// `early` as for [`row0_denominator`]. Row 0 alone first: until the lifting has gone
+/// far enough its reconstruction fails, and the other entries need not be assembled.
+fn finish(
     a: &IntMatrix,
     b: &IntMatrix,
     x: &Expansion,
     early: bool,
 ) -> Result<Option<DixonSolution>> {
+    let first = x.value(0, &x.powers());
+    match row0_denominator(&first, x.p, x.digits.len(), early) {
+        Some(den) => finish_with(a, b, x, den),
+        None => Ok(None),
+    }
+}
+
+/// [`finish`] from row 0's denominator `den`: every entry over a common denominator
+/// (grown by one reconstruction per entry it does not explain), checked exactly.
+pub(crate) fn finish_with(
+    a: &IntMatrix,
+    b: &IntMatrix,
+    x: &Expansion,
+    mut den: Integer,
+) -> Result<Option<DixonSolution>> {
     let (n, l) = (a.rows(), b.cols());
     let k = x.digits.len();
     let powers = x.powers();
-    let modulus = Integer::u_pow_u(x.p, k as u32).complete();
-    let bound = Integer::from(&modulus >> 1u32).sqrt();
-    // The first entry alone first: until the lifting has gone far enough, its
-    // reconstruction fails, and the other entries need not be assembled.
-    let first = x.value(0, &powers);
-    let Some((_, mut den)) = rational_reconstruct(&first, &modulus, &first_bound(&bound, early))
-    else {
-        return Ok(None);
-    };
-    let mut values = Vec::with_capacity(n * l);
-    values.push(first);
-    values.par_extend((1..n * l).into_par_iter().map(|e| x.value(e, &powers)));
-    // A common denominator, grown by one reconstruction per entry it does not explain.
+    let (modulus, bound) = modulus_and_bound(x.p, k);
+    let values: Vec<Integer> = (0..n * l)
+        .into_par_iter()
+        .map(|e| x.value(e, &powers))
+        .collect();
+    // The balanced residue of `v` modulo p^k.
     let half = Integer::from(&modulus >> 1u32);
-    let centered = |den: &Integer, v: &Integer| {
-        let y = Integer::from(den * v).modulo(&modulus);
+    let balanced = |v: Integer| {
+        let y = v.modulo(&modulus);
         if y > half {
             y - &modulus
         } else {
@@ -390,7 +425,10 @@ pub(crate) fn finish(
     };
     // Every entry over the denominator so far, in parallel; an entry it does not
     // explain (rare) grows it by that entry's own denominator, and all are redone.
-    let mut ys: Vec<Integer> = values.par_iter().map(|v| centered(&den, v)).collect();
+    let mut ys: Vec<Integer> = values
+        .par_iter()
+        .map(|v| balanced(Integer::from(&den * v)))
+        .collect();
     while let Some(e) = ys.par_iter().position_first(|y| *y.as_abs() > bound) {
         let Some((_, d)) = rational_reconstruct(&values[e], &modulus, &bound) else {
             return Ok(None);
@@ -409,14 +447,7 @@ pub(crate) fn finish(
         den = grown;
         ys = ys
             .par_iter()
-            .map(|y| {
-                let v = Integer::from(&f * y).modulo(&modulus);
-                if v > half {
-                    v - &modulus
-                } else {
-                    v
-                }
-            })
+            .map(|y| balanced(Integer::from(&f * y)))
             .collect();
     }
     if !checks(a, b, &ys, &den) {
@@ -445,16 +476,6 @@ pub(crate) fn finish(
         prime: x.p,
         steps: k,
     }))
-}
-
-/// The bound asked of row 0's fraction: `bound`, less [`EARLY_MARGIN_BITS`] when
-/// `early`.
-pub(crate) fn first_bound(bound: &Integer, early: bool) -> Integer {
-    if early {
-        Integer::from(bound >> EARLY_MARGIN_BITS)
-    } else {
-        bound.clone()
-    }
 }
 
 /// Whether `A·Y = d·B` exactly.

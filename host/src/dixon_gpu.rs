@@ -1,24 +1,25 @@
-//! The divisor trick's lifting on the GPU ([`crate::backend::gpu::dixon`]): the same
-//! primes, step counts and reconstruction as [`crate::dixon::det_divisor`], so the same
-//! divisor, with the inverse and the lifting steps on the device. It applies when the
-//! residuals fit in 128 bits (`rns_core::padic::residual_fits`: entries up to about
-//! `95 − log2 n` bits) and the rows in shared memory; the matrix stays on the device
-//! for the primes that follow.
+//! Dixon's lifting on the GPU ([`crate::backend::gpu::dixon`]) for the divisor trick and
+//! for solves with one right-hand side: the same primes, step counts and reconstruction
+//! as [`crate::dixon::det_divisor`] and [`crate::dixon::solve_dixon`], so the same
+//! divisor and solution, with the inverse and the lifting steps on the device. It
+//! applies when the residuals fit in 128 bits (`rns_core::padic::residual_fits`: entries
+//! up to about `95 − log2 n` bits) and the rows in shared memory; for a determinant the
+//! matrix stays on the device for the primes that follow.
 
 use crate::backend::gpu::dixon::DeviceLimbs;
 use crate::backend::gpu::Gpu;
 use crate::bounds::cramer_bits;
 use crate::dixon::{
-    divisor_of, finish, first_bound, limb_of, steps_for, DixonSolution, Expansion, PRIMES_TRIED,
+    divisor_of, finish_with, limb_of, row0_denominator, steps_for, DixonSolution, Expansion,
+    PRIMES_TRIED,
 };
 use crate::error::{Error, Result};
 use crate::matrix::{require_rhs, require_square, IntMatrix};
-use crate::ratrecon::rational_reconstruct;
 use crate::timing::Laps;
 use rayon::prelude::*;
 use rns_core::padic::{limbs_for_bits, residual_fits};
 use rns_core::{prime, Modulus};
-use rug::{Complete, Integer};
+use rug::Integer;
 use std::sync::Arc;
 
 /// What the lifting on the device found.
@@ -37,13 +38,21 @@ pub struct GpuDivisor {
 /// fit in 128 bits and the rows of `A` and of its inverse in the multiprocessors' shared
 /// memory ([`Gpu::lift_layout`]: up to about 1300 × 1300 for 64-bit entries on an H200).
 pub fn lifts_on_gpu(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
+    device_limbs(gpu, a, b).is_some()
+}
+
+/// The limbs per entry of `A` when the lifting for `A x = b` runs on `gpu`
+/// ([`lifts_on_gpu`]).
+fn device_limbs(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> Option<usize> {
     let n = a.rows();
+    // The cheap tests first: the sizes of the entries take a pass over them.
     if n == 0 || b.cols() != 1 || gpu.lift_layout(n, 1).is_none() {
-        return false;
+        return None;
     }
     let bits = |m: &IntMatrix| m.max_bits().min(u32::MAX as u64) as u32;
     let a_bits = bits(a);
-    residual_fits(n, a_bits, bits(b)) && gpu.lift_layout(n, limbs_for_bits(a_bits)).is_some()
+    let limbs = limbs_for_bits(a_bits);
+    (residual_fits(n, a_bits, bits(b)) && gpu.lift_layout(n, limbs).is_some()).then_some(limbs)
 }
 
 /// `A` on the device and what the lifting starts from.
@@ -59,17 +68,13 @@ struct Prepared {
 fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<Prepared> {
     let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
     require_rhs(n, b.rows())?;
-    let a_bits = a.max_bits().min(u32::MAX as u64) as u32;
-    let b_bits = b.max_bits().min(u32::MAX as u64) as u32;
-    let l = limbs_for_bits(a_bits);
-    let fits = residual_fits(n, a_bits, b_bits) && gpu.lift_layout(n, l).is_some();
-    if n == 0 || b.cols() != 1 || !fits {
+    let Some(l) = device_limbs(gpu, a, b) else {
         return Err(Error::Internal(
             "the GPU lifting takes a non-empty matrix, one right-hand side, residuals of 128 \
              bits and rows that fit in shared memory"
                 .into(),
         ));
-    }
+    };
     let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
     // The limbs as device words, limb-major, straight from the entries.
     let mut words = vec![0u32; l * n * n];
@@ -118,10 +123,7 @@ pub fn det_divisor_gpu(gpu: &Arc<Gpu>, a: &IntMatrix, b: &IntMatrix) -> Result<O
     let lifting = laps.restart();
     laps.add("lift: inverse mod p", lift.inverse_time);
     laps.add("lift: steps", lifting.saturating_sub(lift.inverse_time));
-    let x = Expansion {
-        digits: digits.iter().map(|&d| vec![d]).collect(),
-        p: lift.prime(),
-    };
+    let x = Expansion::of_row(&digits, lift.prime());
     drop(lift);
     let (divisor, steps) = divisor_of(&x)?;
     laps.lap("lift: reconstruct");
@@ -136,7 +138,8 @@ pub fn det_divisor_gpu(gpu: &Arc<Gpu>, a: &IntMatrix, b: &IntMatrix) -> Result<O
 /// [`crate::dixon::solve_dixon`] on `gpu` for one right-hand side, when
 /// [`lifts_on_gpu`]: reconstruction tried after 16, 32, 64, … steps (row 0 first, from
 /// its digits alone, with a margin before the bound; then every entry, checked
-/// exactly), and at the bound, where it cannot fail. `None` when `A` is singular modulo every prime tried. With the stages.
+/// exactly), and at the bound, where it cannot fail. `None` when `A` is singular modulo
+/// every prime tried. With the stages.
 pub fn solve_dixon_gpu(
     gpu: &Arc<Gpu>,
     a: &IntMatrix,
@@ -158,26 +161,16 @@ pub fn solve_dixon_gpu(
         let k = lift.steps();
         let first = lift.first()?;
         laps.lap("lift: steps");
-        let modulus = Integer::u_pow_u(p, k as u32).complete();
-        let bound = Integer::from(&modulus >> 1u32).sqrt();
-        let x0 = Expansion {
-            digits: first.iter().map(|&d| vec![d]).collect(),
-            p,
-        };
         let early = k < k_max;
-        let found = rational_reconstruct(
-            &x0.value(0, &x0.powers()),
-            &modulus,
-            &first_bound(&bound, early),
-        )
-        .is_some();
-        if found {
+        let x0 = Expansion::of_row(&first, p);
+        // Row 0 from its own digits; only when it reconstructs do all rows come back.
+        if let Some(den) = row0_denominator(&x0.value(0, &x0.powers()), p, k, early) {
             let all = lift.digits()?;
             let x = Expansion {
                 digits: all.chunks(n).map(<[u32]>::to_vec).collect(),
                 p,
             };
-            if let Some(s) = finish(a, b, &x, early)? {
+            if let Some(s) = finish_with(a, b, &x, den)? {
                 laps.lap("lift: reconstruct, check");
                 return Ok(Some((s, laps)));
             }

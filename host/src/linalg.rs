@@ -33,7 +33,7 @@ use crate::dixon::solve_dixon;
 use crate::dixon_gpu::{lifts_on_gpu, solve_dixon_gpu};
 use crate::error::{Error, Result};
 use crate::matrix::{require_product, require_rhs, require_square, IntMatrix, RatMatrix};
-use crate::method::Method;
+use crate::method::{Lifting, Method};
 use crate::timing::Laps;
 use rayon::prelude::*;
 use rug::Rational;
@@ -115,10 +115,13 @@ pub fn solve_with_method(
     let l = b.cols();
     // With no right-hand side only A's singularity is left to decide: the multimodular
     // path does that for every method.
-    let on_device = l == 1 && backend.gpu().is_some_and(|g| lifts_on_gpu(g, a, b));
-    if l > 0 && method.solve_lifts(n, l, backend, on_device) {
-        let lifted = match backend.gpu() {
-            Some(gpu) if on_device => solve_dixon_gpu(gpu, a, b)?.map(|(s, lifting)| {
+    let fits_gpu = || backend.gpu().is_some_and(|g| lifts_on_gpu(g, a, b));
+    let lifting = (l > 0)
+        .then(|| method.solve_lifting(n, l, backend, fits_gpu))
+        .flatten();
+    if let Some(lifting) = lifting {
+        let lifted = match (lifting, backend.gpu()) {
+            (Lifting::Gpu, Some(gpu)) => solve_dixon_gpu(gpu, a, b)?.map(|(s, lifting)| {
                 laps.append(lifting);
                 s
             }),

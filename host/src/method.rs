@@ -29,28 +29,64 @@ pub const DIXON_GPU_SOLVE_MIN: usize = 300;
 /// Below this dimension `Auto` solves stay multimodular.
 pub const DIXON_SOLVE_MIN: usize = 10;
 
+/// Where a p-adic lifting runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lifting {
+    /// On the host's cores ([`crate::dixon`]).
+    Cpu,
+    /// On the GPU ([`crate::dixon_gpu`]).
+    Gpu,
+}
+
 impl Method {
-    /// Whether a determinant of an `n × n` matrix on `backend` lifts p-adically;
-    /// `on_device`: whether the lifting would run on the GPU (its residuals fit).
-    pub fn det_lifts(self, n: usize, backend: &Backend, on_device: bool) -> bool {
-        match self {
-            Method::Auto if backend.gpu().is_some() => on_device && n >= DIXON_GPU_DET_MIN,
-            Method::Auto => n >= DIXON_DET_MIN,
-            Method::Dixon => true,
-            Method::Multimodular => false,
-        }
+    /// Where a determinant of an `n × n` matrix on `backend` lifts p-adically, if it
+    /// does; `fits_gpu` says whether the lifting fits the GPU (asked only on a GPU
+    /// backend, and only when the answer matters: it reads every entry).
+    pub fn det_lifting(
+        self,
+        n: usize,
+        backend: &Backend,
+        fits_gpu: impl FnOnce() -> bool,
+    ) -> Option<Lifting> {
+        self.lifting(
+            backend,
+            n >= DIXON_DET_MIN,
+            n >= DIXON_GPU_DET_MIN,
+            fits_gpu,
+        )
     }
 
-    /// Whether solving an `n × n` system with `l` right-hand sides on `backend` lifts
-    /// p-adically (each lifting step costs `n²·l`: few right-hand sides only, for `Auto`);
-    /// `on_device`: whether the lifting would run on the GPU (one right-hand side whose
-    /// residuals fit).
-    pub fn solve_lifts(self, n: usize, l: usize, backend: &Backend, on_device: bool) -> bool {
+    /// Where solving an `n × n` system with `l` right-hand sides on `backend` lifts
+    /// p-adically, if it does (each lifting step costs `n²·l`: few right-hand sides only,
+    /// for `Auto`); `fits_gpu` as for [`Method::det_lifting`].
+    pub fn solve_lifting(
+        self,
+        n: usize,
+        l: usize,
+        backend: &Backend,
+        fits_gpu: impl FnOnce() -> bool,
+    ) -> Option<Lifting> {
+        let cpu = n >= DIXON_SOLVE_MIN && l <= (n / 8).max(2);
+        self.lifting(backend, cpu, n >= DIXON_GPU_SOLVE_MIN, fits_gpu)
+    }
+
+    /// The choice of both: `Auto` lifts on the CPU backend when `cpu_auto`, on a GPU
+    /// backend when `gpu_auto` and it fits the GPU; `Dixon` always, on the GPU when it
+    /// fits.
+    fn lifting(
+        self,
+        backend: &Backend,
+        cpu_auto: bool,
+        gpu_auto: bool,
+        fits_gpu: impl FnOnce() -> bool,
+    ) -> Option<Lifting> {
+        let on_gpu = backend.gpu().is_some();
         match self {
-            Method::Auto if backend.gpu().is_some() => on_device && n >= DIXON_GPU_SOLVE_MIN,
-            Method::Auto => n >= DIXON_SOLVE_MIN && l <= (n / 8).max(2),
-            Method::Dixon => true,
-            Method::Multimodular => false,
+            Method::Auto if !on_gpu => cpu_auto.then_some(Lifting::Cpu),
+            Method::Auto => (gpu_auto && fits_gpu()).then_some(Lifting::Gpu),
+            Method::Dixon if on_gpu && fits_gpu() => Some(Lifting::Gpu),
+            Method::Dixon => Some(Lifting::Cpu),
+            Method::Multimodular => None,
         }
     }
 

@@ -1,8 +1,8 @@
 //! One step of Dixon's p-adic lifting on 128-bit residuals, as the GPU runs it: a
 //! matrix `A` held as signed 29-bit limbs (`a = Σ_t limb_t · 2^(29t)`), a digit vector
 //! `x` (residues modulo `p`), and each row's residual `r` updated exactly as
-//! `r ← (r − (A·x)_row) / p`, the division exact and done as a product by `p⁻¹` modulo
-//! `2^128`. The row's limb sums `S_t = Σ_j limb_t[j]·x_j` are formed by the caller (on
+//! `r ← (r − (A·x)_row) / p` ([`join`], [`update`]), the division exact and done as a
+//! product by `p⁻¹` modulo `2^128`. The row's limb sums `S_t = Σ_j limb_t[j]·x_j` are formed by the caller (on
 //! the GPU, one warp per row); everything here is per row.
 //!
 //! Exact when the true values fit: `|r − A·x| < 2^127`, which the host checks before it
@@ -62,19 +62,26 @@ pub fn reduce_i128(x: i128, m: Modulus) -> u32 {
     }
 }
 
-/// The new residual `(r − Σ_t S_t·2^(29t)) / p` of a row whose limb sums are
-/// `sum(t)`, `t < limbs`, given `p_inv = p⁻¹ mod 2^128`; the division is exact when
-/// the digits were right. Wrapping arithmetic modulo `2^128` throughout: the result is
-/// exact when the true values fit in 128 bits.
+/// A row's `Σ_j a_j·x_j` from its limb sums `sum(t)`, `t < limbs`: `Σ_t sum(t)·2^(29t)`,
+/// modulo `2^128` (exact when the true value fits).
 #[inline(always)]
-pub fn update(r: i128, limbs: usize, sum: impl Fn(usize) -> i128, p_inv: u128) -> i128 {
-    let mut t_sum = 0i128;
+pub fn join(limbs: usize, sum: impl Fn(usize) -> i128) -> i128 {
+    let mut total = 0i128;
     let mut t = 0;
     while t < limbs {
-        t_sum = t_sum.wrapping_add(sum(t).wrapping_shl(LIMB_BITS * t as u32));
+        total = total.wrapping_add(sum(t).wrapping_shl(LIMB_BITS * t as u32));
         t += 1;
     }
-    (r.wrapping_sub(t_sum) as u128).wrapping_mul(p_inv) as i128
+    total
+}
+
+/// The new residual `(r − ax) / p` of a row whose product with the digits is `ax`
+/// ([`join`]), given `p_inv = p⁻¹ mod 2^128`; the division is exact when the digits were
+/// right. Wrapping arithmetic modulo `2^128`: the result is exact when the true values
+/// fit in 128 bits.
+#[inline(always)]
+pub fn update(r: i128, ax: i128, p_inv: u128) -> i128 {
+    (r.wrapping_sub(ax) as u128).wrapping_mul(p_inv) as i128
 }
 
 /// Whether the residuals of an `n`-column matrix of `bits`-bit entries, lifted with a
@@ -148,7 +155,7 @@ mod tests {
             let ax = value(&a[0]) * x0 as i128 + value(&a[1]) * x1 as i128;
             let r = ax + q * m.m as i128;
             let sum = |t: usize| a[0][t] as i128 * x0 as i128 + a[1][t] as i128 * x1 as i128;
-            assert_eq!(update(r, 3, sum, p_inv), q, "{x0} {x1} {q}");
+            assert_eq!(update(r, join(3, sum), p_inv), q, "{x0} {x1} {q}");
         }
     }
 

@@ -5,7 +5,7 @@
 
 use super::linalg::pivot_step;
 use core::arch::nvptx::*;
-use rns_core::padic::{self, LIMB_BITS};
+use rns_core::padic;
 use rns_core::Modulus;
 
 /// Words of a channel's elimination state: pivot row, running determinant, pivot
@@ -29,26 +29,21 @@ pub unsafe extern "ptx-kernel" fn rns_limbs_mod(
     ld: u32,
     limbs: u32,
 ) {
-    let c = _block_idx_y() as usize;
-    let m = *moduli.add(c);
     let (cols, ld) = (cols as usize, ld as usize);
-    let len = rows as usize * cols;
-    let out = out.add(c * rows as usize * ld);
-    let mut e = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
-    let stride = (_grid_dim_x() * _block_dim_x()) as usize;
-    while e < rows as usize * ld {
+    let (len, size) = (rows as usize * cols, rows * ld as u32);
+    super::channel_loop(size, |c, k| {
+        let e = k - c * size as usize;
         let (i, j) = (
             e.checked_div(ld).unwrap_or(0),
             e.checked_rem(ld).unwrap_or(0),
         );
-        *out.add(e) = if j < cols {
+        *out.add(k) = if j < cols {
             let at = i * cols + j;
-            padic::limbs_residue(limbs as usize, |t| *a.add(t * len + at), m)
+            padic::limbs_residue(limbs as usize, |t| *a.add(t * len + at), *moduli.add(c))
         } else {
             (j - cols == i) as u32
         };
-        e += stride;
-    }
+    });
 }
 
 /// Pivot step `k` of the elimination of channel `c = blockIdx.x`'s `rows × cols`
@@ -264,10 +259,8 @@ impl Lifting {
     unsafe fn update(&self) {
         let n = self.n as usize;
         if self.row < self.n {
-            // The lane's limbs joined first (modulo 2^128), then one sum over the warp.
-            let mut total = 0i128;
-            let mut t = 0;
-            while t < self.limbs as usize {
+            // The lane's limb sums joined first (modulo 2^128), then one sum over the warp.
+            let lane_sum = |t: usize| {
                 let limb_row = self.cached.add((1 + t) * n) as *const i32;
                 let mut s = 0i128;
                 let mut j = (self.part * 32 + self.lane) as usize;
@@ -275,10 +268,9 @@ impl Lifting {
                     s += (*limb_row.add(j) as i64 * *self.stage.add(j) as i64) as i128;
                     j += 32 * self.parts as usize;
                 }
-                total = total.wrapping_add(s.wrapping_shl(LIMB_BITS * t as u32));
-                t += 1;
-            }
-            let total = warp_sum_i128(total);
+                s
+            };
+            let total = warp_sum_i128(padic::join(self.limbs as usize, lane_sum));
             if self.lane == 0 {
                 let u = total as u128;
                 for w in 0..4 {
@@ -297,7 +289,7 @@ impl Lifting {
             }
             let ri = self.r.add(2 * self.row as usize);
             let old = (*ri as u128 | ((*ri.add(1) as u128) << 64)) as i128;
-            let new = padic::update(old, 1, |_| total as i128, self.p_inv);
+            let new = padic::update(old, total as i128, self.p_inv);
             *ri = new as u64;
             *ri.add(1) = ((new as u128) >> 64) as u64;
             *self.y.add(self.row as usize) = padic::reduce_i128(new, self.m);

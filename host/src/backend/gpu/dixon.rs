@@ -1,13 +1,15 @@
 //! Dixon's lifting and few-prime eliminations on the device (`device/src/kernels/dixon.rs`):
 //! a square matrix uploaded once as signed 29-bit limbs, reduced there modulo each prime;
 //! eliminations one pivot per launch, so that one prime has the whole GPU; the lifting
-//! steps in one cooperative launch (digits by `A⁻¹ mod p`, then the exact update of the
-//! 128-bit residuals, grid barriers between them), of which only row 0's digits come
-//! back.
+//! steps in cooperative launches (digits by `A⁻¹ mod p`, then the exact update of the
+//! 128-bit residuals, grid barriers between them), resumable, every row's digits kept
+//! on the device and row 0's also apart (what a determinant and a solve's early tries
+//! download).
 //!
 //! The eliminations launch thousands of small kernels: their buffers' device pointers
 //! are taken once and passed as plain words, so that no launch records events.
 
+use super::launch::{channel_grid, grid_limit, GRID_YZ};
 use super::memory::moduli_words;
 use super::Gpu;
 use crate::error::{Error, Result};
@@ -26,8 +28,6 @@ const PIVOT_THREADS: u32 = 256;
 const UPDATE_BLOCK_ROWS: usize = 32;
 /// Threads per block of `rns_dixon_lift` (a warp per row).
 const LIFT_THREADS: u32 = 512;
-/// Threads per block of `rns_limbs_mod`.
-const LIMBS_THREADS: u32 = 256;
 
 /// A square `n × n` integer matrix on the device, as `limbs` matrices of signed 29-bit
 /// limbs (`rns_core::padic`).
@@ -37,21 +37,6 @@ pub struct DeviceLimbs {
     pub n: usize,
     /// Limbs per entry.
     pub limbs: usize,
-}
-
-/// The 1-D launch of `threads`-wide blocks over `items` threads.
-fn line(items: usize, threads: u32) -> Result<LaunchConfig> {
-    let blocks = items.div_ceil(threads as usize);
-    if blocks > i32::MAX as usize {
-        return Err(Error::Shape(format!(
-            "{items} threads exceed the GPU grid limit"
-        )));
-    }
-    Ok(LaunchConfig {
-        grid_dim: (blocks.max(1) as u32, 1, 1),
-        block_dim: (threads, 1, 1),
-        shared_mem_bytes: 0,
-    })
 }
 
 impl Gpu {
@@ -97,10 +82,15 @@ impl Gpu {
         channels: usize,
         ld: usize,
     ) -> Result<CudaSlice<u32>> {
-        let mut out = self.alloc_on(stream, channels * a.n * ld)?;
-        let mut cfg = line(a.n * ld, LIMBS_THREADS)?;
-        cfg.grid_dim.0 = cfg.grid_dim.0.min(65_535);
-        cfg.grid_dim.1 = channels as u32;
+        let size = a.n * ld;
+        if size > u32::MAX as usize {
+            return Err(Error::Shape(format!(
+                "a {} × {ld} matrix exceeds the limbs kernel's 32-bit index",
+                a.n
+            )));
+        }
+        let cfg = channel_grid(size, channels)?;
+        let mut out = self.alloc_on(stream, channels * size)?;
         let (n, ld, l) = (a.n as u32, ld as u32, a.limbs as u32);
         let mut b = stream.launch_builder(&self.kernels().limbs_mod);
         b.arg(&mut out).arg(&a.words).arg(moduli).arg(&n).arg(&n);
@@ -124,21 +114,17 @@ impl Gpu {
         (rows, cols): (usize, usize),
         jordan: bool,
     ) -> Result<Vec<u32>> {
+        let z = grid_limit("primes", channels, GRID_YZ)?;
+        grid_limit("row groups", rows.div_ceil(UPDATE_BLOCK_ROWS), GRID_YZ)?;
         let init: Vec<u32> = (0..channels).flat_map(|_| [0, 1, 0, 0]).collect();
         let mut state = self.upload_on(stream, &init)?;
-        if channels > u16::MAX as usize {
-            return Err(Error::Shape(format!(
-                "{channels} primes exceed the GPU grid limit of {}",
-                u16::MAX
-            )));
-        }
         {
             let (pm, _g1) = mats.device_ptr_mut(stream);
             let (ps, _g2) = state.device_ptr_mut(stream);
             let (pq, _g3) = moduli.device_ptr(stream);
             let (r, c, jo) = (rows as u32, cols as u32, jordan as u32);
             let pivot_cfg = LaunchConfig {
-                grid_dim: (channels as u32, 1, 1),
+                grid_dim: (z, 1, 1),
                 block_dim: (PIVOT_THREADS, 1, 1),
                 shared_mem_bytes: 0,
             };
@@ -155,16 +141,11 @@ impl Gpu {
                     grid_dim: (
                         strip.div_ceil(32) as u32,
                         below.div_ceil(UPDATE_BLOCK_ROWS) as u32,
-                        channels as u32,
+                        z,
                     ),
                     block_dim: (32, 8, 1),
                     shared_mem_bytes: 0,
                 };
-                if cfg.grid_dim.1 > u16::MAX as u32 {
-                    return Err(Error::Shape(format!(
-                        "{rows} rows exceed the GPU grid limit"
-                    )));
-                }
                 let mut b = stream.launch_builder(&self.kernels().step_update);
                 b.arg(&pm)
                     .arg(&ps)

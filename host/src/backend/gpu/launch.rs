@@ -59,7 +59,7 @@ pub(super) fn grid_limit(what: &str, n: usize, limit: usize) -> Result<u32> {
 }
 
 /// The per-channel elementwise grid: x over numbers (grid-stride), y over channels.
-fn channel_grid(len: usize, channels: usize) -> Result<LaunchConfig> {
+pub(super) fn channel_grid(len: usize, channels: usize) -> Result<LaunchConfig> {
     Ok(LaunchConfig {
         grid_dim: (
             len.div_ceil(ELEMENT_THREADS as usize).clamp(1, 65_535) as u32,
