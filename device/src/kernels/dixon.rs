@@ -161,7 +161,10 @@ unsafe fn warp_sum_i128(mut v: i128) -> i128 {
 /// group of 32 columns.
 struct Lifting {
     r: *mut u64,
-    y: *mut u32,
+    /// Each row's `y` for the next step, tagged ([`tagged`]).
+    y: *mut u64,
+    /// Each row's digit of the current step, tagged.
+    x: *mut u64,
     /// The digits, `n` per step (step-major).
     digits: *mut u32,
     first: *mut u32,
@@ -184,12 +187,18 @@ struct Lifting {
 }
 
 impl Lifting {
-    /// Copies the `n` words at `v` into the block's shared memory (then a barrier).
+    /// Copies the values of the `n` tagged words at `v` into the block's shared memory,
+    /// waiting for each to carry `tag` (then a block barrier).
     #[inline(always)]
-    unsafe fn stage(&self, v: *const u32) {
+    unsafe fn stage(&self, v: *const u64, tag: u32) {
         let mut j = _thread_idx_x();
         while j < self.n {
-            *self.stage.add(j as usize) = *v.add(j as usize);
+            let p = v.add(j as usize);
+            let mut w = gpu_load_u64(p);
+            while (w >> 32) as u32 != tag {
+                w = gpu_load_u64(p);
+            }
+            *self.stage.add(j as usize) = w as u32;
             j += _block_dim_x();
         }
         _syncthreads();
@@ -205,7 +214,7 @@ impl Lifting {
     /// This warp's part of its row's digit `Σ_j inv[j]·y[j] mod p` (`y` staged; centered
     /// products summed in 64 bits with delayed reduction), into its partial slot; then
     /// part 0 adds the parts up into `digits[step·n + row]` (row 0's also to
-    /// `first[step]`). Ends with a block barrier.
+    /// `first[step]`) and publishes it in `x`, tagged `step + 1`.
     #[inline(always)]
     unsafe fn digit(&self, step: u32) {
         let m = self.m;
@@ -244,6 +253,7 @@ impl Lifting {
             *self
                 .digits
                 .add(step as usize * self.n as usize + self.row as usize) = r;
+            gpu_store_u64(self.x.add(self.row as usize), tagged(r, step + 1));
             if self.row == 0 {
                 *self.first.add(step as usize) = r;
             }
@@ -254,9 +264,9 @@ impl Lifting {
     /// modulo `2^128`) into its partial slot; then part 0 adds the parts up and updates
     /// the row's residual: `r[row]` (two's complement, two 64-bit words) becomes
     /// `(r − Σ_j a[j]·x[j]) / p` (`rns_core::padic::update`), `y[row]` its residue
-    /// modulo `p`. Ends with a block barrier.
+    /// modulo `p`, tagged `step + 2` (for step `step + 1`).
     #[inline(always)]
-    unsafe fn update(&self) {
+    unsafe fn update(&self, step: u32) {
         let n = self.n as usize;
         if self.row < self.n {
             // The lane's limb sums joined first (modulo 2^128), then one sum over the warp.
@@ -292,83 +302,60 @@ impl Lifting {
             let new = padic::update(old, total as i128, self.p_inv);
             *ri = new as u64;
             *ri.add(1) = ((new as u128) >> 64) as u64;
-            *self.y.add(self.row as usize) = padic::reduce_i128(new, self.m);
+            let y = padic::reduce_i128(new, self.m);
+            gpu_store_u64(self.y.add(self.row as usize), tagged(y, step + 2));
         }
     }
 }
 
-/// Waits until every block of the grid has arrived (a cooperative launch: all blocks
-/// resident), with the device-scope fences that make every write before it visible to
-/// every read after it. `bar`: two words, zero before the launch (arrivals, generation).
+/// A value and its tag in one word, which a reader takes only once it carries the tag it
+/// waits for: the value and its flag arrive together (64-bit accesses are single-copy
+/// atomic), so no fence or grid barrier orders them.
 #[inline(always)]
-unsafe fn grid_barrier(bar: *mut u32) {
-    _syncthreads();
-    if _thread_idx_x() == 0 {
-        let (count, generation) = (bar, bar.add(1));
-        gpu_fence();
-        let g = gpu_load(generation, false);
-        if gpu_add(count, true) == _grid_dim_x() - 1 {
-            core::arch::asm!("st.relaxed.gpu.global.u32 [{p}], 0;", p = in(reg64) count);
-            gpu_add(generation, false);
-        } else {
-            while gpu_load(generation, true) == g {}
-        }
-        gpu_fence();
-    }
-    _syncthreads();
+fn tagged(value: u32, tag: u32) -> u64 {
+    value as u64 | ((tag as u64) << 32)
 }
 
-/// `fence.acq_rel.gpu`.
+/// The word at `p`, a relaxed device-scope load (never a stale cached copy).
 #[inline(always)]
-unsafe fn gpu_fence() {
-    core::arch::asm!("fence.acq_rel.gpu;");
-}
-
-/// The word at `p`, a device-scope load (acquire or relaxed).
-#[inline(always)]
-unsafe fn gpu_load(p: *const u32, acquire: bool) -> u32 {
-    let r: u32;
-    if acquire {
-        core::arch::asm!("ld.acquire.gpu.global.u32 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p);
-    } else {
-        core::arch::asm!("ld.relaxed.gpu.global.u32 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p);
-    }
+unsafe fn gpu_load_u64(p: *const u64) -> u64 {
+    let r: u64;
+    core::arch::asm!("ld.relaxed.gpu.global.u64 {r}, [{p}];", r = out(reg64) r, p = in(reg64) p);
     r
 }
 
-/// Adds one to the word at `p` at device scope (acquire-release, or release), returning
-/// the old value.
+/// Stores `v` at `p`, a relaxed device-scope store.
 #[inline(always)]
-unsafe fn gpu_add(p: *mut u32, acquire: bool) -> u32 {
-    let r: u32;
-    if acquire {
-        core::arch::asm!("atom.acq_rel.gpu.global.add.u32 {r}, [{p}], 1;", r = out(reg32) r, p = in(reg64) p);
-    } else {
-        core::arch::asm!("atom.release.gpu.global.add.u32 {r}, [{p}], 1;", r = out(reg32) r, p = in(reg64) p);
-    }
-    r
+unsafe fn gpu_store_u64(p: *mut u64, v: u64) {
+    core::arch::asm!("st.relaxed.gpu.global.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v);
 }
 
-/// Dixon's lifting, steps `step0 .. step0 + steps` in one cooperative launch (grid
-/// barriers between the phases; `r` and `y` carry over to the next launch). Block `b`
+/// Dixon's lifting, steps `step0 .. step0 + steps` in one cooperative launch (`r`, `y`
+/// and `x` carry over to the next launch). Block `b`
 /// holds rows `b·rows ..` of `A⁻¹ mod p` (`inv`, rows `ld` apart) and of `A`'s limbs
 /// (limb `t` of entry `(i, j)` at `a[t·n² + i·n + j]`) in shared memory for the whole
 /// launch, its warps split evenly among them. Each step `s`: the digits
 /// `x = A⁻¹·y mod p` into `digits[s·n ..]` (row 0's also to `first[s]`), then each row's
-/// residual `r ← (r − A·x)/p` and `y = r mod p`. `bar`: two words, zero before the
-/// first launch (and after every launch). Dynamic shared memory:
+/// residual `r ← (r − A·x)/p` and `y = r mod p`.
+///
+/// No grid barrier: the blocks exchange `y` and `x` as tagged words (`n` each; a step
+/// `s` reads `y` tagged `s + 1` and `x` tagged `s + 1`; before the first launch `y`
+/// holds `b mod p` tagged 1 and `x` zeros), each reader waiting for the tag of each word
+/// it reads. One buffer each is enough: a block writes its rows' `x` (or `y`) only after
+/// reading all of `y` (of `x`), which every block wrote after it had read all of the
+/// previous `x` (`y`). Dynamic shared memory:
 /// `4·(n + rows·(1 + limbs)·n + 4·warps)` bytes.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     r: *mut u64,
-    y: *mut u32,
+    y: *mut u64,
+    x: *mut u64,
     digits: *mut u32,
     first: *mut u32,
     inv: *const u32,
     a: *const i32,
     modulus: *const Modulus,
-    bar: *mut u32,
     n: u32,
     ld: u32,
     limbs: u32,
@@ -409,6 +396,7 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     let lift = Lifting {
         r,
         y,
+        x,
         digits,
         first,
         m: *modulus,
@@ -426,12 +414,10 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     _syncthreads();
     let mut step = step0;
     while step < step0 + steps {
-        lift.stage(y);
+        lift.stage(y, step + 1);
         lift.digit(step);
-        grid_barrier(bar);
-        lift.stage(digits.add(step as usize * n as usize));
-        lift.update();
-        grid_barrier(bar);
+        lift.stage(x, step + 1);
+        lift.update(step);
         step += 1;
     }
 }

@@ -2,7 +2,7 @@
 //! a square matrix uploaded once as signed 29-bit limbs, reduced there modulo each prime;
 //! eliminations one pivot per launch, so that one prime has the whole GPU; the lifting
 //! steps in cooperative launches (digits by `A⁻¹ mod p`, then the exact update of the
-//! 128-bit residuals, grid barriers between them), resumable, every row's digits kept
+//! 128-bit residuals, the blocks exchanging tagged words between them), resumable, every row's digits kept
 //! on the device and row 0's also apart (what a determinant and a solve's early tries
 //! download).
 //!
@@ -212,9 +212,10 @@ impl Gpu {
                 .iter()
                 .flat_map(|&v| [0, 32, 64, 96].map(|s| ((v as u128) >> s) as u32))
                 .collect();
+            // y tagged for step 0 (value, then tag: a little-endian 64-bit word), x untagged.
             let y_words: Vec<u32> = rhs
                 .iter()
-                .map(|&v| rns_core::padic::reduce_i128(v, m))
+                .flat_map(|&v| [rns_core::padic::reduce_i128(v, m), 1])
                 .collect();
             let cap = capacity(m.m);
             return Ok(Some(Lift {
@@ -222,9 +223,9 @@ impl Gpu {
                 a,
                 r: self.upload_on(stream, &r_words)?,
                 y: self.upload_on(stream, &y_words)?,
+                x: self.upload_on(stream, &vec![0; 2 * n])?,
                 digits: self.alloc_on(stream, cap * n)?,
                 first: self.alloc_on(stream, cap)?,
-                bar: self.upload_on(stream, &[0, 0])?,
                 aug,
                 dm,
                 m,
@@ -245,10 +246,11 @@ pub struct Lift<'a> {
     gpu: &'a Gpu,
     a: &'a DeviceLimbs,
     r: CudaSlice<u32>,
+    /// `y` and `x`, tagged words (`rns_dixon_lift`).
     y: CudaSlice<u32>,
+    x: CudaSlice<u32>,
     digits: CudaSlice<u32>,
     first: CudaSlice<u32>,
-    bar: CudaSlice<u32>,
     aug: CudaSlice<u32>,
     dm: CudaSlice<u32>,
     m: Modulus,
@@ -291,17 +293,13 @@ impl Lift<'_> {
         let (nn, ld, l) = (n as u32, 2 * n as u32, self.a.limbs as u32);
         let (s0, s, rr) = (self.done as u32, steps as u32, rows as u32);
         let mut b = stream.launch_builder(&gpu.kernels().dixon_lift);
-        b.arg(&mut self.r).arg(&mut self.y).arg(&mut self.digits);
-        b.arg(&mut self.first)
+        b.arg(&mut self.r).arg(&mut self.y).arg(&mut self.x);
+        b.arg(&mut self.digits)
+            .arg(&mut self.first)
             .arg(&inv)
             .arg(&self.a.words)
             .arg(&self.dm);
-        b.arg(&mut self.bar)
-            .arg(&nn)
-            .arg(&ld)
-            .arg(&l)
-            .arg(&lo)
-            .arg(&hi);
+        b.arg(&nn).arg(&ld).arg(&l).arg(&lo).arg(&hi);
         b.arg(&s0).arg(&s).arg(&rr);
         gpu.launch_built_cooperative(b, cfg)?;
         self.done += steps;
