@@ -1,14 +1,16 @@
 //! Dixon's lifting on the GPU (`rns::dixon_gpu`, the kernels of
 //! `device/src/kernels/dixon.rs`) against Bareiss (rug), exact rational elimination and
 //! the CPU's lifting: the same divisor, steps, primes and solutions, on random and
-//! adversarial matrices; the few-prime determinants one pivot per launch against the
-//! CPU's.
+//! adversarial matrices; the few-prime determinants (one pivot per launch, or by panels
+//! on the tensor cores) against the CPU's.
 
 use rns::backend::gpu::dixon::DeviceLimbs;
 use rns::dixon::solve_dixon;
 use rns::dixon_gpu::{lifts_on_gpu, solve_dixon_gpu};
 use rns::{det_with_method, linalg, Backend, Error, IntMatrix, Method, ModMatrices};
-use rns_suite::{bareiss_det, dev, gpu_backend as gpu, naive_matmul, rational_solve, Gen};
+use rns_suite::{
+    bareiss_det, dev, gpu_backend as gpu, naive_matmul, rational_solve, Gen, LiftCaps,
+};
 use rug::{Complete, Integer};
 
 /// The ±1 right-hand side's size: one bit.
@@ -122,6 +124,20 @@ fn adversarial_determinants_on_the_device() {
         p[i * n + (i + 3) % n] = gen.signed(50);
     }
     same_as_cpu(&g, &IntMatrix::new(n, n, p).unwrap(), true, "zero diagonal");
+    // Pivots that vanish after some steps (rows 1 and 25 equal to the row before on
+    // the leading columns): the device's inverse stops there and swaps.
+    let mut v = gen.matrix(n, n, 40).entries().to_vec();
+    for (i, cols) in [(1, 2), (25, 26)] {
+        for j in 0..cols {
+            v[i * n + j] = v[(i - 1) * n + j].clone();
+        }
+    }
+    same_as_cpu(
+        &g,
+        &IntMatrix::new(n, n, v).unwrap(),
+        true,
+        "late zero pivots",
+    );
     // Singular (rank n − 1): singular modulo every prime, the multimodular path decides.
     let low = gen.low_rank(n, n, n - 1, 30);
     let (d, st) = det_with_method(&low, &g, Method::Dixon).unwrap();
@@ -168,6 +184,7 @@ fn one_limb(g: &Backend, a: &IntMatrix) -> DeviceLimbs {
 #[test]
 fn few_prime_determinants_match_the_cpu() {
     let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
     let mut gen = Gen::new(94);
     let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false)
         .take(5)
@@ -176,29 +193,33 @@ fn few_prime_determinants_match_the_cpu() {
         .iter()
         .map(|&p| rns_core::Modulus::new(p).unwrap())
         .collect();
-    for (n, what) in [(1, "1×1"), (37, "random"), (200, "200×200")] {
-        let a = gen.matrix(n, n, 28);
-        let got = dev(&g).det_mod_limbs(&one_limb(&g, &a), &moduli).unwrap();
-        let want = Backend::Cpu
-            .det_mod(&ModMatrices::from_int_matrix(&a, &primes).unwrap())
-            .unwrap();
-        assert_eq!(got, want, "{what}");
-    }
-    // Singular: zero modulo every prime; a zero diagonal: swaps at every step.
+    let cpu = |a: &IntMatrix| {
+        Backend::Cpu
+            .det_mod(&ModMatrices::from_int_matrix(a, &primes).unwrap())
+            .unwrap()
+    };
     let low = gen.low_rank(30, 30, 29, 10);
-    let got = dev(&g).det_mod_limbs(&one_limb(&g, &low), &moduli).unwrap();
-    assert_eq!(got, vec![0; 5]);
+    // A zero diagonal: swaps at every step.
     let n = 30;
     let mut p = vec![Integer::new(); n * n];
     for i in 0..n {
         p[i * n + (i + 1) % n] = gen.signed(28);
     }
     let p = IntMatrix::new(n, n, p).unwrap();
-    let got = dev(&g).det_mod_limbs(&one_limb(&g, &p), &moduli).unwrap();
-    let want = Backend::Cpu
-        .det_mod(&ModMatrices::from_int_matrix(&p, &primes).unwrap())
-        .unwrap();
-    assert_eq!(got, want, "zero diagonal");
+    // One pivot per launch, then by panels with the trailing updates on the tensor cores.
+    for tensor in [false, true] {
+        dev(&g).config().set_tensor_cores(Some(tensor));
+        for (n, what) in [(1, "1×1"), (37, "random"), (200, "200×200")] {
+            let a = gen.matrix(n, n, 28);
+            let got = dev(&g).det_mod_limbs(&one_limb(&g, &a), &moduli).unwrap();
+            assert_eq!(got, cpu(&a), "{what}, tensor cores {tensor}");
+        }
+        // Singular: zero modulo every prime.
+        let got = dev(&g).det_mod_limbs(&one_limb(&g, &low), &moduli).unwrap();
+        assert_eq!(got, vec![0; 5], "rank 29, tensor cores {tensor}");
+        let got = dev(&g).det_mod_limbs(&one_limb(&g, &p), &moduli).unwrap();
+        assert_eq!(got, cpu(&p), "zero diagonal, tensor cores {tensor}");
+    }
 }
 
 /// The solve lifted on the device against the CPU's lifting (the same prime, steps and

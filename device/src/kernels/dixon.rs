@@ -4,6 +4,7 @@
 //! (`rns_core::padic`), one warp per row.
 
 use super::linalg::pivot_step;
+use super::tagged::{gpu_store_u64, tagged, wait_for};
 use core::arch::nvptx::*;
 use rns_core::padic;
 use rns_core::Modulus;
@@ -161,7 +162,7 @@ unsafe fn warp_sum_i128(mut v: i128) -> i128 {
 /// group of 32 columns.
 struct Lifting {
     r: *mut u64,
-    /// Each row's `y` for the next step, tagged ([`tagged`]).
+    /// Each row's `y` for the next step, tagged (`super::tagged`).
     y: *mut u64,
     /// Each row's digit of the current step, tagged.
     x: *mut u64,
@@ -193,12 +194,7 @@ impl Lifting {
     unsafe fn stage(&self, v: *const u64, tag: u32) {
         let mut j = _thread_idx_x();
         while j < self.n {
-            let p = v.add(j as usize);
-            let mut w = gpu_load_u64(p);
-            while (w >> 32) as u32 != tag {
-                w = gpu_load_u64(p);
-            }
-            *self.stage.add(j as usize) = w as u32;
+            *self.stage.add(j as usize) = wait_for(v.add(j as usize), tag, tag).0;
             j += _block_dim_x();
         }
         _syncthreads();
@@ -306,28 +302,6 @@ impl Lifting {
             gpu_store_u64(self.y.add(self.row as usize), tagged(y, step + 2));
         }
     }
-}
-
-/// A value and its tag in one word, which a reader takes only once it carries the tag it
-/// waits for: the value and its flag arrive together (64-bit accesses are single-copy
-/// atomic), so no fence or grid barrier orders them.
-#[inline(always)]
-fn tagged(value: u32, tag: u32) -> u64 {
-    value as u64 | ((tag as u64) << 32)
-}
-
-/// The word at `p`, a relaxed device-scope load (never a stale cached copy).
-#[inline(always)]
-unsafe fn gpu_load_u64(p: *const u64) -> u64 {
-    let r: u64;
-    core::arch::asm!("ld.relaxed.gpu.global.u64 {r}, [{p}];", r = out(reg64) r, p = in(reg64) p);
-    r
-}
-
-/// Stores `v` at `p`, a relaxed device-scope store.
-#[inline(always)]
-unsafe fn gpu_store_u64(p: *mut u64, v: u64) {
-    core::arch::asm!("st.relaxed.gpu.global.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v);
 }
 
 /// Dixon's lifting, steps `step0 .. step0 + steps` in one cooperative launch (`r`, `y`

@@ -5,11 +5,13 @@ use core::arch::asm;
 use core::arch::nvptx::*;
 
 mod dixon;
+mod gauss_jordan;
 mod imma;
 mod limbs;
 mod linalg;
 mod ozaki;
 mod resultant;
+mod tagged;
 mod tensor;
 mod vectors;
 

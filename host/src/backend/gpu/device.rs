@@ -40,6 +40,7 @@ pub(crate) struct Kernels {
     pub step_pivot: CudaFunction,
     pub step_update: CudaFunction,
     pub dixon_lift: CudaFunction,
+    pub gauss_jordan: CudaFunction,
     pub eliminate: CudaFunction,
     pub det_blocked: CudaFunction,
     pub lu_panel: CudaFunction,
@@ -84,6 +85,7 @@ impl Kernels {
             step_pivot: f("rns_step_pivot")?,
             step_update: f("rns_step_update")?,
             dixon_lift: f("rns_dixon_lift")?,
+            gauss_jordan: f("rns_gauss_jordan")?,
             eliminate: f("rns_eliminate")?,
             det_blocked: f("rns_det_blocked")?,
             lu_panel: f("rns_lu_panel")?,
@@ -181,6 +183,7 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
         &kernels.resultant_block,
         &kernels.matmul_ozaki,
         &kernels.dixon_lift,
+        &kernels.gauss_jordan,
     ] {
         f.set_attribute(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

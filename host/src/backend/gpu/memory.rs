@@ -60,6 +60,17 @@ impl Gpu {
         self.alloc_on(self.stream(), n)
     }
 
+    /// `n` zero words on `stream`.
+    pub fn zeros_on(
+        &self,
+        stream: &std::sync::Arc<CudaStream>,
+        n: usize,
+    ) -> Result<CudaSlice<u32>> {
+        let mut buf = self.alloc_on(stream, n)?;
+        stream.memset_zeros(&mut buf).map_err(cuda)?;
+        Ok(buf)
+    }
+
     /// Copies host words to a new device buffer on `stream` (at least one word long).
     pub fn upload_on(
         &self,

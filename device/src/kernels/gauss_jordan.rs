@@ -1,0 +1,215 @@
+//! Gauss–Jordan elimination of one matrix modulo one prime by the whole GPU in one
+//! cooperative launch, without grid barriers: each block holds a few rows in shared
+//! memory, and each pivot row, once its block has it, is handed to the others as tagged
+//! words (`super::tagged`). Consecutive rows share a block, so the next pivot row is
+//! usually ready as soon as the block has applied the current one to it.
+
+use super::tagged::{gpu_store_u64, tagged, wait_for};
+use core::arch::nvptx::*;
+use rns_core::Modulus;
+
+/// The tag of a pivot row whose pivot is zero: every block stops before its step.
+const STOP: u32 = u32::MAX;
+
+/// The block's rows and what it shares with its threads.
+struct Block {
+    m: Modulus,
+    /// Row `first + i` at `cache + i·cols` (shared memory).
+    cache: *mut u32,
+    /// Two pivot rows, step `k`'s at `prows + (k mod 2)·cols` (shared memory): a block
+    /// publishes row `k + 1` while it still applies row `k`.
+    prows: *mut u32,
+    /// The pivot's inverse, the stop flag, the product of the block's pivots (shared).
+    ctl: *mut u32,
+    /// Every pivot row as it is published: `n × cols` tagged words.
+    pivots: *mut u64,
+    stop: *mut u32,
+    first: u32,
+    own: u32,
+    cols: u32,
+    tid: u32,
+    nt: u32,
+}
+
+impl Block {
+    #[inline(always)]
+    fn owns(&self, i: u32) -> bool {
+        i >= self.first && i < self.first + self.own
+    }
+
+    #[inline(always)]
+    unsafe fn row(&self, i: u32) -> *mut u32 {
+        self.cache
+            .add((i - self.first) as usize * self.cols as usize)
+    }
+
+    #[inline(always)]
+    unsafe fn prow(&self, k: u32) -> *mut u32 {
+        self.prows.add((k & 1) as usize * self.cols as usize)
+    }
+
+    /// Row `k` (this block's, eliminated by the pivots before it) scaled by its pivot's
+    /// inverse, into the block's pivot row `k` and published tagged `k + 1`; a zero pivot
+    /// publishes the row tagged [`STOP`] (unscaled) and sets `stop[0] = k`. Ends with a
+    /// barrier.
+    #[inline(always)]
+    unsafe fn publish(&self, k: u32) {
+        let r = self.row(k);
+        if self.tid == 0 {
+            let p = *r.add(k as usize);
+            match self.m.inv(p) {
+                Some(inv) => {
+                    *self.ctl = inv;
+                    *self.ctl.add(2) = self.m.mul(*self.ctl.add(2), p);
+                }
+                None => {
+                    *self.ctl = 0;
+                    *self.ctl.add(1) = 1;
+                    *self.stop = k;
+                }
+            }
+        }
+        _syncthreads();
+        let inv = *self.ctl;
+        let tag = if inv == 0 { STOP } else { k + 1 };
+        let out = self.pivots.add(k as usize * self.cols as usize);
+        let prow = self.prow(k);
+        let mut j = k + 1 + self.tid;
+        while j < self.cols {
+            let v = if inv == 0 {
+                0
+            } else {
+                let v = self.m.mul(*r.add(j as usize), inv);
+                *r.add(j as usize) = v;
+                v
+            };
+            *prow.add(j as usize) = v;
+            gpu_store_u64(out.add(j as usize), tagged(v, tag));
+            j += self.nt;
+        }
+        _syncthreads();
+    }
+
+    /// Pivot row `k` from the block that published it into the block's pivot row; sets
+    /// the stop flag when it came tagged [`STOP`]. Ends with a barrier.
+    #[inline(always)]
+    unsafe fn receive(&self, k: u32) {
+        let at = self.pivots.add(k as usize * self.cols as usize);
+        let prow = self.prow(k);
+        let mut j = k + 1 + self.tid;
+        while j < self.cols {
+            let (v, ok) = wait_for(at.add(j as usize), k + 1, STOP);
+            *prow.add(j as usize) = v;
+            if !ok {
+                *self.ctl.add(1) = 1;
+            }
+            j += self.nt;
+        }
+        _syncthreads();
+    }
+
+    /// Row `i −= a[i][k] · (pivot row k)` over the columns after `k` (column `k` is
+    /// never read again).
+    #[inline(always)]
+    unsafe fn eliminate(&self, i: u32, k: u32) {
+        let (r, prow) = (self.row(i), self.prow(k));
+        let f = *r.add(k as usize);
+        if f == 0 {
+            return;
+        }
+        let mut j = k + 1 + self.tid;
+        while j < self.cols {
+            let v = *r.add(j as usize);
+            *r.add(j as usize) = self.m.sub(v, self.m.mul(f, *prow.add(j as usize)));
+            j += self.nt;
+        }
+    }
+}
+
+/// Gauss–Jordan on the `n × cols` row-major matrix `a` (`cols ≥ n`, `[A | I]` for an
+/// inverse) modulo `*modulus`, without row swaps. Block `b` holds rows `b·rows ..` in
+/// shared memory; pivot row `k`, scaled by its pivot's inverse, is published in
+/// `pivots` (`n × cols` tagged words, zero before the launch) tagged `k + 1` by its block
+/// as soon as pivot `k − 1` has been applied to it, and the other blocks wait for its
+/// words. At the end each block writes its rows back to `a` and the product of its
+/// pivots to `dets[b]`. A zero pivot in row `k` (a swap is needed, or `a` is singular
+/// modulo the prime) sets `stop[0] = k` (`n` before the launch), and every block stops
+/// before step `k`: `a` then holds the elimination by pivots `0..k`, for the step
+/// kernels to go on from. Dynamic shared memory: `4·((rows + 2)·cols + 4)` bytes.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
+    a: *mut u32,
+    pivots: *mut u64,
+    dets: *mut u32,
+    stop: *mut u32,
+    modulus: *const Modulus,
+    n: u32,
+    cols: u32,
+    rows: u32,
+) {
+    let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let cu = cols as usize;
+    let first = _block_idx_x() * rows;
+    let b = Block {
+        m: *modulus,
+        cache: sh,
+        prows: sh.add(rows as usize * cu),
+        ctl: sh.add((rows as usize + 2) * cu),
+        pivots,
+        stop,
+        first,
+        own: rows.min(n.saturating_sub(first)),
+        cols,
+        tid: _thread_idx_x(),
+        nt: _block_dim_x(),
+    };
+    let words = b.own as usize * cu;
+    let from = a.add(first as usize * cu);
+    let mut e = b.tid as usize;
+    while e < words {
+        *b.cache.add(e) = *from.add(e);
+        e += b.nt as usize;
+    }
+    if b.tid == 0 {
+        *b.ctl.add(1) = 0;
+        *b.ctl.add(2) = 1;
+    }
+    _syncthreads();
+    if b.owns(0) {
+        b.publish(0);
+    }
+    let mut k = 0;
+    while k < n {
+        if !b.owns(k) {
+            b.receive(k);
+        }
+        if *b.ctl.add(1) != 0 {
+            break;
+        }
+        // The next pivot row first: the other blocks wait for it.
+        let next = k + 1;
+        if next < n && b.owns(next) {
+            b.eliminate(next, k);
+            _syncthreads();
+            b.publish(next);
+        }
+        let mut i = first;
+        while i < first + b.own {
+            if i != k && i != next {
+                b.eliminate(i, k);
+            }
+            i += 1;
+        }
+        _syncthreads();
+        k += 1;
+    }
+    let mut e = b.tid as usize;
+    while e < words {
+        *from.add(e) = *b.cache.add(e);
+        e += b.nt as usize;
+    }
+    if b.tid == 0 {
+        *dets.add(_block_idx_x() as usize) = *b.ctl.add(2);
+    }
+}
