@@ -4,7 +4,7 @@
 //! (`rns_core::padic`), one warp per row.
 
 use super::linalg::pivot_step;
-use super::tagged::{gpu_store_u64, tagged, wait_for};
+use super::tagged::{gpu_load_u64, gpu_store_u64, tagged};
 use core::arch::nvptx::*;
 use rns_core::padic;
 use rns_core::Modulus;
@@ -15,6 +15,9 @@ pub const STATE_WORDS: usize = 4;
 
 /// Rows per thread of `rns_step_update` (its blocks are 32 × 8 threads).
 const UPDATE_ROWS: u32 = 4;
+
+/// Tagged words a thread of `rns_dixon_lift` polls at once.
+const POLLED: usize = 4;
 
 /// `out[c]` (`rows × ld` at `out + c·rows·ld`) = the `rows × cols` matrix of `limbs`
 /// signed 29-bit limbs (limb `t` of entry `e` at `a[t·rows·cols + e]`) modulo channel
@@ -161,7 +164,6 @@ unsafe fn warp_sum_i128(mut v: i128) -> i128 {
 /// memory, each row worked on by `parts` warps, each of which takes every `parts`-th
 /// group of 32 columns.
 struct Lifting {
-    r: *mut u64,
     /// Each row's `y` for the next step, tagged (`super::tagged`).
     y: *mut u64,
     /// Each row's digit of the current step, tagged.
@@ -188,14 +190,40 @@ struct Lifting {
 }
 
 impl Lifting {
-    /// Copies the values of the `n` tagged words at `v` into the block's shared memory,
-    /// waiting for each to carry `tag` (then a block barrier).
+    /// Copies the values of the `n` tagged words at `v` into the block's shared memory
+    /// (centered residues when `centered`, as `i32` bits), waiting for each to carry
+    /// `tag` (then a block barrier). A thread polls its words [`POLLED`] at a time, their
+    /// loads in flight together.
     #[inline(always)]
-    unsafe fn stage(&self, v: *const u64, tag: u32) {
-        let mut j = _thread_idx_x();
-        while j < self.n {
-            *self.stage.add(j as usize) = wait_for(v.add(j as usize), tag, tag).0;
-            j += _block_dim_x();
+    unsafe fn stage(&self, v: *const u64, tag: u32, centered: bool) {
+        let nt = _block_dim_x();
+        let mut j0 = _thread_idx_x();
+        while j0 < self.n {
+            let mut w = [0u64; POLLED];
+            loop {
+                for (i, w) in w.iter_mut().enumerate() {
+                    let j = j0 + i as u32 * nt;
+                    if j < self.n {
+                        *w = gpu_load_u64(v.add(j as usize));
+                    }
+                }
+                let mut ready = true;
+                for (i, w) in w.iter().enumerate() {
+                    ready &= j0 + i as u32 * nt >= self.n || (*w >> 32) as u32 == tag;
+                }
+                if ready {
+                    break;
+                }
+            }
+            for (i, w) in w.iter().enumerate() {
+                let j = j0 + i as u32 * nt;
+                if j < self.n {
+                    let v = *w as u32;
+                    *self.stage.add(j as usize) =
+                        if centered { self.m.center(v) as u32 } else { v };
+                }
+            }
+            j0 += POLLED as u32 * nt;
         }
         _syncthreads();
     }
@@ -207,8 +235,8 @@ impl Lifting {
         self.partial.add(4 * base + w)
     }
 
-    /// This warp's part of its row's digit `Σ_j inv[j]·y[j] mod p` (`y` staged; centered
-    /// products summed in 64 bits with delayed reduction), into its partial slot; then
+    /// This warp's part of its row's digit `Σ_j inv[j]·y[j] mod p` (both staged centered;
+    /// the products summed in 64 bits with delayed reduction), into its partial slot; then
     /// part 0 adds the parts up into `digits[step·n + row]` (row 0's also to
     /// `first[step]`) and publishes it in `x`, tagged `step + 1`.
     #[inline(always)]
@@ -220,7 +248,7 @@ impl Lifting {
             let mut j = self.part * 32 + self.lane;
             while j < self.n {
                 let (c, v) = (*self.cached.add(j as usize), *self.stage.add(j as usize));
-                acc += m.center(c) as i64 * m.center(v) as i64;
+                acc += c as i32 as i64 * v as i32 as i64;
                 since += 1;
                 if since == rns_core::modulus::LAZY_PRODUCTS {
                     acc = Modulus::fold(acc, t);
@@ -260,9 +288,10 @@ impl Lifting {
     /// modulo `2^128`) into its partial slot; then part 0 adds the parts up and updates
     /// the row's residual: `r[row]` (two's complement, two 64-bit words) becomes
     /// `(r − Σ_j a[j]·x[j]) / p` (`rns_core::padic::update`), `y[row]` its residue
-    /// modulo `p`, tagged `step + 2` (for step `step + 1`).
+    /// modulo `p`, tagged `step + 2` (for step `step + 1`). The residual stays in the
+    /// registers of the thread that updates it (`r`: its row's, for part 0's lane 0).
     #[inline(always)]
-    unsafe fn update(&self, step: u32) {
+    unsafe fn update(&self, step: u32, r: &mut i128) {
         let n = self.n as usize;
         if self.row < self.n {
             // The lane's limb sums joined first (modulo 2^128), then one sum over the warp.
@@ -293,12 +322,8 @@ impl Lifting {
                 total = total.wrapping_add(word(0) | word(1) | word(2) | word(3));
                 w += 1;
             }
-            let ri = self.r.add(2 * self.row as usize);
-            let old = (*ri as u128 | ((*ri.add(1) as u128) << 64)) as i128;
-            let new = padic::update(old, total as i128, self.p_inv);
-            *ri = new as u64;
-            *ri.add(1) = ((new as u128) >> 64) as u64;
-            let y = padic::reduce_i128(new, self.m);
+            *r = padic::update(*r, total as i128, self.p_inv);
+            let y = padic::reduce_i128(*r, self.m);
             gpu_store_u64(self.y.add(self.row as usize), tagged(y, step + 2));
         }
     }
@@ -342,7 +367,8 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let (nu, per_row) = (n as usize, (1 + limbs as usize) * n as usize);
     let first_row = _block_idx_x() * rows;
-    // The block's rows into shared memory, once.
+    let m = *modulus;
+    // The block's rows into shared memory, once (the inverse's centered).
     let cache = sh.add(nu);
     let mut e = _thread_idx_x() as usize;
     while e < rows as usize * per_row {
@@ -357,7 +383,7 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
         let i = first_row as usize + local;
         if i < nu {
             *cache.add(e) = if t == 0 {
-                *inv.add(i * ld as usize + j)
+                m.center(*inv.add(i * ld as usize + j)) as u32
             } else {
                 *a.add((t - 1) * nu * nu + i * nu + j) as u32
             };
@@ -368,12 +394,11 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     let parts = (_block_dim_x() / 32).checked_div(rows).unwrap_or(1).max(1);
     let local = warp / parts;
     let lift = Lifting {
-        r,
         y,
         x,
         digits,
         first,
-        m: *modulus,
+        m,
         n,
         limbs,
         p_inv: p_inv_lo as u128 | ((p_inv_hi as u128) << 64),
@@ -386,12 +411,24 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
         lane: _thread_idx_x() % 32,
     };
     _syncthreads();
+    // The row's residual, in the registers of the thread that updates it.
+    let keeper = lift.row < n && lift.part == 0 && lift.lane == 0;
+    let at = r.add(2 * lift.row.min(n - 1) as usize);
+    let mut res = if keeper {
+        (*at as u128 | ((*at.add(1) as u128) << 64)) as i128
+    } else {
+        0
+    };
     let mut step = step0;
     while step < step0 + steps {
-        lift.stage(y, step + 1);
+        lift.stage(y, step + 1, true);
         lift.digit(step);
-        lift.stage(x, step + 1);
-        lift.update(step);
+        lift.stage(x, step + 1, false);
+        lift.update(step, &mut res);
         step += 1;
+    }
+    if keeper {
+        *at = res as u64;
+        *at.add(1) = ((res as u128) >> 64) as u64;
     }
 }
