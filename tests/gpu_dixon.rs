@@ -206,7 +206,16 @@ fn few_prime_determinants_match_the_cpu() {
         p[i * n + (i + 1) % n] = gen.signed(28);
     }
     let p = IntMatrix::new(n, n, p).unwrap();
-    // One pivot per launch, then by panels with the trailing updates on the tensor cores.
+    // A leading 2 × 2 minor equal to the second prime: the second pivot is zero modulo
+    // that prime only (the other primes' eliminations need no swap).
+    let mut e = gen.matrix(40, 40, 16).entries().to_vec();
+    let (q, r) = (primes[1] >> 16, primes[1] & 0xFFFF);
+    for (at, v) in [(0, 1 << 16), (1, 1), (40, 0x1_0000 - r), (41, q + 1)] {
+        e[at] = Integer::from(v);
+    }
+    let one_prime = IntMatrix::new(40, 40, e).unwrap();
+    // Rows in shared memory, one pivot per launch when they need a swap; then by panels
+    // with the trailing updates on the tensor cores.
     for tensor in [false, true] {
         dev(&g).config().set_tensor_cores(Some(tensor));
         for (n, what) in [(1, "1×1"), (37, "random"), (200, "200×200")] {
@@ -219,6 +228,12 @@ fn few_prime_determinants_match_the_cpu() {
         assert_eq!(got, vec![0; 5], "rank 29, tensor cores {tensor}");
         let got = dev(&g).det_mod_limbs(&one_limb(&g, &p), &moduli).unwrap();
         assert_eq!(got, cpu(&p), "zero diagonal, tensor cores {tensor}");
+        let got = dev(&g).det_mod_limbs(&one_limb(&g, &one_prime), &moduli);
+        assert_eq!(
+            got.unwrap(),
+            cpu(&one_prime),
+            "a swap for one prime, {tensor}"
+        );
     }
 }
 

@@ -1,8 +1,9 @@
-//! Gauss–Jordan elimination of one matrix modulo one prime by the whole GPU in one
-//! cooperative launch, without grid barriers: each block holds a few rows in shared
+//! Elimination of a few matrices, one per prime, by the whole GPU in one cooperative
+//! launch, without grid barriers: each block holds a few rows of one matrix in shared
 //! memory, and each pivot row, once its block has it, is handed to the others as tagged
 //! words (`super::tagged`). Consecutive rows share a block, so the next pivot row is
-//! usually ready as soon as the block has applied the current one to it.
+//! usually ready as soon as the block has applied the current one to it. Gauss–Jordan
+//! (for an inverse) or forward (for a determinant).
 
 use super::tagged::{gpu_store_u64, tagged, wait_for};
 use core::arch::nvptx::*;
@@ -27,6 +28,8 @@ struct Block {
     first: u32,
     own: u32,
     cols: u32,
+    /// Gauss–Jordan (every other row) or forward (the rows below the pivot).
+    jordan: bool,
     tid: u32,
     nt: u32,
 }
@@ -126,16 +129,19 @@ impl Block {
     }
 }
 
-/// Gauss–Jordan on the `n × cols` row-major matrix `a` (`cols ≥ n`, `[A | I]` for an
-/// inverse) modulo `*modulus`, without row swaps. Block `b` holds rows `b·rows ..` in
-/// shared memory; pivot row `k`, scaled by its pivot's inverse, is published in
-/// `pivots` (`n × cols` tagged words, zero before the launch) tagged `k + 1` by its block
-/// as soon as pivot `k − 1` has been applied to it, and the other blocks wait for its
-/// words. At the end each block writes its rows back to `a` and the product of its
-/// pivots to `dets[b]`. A zero pivot in row `k` (a swap is needed, or `a` is singular
-/// modulo the prime) sets `stop[0] = k` (`n` before the launch), and every block stops
-/// before step `k`: `a` then holds the elimination by pivots `0..k`, for the step
-/// kernels to go on from. Dynamic shared memory: `4·((rows + 2)·cols + 4)` bytes.
+/// Elimination of channel `c = blockIdx.y`'s `n × cols` row-major matrix (at
+/// `a + c·n·cols`; `cols ≥ n`, `[A | I]` for an inverse) modulo `moduli[c]`, without row
+/// swaps: Gauss–Jordan when `jordan` is non-zero, else forward. Block `b = blockIdx.x`
+/// holds rows `b·rows ..` in shared memory; pivot row `k`, scaled by its pivot's
+/// inverse, is published in the channel's `pivots` (`n × cols` tagged words at
+/// `pivots + c·n·cols`, zero before the launch) tagged `k + 1` by its block as soon as
+/// pivot `k − 1` has been applied to it, and the other blocks wait for its words. At the
+/// end each block writes its rows back and the product of its pivots to
+/// `dets[c·gridDim.x + b]`. A zero pivot in row `k` (a swap is needed, or the matrix is
+/// singular modulo the prime) sets `stop[c] = k` (`n` before the launch), and the
+/// channel's blocks stop before step `k`: its matrix then holds the elimination by
+/// pivots `0..k`, for the step kernels to go on from. Dynamic shared memory:
+/// `4·((rows + 2)·cols + 4)` bytes.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
@@ -143,24 +149,28 @@ pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
     pivots: *mut u64,
     dets: *mut u32,
     stop: *mut u32,
-    modulus: *const Modulus,
+    moduli: *const Modulus,
     n: u32,
     cols: u32,
     rows: u32,
+    jordan: u32,
 ) {
     let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
-    let cu = cols as usize;
+    let (c, cu) = (_block_idx_y() as usize, cols as usize);
+    let size = n as usize * cu;
+    let (a, pivots) = (a.add(c * size), pivots.add(c * size));
     let first = _block_idx_x() * rows;
     let b = Block {
-        m: *modulus,
+        m: *moduli.add(c),
         cache: sh,
         prows: sh.add(rows as usize * cu),
         ctl: sh.add((rows as usize + 2) * cu),
         pivots,
-        stop,
+        stop: stop.add(c),
         first,
         own: rows.min(n.saturating_sub(first)),
         cols,
+        jordan: jordan != 0,
         tid: _thread_idx_x(),
         nt: _block_dim_x(),
     };
@@ -194,7 +204,7 @@ pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
             _syncthreads();
             b.publish(next);
         }
-        let mut i = first;
+        let mut i = if b.jordan { first } else { first.max(k + 1) };
         while i < first + b.own {
             if i != k && i != next {
                 b.eliminate(i, k);
@@ -210,6 +220,6 @@ pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
         e += b.nt as usize;
     }
     if b.tid == 0 {
-        *dets.add(_block_idx_x() as usize) = *b.ctl.add(2);
+        *dets.add(c * _grid_dim_x() as usize + _block_idx_x() as usize) = *b.ctl.add(2);
     }
 }

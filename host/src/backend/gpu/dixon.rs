@@ -164,18 +164,66 @@ impl Gpu {
         self.download_on(stream, &state, channels * STATE_WORDS)
     }
 
-    /// `rns_gauss_jordan`'s rows per block and bytes of shared memory for `n` rows of
-    /// `cols` words, when they fit: a block per multiprocessor at most.
-    fn gauss_jordan_layout(&self, n: usize, cols: usize) -> Option<(usize, usize)> {
-        let rows = n.div_ceil(self.multiprocessors().max(1)).max(1);
+    /// `rns_gauss_jordan`'s rows per block and bytes of shared memory for `channels`
+    /// matrices of `n` rows of `cols` words, when they fit: the multiprocessors shared
+    /// among the channels, a block each at most.
+    fn rows_layout(&self, channels: usize, n: usize, cols: usize) -> Option<(usize, usize)> {
+        let sms = self.multiprocessors();
+        if channels == 0 || channels > sms {
+            return None;
+        }
+        let rows = n.div_ceil(sms / channels).max(1);
         let bytes = 4 * ((rows + 2) * cols + 4);
         (bytes <= self.shared_memory()).then_some((rows, bytes))
     }
 
+    /// Eliminates each of the `moduli.len()` matrices `n × cols` in `mats` (device
+    /// words, channel-major; `dm` the moduli's) without row swaps in one cooperative
+    /// launch of `rns_gauss_jordan` (`layout` from [`Gpu::rows_layout`]): Gauss–Jordan
+    /// when `jordan`, else forward. Per channel: the product of its pivots and the step
+    /// it stopped at, a zero pivot (`n` when it did not).
+    #[allow(clippy::too_many_arguments)]
+    fn eliminate_rows(
+        &self,
+        stream: &Arc<CudaStream>,
+        mats: &mut CudaSlice<u32>,
+        dm: &CudaSlice<u32>,
+        moduli: &[Modulus],
+        (n, cols): (usize, usize),
+        jordan: bool,
+        (rows, smem): (usize, usize),
+    ) -> Result<Vec<(u32, usize)>> {
+        let (channels, blocks) = (moduli.len(), n.div_ceil(rows));
+        let mut pivots = self.zeros_on(stream, 2 * channels * n * cols)?;
+        let mut dets = self.alloc_on(stream, channels * blocks)?;
+        let mut stop = self.upload_on(stream, &vec![n as u32; channels])?;
+        let cfg = LaunchConfig {
+            grid_dim: (blocks as u32, channels as u32, 1),
+            block_dim: (GAUSS_JORDAN_THREADS, 1, 1),
+            shared_mem_bytes: smem as u32,
+        };
+        let (nn, cc, rr, jo) = (n as u32, cols as u32, rows as u32, jordan as u32);
+        let mut b = stream.launch_builder(&self.kernels().gauss_jordan);
+        b.arg(&mut *mats)
+            .arg(&mut pivots)
+            .arg(&mut dets)
+            .arg(&mut stop);
+        b.arg(dm).arg(&nn).arg(&cc).arg(&rr).arg(&jo);
+        self.launch_built_cooperative(b, cfg)?;
+        let dets = self.download_on(stream, &dets, channels * blocks)?;
+        let stops = self.download_on(stream, &stop, channels)?;
+        Ok(moduli
+            .iter()
+            .zip(dets.chunks(blocks))
+            .zip(stops)
+            .map(|((m, d), s)| (d.iter().fold(1, |p, &x| m.mul(p, x)), s as usize))
+            .collect())
+    }
+
     /// Gauss–Jordan on one channel's `n × cols` matrix `mat` modulo `m` (`dm`, its
-    /// device words): one cooperative launch of `rns_gauss_jordan` while no row swap is
-    /// needed, then the step kernels from the first zero pivot on (every step when the
-    /// rows do not fit in shared memory). The state as [`Gpu::eliminate_steps`]'.
+    /// device words): [`Gpu::eliminate_rows`] while no row swap is needed, then the step
+    /// kernels from the first zero pivot on (every step when the rows do not fit in
+    /// shared memory). The state as [`Gpu::eliminate_steps`]'.
     fn gauss_jordan(
         &self,
         stream: &Arc<CudaStream>,
@@ -184,31 +232,10 @@ impl Gpu {
         m: Modulus,
         (n, cols): (usize, usize),
     ) -> Result<Vec<u32>> {
-        let Some((rows, smem)) = self.gauss_jordan_layout(n, cols) else {
-            return self.eliminate_steps(stream, mat, dm, 1, (n, cols), true, (0, 1));
+        let (det, stopped) = match self.rows_layout(1, n, cols) {
+            Some(layout) => self.eliminate_rows(stream, mat, dm, &[m], (n, cols), true, layout)?[0],
+            None => (1, 0),
         };
-        let blocks = n.div_ceil(rows);
-        let mut pivots = self.zeros_on(stream, 2 * n * cols)?;
-        let mut dets = self.alloc_on(stream, blocks)?;
-        let mut stop = self.upload_on(stream, &[n as u32])?;
-        let cfg = LaunchConfig {
-            grid_dim: (blocks as u32, 1, 1),
-            block_dim: (GAUSS_JORDAN_THREADS, 1, 1),
-            shared_mem_bytes: smem as u32,
-        };
-        let (nn, cc, rr) = (n as u32, cols as u32, rows as u32);
-        let mut b = stream.launch_builder(&self.kernels().gauss_jordan);
-        b.arg(&mut *mat)
-            .arg(&mut pivots)
-            .arg(&mut dets)
-            .arg(&mut stop);
-        b.arg(dm).arg(&nn).arg(&cc).arg(&rr);
-        self.launch_built_cooperative(b, cfg)?;
-        let det = self
-            .download_on(stream, &dets, blocks)?
-            .into_iter()
-            .fold(1, |d, x| m.mul(d, x));
-        let stopped = self.download_on(stream, &stop, 1)?[0] as usize;
         if stopped >= n {
             return Ok(vec![0, det, 0, 0]);
         }
@@ -216,8 +243,10 @@ impl Gpu {
     }
 
     /// `det a mod m` for each of `moduli` (few primes, large matrices): by panels with
-    /// the trailing updates on the tensor cores where [`Gpu::det_on_tensor_cores`], else
-    /// one pivot per launch, each step spread over the whole GPU.
+    /// the trailing updates on the tensor cores where [`Gpu::det_on_tensor_cores`]; else
+    /// all at once with each matrix's rows in shared memory ([`Gpu::eliminate_rows`])
+    /// where they fit; else, and for the primes that need a row swap, one pivot per
+    /// launch, each step spread over the whole GPU.
     pub fn det_mod_limbs(&self, a: &DeviceLimbs, moduli: &[Modulus]) -> Result<Vec<u32>> {
         if moduli.is_empty() {
             return Ok(Vec::new());
@@ -236,6 +265,40 @@ impl Gpu {
             self.launch_det(stream, s, &mut dd, &mut mats, &dm)?;
             return self.download_on(stream, &dd, moduli.len());
         }
+        let Some(layout) = self.rows_layout(moduli.len(), a.n, a.n) else {
+            return self.det_mod_steps(stream, a, moduli);
+        };
+        let done =
+            self.eliminate_rows(stream, &mut mats, &dm, moduli, (a.n, a.n), false, layout)?;
+        // The primes that needed a row swap, from the start one pivot per launch.
+        let swapped: Vec<Modulus> = moduli
+            .iter()
+            .zip(&done)
+            .filter(|(_, d)| d.1 < a.n)
+            .map(|(m, _)| *m)
+            .collect();
+        let mut again = self.det_mod_steps(stream, a, &swapped)?.into_iter();
+        Ok(done
+            .iter()
+            .map(|&(det, stopped)| match stopped < a.n {
+                true => again.next().unwrap_or(0),
+                false => det,
+            })
+            .collect())
+    }
+
+    /// [`Gpu::det_mod_limbs`] one pivot per launch.
+    fn det_mod_steps(
+        &self,
+        stream: &Arc<CudaStream>,
+        a: &DeviceLimbs,
+        moduli: &[Modulus],
+    ) -> Result<Vec<u32>> {
+        if moduli.is_empty() {
+            return Ok(Vec::new());
+        }
+        let dm = self.upload_on(stream, &moduli_words(moduli))?;
+        let mut mats = self.limbs_mod(stream, a, &dm, moduli.len(), a.n)?;
         let state = self.eliminate_steps(
             stream,
             &mut mats,
