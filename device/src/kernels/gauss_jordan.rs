@@ -127,6 +127,43 @@ impl Block {
             j += self.nt;
         }
     }
+
+    /// [`Block::eliminate`] for every row of the block that step `k` changes (all but
+    /// `k` for Gauss–Jordan, those below `k` else), but `skip`: a thread takes its
+    /// columns one at a time and the rows four at a time, their loads in flight together.
+    #[inline(always)]
+    unsafe fn eliminate_rest(&self, k: u32, skip: u32) {
+        let lo = if self.jordan {
+            self.first
+        } else {
+            self.first.max(k + 1)
+        };
+        let hi = self.first + self.own;
+        let prow = self.prow(k);
+        let changes = |r: u32| r < hi && r != k && r != skip;
+        let mut j = k + 1 + self.tid;
+        while j < self.cols && lo < hi {
+            let p = *prow.add(j as usize);
+            let mut i = lo;
+            while i < hi {
+                let (mut f, mut v) = ([0u32; 4], [0u32; 4]);
+                for t in 0..4 {
+                    if changes(i + t as u32) {
+                        let row = self.row(i + t as u32);
+                        (f[t], v[t]) = (*row.add(k as usize), *row.add(j as usize));
+                    }
+                }
+                for t in 0..4 {
+                    if changes(i + t as u32) {
+                        let w = self.m.sub(v[t], self.m.mul(f[t], p));
+                        *self.row(i + t as u32).add(j as usize) = w;
+                    }
+                }
+                i += 4;
+            }
+            j += self.nt;
+        }
+    }
 }
 
 /// Elimination of channel `c = blockIdx.y`'s `n × cols` row-major matrix (at
@@ -204,13 +241,7 @@ pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
             _syncthreads();
             b.publish(next);
         }
-        let mut i = if b.jordan { first } else { first.max(k + 1) };
-        while i < first + b.own {
-            if i != k && i != next {
-                b.eliminate(i, k);
-            }
-            i += 1;
-        }
+        b.eliminate_rest(k, next);
         _syncthreads();
         k += 1;
     }
