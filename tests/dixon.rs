@@ -39,6 +39,10 @@ fn random_systems_match_the_multimodular_solve() {
         (40, 1, 200),
         (64, 1, 64),
         (25, 4, 300),
+        // Rows split among threads: residuals in 128 bits, then in big integers.
+        (100, 1, 64),
+        (80, 3, 40),
+        (90, 2, 120),
     ] {
         let (a, b) = (g.matrix(n, n, bits), g.matrix(n, l, bits));
         let s = solve_dixon(&a, &b)
@@ -86,6 +90,16 @@ fn mixed_sizes_unimodular_and_zero_right_hand_sides() {
     let zero = IntMatrix::new(n, 1, vec![Integer::new(); n]).unwrap();
     let s = solve_dixon(&a, &zero).unwrap().unwrap();
     assert!(s.numerators.iter().all(|y| *y == 0) && s.denominator == 1);
+    // A small solution of a large system: found by an early try, the threads stopped
+    // midway.
+    let (a, x0) = (g.matrix(100, 100, 64), g.matrix(100, 1, 10));
+    let b = naive_matmul(&a, &x0);
+    let s = solve_dixon(&a, &b).unwrap().unwrap();
+    assert_eq!(
+        (&s.numerators[..], s.denominator.to_u32()),
+        (x0.entries(), Some(1))
+    );
+    assert!(s.steps <= 32, "{} steps", s.steps);
 }
 
 #[test]

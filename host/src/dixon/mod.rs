@@ -12,38 +12,21 @@
 use crate::backend::Backend;
 use crate::bounds::cramer_bits;
 use crate::error::{Error, Result};
-use crate::interrupt;
 use crate::matrix::{require_rhs, require_square, IntMatrix};
 use crate::modmat::ModMatrices;
 use crate::ratrecon::rational_reconstruct;
 use rayon::prelude::*;
 use rns_core::{prime, Modulus};
-use rug::{Assign, Complete, Integer};
+use rug::{Complete, Integer};
 
 /// Primes tried for the inverse before giving up (a non-singular `A` is singular modulo
 /// at most a handful of 31-bit primes; a singular one modulo all).
 pub(crate) const PRIMES_TRIED: usize = 3;
 
-use rns_core::padic::{limbs_for_bits, LIMB_BITS};
+mod steps;
 
-/// Products per lifting step from which its rows run in parallel.
-const PARALLEL_MIN: usize = 1 << 14;
-
-/// `f(i, row)` for each `width`-wide row of `v`, on the thread pool when `parallel`.
-fn rows_mut<T: Send>(
-    v: &mut [T],
-    width: usize,
-    parallel: bool,
-    f: impl Fn(usize, &mut [T]) + Sync + Send,
-) {
-    if parallel {
-        v.par_chunks_mut(width)
-            .enumerate()
-            .for_each(|(i, r)| f(i, r));
-    } else {
-        v.chunks_mut(width).enumerate().for_each(|(i, r)| f(i, r));
-    }
-}
+use rns_core::padic::{self, limbs_for_bits, LIMB_BITS};
+use steps::Lifting;
 
 /// `A X = B` solved: `X = numerators / denominator`, the denominator the least common
 /// one (positive), numerators row-major like `B`.
@@ -228,7 +211,7 @@ pub(crate) fn divisor_of(x: &Expansion) -> Result<(Integer, usize)> {
 fn lift<T>(
     a: &IntMatrix,
     b: &IntMatrix,
-    mut done: impl FnMut(&Expansion, bool) -> Result<Option<T>>,
+    done: impl FnMut(&Expansion, bool) -> Result<Option<T>>,
 ) -> Result<Option<T>> {
     let (n, l) = (a.rows(), b.cols());
     let (det_bits, num_bits) = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
@@ -237,123 +220,23 @@ fn lift<T>(
     };
     let p = m.m;
     let k_max = steps_for((det_bits, num_bits), p);
-    let limbs = limbs_for_bits(a.max_bits().min(u32::MAX as u64) as u32);
-    let a_limbs = split_limbs(a, limbs);
-    let inv_c: Vec<i32> = inv.iter().map(|&x| m.center(x)).collect();
-    // Rows in parallel only when a step is worth the hand-over to the thread pool.
-    let parallel = rayon::current_num_threads() > 1 && n * n * l * limbs >= PARALLEL_MIN;
-    let mut r: Vec<Integer> = b.entries().to_vec();
-    let mut x = Expansion {
-        digits: Vec::with_capacity(k_max),
-        p,
+    let a_bits = a.max_bits().min(u32::MAX as u64) as u32;
+    let lifting = Lifting {
+        inv_c: inv.iter().map(|&x| m.center(x)).collect(),
+        a_limbs: split_limbs(a, limbs_for_bits(a_bits)),
+        p_inv: padic::inverse_mod_2_128(p),
+        m,
+        n,
+        l,
     };
-    for step in 1..=k_max {
-        x.digits
-            .push(lift_step(&mut r, (n, l), m, &inv_c, &a_limbs, parallel));
-        if step % 64 == 0 {
-            interrupt::check()?;
-        }
-        if let Some(v) = done(&x, step == k_max)? {
-            return Ok(Some(v));
-        }
+    let rhs_bits = b.max_bits().min(u32::MAX as u64) as u32;
+    let small: Option<Vec<i128>> = padic::residual_fits(n, a_bits, rhs_bits)
+        .then(|| b.entries().iter().map(Integer::to_i128).collect())
+        .flatten();
+    match small {
+        Some(r) => steps::run(&lifting, r, k_max, done),
+        None => steps::run(&lifting, b.entries().to_vec(), k_max, done),
     }
-    Err(Error::Internal(
-        "Dixon lifting stopped without an answer".into(),
-    ))
-}
-
-/// `Σ a_j·b_j` for terms `|a_j·b_j| < 2^60` (centered residues, or a 29-bit limb times a
-/// digit): [`dot_i32_lanes`] with the vector instructions of the machine it runs on.
-fn dot_i32(a: &[i32], b: &[i32]) -> i128 {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2.
-            return unsafe { dot_i32_avx2(a, b) };
-        }
-    }
-    dot_i32_lanes(a, b)
-}
-
-/// [`dot_i32_lanes`] compiled for AVX2 (`vpmuldq`: four 32 × 32 → 64-bit products at once).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn dot_i32_avx2(a: &[i32], b: &[i32]) -> i128 {
-    dot_i32_lanes(a, b)
-}
-
-/// `Σ a_j·b_j` for `|a_j·b_j| < 2^60`: eight 64-bit lanes each take four products
-/// (below `2^62` together), then the lanes are added in `i128`; the tail four at a time.
-#[inline(always)]
-fn dot_i32_lanes(a: &[i32], b: &[i32]) -> i128 {
-    const LANES: usize = 8;
-    let (mut ca, mut cb) = (a.chunks_exact(4 * LANES), b.chunks_exact(4 * LANES));
-    let mut total = 0i128;
-    for (x, y) in (&mut ca).zip(&mut cb) {
-        let mut s = [0i64; LANES];
-        for k in 0..4 {
-            for (l, sl) in s.iter_mut().enumerate() {
-                *sl += x[k * LANES + l] as i64 * y[k * LANES + l] as i64;
-            }
-        }
-        total += s.iter().map(|&v| v as i128).sum::<i128>();
-    }
-    for (x, y) in ca.remainder().chunks(4).zip(cb.remainder().chunks(4)) {
-        total += x
-            .iter()
-            .zip(y)
-            .map(|(&u, &v)| u as i64 * v as i64)
-            .sum::<i64>() as i128;
-    }
-    total
-}
-
-/// One lifting step: `X_i = A⁻¹ · (R mod p) mod p`, then `R ← (R − A·X_i) / p` exactly.
-fn lift_step(
-    r: &mut [Integer],
-    (n, l): (usize, usize),
-    m: Modulus,
-    inv_c: &[i32],
-    a_limbs: &[Vec<i32>],
-    parallel: bool,
-) -> Vec<u32> {
-    let p = m.m;
-    // The columns of R mod p as centered residues, each contiguous.
-    let rc = columns(n, l, |j, c| m.center(r[j * l + c].mod_u(p)));
-    let mut xi = vec![0u32; n * l];
-    rows_mut(&mut xi, l, parallel, |i, out| {
-        let row = &inv_c[i * n..(i + 1) * n];
-        for (o, col) in out.iter_mut().zip(&rc) {
-            *o = dot_i32(row, col).rem_euclid(p as i128) as u32;
-        }
-    });
-    // The digits' columns (below 2^31, so a 29-bit limb times one stays below 2^60); per
-    // limb of A a dot product, the limbs joined in a big integer.
-    let xc = columns(n, l, |j, c| xi[j * l + c] as i32);
-    rows_mut(r, l, parallel, |i, row| {
-        let mut sum = Integer::new();
-        for (v, col) in row.iter_mut().zip(&xc) {
-            let dot = |at: &[i32]| dot_i32(&at[i * n..(i + 1) * n], col);
-            if a_limbs.len() == 1 {
-                *v -= dot(&a_limbs[0]);
-            } else {
-                sum.assign(0);
-                for at in a_limbs.iter().rev() {
-                    sum <<= LIMB_BITS;
-                    sum += dot(at);
-                }
-                *v -= &sum;
-            }
-            v.div_exact_u_mut(p);
-        }
-    });
-    xi
-}
-
-/// The `l` columns of an `n × l` matrix given entrywise by `f(row, column)`, each
-/// contiguous.
-fn columns(n: usize, l: usize, f: impl Fn(usize, usize) -> i32) -> Vec<Vec<i32>> {
-    (0..l).map(|c| (0..n).map(|j| f(j, c)).collect()).collect()
 }
 
 /// Bits of margin asked of row 0's fraction before the bound: below it, a fraction that
