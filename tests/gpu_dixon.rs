@@ -316,9 +316,35 @@ fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
         linalg::solve_with_method(&z, &b, &g, Method::Dixon),
         Err(Error::Singular { .. })
     ));
-    // Two right-hand sides: lifted on the CPU, the same answer.
-    let (a, b2) = (gen.matrix(n, n, 64), gen.matrix(n, 2, 64));
-    assert!(!lifts_on_gpu(dev(&g), &a, &b2));
-    let (x, _) = linalg::solve_with_method(&a, &b2, &g, Method::Dixon).unwrap();
-    assert_eq!(x, linalg::solve(&a, &b2, &Backend::Cpu).unwrap());
+    // Several right-hand sides on the device (1 to 32): as the CPU's lifting, and as the
+    // multimodular solve; 33 are lifted on the CPU.
+    for (n, l, bits) in [
+        (30, 2, 64),
+        (45, 5, 40),
+        (200, 3, 64),
+        (64, 32, 30),
+        (150, 7, 80),
+    ] {
+        let (a, bl) = (gen.matrix(n, n, bits), gen.matrix(n, l, bits));
+        solve_same_as_cpu(&g, &a, &bl, &format!("{n}×{n}, {l} right-hand sides"));
+    }
+    let (a, b33) = (gen.matrix(n, n, 64), gen.matrix(n, 33, 64));
+    assert!(!lifts_on_gpu(dev(&g), &a, &b33));
+    let (x, _) = linalg::solve_with_method(&a, &b33, &g, Method::Dixon).unwrap();
+    assert_eq!(x, linalg::solve(&a, &b33, &Backend::Cpu).unwrap());
+    // Small solutions in some columns only, zero in another: the early tries reconstruct
+    // column 0 first, then every column, checked exactly.
+    let a = gen.matrix(100, 100, 64);
+    let mut x0 = gen.matrix(100, 3, 6).entries().to_vec();
+    for row in x0.chunks_mut(3) {
+        row[2] = Integer::new();
+    }
+    let mut b3 = naive_matmul(&a, &IntMatrix::new(100, 3, x0).unwrap())
+        .entries()
+        .to_vec();
+    for (i, row) in b3.chunks_mut(3).enumerate() {
+        row[1] = Integer::from(i as i64 - 50);
+    }
+    let b3 = IntMatrix::new(100, 3, b3).unwrap();
+    solve_same_as_cpu(&g, &a, &b3, "mixed columns");
 }

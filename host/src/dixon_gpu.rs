@@ -1,5 +1,5 @@
 //! Dixon's lifting on the GPU ([`crate::backend::gpu::dixon`]) for the divisor trick and
-//! for solves with one right-hand side: the same primes, step counts and reconstruction
+//! for solves with up to 32 right-hand sides: the same primes, step counts and reconstruction
 //! as [`crate::dixon::det_divisor`] and [`crate::dixon::solve_dixon`], so the same
 //! divisor and solution, with the inverse and the lifting steps on the device. It
 //! applies when the residuals fit in 128 bits (`rns_core::padic::residual_fits`: entries
@@ -34,9 +34,10 @@ pub struct GpuDivisor {
     pub laps: Laps,
 }
 
-/// Whether the lifting for `A x = b` runs on `gpu`: one right-hand side, the residuals
-/// fit in 128 bits and the rows of `A` and of its inverse in the multiprocessors' shared
-/// memory ([`Gpu::lift_layout`]: up to about 1300 × 1300 for 64-bit entries on an H200).
+/// Whether the lifting for `A X = B` runs on `gpu`: 1 to 32 right-hand sides, the
+/// residuals fit in 128 bits and the rows of `A` and of its inverse in the
+/// multiprocessors' shared memory ([`Gpu::lift_layout`]: up to about 1300 × 1300 for
+/// 64-bit entries and one right-hand side on an H200).
 pub fn lifts_on_gpu(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
     device_limbs(gpu, a, b).is_some()
 }
@@ -44,15 +45,15 @@ pub fn lifts_on_gpu(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
 /// The limbs per entry of `A` when the lifting for `A x = b` runs on `gpu`
 /// ([`lifts_on_gpu`]).
 fn device_limbs(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> Option<usize> {
-    let n = a.rows();
+    let (n, l) = (a.rows(), b.cols());
     // The cheap tests first: the sizes of the entries take a pass over them.
-    if n == 0 || b.cols() != 1 || gpu.lift_layout(n, 1).is_none() {
+    if n == 0 || gpu.lift_layout(n, 1, l).is_none() {
         return None;
     }
     let bits = |m: &IntMatrix| m.max_bits().min(u32::MAX as u64) as u32;
     let a_bits = bits(a);
     let limbs = limbs_for_bits(a_bits);
-    (residual_fits(n, a_bits, bits(b)) && gpu.lift_layout(n, limbs).is_some()).then_some(limbs)
+    (residual_fits(n, a_bits, bits(b)) && gpu.lift_layout(n, limbs, l).is_some()).then_some(limbs)
 }
 
 /// `A` on the device and what the lifting starts from.
@@ -63,15 +64,15 @@ struct Prepared {
     bits: (u64, u64),
 }
 
-/// Checks that `A x = b` lifts on `gpu` (one right-hand side, [`lifts_on_gpu`]), bounds
+/// Checks that `A X = B` lifts on `gpu` ([`lifts_on_gpu`]), bounds
 /// it and uploads `A` as limbs (stages on `laps`).
 fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<Prepared> {
     let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
     require_rhs(n, b.rows())?;
     let Some(l) = device_limbs(gpu, a, b) else {
         return Err(Error::Internal(
-            "the GPU lifting takes a non-empty matrix, one right-hand side, residuals of 128 \
-             bits and rows that fit in shared memory"
+            "the GPU lifting takes a non-empty matrix, 1 to 32 right-hand sides, residuals of \
+             128 bits and rows that fit in shared memory"
                 .into(),
         ));
     };
@@ -113,8 +114,9 @@ pub fn det_divisor_gpu(gpu: &Arc<Gpu>, a: &IntMatrix, b: &IntMatrix) -> Result<O
     let mut laps = Laps::start();
     let prep = prepare(gpu, a, b, &mut laps)?;
     let bits = prep.bits;
-    let Some(mut lift) =
-        gpu.start_lift(&prep.limbs, &prep.rhs, primes(), |p| steps_for(bits, p))?
+    let Some(mut lift) = gpu.start_lift(&prep.limbs, (&prep.rhs, b.cols()), primes(), |p| {
+        steps_for(bits, p)
+    })?
     else {
         return Ok(None);
     };
@@ -135,7 +137,7 @@ pub fn det_divisor_gpu(gpu: &Arc<Gpu>, a: &IntMatrix, b: &IntMatrix) -> Result<O
     }))
 }
 
-/// [`crate::dixon::solve_dixon`] on `gpu` for one right-hand side, when
+/// [`crate::dixon::solve_dixon`] on `gpu` for 1 to 32 right-hand sides, when
 /// [`lifts_on_gpu`]: reconstruction tried after 16, 32, 64, … steps (row 0 first, from
 /// its digits alone, with a margin before the bound; then every entry, checked
 /// exactly), and at the bound, where it cannot fail. `None` when `A` is singular modulo
@@ -147,9 +149,10 @@ pub fn solve_dixon_gpu(
 ) -> Result<Option<(DixonSolution, Laps)>> {
     let mut laps = Laps::start();
     let prep = prepare(gpu, a, b, &mut laps)?;
-    let (bits, n) = (prep.bits, a.rows());
-    let Some(mut lift) =
-        gpu.start_lift(&prep.limbs, &prep.rhs, primes(), |p| steps_for(bits, p))?
+    let (bits, n, l) = (prep.bits, a.rows(), b.cols());
+    let Some(mut lift) = gpu.start_lift(&prep.limbs, (&prep.rhs, b.cols()), primes(), |p| {
+        steps_for(bits, p)
+    })?
     else {
         return Ok(None);
     };
@@ -159,7 +162,8 @@ pub fn solve_dixon_gpu(
     loop {
         lift.run(next_try.min(k_max) - lift.steps())?;
         let k = lift.steps();
-        let first = lift.first()?;
+        // Entry (0, 0)'s digits.
+        let first: Vec<u32> = lift.first()?.into_iter().step_by(l).collect();
         laps.lap("lift: steps");
         let early = k < k_max;
         let x0 = Expansion::of_row(&first, p);
@@ -167,7 +171,7 @@ pub fn solve_dixon_gpu(
         if let Some(den) = row0_denominator(&x0.value(0, &x0.powers()), p, k, early) {
             let all = lift.digits()?;
             let x = Expansion {
-                digits: all.chunks(n).map(<[u32]>::to_vec).collect(),
+                digits: all.chunks(n * l).map(<[u32]>::to_vec).collect(),
                 p,
             };
             if let Some(s) = finish_with(a, b, &x, den)? {

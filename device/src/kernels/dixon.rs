@@ -162,24 +162,28 @@ unsafe fn warp_sum_i128(mut v: i128) -> i128 {
 /// The buffers and constants of the lifting (`rns_dixon_lift`'s arguments), and this
 /// warp's place: a block holds `rows` rows of `A⁻¹ mod p` and of `A`'s limbs in shared
 /// memory, each row worked on by `parts` warps, each of which takes every `parts`-th
-/// group of 32 columns.
+/// group of 32 columns. `R`, `y` and `x` are `n × l` (`l ≤ 32` right-hand sides,
+/// row-major); lane `c` of a row's part 0 looks after column `c`.
 struct Lifting {
-    /// Each row's `y` for the next step, tagged (`super::tagged`).
+    /// `y` for the next step, tagged (`super::tagged`).
     y: *mut u64,
-    /// Each row's digit of the current step, tagged.
+    /// The digits of the current step, tagged.
     x: *mut u64,
-    /// The digits, `n` per step (step-major).
+    /// The digits, `n × l` per step (step-major).
     digits: *mut u32,
+    /// Row 0's digits, `l` per step.
     first: *mut u32,
     m: Modulus,
     n: u32,
+    l: u32,
     limbs: u32,
     p_inv: u128,
-    /// The block's copy of `y` or `x` (`n` words of dynamic shared memory).
+    /// The block's copy of `y` or `x` (`n × l` words of dynamic shared memory, column
+    /// by column).
     stage: *mut u32,
     /// This warp's row: `A⁻¹ mod p`, then `A`'s limbs, `n` words each (shared memory).
     cached: *const u32,
-    /// The partial results of the block's warps (4 words each, shared memory).
+    /// The partial results of the block's warps (`4·l` words each, shared memory).
     partial: *mut u32,
     /// This warp's row of the matrix (`n` or more: none).
     row: u32,
@@ -190,26 +194,34 @@ struct Lifting {
 }
 
 impl Lifting {
-    /// Copies the values of the `n` tagged words at `v` into the block's shared memory
-    /// (centered residues when `centered`, as `i32` bits), waiting for each to carry
-    /// `tag` (then a block barrier). A thread polls its words [`POLLED`] at a time, their
-    /// loads in flight together.
+    /// Copies the values of the `n × l` tagged words at `v` (row-major) into the block's
+    /// shared memory column by column (centered residues when `centered`, as `i32`
+    /// bits), waiting for each to carry `tag` (then a block barrier). A thread polls its
+    /// words [`POLLED`] at a time, their loads in flight together.
     #[inline(always)]
     unsafe fn stage(&self, v: *const u64, tag: u32, centered: bool) {
-        let nt = _block_dim_x();
+        let (nt, len) = (_block_dim_x(), self.n * self.l);
+        // Shared-memory word `e` is entry (e mod n, e / n).
+        let at = |e: u32| {
+            let (c, j) = (
+                e.checked_div(self.n).unwrap_or(0),
+                e.checked_rem(self.n).unwrap_or(0),
+            );
+            v.add((j * self.l + c) as usize)
+        };
         let mut j0 = _thread_idx_x();
-        while j0 < self.n {
+        while j0 < len {
             let mut w = [0u64; POLLED];
             loop {
                 for (i, w) in w.iter_mut().enumerate() {
                     let j = j0 + i as u32 * nt;
-                    if j < self.n {
-                        *w = gpu_load_u64(v.add(j as usize));
+                    if j < len {
+                        *w = gpu_load_u64(at(j));
                     }
                 }
                 let mut ready = true;
                 for (i, w) in w.iter().enumerate() {
-                    ready &= j0 + i as u32 * nt >= self.n || (*w >> 32) as u32 == tag;
+                    ready &= j0 + i as u32 * nt >= len || (*w >> 32) as u32 == tag;
                 }
                 if ready {
                     break;
@@ -217,7 +229,7 @@ impl Lifting {
             }
             for (i, w) in w.iter().enumerate() {
                 let j = j0 + i as u32 * nt;
-                if j < self.n {
+                if j < len {
                     let v = *w as u32;
                     *self.stage.add(j as usize) =
                         if centered { self.m.center(v) as u32 } else { v };
@@ -228,103 +240,121 @@ impl Lifting {
         _syncthreads();
     }
 
-    /// The word of this warp's partial result (4 words each).
+    /// Word `w` of column `c` of this row's part `part`'s partial result.
     #[inline(always)]
-    unsafe fn slot(&self, part: u32, w: usize) -> *mut u32 {
+    unsafe fn slot(&self, part: u32, c: u32, w: usize) -> *mut u32 {
         let base = (_thread_idx_x() / 32 - self.part + part) as usize;
-        self.partial.add(4 * base + w)
+        self.partial
+            .add(4 * (base * self.l as usize + c as usize) + w)
     }
 
-    /// This warp's part of its row's digit `Σ_j inv[j]·y[j] mod p` (both staged centered;
-    /// the products summed in 64 bits with delayed reduction), into its partial slot; then
-    /// part 0 adds the parts up into `digits[step·n + row]` (row 0's also to
-    /// `first[step]`) and publishes it in `x`, tagged `step + 1`.
+    /// This warp's part of its row's digits `Σ_j inv[j]·y[j][c] mod p` (both staged
+    /// centered; the products summed in 64 bits with delayed reduction), into its
+    /// partial slots; then lane `c` of part 0 adds the parts up into
+    /// `digits[step·n·l + row·l + c]` (row 0's also to `first[step·l + c]`) and publishes
+    /// it in `x`, tagged `step + 1`.
     #[inline(always)]
     unsafe fn digit(&self, step: u32) {
         let m = self.m;
         if self.row < self.n {
             let t = m.fold_factor();
-            let (mut acc, mut since) = (0i64, 0usize);
-            let mut j = self.part * 32 + self.lane;
-            while j < self.n {
-                let (c, v) = (*self.cached.add(j as usize), *self.stage.add(j as usize));
-                acc += c as i32 as i64 * v as i32 as i64;
-                since += 1;
-                if since == rns_core::modulus::LAZY_PRODUCTS {
-                    acc = Modulus::fold(acc, t);
-                    since = 0;
+            let mut c = 0;
+            while c < self.l {
+                let y = self.stage.add((c * self.n) as usize);
+                let (mut acc, mut since) = (0i64, 0usize);
+                let mut j = self.part * 32 + self.lane;
+                while j < self.n {
+                    let (a, v) = (*self.cached.add(j as usize), *y.add(j as usize));
+                    acc += a as i32 as i64 * v as i32 as i64;
+                    since += 1;
+                    if since == rns_core::modulus::LAZY_PRODUCTS {
+                        acc = Modulus::fold(acc, t);
+                        since = 0;
+                    }
+                    j += 32 * self.parts;
                 }
-                j += 32 * self.parts;
-            }
-            let mut r = m.reduce_i64(acc);
-            let mut d = 16;
-            while d > 0 {
-                r = m.add(r, shuffle_down(r, d));
-                d /= 2;
-            }
-            if self.lane == 0 {
-                *self.slot(self.part, 0) = r;
+                let mut r = m.reduce_i64(acc);
+                let mut d = 16;
+                while d > 0 {
+                    r = m.add(r, shuffle_down(r, d));
+                    d /= 2;
+                }
+                if self.lane == 0 {
+                    *self.slot(self.part, c, 0) = r;
+                }
+                c += 1;
             }
         }
         _syncthreads();
-        if self.row < self.n && self.part == 0 && self.lane == 0 {
+        let c = self.lane;
+        if self.row < self.n && self.part == 0 && c < self.l {
             let mut r = 0;
             let mut w = 0;
             while w < self.parts {
-                r = m.add(r, *self.slot(w, 0));
+                r = m.add(r, *self.slot(w, c, 0));
                 w += 1;
             }
+            let e = (self.row * self.l + c) as usize;
             *self
                 .digits
-                .add(step as usize * self.n as usize + self.row as usize) = r;
-            gpu_store_u64(self.x.add(self.row as usize), tagged(r, step + 1));
+                .add(step as usize * (self.n * self.l) as usize + e) = r;
+            gpu_store_u64(self.x.add(e), tagged(r, step + 1));
             if self.row == 0 {
-                *self.first.add(step as usize) = r;
+                *self.first.add((step * self.l + c) as usize) = r;
             }
         }
     }
 
-    /// This warp's part of its row's `Σ_j a[j]·x[j]` (`x` staged; limb by limb, joined
-    /// modulo `2^128`) into its partial slot; then part 0 adds the parts up and updates
-    /// the row's residual: `r[row]` (two's complement, two 64-bit words) becomes
-    /// `(r − Σ_j a[j]·x[j]) / p` (`rns_core::padic::update`), `y[row]` its residue
-    /// modulo `p`, tagged `step + 2` (for step `step + 1`). The residual stays in the
-    /// registers of the thread that updates it (`r`: its row's, for part 0's lane 0).
+    /// This warp's part of its row's `Σ_j a[j]·x[j][c]` (`x` staged; limb by limb,
+    /// joined modulo `2^128`) into its partial slots; then lane `c` of part 0 adds the
+    /// parts up and updates the residual `r[row][c]`, which it keeps in its registers
+    /// (`r`), to `(r − Σ_j a[j]·x[j][c]) / p` (`rns_core::padic::update`), and publishes
+    /// `y[row][c]`, its residue modulo `p`, tagged `step + 2` (for step `step + 1`).
     #[inline(always)]
     unsafe fn update(&self, step: u32, r: &mut i128) {
         let n = self.n as usize;
         if self.row < self.n {
-            // The lane's limb sums joined first (modulo 2^128), then one sum over the warp.
-            let lane_sum = |t: usize| {
-                let limb_row = self.cached.add((1 + t) * n) as *const i32;
-                let mut s = 0i128;
-                let mut j = (self.part * 32 + self.lane) as usize;
-                while j < n {
-                    s += (*limb_row.add(j) as i64 * *self.stage.add(j) as i64) as i128;
-                    j += 32 * self.parts as usize;
+            let mut c = 0;
+            while c < self.l {
+                let x = self.stage.add(c as usize * n);
+                // The lane's limb sums joined first (modulo 2^128), then one sum over the
+                // warp.
+                let lane_sum = |t: usize| {
+                    let limb_row = self.cached.add((1 + t) * n) as *const i32;
+                    let mut s = 0i128;
+                    let mut j = (self.part * 32 + self.lane) as usize;
+                    while j < n {
+                        s += (*limb_row.add(j) as i64 * *x.add(j) as i64) as i128;
+                        j += 32 * self.parts as usize;
+                    }
+                    s
+                };
+                let total = warp_sum_i128(padic::join(self.limbs as usize, lane_sum));
+                if self.lane == 0 {
+                    let u = total as u128;
+                    for w in 0..4 {
+                        *self.slot(self.part, c, w) = (u >> (32 * w)) as u32;
+                    }
                 }
-                s
-            };
-            let total = warp_sum_i128(padic::join(self.limbs as usize, lane_sum));
-            if self.lane == 0 {
-                let u = total as u128;
-                for w in 0..4 {
-                    *self.slot(self.part, w) = (u >> (32 * w)) as u32;
-                }
+                c += 1;
             }
         }
         _syncthreads();
-        if self.row < self.n && self.part == 0 && self.lane == 0 {
+        let c = self.lane;
+        if self.row < self.n && self.part == 0 && c < self.l {
             let mut total = 0u128;
             let mut w = 0;
             while w < self.parts {
-                let word = |k: usize| (*self.slot(w, k) as u128) << (32 * k);
+                let word = |k: usize| (*self.slot(w, c, k) as u128) << (32 * k);
                 total = total.wrapping_add(word(0) | word(1) | word(2) | word(3));
                 w += 1;
             }
             *r = padic::update(*r, total as i128, self.p_inv);
             let y = padic::reduce_i128(*r, self.m);
-            gpu_store_u64(self.y.add(self.row as usize), tagged(y, step + 2));
+            gpu_store_u64(
+                self.y.add((self.row * self.l + c) as usize),
+                tagged(y, step + 2),
+            );
         }
     }
 }
@@ -333,17 +363,18 @@ impl Lifting {
 /// and `x` carry over to the next launch). Block `b`
 /// holds rows `b·rows ..` of `A⁻¹ mod p` (`inv`, rows `ld` apart) and of `A`'s limbs
 /// (limb `t` of entry `(i, j)` at `a[t·n² + i·n + j]`) in shared memory for the whole
-/// launch, its warps split evenly among them. Each step `s`: the digits
-/// `x = A⁻¹·y mod p` into `digits[s·n ..]` (row 0's also to `first[s]`), then each row's
-/// residual `r ← (r − A·x)/p` and `y = r mod p`.
+/// launch, its warps split evenly among them. `r`, `y` and `x` are `n × l` (`l ≤ 32`
+/// right-hand sides, row-major; `r` two 64-bit words an entry). Each step `s`: the digits
+/// `x = A⁻¹·y mod p` into `digits[s·n·l ..]` (row 0's also to `first[s·l ..]`), then the
+/// residuals `r ← (r − A·x)/p` and `y = r mod p`.
 ///
-/// No grid barrier: the blocks exchange `y` and `x` as tagged words (`n` each; a step
+/// No grid barrier: the blocks exchange `y` and `x` as tagged words (`n × l` each; a step
 /// `s` reads `y` tagged `s + 1` and `x` tagged `s + 1`; before the first launch `y`
 /// holds `b mod p` tagged 1 and `x` zeros), each reader waiting for the tag of each word
 /// it reads. One buffer each is enough: a block writes its rows' `x` (or `y`) only after
 /// reading all of `y` (of `x`), which every block wrote after it had read all of the
 /// previous `x` (`y`). Dynamic shared memory:
-/// `4·(n + rows·(1 + limbs)·n + 4·warps)` bytes.
+/// `4·(n·l + rows·(1 + limbs)·n + 4·l·warps)` bytes.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
@@ -356,6 +387,7 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     a: *const i32,
     modulus: *const Modulus,
     n: u32,
+    l: u32,
     ld: u32,
     limbs: u32,
     p_inv_lo: u64,
@@ -369,7 +401,7 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     let first_row = _block_idx_x() * rows;
     let m = *modulus;
     // The block's rows into shared memory, once (the inverse's centered).
-    let cache = sh.add(nu);
+    let cache = sh.add(nu * l as usize);
     let mut e = _thread_idx_x() as usize;
     while e < rows as usize * per_row {
         let (local, rest) = (
@@ -400,6 +432,7 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
         first,
         m,
         n,
+        l,
         limbs,
         p_inv: p_inv_lo as u128 | ((p_inv_hi as u128) << 64),
         stage: sh,
@@ -411,9 +444,9 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
         lane: _thread_idx_x() % 32,
     };
     _syncthreads();
-    // The row's residual, in the registers of the thread that updates it.
-    let keeper = lift.row < n && lift.part == 0 && lift.lane == 0;
-    let at = r.add(2 * lift.row.min(n - 1) as usize);
+    // Lane c of a row's part 0 keeps the row's residual c in its registers.
+    let keeper = lift.row < n && lift.part == 0 && lift.lane < l;
+    let at = r.add(2 * (lift.row.min(n - 1) * l + lift.lane.min(l - 1)) as usize);
     let mut res = if keeper {
         (*at as u128 | ((*at.add(1) as u128) << 64)) as i128
     } else {

@@ -43,13 +43,14 @@ pub struct DeviceLimbs {
 
 impl Gpu {
     /// `rns_dixon_lift`'s rows per block and bytes of shared memory for an `n × n`
-    /// matrix of `limbs` limbs, when its rows fit: a block per multiprocessor at most,
-    /// a warp per row at least.
-    pub fn lift_layout(&self, n: usize, limbs: usize) -> Option<(usize, usize)> {
+    /// matrix of `limbs` limbs and `l` right-hand sides, when its rows fit: a block per
+    /// multiprocessor at most, a warp per row at least, 1 to 32 right-hand sides.
+    pub fn lift_layout(&self, n: usize, limbs: usize, l: usize) -> Option<(usize, usize)> {
         let warps = (LIFT_THREADS / 32) as usize;
         let rows = n.div_ceil(self.multiprocessors().max(1)).max(1);
-        let bytes = 4 * (n + rows * (1 + limbs) * n + 4 * warps);
-        (rows <= warps && bytes <= self.shared_memory()).then_some((rows, bytes))
+        let bytes = 4 * (n * l + rows * (1 + limbs) * n + 4 * l * warps);
+        let fits = rows <= warps && (1..=32).contains(&l) && bytes <= self.shared_memory();
+        fits.then_some((rows, bytes))
     }
 
     /// Uploads `a` (`limbs` limb matrices of `n × n`, limb-major, the signed limbs'
@@ -311,27 +312,27 @@ impl Gpu {
         Ok(state.chunks(STATE_WORDS).map(|s| s[1]).collect())
     }
 
-    /// Starts Dixon's lifting of `A x = b` for one right-hand side `b` (`rhs`, 128-bit)
-    /// modulo the first of `primes` modulo which `a` is invertible (`None` when there is
-    /// none): the inverse by Gauss–Jordan on the device, room for `capacity(p)` steps.
-    /// The caller checks that the residuals fit in 128 bits
+    /// Starts Dixon's lifting of `A X = B` for `l` right-hand sides `B` (`rhs`, `n × l`
+    /// row-major, 128-bit) modulo the first of `primes` modulo which `a` is invertible
+    /// (`None` when there is none): the inverse by Gauss–Jordan on the device, room for
+    /// `capacity(p)` steps. The caller checks that the residuals fit in 128 bits
     /// (`rns_core::padic::residual_fits`) and the rows in shared memory
     /// ([`Gpu::lift_layout`]).
     pub fn start_lift<'a>(
         &'a self,
         a: &'a DeviceLimbs,
-        rhs: &[i128],
+        (rhs, l): (&[i128], usize),
         primes: impl IntoIterator<Item = Modulus>,
         capacity: impl Fn(u32) -> usize,
     ) -> Result<Option<Lift<'a>>> {
         let n = a.n;
-        if rhs.len() != n || n == 0 {
+        if rhs.len() != n * l || n == 0 {
             return Err(Error::Internal(format!(
-                "lifting: {} right-hand side entries for {n} rows",
+                "lifting: {} right-hand side entries for {n} rows and {l} columns",
                 rhs.len()
             )));
         }
-        let (rows, smem) = self.lift_layout(n, a.limbs).ok_or_else(|| {
+        let (rows, smem) = self.lift_layout(n, a.limbs, l).ok_or_else(|| {
             Error::Shape(format!(
                 "lifting a {n} × {n} system on the device: its rows do not fit in shared memory"
             ))
@@ -360,9 +361,10 @@ impl Gpu {
                 a,
                 r: self.upload_on(stream, &r_words)?,
                 y: self.upload_on(stream, &y_words)?,
-                x: self.upload_on(stream, &vec![0; 2 * n])?,
-                digits: self.alloc_on(stream, cap * n)?,
-                first: self.alloc_on(stream, cap)?,
+                x: self.upload_on(stream, &vec![0; 2 * n * l])?,
+                digits: self.alloc_on(stream, cap * n * l)?,
+                first: self.alloc_on(stream, cap * l)?,
+                l,
                 aug,
                 dm,
                 m,
@@ -391,6 +393,8 @@ pub struct Lift<'a> {
     aug: CudaSlice<u32>,
     dm: CudaSlice<u32>,
     m: Modulus,
+    /// Right-hand sides.
+    l: usize,
     layout: (usize, usize),
     done: usize,
     capacity: usize,
@@ -427,7 +431,7 @@ impl Lift<'_> {
         let p_inv = inverse_mod_2_128(self.m.m);
         let (lo, hi) = (p_inv as u64, (p_inv >> 64) as u64);
         let inv = self.aug.slice(n..);
-        let (nn, ld, l) = (n as u32, 2 * n as u32, self.a.limbs as u32);
+        let (nn, ll, ld, l) = (n as u32, self.l as u32, 2 * n as u32, self.a.limbs as u32);
         let (s0, s, rr) = (self.done as u32, steps as u32, rows as u32);
         let mut b = stream.launch_builder(&gpu.kernels().dixon_lift);
         b.arg(&mut self.r).arg(&mut self.y).arg(&mut self.x);
@@ -436,22 +440,22 @@ impl Lift<'_> {
             .arg(&inv)
             .arg(&self.a.words)
             .arg(&self.dm);
-        b.arg(&nn).arg(&ld).arg(&l).arg(&lo).arg(&hi);
+        b.arg(&nn).arg(&ll).arg(&ld).arg(&l).arg(&lo).arg(&hi);
         b.arg(&s0).arg(&s).arg(&rr);
         gpu.launch_built_cooperative(b, cfg)?;
         self.done += steps;
         Ok(())
     }
 
-    /// Row 0's digits so far.
+    /// Row 0's digits so far, step-major (`l` per step).
     pub fn first(&self) -> Result<Vec<u32>> {
         self.gpu
-            .download_on(self.gpu.stream(), &self.first, self.done)
+            .download_on(self.gpu.stream(), &self.first, self.done * self.l)
     }
 
-    /// Every row's digits so far, step-major (`n` per step).
+    /// Every row's digits so far, step-major (`n × l` per step, row-major).
     pub fn digits(&self) -> Result<Vec<u32>> {
-        self.gpu
-            .download_on(self.gpu.stream(), &self.digits, self.done * self.a.n)
+        let words = self.done * self.a.n * self.l;
+        self.gpu.download_on(self.gpu.stream(), &self.digits, words)
     }
 }

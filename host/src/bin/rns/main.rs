@@ -138,8 +138,8 @@ struct ModOpts {
     /// The algorithm of det, solve and inverse over Z or Q: p-adic (`dixon`: Dixon's
     /// lifting; for det, FLINT's divisor trick), `multimodular`, or `auto` (dixon on the
     /// CPU backend for n ≥ 40 (det) or n ≥ 10 with few right-hand sides (solve); on the
-    /// GPU for det with n ≥ 400 and solve with n ≥ 300 and one right-hand side, when the
-    /// lifting fits the device).
+    /// GPU for det with n ≥ 400 and solve with n ≥ 300 and up to n/64 right-hand sides
+    /// (one at least), when the lifting fits the device).
     #[arg(long, default_value = "auto", value_parser = parse_method)]
     method: Method,
     #[command(flatten)]
