@@ -75,6 +75,11 @@ pub(super) fn run<R: Residual, T>(
     mut done: impl FnMut(&Expansion, bool) -> Result<Option<T>>,
 ) -> Result<Option<T>> {
     let (n, l, m) = (lifting.n, lifting.l, lifting.m);
+    if n * l == 0 || k_max == 0 {
+        return Err(Error::Internal(format!(
+            "lifting {k_max} steps of a {n} × {l} residual"
+        )));
+    }
     let work = n * n * l * lifting.a_limbs.len();
     let threads = match work >= PARALLEL_MIN {
         true => rayon::current_num_threads().clamp(1, n),
@@ -105,6 +110,8 @@ pub(super) fn run<R: Residual, T>(
                 while worker.digits() && worker.update() {}
             });
         }
+        // Should this thread unwind, the others must not wait for it.
+        let _poison = PoisonOnPanic(&shared.barrier);
         let mut worker = Worker::new(lifting, &shared, 0, own);
         for step in 1..=k_max {
             if !worker.digits() {
