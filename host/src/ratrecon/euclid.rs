@@ -5,16 +5,13 @@
 
 use rug::{Assign, Integer};
 
-/// Pairs that Euclid's steps transform as they transform the remainders `(r0, r1)`: the
-/// cofactors (a step `(r0, r1) ← (r1, r0 − q·r1)` does the same to each pair).
-pub(super) type Pairs = Vec<[Integer; 2]>;
-
-/// Euclid's steps on `r = (r0, r1)`, `r0 > r1 ≥ 0`, and alike on each of `pairs`, while
+/// Euclid's steps on `r = (r0, r1)`, `r0 > r1 ≥ 0`, and alike on each of `pairs` (the
+/// cofactors: a step `(r0, r1) ← (r1, r0 − q·r1)` does the same to each pair), while
 /// `go(r1)`; Lehmer's blocks (which may take up to about 62 bits of steps at once)
 /// only while `r1` has more than `block_above` bits.
 pub(super) fn steps(
     r: &mut [Integer; 2],
-    pairs: &mut Pairs,
+    pairs: &mut [[Integer; 2]],
     block_above: u32,
     go: impl Fn(&Integer) -> bool,
 ) {

@@ -10,7 +10,7 @@
 //! it is not, that level runs the exact steps instead. The caller only uses what it
 //! gets back through an exact check ([`super::rational_reconstruct`]).
 
-use super::euclid::{steps, Pairs};
+use super::euclid::steps;
 use rug::{Complete, Integer};
 
 /// Reductions of at most this many bits run Euclid's (Lehmer's) steps directly.
@@ -59,15 +59,14 @@ pub(super) fn reduce(x: Integer, y: Integer, target: u32) -> (Mat, Integer, Inte
 fn direct(x: Integer, y: Integer, target: u32) -> (Mat, Integer, Integer) {
     let mut r = [x, y];
     // The columns of the matrix transform as the remainders do.
-    let mut pairs: Pairs = vec![
+    let mut pairs = [
         [Integer::from(1), Integer::new()],
         [Integer::new(), Integer::from(1)],
     ];
     steps(&mut r, &mut pairs, target + 64, |y| {
         y.significant_bits() > target
     });
-    let [[a, c], [b, d]] = [pairs[0].clone(), pairs[1].clone()];
-    let [x, y] = r;
+    let ([x, y], [[a, c], [b, d]]) = (r, pairs);
     ([a, b, c, d], x, y)
 }
 

@@ -4,7 +4,7 @@
 mod euclid;
 mod half;
 
-use euclid::{steps, Pairs};
+use euclid::steps;
 use rug::Integer;
 
 /// From this size of the modulus on, a half-gcd reduction ([`half::reduce`]) runs first.
@@ -55,12 +55,11 @@ fn wang(
     bound: &Integer,
 ) -> Option<(Integer, Integer)> {
     let mut r = [r0, r1];
-    let mut pairs: Pairs = vec![[s0, s1]];
-    steps(&mut r, &mut pairs, bound.significant_bits() + 64, |r1| {
+    let mut s = [[s0, s1]];
+    steps(&mut r, &mut s, bound.significant_bits() + 64, |r1| {
         r1 > bound
     });
-    let [_, mut r1] = r;
-    let [[_, mut s1]] = <[[Integer; 2]; 1]>::try_from(pairs).ok()?;
+    let ([_, mut r1], [[_, mut s1]]) = (r, s);
     if s1 < 0 {
         r1 = -r1;
         s1 = -s1;
