@@ -112,33 +112,11 @@ impl Block {
     }
 
     /// Row `i −= a[i][k] · (pivot row k)` over the columns after `k` (column `k` is
-    /// never read again).
+    /// never read again) for the block's rows `i` in `lo..hi` but `k` and `skip`: a
+    /// thread takes its columns one at a time and the rows four at a time, their loads
+    /// in flight together.
     #[inline(always)]
-    unsafe fn eliminate(&self, i: u32, k: u32) {
-        let (r, prow) = (self.row(i), self.prow(k));
-        let f = *r.add(k as usize);
-        if f == 0 {
-            return;
-        }
-        let mut j = k + 1 + self.tid;
-        while j < self.cols {
-            let v = *r.add(j as usize);
-            *r.add(j as usize) = self.m.sub(v, self.m.mul(f, *prow.add(j as usize)));
-            j += self.nt;
-        }
-    }
-
-    /// [`Block::eliminate`] for every row of the block that step `k` changes (all but
-    /// `k` for Gauss–Jordan, those below `k` else), but `skip`: a thread takes its
-    /// columns one at a time and the rows four at a time, their loads in flight together.
-    #[inline(always)]
-    unsafe fn eliminate_rest(&self, k: u32, skip: u32) {
-        let lo = if self.jordan {
-            self.first
-        } else {
-            self.first.max(k + 1)
-        };
-        let hi = self.first + self.own;
+    unsafe fn eliminate(&self, k: u32, (lo, hi): (u32, u32), skip: u32) {
         let prow = self.prow(k);
         let changes = |r: u32| r < hi && r != k && r != skip;
         let mut j = k + 1 + self.tid;
@@ -237,11 +215,14 @@ pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
         // The next pivot row first: the other blocks wait for it.
         let next = k + 1;
         if next < n && b.owns(next) {
-            b.eliminate(next, k);
+            b.eliminate(k, (next, next + 1), k);
             _syncthreads();
             b.publish(next);
         }
-        b.eliminate_rest(k, next);
+        // Then the block's other rows that step k changes: all but k for Gauss–Jordan,
+        // those below k else.
+        let lo = if b.jordan { first } else { first.max(k + 1) };
+        b.eliminate(k, (lo, first + b.own), next);
         _syncthreads();
         k += 1;
     }

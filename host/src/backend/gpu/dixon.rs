@@ -1,10 +1,11 @@
-//! Dixon's lifting and few-prime eliminations on the device (`device/src/kernels/dixon.rs`):
-//! a square matrix uploaded once as signed 29-bit limbs, reduced there modulo each prime;
-//! eliminations one pivot per launch, so that one prime has the whole GPU; the lifting
-//! steps in cooperative launches (digits by `A⁻¹ mod p`, then the exact update of the
-//! 128-bit residuals, the blocks exchanging tagged words between them), resumable, every row's digits kept
-//! on the device and row 0's also apart (what a determinant and a solve's early tries
-//! download).
+//! Dixon's lifting and few-prime eliminations on the device (`device/src/kernels/dixon.rs`,
+//! `gauss_jordan.rs`): a square matrix uploaded once as signed 29-bit limbs, reduced
+//! there modulo each prime; eliminations with each prime's rows in shared memory
+//! (`rns_gauss_jordan`, one cooperative launch) or one pivot per launch, so that few
+//! primes have the whole GPU; the lifting steps in cooperative launches (digits by
+//! `A⁻¹ mod p`, then the exact update of the 128-bit residuals, the blocks exchanging
+//! tagged words between them), resumable, every row's digits kept on the device and row
+//! 0's also apart (what a determinant and a solve's early tries download).
 //!
 //! The eliminations launch thousands of small kernels: their buffers' device pointers
 //! are taken once and passed as plain words, so that no launch records events.
@@ -258,13 +259,11 @@ impl Gpu {
         // Large matrices: by panels, the trailing updates on the tensor cores (at 1000²
         // with 25 primes 24 ms, against 51 ms one pivot per launch on an H200).
         if self.det_on_tensor_cores(a.n, moduli.len()) {
-            let mut dd = self.alloc_on(stream, moduli.len())?;
             let s = super::launch::Det {
                 n: a.n,
                 channels: moduli.len(),
             };
-            self.launch_det(stream, s, &mut dd, &mut mats, &dm)?;
-            return self.download_on(stream, &dd, moduli.len());
+            return self.dets_on_device(stream, &mut mats, &dm, s);
         }
         let Some(layout) = self.rows_layout(moduli.len(), a.n, a.n) else {
             return self.det_mod_steps(stream, a, moduli);

@@ -231,9 +231,23 @@ impl Gpu {
         let s = &streams[0];
         let dm = self.upload_on(s, &moduli_words(moduli))?;
         let mut dmats = self.reduce_packed(s, &dm, packed, (channels, false))?;
-        let mut dd = self.alloc_on(s, channels)?;
-        self.launch_det(s, Det { n, channels }, &mut dd, &mut dmats, &dm)?;
-        Ok(Some(self.download_on(s, &dd, channels)?))
+        self.dets_on_device(s, &mut dmats, &dm, Det { n, channels })
+            .map(Some)
+    }
+
+    /// The determinants of the `s.channels` matrices `s.n × s.n` in `mats` (device
+    /// words, channel-major, overwritten; `dm` the moduli's) by [`Gpu::launch_det`],
+    /// brought back.
+    pub(super) fn dets_on_device(
+        &self,
+        stream: &Arc<CudaStream>,
+        mats: &mut CudaSlice<u32>,
+        dm: &CudaSlice<u32>,
+        s: Det,
+    ) -> Result<Vec<u32>> {
+        let mut dd = self.alloc_on(stream, s.channels)?;
+        self.launch_det(stream, s, &mut dd, mats, dm)?;
+        self.download_on(stream, &dd, s.channels)
     }
 
     /// Reduces integer matrix entries (packed as for [`Gpu::reduce_words`]) modulo every
