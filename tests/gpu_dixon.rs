@@ -198,42 +198,55 @@ fn few_prime_determinants_match_the_cpu() {
             .det_mod(&ModMatrices::from_int_matrix(a, &primes).unwrap())
             .unwrap()
     };
-    let low = gen.low_rank(30, 30, 29, 10);
-    // A zero diagonal: swaps at every step.
-    let n = 30;
-    let mut p = vec![Integer::new(); n * n];
-    for i in 0..n {
-        p[i * n + (i + 1) % n] = gen.signed(28);
-    }
-    let p = IntMatrix::new(n, n, p).unwrap();
     // A leading 2 × 2 minor equal to the second prime: the second pivot is zero modulo
     // that prime only (the other primes' eliminations need no swap).
-    let mut e = gen.matrix(40, 40, 16).entries().to_vec();
-    let (q, r) = (primes[1] >> 16, primes[1] & 0xFFFF);
-    for (at, v) in [(0, 1 << 16), (1, 1), (40, 0x1_0000 - r), (41, q + 1)] {
-        e[at] = Integer::from(v);
-    }
-    let one_prime = IntMatrix::new(40, 40, e).unwrap();
-    // Rows in shared memory, one pivot per launch when they need a swap; then by panels
-    // with the trailing updates on the tensor cores.
-    for tensor in [false, true] {
-        dev(&g).config().set_tensor_cores(Some(tensor));
-        for (n, what) in [(1, "1×1"), (37, "random"), (200, "200×200")] {
-            let a = gen.matrix(n, n, 28);
-            let got = dev(&g).det_mod_limbs(&one_limb(&g, &a), &moduli).unwrap();
-            assert_eq!(got, cpu(&a), "{what}, tensor cores {tensor}");
+    let mut one_prime = |n: usize| {
+        let mut e = gen.matrix(n, n, 16).entries().to_vec();
+        let (q, r) = (primes[1] >> 16, primes[1] & 0xFFFF);
+        for (at, v) in [(0, 1 << 16), (1, 1), (n, 0x1_0000 - r), (n + 1, q + 1)] {
+            e[at] = Integer::from(v);
         }
-        // Singular: zero modulo every prime.
-        let got = dev(&g).det_mod_limbs(&one_limb(&g, &low), &moduli).unwrap();
-        assert_eq!(got, vec![0; 5], "rank 29, tensor cores {tensor}");
-        let got = dev(&g).det_mod_limbs(&one_limb(&g, &p), &moduli).unwrap();
-        assert_eq!(got, cpu(&p), "zero diagonal, tensor cores {tensor}");
-        let got = dev(&g).det_mod_limbs(&one_limb(&g, &one_prime), &moduli);
-        assert_eq!(
-            got.unwrap(),
-            cpu(&one_prime),
-            "a swap for one prime, {tensor}"
-        );
+        IntMatrix::new(n, n, e).unwrap()
+    };
+    let (small, large) = (one_prime(40), one_prime(300));
+    let mut gen = Gen::new(95);
+    // A zero diagonal: swaps at every step.
+    let zero_diagonal = |gen: &mut Gen, n: usize| {
+        let mut p = vec![Integer::new(); n * n];
+        for i in 0..n {
+            p[i * n + (i + 1) % n] = gen.signed(28);
+        }
+        IntMatrix::new(n, n, p).unwrap()
+    };
+    let cases = [
+        (gen.matrix(1, 1, 28), "1×1"),
+        (gen.matrix(37, 37, 28), "random 37"),
+        (gen.matrix(200, 200, 28), "random 200"),
+        (gen.matrix(300, 300, 28), "random 300"),
+        (gen.low_rank(30, 30, 29, 10), "rank 29 of 30"),
+        (gen.low_rank(300, 300, 299, 10), "rank 299 of 300"),
+        (zero_diagonal(&mut gen, 30), "zero diagonal 30"),
+        (zero_diagonal(&mut gen, 300), "zero diagonal 300"),
+        (small, "a swap for one prime, 40"),
+        (large, "a swap for one prime, 300"),
+    ];
+    // Each way: rows in shared memory (tensor cores off, no cap); Schur complements
+    // (the caps leave, with 132 multiprocessors, strips of 52 and 104 rows at 300, of 130
+    // at 200, where the whole matrices do not fit); by panels with the trailing updates
+    // on the tensor cores (a cap too small for strips); one pivot per launch (tensor
+    // cores off, the same cap). The primes that need a swap go one pivot per launch.
+    for (tensor, cap, way) in [
+        (false, None, "rows"),
+        (true, Some(6000), "Schur complements"),
+        (true, Some(600), "panels"),
+        (false, Some(600), "steps"),
+    ] {
+        dev(&g).config().set_tensor_cores(Some(tensor));
+        dev(&g).config().set_shared_memory_limit(cap);
+        for (a, what) in &cases {
+            let got = dev(&g).det_mod_limbs(&one_limb(&g, a), &moduli).unwrap();
+            assert_eq!(got, cpu(a), "{what}, {way}");
+        }
     }
 }
 

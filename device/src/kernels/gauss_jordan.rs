@@ -144,9 +144,10 @@ impl Block {
     }
 }
 
-/// Elimination of channel `c = blockIdx.y`'s `n × cols` row-major matrix (at
-/// `a + c·n·cols`; `cols ≥ n`, `[A | I]` for an inverse) modulo `moduli[c]`, without row
-/// swaps: Gauss–Jordan when `jordan` is non-zero, else forward. Block `b = blockIdx.x`
+/// Elimination of channel `c = blockIdx.y`'s `n × cols` matrix (row `i` at
+/// `a + c·size + offset + i·ld`; `cols ≥ n`, `[A | I]` for an inverse, or a strip of rows
+/// of a larger matrix) modulo `moduli[c]`, without row swaps: Gauss–Jordan when `jordan`
+/// is non-zero, else forward. Block `b = blockIdx.x`
 /// holds rows `b·rows ..` in shared memory; pivot row `k`, scaled by its pivot's
 /// inverse, is published in the channel's `pivots` (`n × cols` tagged words at
 /// `pivots + c·n·cols`, zero before the launch) tagged `k + 1` by its block as soon as
@@ -165,6 +166,9 @@ pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
     dets: *mut u32,
     stop: *mut u32,
     moduli: *const Modulus,
+    size: u64,
+    offset: u64,
+    ld: u32,
     n: u32,
     cols: u32,
     rows: u32,
@@ -172,8 +176,8 @@ pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
 ) {
     let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let (c, cu) = (_block_idx_y() as usize, cols as usize);
-    let size = n as usize * cu;
-    let (a, pivots) = (a.add(c * size), pivots.add(c * size));
+    let a = a.add(c * size as usize + offset as usize);
+    let pivots = pivots.add(c * n as usize * cu);
     let first = _block_idx_x() * rows;
     let b = Block {
         m: *moduli.add(c),
@@ -190,10 +194,17 @@ pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
         nt: _block_dim_x(),
     };
     let words = b.own as usize * cu;
-    let from = a.add(first as usize * cu);
+    // Word `e` of the block's rows, in the matrix.
+    let word = |e: usize| {
+        let (i, j) = (
+            e.checked_div(cu).unwrap_or(0),
+            e.checked_rem(cu).unwrap_or(0),
+        );
+        a.add((first as usize + i) * ld as usize + j)
+    };
     let mut e = b.tid as usize;
     while e < words {
-        *b.cache.add(e) = *from.add(e);
+        *b.cache.add(e) = *word(e);
         e += b.nt as usize;
     }
     if b.tid == 0 {
@@ -228,7 +239,7 @@ pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
     }
     let mut e = b.tid as usize;
     while e < words {
-        *from.add(e) = *b.cache.add(e);
+        *word(e) = *b.cache.add(e);
         e += b.nt as usize;
     }
     if b.tid == 0 {

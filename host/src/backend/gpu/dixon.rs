@@ -1,8 +1,8 @@
 //! Dixon's lifting and few-prime eliminations on the device (`device/src/kernels/dixon.rs`,
 //! `gauss_jordan.rs`): a square matrix uploaded once as signed 29-bit limbs, reduced
 //! there modulo each prime; eliminations with each prime's rows in shared memory
-//! (`rns_gauss_jordan`, one cooperative launch) or one pivot per launch, so that few
-//! primes have the whole GPU; the lifting steps in cooperative launches (digits by
+//! (`super::rows`), by Schur complements (`super::schur`) or one pivot per launch, so
+//! that few primes have the whole GPU; the lifting steps in cooperative launches (digits by
 //! `A⁻¹ mod p`, then the exact update of the 128-bit residuals, the blocks exchanging
 //! tagged words between them), resumable, every row's digits kept on the device and row
 //! 0's also apart (what a determinant and a solve's early tries download).
@@ -11,6 +11,7 @@
 //! are taken once and passed as plain words, so that no launch records events.
 
 use super::launch::{channel_grid, grid_limit, GRID_YZ};
+use super::matmul::View;
 use super::memory::moduli_words;
 use super::Gpu;
 use crate::error::{Error, Result};
@@ -29,8 +30,6 @@ const PIVOT_THREADS: u32 = 256;
 const UPDATE_BLOCK_ROWS: usize = 32;
 /// Threads per block of `rns_dixon_lift` (a warp per row).
 const LIFT_THREADS: u32 = 512;
-/// Threads per block of `rns_gauss_jordan`.
-const GAUSS_JORDAN_THREADS: u32 = 512;
 
 /// A square `n × n` integer matrix on the device, as `limbs` matrices of signed 29-bit
 /// limbs (`rns_core::padic`).
@@ -166,62 +165,6 @@ impl Gpu {
         self.download_on(stream, &state, channels * STATE_WORDS)
     }
 
-    /// `rns_gauss_jordan`'s rows per block and bytes of shared memory for `channels`
-    /// matrices of `n` rows of `cols` words, when they fit: the multiprocessors shared
-    /// among the channels, a block each at most.
-    fn rows_layout(&self, channels: usize, n: usize, cols: usize) -> Option<(usize, usize)> {
-        let sms = self.multiprocessors();
-        if channels == 0 || channels > sms {
-            return None;
-        }
-        let rows = n.div_ceil(sms / channels).max(1);
-        let bytes = 4 * ((rows + 2) * cols + 4);
-        (bytes <= self.shared_memory()).then_some((rows, bytes))
-    }
-
-    /// Eliminates each of the `moduli.len()` matrices `n × cols` in `mats` (device
-    /// words, channel-major; `dm` the moduli's) without row swaps in one cooperative
-    /// launch of `rns_gauss_jordan` (`layout` from [`Gpu::rows_layout`]): Gauss–Jordan
-    /// when `jordan`, else forward. Per channel: the product of its pivots and the step
-    /// it stopped at, a zero pivot (`n` when it did not).
-    #[allow(clippy::too_many_arguments)]
-    fn eliminate_rows(
-        &self,
-        stream: &Arc<CudaStream>,
-        mats: &mut CudaSlice<u32>,
-        dm: &CudaSlice<u32>,
-        moduli: &[Modulus],
-        (n, cols): (usize, usize),
-        jordan: bool,
-        (rows, smem): (usize, usize),
-    ) -> Result<Vec<(u32, usize)>> {
-        let (channels, blocks) = (moduli.len(), n.div_ceil(rows));
-        let mut pivots = self.zeros_on(stream, 2 * channels * n * cols)?;
-        let mut dets = self.alloc_on(stream, channels * blocks)?;
-        let mut stop = self.upload_on(stream, &vec![n as u32; channels])?;
-        let cfg = LaunchConfig {
-            grid_dim: (blocks as u32, channels as u32, 1),
-            block_dim: (GAUSS_JORDAN_THREADS, 1, 1),
-            shared_mem_bytes: smem as u32,
-        };
-        let (nn, cc, rr, jo) = (n as u32, cols as u32, rows as u32, jordan as u32);
-        let mut b = stream.launch_builder(&self.kernels().gauss_jordan);
-        b.arg(&mut *mats)
-            .arg(&mut pivots)
-            .arg(&mut dets)
-            .arg(&mut stop);
-        b.arg(dm).arg(&nn).arg(&cc).arg(&rr).arg(&jo);
-        self.launch_built_cooperative(b, cfg)?;
-        let dets = self.download_on(stream, &dets, channels * blocks)?;
-        let stops = self.download_on(stream, &stop, channels)?;
-        Ok(moduli
-            .iter()
-            .zip(dets.chunks(blocks))
-            .zip(stops)
-            .map(|((m, d), s)| (d.iter().fold(1, |p, &x| m.mul(p, x)), s as usize))
-            .collect())
-    }
-
     /// Gauss–Jordan on one channel's `n × cols` matrix `mat` modulo `m` (`dm`, its
     /// device words): [`Gpu::eliminate_rows`] while no row swap is needed, then the step
     /// kernels from the first zero pivot on (every step when the rows do not fit in
@@ -235,7 +178,10 @@ impl Gpu {
         (n, cols): (usize, usize),
     ) -> Result<Vec<u32>> {
         let (det, stopped) = match self.rows_layout(1, n, cols) {
-            Some(layout) => self.eliminate_rows(stream, mat, dm, &[m], (n, cols), true, layout)?[0],
+            Some(layout) => {
+                let at = View::new(n * cols, 0, cols, 1);
+                self.eliminate_rows(stream, (mat, at), dm, &[m], (n, cols), true, layout)?[0]
+            }
             None => (1, 0),
         };
         if stopped >= n {
@@ -244,46 +190,45 @@ impl Gpu {
         self.eliminate_steps(stream, mat, dm, 1, (n, cols), true, (stopped, det))
     }
 
-    /// `det a mod m` for each of `moduli` (few primes, large matrices): by panels with
-    /// the trailing updates on the tensor cores where [`Gpu::det_on_tensor_cores`]; else
-    /// all at once with each matrix's rows in shared memory ([`Gpu::eliminate_rows`])
-    /// where they fit; else, and for the primes that need a row swap, one pivot per
-    /// launch, each step spread over the whole GPU.
+    /// `det a mod m` for each of `moduli` (few primes, large matrices): all at once with
+    /// each matrix's rows in shared memory ([`Gpu::eliminate_rows`]) where they fit; else
+    /// by Schur complements on the tensor cores ([`Gpu::dets_by_schur`]) where their
+    /// strips fit; else by panels with the trailing updates on the tensor cores where
+    /// [`Gpu::det_on_tensor_cores`]; else, and for the primes that need a row swap, one
+    /// pivot per launch, each step spread over the whole GPU.
     pub fn det_mod_limbs(&self, a: &DeviceLimbs, moduli: &[Modulus]) -> Result<Vec<u32>> {
         if moduli.is_empty() {
             return Ok(Vec::new());
         }
-        let stream = self.stream();
+        let (stream, n, channels) = (self.stream(), a.n, moduli.len());
         let dm = self.upload_on(stream, &moduli_words(moduli))?;
-        let mut mats = self.limbs_mod(stream, a, &dm, moduli.len(), a.n)?;
-        // Large matrices: by panels, the trailing updates on the tensor cores (at 1000²
-        // with 25 primes 24 ms, against 51 ms one pivot per launch on an H200).
-        if self.det_on_tensor_cores(a.n, moduli.len()) {
-            let s = super::launch::Det {
-                n: a.n,
-                channels: moduli.len(),
-            };
+        let mut mats = self.limbs_mod(stream, a, &dm, channels, n)?;
+        let done: Vec<(u32, bool)> = if let Some(layout) = self.rows_layout(channels, n, n) {
+            let at = View::new(n * n, 0, n, 1);
+            self.eliminate_rows(stream, (&mut mats, at), &dm, moduli, (n, n), false, layout)?
+                .into_iter()
+                .map(|(det, stopped)| (det, stopped >= n))
+                .collect()
+        } else if let Some(strips) = self.schur_strips(channels, n) {
+            self.dets_by_schur(stream, &mut mats, &dm, moduli, (n, &strips))?
+        } else if self.det_on_tensor_cores(n, channels) {
+            // At 1000² with 25 primes 24 ms, against 51 ms one pivot per launch (H200).
+            let s = super::launch::Det { n, channels };
             return self.dets_on_device(stream, &mut mats, &dm, s);
-        }
-        let Some(layout) = self.rows_layout(moduli.len(), a.n, a.n) else {
+        } else {
             return self.det_mod_steps(stream, a, moduli);
         };
-        let done =
-            self.eliminate_rows(stream, &mut mats, &dm, moduli, (a.n, a.n), false, layout)?;
         // The primes that needed a row swap, from the start one pivot per launch.
         let swapped: Vec<Modulus> = moduli
             .iter()
             .zip(&done)
-            .filter(|(_, d)| d.1 < a.n)
+            .filter(|(_, d)| !d.1)
             .map(|(m, _)| *m)
             .collect();
         let mut again = self.det_mod_steps(stream, a, &swapped)?.into_iter();
         Ok(done
             .iter()
-            .map(|&(det, stopped)| match stopped < a.n {
-                true => again.next().unwrap_or(0),
-                false => det,
-            })
+            .map(|&(det, ok)| if ok { det } else { again.next().unwrap_or(0) })
             .collect())
     }
 

@@ -29,6 +29,8 @@ mod order;
 pub mod pipeline;
 pub mod resident;
 pub mod resultant;
+mod rows;
+mod schur;
 pub mod shapes;
 pub mod speed;
 pub(crate) mod staging;
