@@ -4,7 +4,7 @@
 //! polynomials from `{(i, j): c}` dicts (or anything with `to_dict()`, such as
 //! `fmpz_mpoly` in the variables x, y); and results back to lists, ints and `Fraction`s.
 
-use crate::ints::{to_integer, IntMaker};
+use crate::ints::{to_integer, IntBuf, IntMaker};
 use numpy::{
     Element, PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
 };
@@ -86,7 +86,7 @@ fn typed<T: Element + Copy + Into<Integer>>(ob: &Bound<'_, PyAny>) -> PyResult<V
 }
 
 /// The ints of a sequence (a list or tuple fast, any iterable otherwise).
-fn int_items(ob: &Bound<'_, PyAny>, out: &mut Vec<Integer>) -> PyResult<usize> {
+fn int_items(ob: &Bound<'_, PyAny>, out: &mut IntBuf) -> PyResult<usize> {
     if is_text(ob) {
         return Err(PyTypeError::new_err(format!(
             "expected a sequence of ints, got {}",
@@ -96,15 +96,15 @@ fn int_items(ob: &Bound<'_, PyAny>, out: &mut Vec<Integer>) -> PyResult<usize> {
     let start = out.len();
     if let Ok(list) = ob.cast::<PyList>() {
         for x in list.iter() {
-            out.push(to_integer(&x)?);
+            out.push(&x)?;
         }
     } else if let Ok(t) = ob.cast::<PyTuple>() {
         for x in t.iter() {
-            out.push(to_integer(&x)?);
+            out.push(&x)?;
         }
     } else {
         for x in ob.try_iter()? {
-            out.push(to_integer(&x?)?);
+            out.push(&x?)?;
         }
     }
     Ok(out.len() - start)
@@ -133,27 +133,27 @@ pub fn to_matrix(ob: &Bound<'_, PyAny>) -> PyResult<MatrixArg> {
     if ob.hasattr("nrows")? && ob.hasattr("ncols")? && ob.hasattr("entries")? {
         let rows: usize = ob.call_method0("nrows")?.extract()?;
         let cols: usize = ob.call_method0("ncols")?.extract()?;
-        let mut data = Vec::with_capacity(rows * cols);
+        let mut data = IntBuf::default();
         let entries = ob.call_method0("entries")?;
         let modulus = if ob.hasattr("modulus")? {
             // An nmod_mat's entries (nmod) convert by int(), not by __index__.
             let int = ob.py().get_type::<PyInt>();
             for x in entries.try_iter()? {
-                data.push(to_integer(&int.call1((x?,))?)?);
+                data.push(&int.call1((x?,))?)?;
             }
             Some(ob.call_method0("modulus")?.extract()?)
         } else {
             int_items(&entries, &mut data)?;
             None
         };
-        let matrix = IntMatrix::new(rows, cols, data).map_err(crate::error::to_py)?;
+        let matrix = IntMatrix::new(rows, cols, data.finish()).map_err(crate::error::to_py)?;
         return Ok(MatrixArg { matrix, modulus });
     }
     let rows: Vec<Bound<'_, PyAny>> = match ob.try_iter() {
         Ok(it) => it.collect::<PyResult<_>>()?,
         Err(_) => return Err(not_a_matrix(ob)),
     };
-    let mut data = Vec::new();
+    let mut data = IntBuf::default();
     let mut cols = None;
     for (i, row) in rows.iter().enumerate() {
         if row.hasattr("__index__")? {
@@ -172,8 +172,8 @@ pub fn to_matrix(ob: &Bound<'_, PyAny>) -> PyResult<MatrixArg> {
             _ => {}
         }
     }
-    let matrix =
-        IntMatrix::new(rows.len(), cols.unwrap_or(0), data).map_err(crate::error::to_py)?;
+    let matrix = IntMatrix::new(rows.len(), cols.unwrap_or(0), data.finish())
+        .map_err(crate::error::to_py)?;
     Ok(MatrixArg {
         matrix,
         modulus: None,
@@ -189,13 +189,15 @@ pub fn to_poly(ob: &Bound<'_, PyAny>) -> PyResult<Vec<Integer>> {
             "a dict is a bivariate polynomial: use resultant_xy",
         ));
     }
-    let mut coeffs = Vec::new();
-    if is_ndarray(ob) {
-        coeffs = ndarray_ints(ob, 1)?.1;
+    let coeffs = if is_ndarray(ob) {
+        ndarray_ints(ob, 1)?.1
     } else if ob.hasattr("coeffs")? && ob.hasattr("degree")? {
-        int_items(&ob.call_method0("coeffs")?, &mut coeffs)?;
-        if coeffs.is_empty() {
-            coeffs.push(Integer::new());
+        let mut buf = IntBuf::default();
+        int_items(&ob.call_method0("coeffs")?, &mut buf)?;
+        // An fmpz_poly's zero has no coefficients.
+        match buf.is_empty() {
+            true => vec![Integer::new()],
+            false => buf.finish(),
         }
     } else if is_text(ob) || ob.try_iter().is_err() {
         return Err(PyTypeError::new_err(format!(
@@ -203,8 +205,10 @@ pub fn to_poly(ob: &Bound<'_, PyAny>) -> PyResult<Vec<Integer>> {
             type_name(ob)
         )));
     } else {
-        int_items(ob, &mut coeffs)?;
-    }
+        let mut buf = IntBuf::default();
+        int_items(ob, &mut buf)?;
+        buf.finish()
+    };
     if coeffs.is_empty() {
         return Err(PyValueError::new_err(
             "empty polynomial: give its coefficients, constant term first ([0] for zero)",

@@ -8,6 +8,7 @@ use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyInt, PyList};
+use rayon::prelude::*;
 use rug::integer::Order;
 use rug::Integer;
 
@@ -53,6 +54,63 @@ pub fn to_integer(ob: &Bound<'_, PyAny>) -> PyResult<Integer> {
     let bytes = bytes.cast::<PyBytes>()?;
     let x = Integer::from_digits(bytes.as_bytes(), Order::Lsf);
     Ok(if overflow < 0 { -x } else { x })
+}
+
+/// Ints read from Python one at a time and made [`Integer`]s together, on all cores:
+/// one that fits in 64 bits is kept as an `i64` until then (reading it is one C call;
+/// allocating its `Integer` is what costs), a larger one converted at once.
+#[derive(Default)]
+pub struct IntBuf {
+    items: Vec<Item>,
+}
+
+/// An int read by [`IntBuf::push`].
+enum Item {
+    Small(i64),
+    Big(Integer),
+}
+
+impl IntBuf {
+    /// Reads `ob` as an int (as [`to_integer`]).
+    pub fn push(&mut self, ob: &Bound<'_, PyAny>) -> PyResult<()> {
+        if ob.is_exact_instance_of::<PyInt>() {
+            let mut overflow = 0;
+            // SAFETY: `ob` is a live int object; the overflow flag is ours.
+            let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(ob.as_ptr(), &mut overflow) };
+            if v == -1 {
+                if let Some(e) = PyErr::take(ob.py()) {
+                    return Err(e);
+                }
+            }
+            if overflow == 0 {
+                self.items.push(Item::Small(v));
+                return Ok(());
+            }
+        }
+        self.items.push(Item::Big(to_integer(ob)?));
+        Ok(())
+    }
+
+    /// The ints read so far.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Whether none was read.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// All of them as [`Integer`]s, in the order read.
+    pub fn finish(self) -> Vec<Integer> {
+        self.items
+            .into_par_iter()
+            .map(|x| match x {
+                Item::Small(v) => Integer::from(v),
+                Item::Big(x) => x,
+            })
+            .collect()
+    }
 }
 
 /// Makes Python ints from [`Integer`]s (holds `int.from_bytes` for the large ones).
