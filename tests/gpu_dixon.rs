@@ -12,8 +12,17 @@ use rns_suite::{
     bareiss_det, dev, gpu_backend as gpu, naive_matmul, rational_solve, Gen, LiftCaps,
 };
 use rug::{Complete, Integer};
+use std::sync::{Mutex, MutexGuard};
 
 /// The ±1 right-hand side's size: one bit.
+/// The device's settings are shared by this binary's tests, which run in parallel: one
+/// caps the shared memory, on which the others' choice of path depends. Each test holds
+/// this while it runs.
+fn settings() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn ones(n: usize) -> IntMatrix {
     IntMatrix::new(n, 1, vec![Integer::from(1); n]).unwrap()
 }
@@ -66,6 +75,7 @@ fn divisible_by_first(gen: &mut Gen, n: usize) -> (IntMatrix, u32) {
 
 #[test]
 fn lifting_on_the_device_matches_the_cpu() {
+    let _settings = settings();
     let Some(g) = gpu() else { return };
     let mut gen = Gen::new(91);
     for (n, bits, bareiss) in [
@@ -103,6 +113,7 @@ fn lifting_on_the_device_matches_the_cpu() {
 
 #[test]
 fn adversarial_determinants_on_the_device() {
+    let _settings = settings();
     let Some(g) = gpu() else { return };
     let mut gen = Gen::new(92);
     let n = 40;
@@ -157,6 +168,7 @@ fn adversarial_determinants_on_the_device() {
 
 #[test]
 fn too_wide_for_the_device_lifts_on_the_cpu() {
+    let _settings = settings();
     let Some(g) = gpu() else { return };
     let a = Gen::new(93).matrix(64, 64, 100);
     assert!(!lifts_on_gpu(dev(&g), &a, &ones(64)));
@@ -183,6 +195,7 @@ fn one_limb(g: &Backend, a: &IntMatrix) -> DeviceLimbs {
 
 #[test]
 fn few_prime_determinants_match_the_cpu() {
+    let _settings = settings();
     let Some(g) = gpu() else { return };
     let _lift = LiftCaps;
     let mut gen = Gen::new(94);
@@ -270,6 +283,7 @@ fn solve_same_as_cpu(g: &Backend, a: &IntMatrix, b: &IntMatrix, what: &str) {
 
 #[test]
 fn solves_on_the_device_match_the_cpu() {
+    let _settings = settings();
     let Some(g) = gpu() else { return };
     let mut gen = Gen::new(95);
     for (n, bits) in [(1, 10), (2, 64), (17, 63), (64, 80), (130, 64), (300, 40)] {
@@ -305,6 +319,7 @@ fn solves_on_the_device_match_the_cpu() {
 
 #[test]
 fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
+    let _settings = settings();
     let Some(g) = gpu() else { return };
     let mut gen = Gen::new(96);
     let n = 30;

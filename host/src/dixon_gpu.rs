@@ -23,13 +23,16 @@ use rug::Integer;
 use std::sync::Arc;
 
 /// What the lifting on the device found.
-pub struct GpuDivisor {
+pub struct GpuDivisor<T> {
     /// `d`, a divisor of `det A` (positive).
     pub divisor: Integer,
     /// Lifting steps taken.
     pub steps: usize,
     /// `A` on the device, as signed 29-bit limbs.
     pub limbs: DeviceLimbs,
+    /// What the device did while the host reconstructed `d` (`det_divisor_gpu`'s
+    /// `meanwhile`).
+    pub meanwhile: T,
     /// The stages: bounds and limbs, upload, inverse, steps, reconstruction.
     pub laps: Laps,
 }
@@ -108,9 +111,16 @@ fn primes() -> impl Iterator<Item = Modulus> {
 }
 
 /// [`crate::dixon::det_divisor`] on `gpu`, for `A` and one right-hand side `b` that
-/// [`lifts_on_gpu`]. `None` when `A` is singular modulo every prime tried;
-/// `Error::Singular` when it has a zero column.
-pub fn det_divisor_gpu(gpu: &Arc<Gpu>, a: &IntMatrix, b: &IntMatrix) -> Result<Option<GpuDivisor>> {
+/// [`lifts_on_gpu`]; while the host reconstructs `d` from the digits, the device runs
+/// `meanwhile` on `A`'s limbs (the determinant modulo the primes it will likely need).
+/// `None` when `A` is singular modulo every prime tried; `Error::Singular` when it has a
+/// zero column.
+pub fn det_divisor_gpu<T: Send>(
+    gpu: &Arc<Gpu>,
+    a: &IntMatrix,
+    b: &IntMatrix,
+    meanwhile: impl FnOnce(&DeviceLimbs) -> Result<T>,
+) -> Result<Option<GpuDivisor<T>>> {
     let mut laps = Laps::start();
     let prep = prepare(gpu, a, b, &mut laps)?;
     let bits = prep.bits;
@@ -127,12 +137,24 @@ pub fn det_divisor_gpu(gpu: &Arc<Gpu>, a: &IntMatrix, b: &IntMatrix) -> Result<O
     laps.add("lift: steps", lifting.saturating_sub(lift.inverse_time));
     let x = Expansion::of_row(&digits, lift.prime());
     drop(lift);
-    let (divisor, steps) = divisor_of(&x)?;
-    laps.lap("lift: reconstruct");
+    // The device's work on this thread (its context is current here), the
+    // reconstruction on another.
+    let (found, meanwhile) = std::thread::scope(|s| {
+        let host = s.spawn(|| divisor_of(&x));
+        let device = meanwhile(&prep.limbs);
+        let found = host
+            .join()
+            .unwrap_or_else(|_| Err(Error::Internal("the reconstruction panicked".into())));
+        (found, device)
+    });
+    let (divisor, steps) = found?;
+    let meanwhile = meanwhile?;
+    laps.lap("lift: reconstruct, det mod p (first primes)");
     Ok(Some(GpuDivisor {
         divisor,
         steps,
         limbs: prep.limbs,
+        meanwhile,
         laps,
     }))
 }
