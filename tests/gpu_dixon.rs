@@ -128,6 +128,13 @@ fn adversarial_determinants_on_the_device() {
     let six = IntMatrix::new(n, n, six).unwrap();
     let d6 = same_as_cpu(&g, &six, true, "6·U");
     assert_eq!(*d6.as_abs(), Integer::u_pow_u(6, n as u32).complete());
+    // The same at 100: det / d has about 258 bits, more than the primes computed while
+    // d is reconstructed (those of 0.75·n + 64 bits, for random matrices) cover.
+    let u = unit_upper(&mut gen, 100, 8);
+    let six: Vec<Integer> = u.entries().iter().map(|x| Integer::from(x * 6)).collect();
+    let six = IntMatrix::new(100, 100, six).unwrap();
+    let d6 = same_as_cpu(&g, &six, false, "6·U, 100");
+    assert_eq!(*d6.as_abs(), Integer::u_pow_u(6, 100).complete());
     // A zero diagonal: every pivot of the device's elimination needs a row swap.
     let mut p = vec![Integer::new(); n * n];
     for i in 0..n {

@@ -34,6 +34,7 @@ use crate::dixon_gpu::{lifts_on_gpu, solve_dixon_gpu};
 use crate::error::{Error, Result};
 use crate::matrix::{require_product, require_rhs, require_square, IntMatrix, RatMatrix};
 use crate::method::{Lifting, Method};
+use crate::modmat::ModMatrices;
 use crate::timing::Laps;
 use rayon::prelude::*;
 use rug::Rational;
@@ -72,14 +73,26 @@ fn minor_bits(a: &IntMatrix) -> u64 {
     rows.min(cols).ceil() as u64 + 1
 }
 
+/// Primes tried first by [`rank`]: full rank modulo one of them settles it.
+const RANK_FIRST_PRIMES: usize = 2;
+
 /// The rank of an integer matrix over Q.
 ///
 /// The rank modulo any prime is at most the rank over Q, and equals it unless the
-/// prime divides every maximal non-zero minor; the primes used have a product above
-/// the Hadamard bound of those minors, so the largest rank modulo them is exact.
+/// prime divides every maximal non-zero minor. So full rank modulo one of a few primes
+/// tried first is the answer (the usual case); else the primes used have a product
+/// above the Hadamard bound of those minors, so the largest rank modulo them is exact.
 pub fn rank(a: &IntMatrix, backend: &Backend) -> Result<usize> {
     if a.entries().iter().all(|x| *x == 0) {
         return Ok(0);
+    }
+    let full = a.rows().min(a.cols());
+    let primes: Vec<u32> = crate::sieve::moduli_descending(|_| false)
+        .take(RANK_FIRST_PRIMES)
+        .collect();
+    let first = backend.rank_mod(&ModMatrices::from_int_matrix(a, &primes)?)?;
+    if first.contains(&full) {
+        return Ok(full);
     }
     let basis = Arc::new(RnsBasis::for_bits(minor_bits(a)));
     let shape = (a.rows(), a.cols(), a.cols());
