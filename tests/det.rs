@@ -121,6 +121,35 @@ proptest! {
     }
 }
 
+proptest! {
+    #[test]
+    fn cramer_bounds_are_the_columns_norms(seed in any::<u64>(), rows in 1usize..12, cols in 1usize..70) {
+        // Columns read in blocks, row by row: the same bounds as each column's own norm
+        // (entries of 1 to 300 bits, zeros, a zero column now and then).
+        let mut g = Gen::new(seed);
+        let zero_col = g.below(4) as usize;
+        let e: Vec<Integer> = (0..rows * cols)
+            .map(|k| match (k % cols == zero_col, g.below(5)) {
+                (true, _) | (_, 0) => Integer::new(),
+                _ => { let bits = 1 + g.below(300); g.signed(bits) }
+            })
+            .collect();
+        let a = IntMatrix::new(rows, cols, e).unwrap();
+        let b = (0..2 * rows).map(|k| g.signed(1 + (k as u32 % 90))).collect();
+        let b = IntMatrix::new(rows, 2, b).unwrap();
+        let t = a.transpose();
+        let col: Vec<Option<f64>> = (0..cols).map(|j| rns::det::log2_norm(t.row(j))).collect();
+        let bt = b.transpose();
+        let b_max = (0..2).filter_map(|j| rns::det::log2_norm(bt.row(j))).fold(0.0f64, f64::max);
+        let want = col.iter().copied().collect::<Option<Vec<f64>>>().map(|c| {
+            let sum: f64 = c.iter().map(|&x| x.max(0.0)).sum();
+            let min = c.iter().copied().fold(f64::INFINITY, f64::min).max(0.0);
+            (sum.ceil() as u64 + 1, (sum.max(sum - min + b_max)).ceil() as u64 + 1)
+        });
+        prop_assert_eq!(rns::bounds::cramer_bits(&a, &b), want);
+    }
+}
+
 /// Hadamard's bound where it is exact (rows of norm 1 and 5), its slack and margin
 /// included, and what `det_with_stats` reports.
 #[test]
