@@ -4,6 +4,7 @@
 //! driver 580; `docs/performance.md` has the runs): they need only be right within a
 //! factor of about two, since the choice matters only when the backends differ by more.
 
+use crate::linalg::RANK_FIRST_PRIMES;
 use crate::matrix::IntMatrix;
 
 /// Time to make the GPU usable in a fresh process: `cuInit` (~100 ms), the primary
@@ -186,7 +187,11 @@ pub fn matrix(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
             let bits = (a.bits + b.bits) as f64 + (cols.max(2) as f64).log2();
             matmul(n, cols, b.cols, primes(bits))
         }
-        MatrixKind::Rank => gauss_jordan(n, cols, minors() / 3.0),
+        // The usual case: full rank modulo one of the primes tried first.
+        MatrixKind::Rank => {
+            let tried = if modular { 1 } else { RANK_FIRST_PRIMES };
+            gauss_jordan(n, cols, tried as f64)
+        }
         MatrixKind::Inverse => gauss_jordan(n, 2 * n, minors()),
         MatrixKind::Solve => gauss_jordan(n, n + dims[1].cols, minors()),
     }

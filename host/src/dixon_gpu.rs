@@ -80,15 +80,25 @@ fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<P
         ));
     };
     let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
-    // The limbs as device words, limb-major, straight from the entries.
+    // The limbs as device words, limb-major: each entry read once (its limbs side by
+    // side), then regrouped by limb.
+    let mut by_entry = vec![0u32; l * n * n];
+    by_entry
+        .par_chunks_mut(l)
+        .zip(a.entries().par_iter())
+        .for_each(|(w, x)| {
+            w.iter_mut()
+                .enumerate()
+                .for_each(|(t, w)| *w = limb_of(x, t) as u32)
+        });
     let mut words = vec![0u32; l * n * n];
     words
         .par_chunks_mut(n * n)
         .enumerate()
         .for_each(|(t, limb)| {
             limb.par_iter_mut()
-                .zip(a.entries().par_iter())
-                .for_each(|(w, x)| *w = limb_of(x, t) as u32)
+                .enumerate()
+                .for_each(|(e, w)| *w = by_entry[e * l + t])
         });
     let rhs: Vec<i128> = b
         .entries()

@@ -74,7 +74,7 @@ fn minor_bits(a: &IntMatrix) -> u64 {
 }
 
 /// Primes tried first by [`rank`]: full rank modulo one of them settles it.
-const RANK_FIRST_PRIMES: usize = 2;
+pub const RANK_FIRST_PRIMES: usize = 2;
 
 /// The rank of an integer matrix over Q.
 ///
