@@ -270,6 +270,71 @@ fn few_prime_determinants_match_the_cpu() {
     }
 }
 
+#[test]
+fn few_large_determinants_modulo_primes_on_the_gpu_backend() {
+    let _settings = settings();
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    let mut gen = Gen::new(97);
+    let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false)
+        .take(3)
+        .collect();
+    // Random, rank-deficient, a zero diagonal (a swap at every step), and a zero second
+    // pivot modulo the second prime only; one prime and three.
+    let mut zero_diagonal = vec![Integer::new(); 300 * 300];
+    for i in 0..300 {
+        zero_diagonal[i * 300 + (i + 1) % 300] = gen.signed(40);
+    }
+    let mut swap = gen.matrix(300, 300, 16).entries().to_vec();
+    let (q, r) = (primes[1] >> 16, primes[1] & 0xFFFF);
+    for (at, v) in [(0, 1 << 16), (1, 1), (300, 0x1_0000 - r), (301, q + 1)] {
+        swap[at] = Integer::from(v);
+    }
+    let cases = [
+        (gen.matrix(200, 200, 64), "random 200"),
+        (gen.matrix(300, 300, 64), "random 300"),
+        (gen.low_rank(300, 300, 299, 20), "rank 299 of 300"),
+        (
+            IntMatrix::new(300, 300, zero_diagonal).unwrap(),
+            "zero diagonal",
+        ),
+        (
+            IntMatrix::new(300, 300, swap).unwrap(),
+            "a swap for one prime",
+        ),
+    ];
+    // As in few_prime_determinants_match_the_cpu: rows, Schur complements, panels, steps.
+    for (tensor, cap, way) in [
+        (false, None, "rows"),
+        (true, Some(6000), "Schur complements"),
+        (true, Some(600), "panels"),
+        (false, Some(600), "steps"),
+    ] {
+        dev(&g).config().set_tensor_cores(Some(tensor));
+        dev(&g).config().set_shared_memory_limit(cap);
+        for (a, what) in &cases {
+            for take in [1, 3] {
+                let images = ModMatrices::from_int_matrix(a, &primes[..take]).unwrap();
+                let want = Backend::Cpu.det_mod(&images).unwrap();
+                assert_eq!(
+                    g.det_mod(&images).unwrap(),
+                    want,
+                    "{what}, {take} primes, {way}"
+                );
+            }
+        }
+    }
+    // The rank of a square matrix from its first primes' determinants.
+    dev(&g).config().set_shared_memory_limit(None);
+    for (a, what) in &cases {
+        assert_eq!(
+            linalg::rank(a, &g).unwrap(),
+            linalg::rank(a, &Backend::Cpu).unwrap(),
+            "{what}"
+        );
+    }
+}
+
 /// The solve lifted on the device against the CPU's lifting (the same prime, steps and
 /// fractions) and against the multimodular solve.
 fn solve_same_as_cpu(g: &Backend, a: &IntMatrix, b: &IntMatrix, what: &str) {

@@ -90,8 +90,13 @@ pub fn rank(a: &IntMatrix, backend: &Backend) -> Result<usize> {
     let primes: Vec<u32> = crate::sieve::moduli_descending(|_| false)
         .take(RANK_FIRST_PRIMES)
         .collect();
-    let first = backend.rank_mod(&ModMatrices::from_int_matrix(a, &primes)?)?;
-    if first.contains(&full) {
+    let images = ModMatrices::from_int_matrix(a, &primes)?;
+    // Square: full rank modulo p is a non-zero determinant (the GPU's fast path).
+    let first = match a.rows() == a.cols() {
+        true => (backend.det_mod(&images)?.iter().any(|&d| d != 0)).then_some(full),
+        false => backend.rank_mod(&images)?.into_iter().max(),
+    };
+    if first == Some(full) {
         return Ok(full);
     }
     let basis = Arc::new(RnsBasis::for_bits(minor_bits(a)));

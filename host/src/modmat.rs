@@ -278,9 +278,15 @@ impl Backend {
         })
     }
 
-    /// The determinant of each (square) matrix.
+    /// The determinant of each (square) matrix. On a GPU backend a few large ones have
+    /// the whole device ([`crate::backend::gpu::Gpu::det_mod_few`]).
     pub fn det_mod(&self, a: &ModMatrices) -> Result<Vec<u32>> {
         let n = a.require_square("the determinant")?;
+        if let Some(g) = self.gpu_for(a.data.len()) {
+            if g.det_few_for(a.moduli.len(), n) {
+                return g.det_mod_few(&a.moduli, n, &a.data);
+            }
+        }
         let mut data = a.data.clone();
         let e = self.eliminate_per_channel(&a.moduli, (n, n, n), false, &mut data, false)?;
         Ok(e.into_iter().map(|e| e.det).collect())

@@ -129,7 +129,7 @@ impl Backend {
     }
 
     /// The (first) GPU, when this backend sends `work` residues of work to one.
-    fn gpu_for(&self, work: usize) -> Option<&Arc<Gpu>> {
+    pub(crate) fn gpu_for(&self, work: usize) -> Option<&Arc<Gpu>> {
         match self {
             Backend::Gpu { gpu, min_work } if work >= *min_work => Some(gpu),
             Backend::Gpus { gpus, min_work, .. } if work >= *min_work => gpus.first(),

@@ -6,28 +6,19 @@
 //! `A⁻¹ mod p`, then the exact update of the 128-bit residuals, the blocks exchanging
 //! tagged words between them), resumable, every row's digits kept on the device and row
 //! 0's also apart (what a determinant and a solve's early tries download).
-//!
-//! The eliminations launch thousands of small kernels: their buffers' device pointers
-//! are taken once and passed as plain words, so that no launch records events.
 
-use super::launch::{channel_grid, grid_limit, GRID_YZ};
+use super::launch::channel_grid;
 use super::matmul::View;
 use super::memory::moduli_words;
+use super::rows::STATE_WORDS;
 use super::Gpu;
 use crate::error::{Error, Result};
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::padic::inverse_mod_2_128;
 use rns_core::Modulus;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Words of a channel's elimination state (`rns_step_pivot`): pivot row, determinant,
-/// pivot inverse, singular flag.
-const STATE_WORDS: usize = 4;
-/// Threads of `rns_step_pivot`'s block (one per channel).
-const PIVOT_THREADS: u32 = 256;
-/// Rows covered by one block of `rns_step_update` (32 × 8 threads, four rows each).
-const UPDATE_BLOCK_ROWS: usize = 32;
 /// Threads per block of `rns_dixon_lift` (a warp per row).
 const LIFT_THREADS: u32 = 512;
 
@@ -102,69 +93,6 @@ impl Gpu {
         Ok(out)
     }
 
-    /// Eliminates each of `channels` `rows × cols` matrices in `mats` (device words,
-    /// channel-major) one pivot column at a time over the first `rows` columns, the
-    /// whole grid on each step: Gauss–Jordan when `jordan`, else forward (for the
-    /// determinant). `from`: the first pivot step and every channel's determinant so far
-    /// (`(0, 1)` from the start). Returns each channel's state (`STATE_WORDS` words:
-    /// determinant at 1, singular flag at 3).
-    #[allow(clippy::too_many_arguments)]
-    fn eliminate_steps(
-        &self,
-        stream: &Arc<CudaStream>,
-        mats: &mut CudaSlice<u32>,
-        moduli: &CudaSlice<u32>,
-        channels: usize,
-        (rows, cols): (usize, usize),
-        jordan: bool,
-        (from, det): (usize, u32),
-    ) -> Result<Vec<u32>> {
-        let z = grid_limit("primes", channels, GRID_YZ)?;
-        grid_limit("row groups", rows.div_ceil(UPDATE_BLOCK_ROWS), GRID_YZ)?;
-        let init: Vec<u32> = (0..channels).flat_map(|_| [0, det, 0, 0]).collect();
-        let mut state = self.upload_on(stream, &init)?;
-        {
-            let (pm, _g1) = mats.device_ptr_mut(stream);
-            let (ps, _g2) = state.device_ptr_mut(stream);
-            let (pq, _g3) = moduli.device_ptr(stream);
-            let (r, c, jo) = (rows as u32, cols as u32, jordan as u32);
-            let pivot_cfg = LaunchConfig {
-                grid_dim: (z, 1, 1),
-                block_dim: (PIVOT_THREADS, 1, 1),
-                shared_mem_bytes: 0,
-            };
-            for k in from..rows.min(cols) {
-                let kk = k as u32;
-                let mut b = stream.launch_builder(&self.kernels().step_pivot);
-                b.arg(&pm).arg(&ps).arg(&pq).arg(&r).arg(&c).arg(&kk);
-                self.launch_built(b, pivot_cfg)?;
-                let (strip, below) = (cols - k - 1, if jordan { rows } else { rows - k - 1 });
-                if strip == 0 || below == 0 {
-                    continue;
-                }
-                let cfg = LaunchConfig {
-                    grid_dim: (
-                        strip.div_ceil(32) as u32,
-                        below.div_ceil(UPDATE_BLOCK_ROWS) as u32,
-                        z,
-                    ),
-                    block_dim: (32, 8, 1),
-                    shared_mem_bytes: 0,
-                };
-                let mut b = stream.launch_builder(&self.kernels().step_update);
-                b.arg(&pm)
-                    .arg(&ps)
-                    .arg(&pq)
-                    .arg(&r)
-                    .arg(&c)
-                    .arg(&kk)
-                    .arg(&jo);
-                self.launch_built(b, cfg)?;
-            }
-        }
-        self.download_on(stream, &state, channels * STATE_WORDS)
-    }
-
     /// Gauss–Jordan on one channel's `n × cols` matrix `mat` modulo `m` (`dm`, its
     /// device words): [`Gpu::eliminate_rows`] while no row swap is needed, then the step
     /// kernels from the first zero pivot on (every step when the rows do not fit in
@@ -190,12 +118,9 @@ impl Gpu {
         self.eliminate_steps(stream, mat, dm, 1, (n, cols), true, (stopped, det))
     }
 
-    /// `det a mod m` for each of `moduli` (few primes, large matrices): all at once with
-    /// each matrix's rows in shared memory ([`Gpu::eliminate_rows`]) where they fit; else
-    /// by Schur complements on the tensor cores ([`Gpu::dets_by_schur`]) where their
-    /// strips fit; else by panels with the trailing updates on the tensor cores where
-    /// [`Gpu::det_on_tensor_cores`]; else, and for the primes that need a row swap, one
-    /// pivot per launch, each step spread over the whole GPU.
+    /// `det a mod m` for each of `moduli` (few primes, large matrices), as
+    /// [`Gpu::few_dets_on_device`]; a prime that needs a row swap again from the limbs,
+    /// one pivot per launch.
     pub fn det_mod_limbs(&self, a: &DeviceLimbs, moduli: &[Modulus]) -> Result<Vec<u32>> {
         if moduli.is_empty() {
             return Ok(Vec::new());
@@ -203,33 +128,10 @@ impl Gpu {
         let (stream, n, channels) = (self.stream(), a.n, moduli.len());
         let dm = self.upload_on(stream, &moduli_words(moduli))?;
         let mut mats = self.limbs_mod(stream, a, &dm, channels, n)?;
-        let done: Vec<(u32, bool)> = if let Some(layout) = self.rows_layout(channels, n, n) {
-            let at = View::new(n * n, 0, n, 1);
-            self.eliminate_rows(stream, (&mut mats, at), &dm, moduli, (n, n), false, layout)?
-                .into_iter()
-                .map(|(det, stopped)| (det, stopped >= n))
-                .collect()
-        } else if let Some(strips) = self.schur_strips(channels, n) {
-            self.dets_by_schur(stream, &mut mats, &dm, moduli, (n, &strips))?
-        } else if self.det_on_tensor_cores(n, channels) {
-            // At 1000² with 25 primes 24 ms, against 51 ms one pivot per launch (H200).
-            let s = super::launch::Det { n, channels };
-            return self.dets_on_device(stream, &mut mats, &dm, s);
-        } else {
-            return self.det_mod_steps(stream, a, moduli);
-        };
-        // The primes that needed a row swap, from the start one pivot per launch.
-        let swapped: Vec<Modulus> = moduli
-            .iter()
-            .zip(&done)
-            .filter(|(_, d)| !d.1)
-            .map(|(m, _)| *m)
-            .collect();
-        let mut again = self.det_mod_steps(stream, a, &swapped)?.into_iter();
-        Ok(done
-            .iter()
-            .map(|&(det, ok)| if ok { det } else { again.next().unwrap_or(0) })
-            .collect())
+        self.few_dets_on_device(stream, (&mut mats, &dm), moduli, n, |again| {
+            let primes: Vec<Modulus> = again.iter().map(|&c| moduli[c]).collect();
+            self.det_mod_steps(stream, a, &primes)
+        })
     }
 
     /// [`Gpu::det_mod_limbs`] one pivot per launch.

@@ -19,6 +19,7 @@ pub mod config;
 pub(crate) mod device;
 pub mod dixon;
 pub mod fault;
+mod few;
 pub mod launch;
 pub mod limbs;
 pub mod linalg;

@@ -1,17 +1,30 @@
 //! Elimination of a few matrices, one per prime, by the whole GPU: each block holds a
 //! few rows of one matrix in shared memory (`rns_gauss_jordan`, one cooperative launch;
-//! `device/src/kernels/gauss_jordan.rs`), without row swaps. Used for the inverse of
-//! Dixon's lifting, few-prime determinants, and the strips of their Schur complements.
+//! `device/src/kernels/gauss_jordan.rs`) without row swaps; or one pivot per launch
+//! (`rns_step_pivot`, `rns_step_update`), each step spread over the whole GPU. Used for
+//! the inverse of Dixon's lifting, few-prime determinants, and the strips of their Schur
+//! complements.
+//!
+//! The step kernels launch thousands of times: their buffers' device pointers are taken
+//! once and passed as plain words, so that no launch records events.
 
+use super::launch::{grid_limit, GRID_YZ};
 use super::matmul::View;
 use super::Gpu;
 use crate::error::Result;
-use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 use rns_core::Modulus;
 use std::sync::Arc;
 
 /// Threads per block of `rns_gauss_jordan`.
 const GAUSS_JORDAN_THREADS: u32 = 512;
+/// Words of a channel's elimination state (`rns_step_pivot`): pivot row, determinant,
+/// pivot inverse, singular flag.
+pub(super) const STATE_WORDS: usize = 4;
+/// Threads of `rns_step_pivot`'s block (one per channel).
+const PIVOT_THREADS: u32 = 256;
+/// Rows covered by one block of `rns_step_update` (32 × 8 threads, four rows each).
+const UPDATE_BLOCK_ROWS: usize = 32;
 
 impl Gpu {
     /// `rns_gauss_jordan`'s rows per block and bytes of shared memory for `channels`
@@ -75,5 +88,68 @@ impl Gpu {
             .zip(stops)
             .map(|((m, d), s)| (d.iter().fold(1, |p, &x| m.mul(p, x)), s as usize))
             .collect())
+    }
+
+    /// Eliminates each of `channels` `rows × cols` matrices in `mats` (device words,
+    /// channel-major) one pivot column at a time over the first `rows` columns, the
+    /// whole grid on each step: Gauss–Jordan when `jordan`, else forward (for the
+    /// determinant). `from`: the first pivot step and every channel's determinant so far
+    /// (`(0, 1)` from the start). Returns each channel's state (`STATE_WORDS` words:
+    /// determinant at 1, singular flag at 3).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn eliminate_steps(
+        &self,
+        stream: &Arc<CudaStream>,
+        mats: &mut CudaSlice<u32>,
+        moduli: &CudaSlice<u32>,
+        channels: usize,
+        (rows, cols): (usize, usize),
+        jordan: bool,
+        (from, det): (usize, u32),
+    ) -> Result<Vec<u32>> {
+        let z = grid_limit("primes", channels, GRID_YZ)?;
+        grid_limit("row groups", rows.div_ceil(UPDATE_BLOCK_ROWS), GRID_YZ)?;
+        let init: Vec<u32> = (0..channels).flat_map(|_| [0, det, 0, 0]).collect();
+        let mut state = self.upload_on(stream, &init)?;
+        {
+            let (pm, _g1) = mats.device_ptr_mut(stream);
+            let (ps, _g2) = state.device_ptr_mut(stream);
+            let (pq, _g3) = moduli.device_ptr(stream);
+            let (r, c, jo) = (rows as u32, cols as u32, jordan as u32);
+            let pivot_cfg = LaunchConfig {
+                grid_dim: (z, 1, 1),
+                block_dim: (PIVOT_THREADS, 1, 1),
+                shared_mem_bytes: 0,
+            };
+            for k in from..rows.min(cols) {
+                let kk = k as u32;
+                let mut b = stream.launch_builder(&self.kernels().step_pivot);
+                b.arg(&pm).arg(&ps).arg(&pq).arg(&r).arg(&c).arg(&kk);
+                self.launch_built(b, pivot_cfg)?;
+                let (strip, below) = (cols - k - 1, if jordan { rows } else { rows - k - 1 });
+                if strip == 0 || below == 0 {
+                    continue;
+                }
+                let cfg = LaunchConfig {
+                    grid_dim: (
+                        strip.div_ceil(32) as u32,
+                        below.div_ceil(UPDATE_BLOCK_ROWS) as u32,
+                        z,
+                    ),
+                    block_dim: (32, 8, 1),
+                    shared_mem_bytes: 0,
+                };
+                let mut b = stream.launch_builder(&self.kernels().step_update);
+                b.arg(&pm)
+                    .arg(&ps)
+                    .arg(&pq)
+                    .arg(&r)
+                    .arg(&c)
+                    .arg(&kk)
+                    .arg(&jo);
+                self.launch_built(b, cfg)?;
+            }
+        }
+        self.download_on(stream, &state, channels * STATE_WORDS)
     }
 }
