@@ -200,6 +200,39 @@ fn one_limb(g: &Backend, a: &IntMatrix) -> DeviceLimbs {
     gpu.upload_limbs(gpu.stream(), &w, a.rows(), 1).unwrap()
 }
 
+/// An `n × n` matrix whose leading 2 × 2 minor equals `p` (16-bit entries): its second
+/// pivot is zero modulo `p` only, so that prime alone needs a row swap.
+fn swap_for_prime(gen: &mut Gen, n: usize, p: u32) -> IntMatrix {
+    let mut e = gen.matrix(n, n, 16).entries().to_vec();
+    let (q, r) = (p >> 16, p & 0xFFFF);
+    for (at, v) in [(0, 1 << 16), (1, 1), (n, 0x1_0000 - r), (n + 1, q + 1)] {
+        e[at] = Integer::from(v);
+    }
+    IntMatrix::new(n, n, e).unwrap()
+}
+
+/// An `n × n` matrix with `bits`-bit entries just above the diagonal (cyclically) and
+/// zeros elsewhere: every elimination step needs a row swap.
+fn zero_diagonal(gen: &mut Gen, n: usize, bits: u32) -> IntMatrix {
+    let mut p = vec![Integer::new(); n * n];
+    for i in 0..n {
+        p[i * n + (i + 1) % n] = gen.signed(bits);
+    }
+    IntMatrix::new(n, n, p).unwrap()
+}
+
+/// The few-prime determinants' ways, as (tensor cores, shared-memory cap): rows in
+/// shared memory (no cap); Schur complements (a cap under which, with 132
+/// multiprocessors, the whole matrices of 300 and 200 rows do not fit but strips do);
+/// by panels with the trailing updates on the tensor cores (a cap too small for
+/// strips); one pivot per launch (tensor cores off, the same cap).
+const WAYS: [(bool, Option<usize>, &str); 4] = [
+    (false, None, "rows"),
+    (true, Some(6000), "Schur complements"),
+    (true, Some(600), "panels"),
+    (false, Some(600), "steps"),
+];
+
 #[test]
 fn few_prime_determinants_match_the_cpu() {
     let _settings = settings();
@@ -218,26 +251,6 @@ fn few_prime_determinants_match_the_cpu() {
             .det_mod(&ModMatrices::from_int_matrix(a, &primes).unwrap())
             .unwrap()
     };
-    // A leading 2 × 2 minor equal to the second prime: the second pivot is zero modulo
-    // that prime only (the other primes' eliminations need no swap).
-    let mut one_prime = |n: usize| {
-        let mut e = gen.matrix(n, n, 16).entries().to_vec();
-        let (q, r) = (primes[1] >> 16, primes[1] & 0xFFFF);
-        for (at, v) in [(0, 1 << 16), (1, 1), (n, 0x1_0000 - r), (n + 1, q + 1)] {
-            e[at] = Integer::from(v);
-        }
-        IntMatrix::new(n, n, e).unwrap()
-    };
-    let (small, large) = (one_prime(40), one_prime(300));
-    let mut gen = Gen::new(95);
-    // A zero diagonal: swaps at every step.
-    let zero_diagonal = |gen: &mut Gen, n: usize| {
-        let mut p = vec![Integer::new(); n * n];
-        for i in 0..n {
-            p[i * n + (i + 1) % n] = gen.signed(28);
-        }
-        IntMatrix::new(n, n, p).unwrap()
-    };
     let cases = [
         (gen.matrix(1, 1, 28), "1×1"),
         (gen.matrix(37, 37, 28), "random 37"),
@@ -245,22 +258,20 @@ fn few_prime_determinants_match_the_cpu() {
         (gen.matrix(300, 300, 28), "random 300"),
         (gen.low_rank(30, 30, 29, 10), "rank 29 of 30"),
         (gen.low_rank(300, 300, 299, 10), "rank 299 of 300"),
-        (zero_diagonal(&mut gen, 30), "zero diagonal 30"),
-        (zero_diagonal(&mut gen, 300), "zero diagonal 300"),
-        (small, "a swap for one prime, 40"),
-        (large, "a swap for one prime, 300"),
+        (zero_diagonal(&mut gen, 30, 28), "zero diagonal 30"),
+        (zero_diagonal(&mut gen, 300, 28), "zero diagonal 300"),
+        (
+            swap_for_prime(&mut gen, 40, primes[1]),
+            "a swap for one prime, 40",
+        ),
+        (
+            swap_for_prime(&mut gen, 300, primes[1]),
+            "a swap for one prime, 300",
+        ),
     ];
-    // Each way: rows in shared memory (tensor cores off, no cap); Schur complements
-    // (the caps leave, with 132 multiprocessors, strips of 52 and 104 rows at 300, of 130
-    // at 200, where the whole matrices do not fit); by panels with the trailing updates
-    // on the tensor cores (a cap too small for strips); one pivot per launch (tensor
-    // cores off, the same cap). The primes that need a swap go one pivot per launch.
-    for (tensor, cap, way) in [
-        (false, None, "rows"),
-        (true, Some(6000), "Schur complements"),
-        (true, Some(600), "panels"),
-        (false, Some(600), "steps"),
-    ] {
+    // Each way (with 5 primes, Schur complements by strips of 52 and 104 rows at 300, of
+    // 130 at 200); the primes that need a swap go one pivot per launch.
+    for (tensor, cap, way) in WAYS {
         dev(&g).config().set_tensor_cores(Some(tensor));
         dev(&g).config().set_shared_memory_limit(cap);
         for (a, what) in &cases {
@@ -281,35 +292,17 @@ fn few_large_determinants_modulo_primes_on_the_gpu_backend() {
         .collect();
     // Random, rank-deficient, a zero diagonal (a swap at every step), and a zero second
     // pivot modulo the second prime only; one prime and three.
-    let mut zero_diagonal = vec![Integer::new(); 300 * 300];
-    for i in 0..300 {
-        zero_diagonal[i * 300 + (i + 1) % 300] = gen.signed(40);
-    }
-    let mut swap = gen.matrix(300, 300, 16).entries().to_vec();
-    let (q, r) = (primes[1] >> 16, primes[1] & 0xFFFF);
-    for (at, v) in [(0, 1 << 16), (1, 1), (300, 0x1_0000 - r), (301, q + 1)] {
-        swap[at] = Integer::from(v);
-    }
     let cases = [
         (gen.matrix(200, 200, 64), "random 200"),
         (gen.matrix(300, 300, 64), "random 300"),
         (gen.low_rank(300, 300, 299, 20), "rank 299 of 300"),
+        (zero_diagonal(&mut gen, 300, 40), "zero diagonal"),
         (
-            IntMatrix::new(300, 300, zero_diagonal).unwrap(),
-            "zero diagonal",
-        ),
-        (
-            IntMatrix::new(300, 300, swap).unwrap(),
+            swap_for_prime(&mut gen, 300, primes[1]),
             "a swap for one prime",
         ),
     ];
-    // As in few_prime_determinants_match_the_cpu: rows, Schur complements, panels, steps.
-    for (tensor, cap, way) in [
-        (false, None, "rows"),
-        (true, Some(6000), "Schur complements"),
-        (true, Some(600), "panels"),
-        (false, Some(600), "steps"),
-    ] {
+    for (tensor, cap, way) in WAYS {
         dev(&g).config().set_tensor_cores(Some(tensor));
         dev(&g).config().set_shared_memory_limit(cap);
         for (a, what) in &cases {

@@ -6,6 +6,8 @@
 
 use crate::linalg::RANK_FIRST_PRIMES;
 use crate::matrix::IntMatrix;
+use crate::method::{DIXON_DET_MIN, DIXON_GPU_DET_MIN, DIXON_GPU_SOLVE_MIN, DIXON_SOLVE_MIN};
+use rns_core::padic::residual_fits;
 
 /// Time to make the GPU usable in a fresh process: `cuInit` (~100 ms), the primary
 /// context (~110 ms) and the module load (~1 ms once the driver has cached its
@@ -41,6 +43,17 @@ const GPU_EUCLID_PER_THREAD: f64 = 7.5e3;
 const GPU_THREADS: f64 = 16_896.0;
 /// Host↔device copies from pageable memory: bytes per ms.
 const PCIE_PAGEABLE: f64 = 8.0e6;
+/// CPU Dixon lifting, one core: products per ms (det 500² 64-bit: 2152 steps of 4·n²
+/// products in 196–212 ms on the H200 host's 16 cores, ≈ 0.65·10^9/s per core; dev's
+/// cores ≈ 2.4·10^9/s).
+const CPU_LIFT_PER_CORE: f64 = 1.0e6;
+/// GPU lifting step: µs for the two exchanges between the blocks, and µs per 10^6
+/// entries of `A` times right-hand sides (H200: 5.1 µs a step at 500², 7.6 at 1000²).
+const GPU_STEP_US: f64 = 3.0;
+const GPU_STEP_US_PER_M: f64 = 5.0;
+/// Orders up to which the GPU lifting's rows fit in shared memory (64-bit entries, one
+/// right-hand side, an H200's 132 multiprocessors: about 1300).
+const GPU_LIFT_MAX_N: usize = 1300;
 
 /// Estimated milliseconds of one computation on each backend (the GPU's without its
 /// start-up, which [`Estimate::gpu_wins`] adds when it is still to come).
@@ -136,6 +149,36 @@ pub fn euclid(df: usize, dg: usize, count: f64) -> Estimate {
     }
 }
 
+/// Dixon's lifting for `A X = B` with `l` right-hand sides, `A` `n × n` with `bits`-bit
+/// entries: `2·Hadamard / 31` steps (Cramer's bounds; a solve may stop sooner), each
+/// `n²·l` products for the digits and `n²·l` per 29-bit limb of `A` for the update, after
+/// the inverse modulo p; on the GPU when `gpu`, else `otherwise`'s GPU time (the GPU's
+/// multimodular path).
+fn lifting(n: usize, bits: u64, l: usize, gpu: bool, otherwise: Estimate) -> Estimate {
+    let (nf, lf) = (n as f64, l as f64);
+    let steps = 2.0 * hadamard_bits(n, bits) / 31.0;
+    let limbs = (bits as f64 / 29.0).ceil().max(1.0);
+    let work = steps * nf * nf * lf * (1.0 + limbs) + nf * nf * nf;
+    Estimate {
+        cpu_ms: work / (CPU_LIFT_PER_CORE * cpu_threads()),
+        gpu_ms: match gpu {
+            true => {
+                steps * (GPU_STEP_US + GPU_STEP_US_PER_M * nf * nf * lf / 1e6) / 1e3
+                    + 4.0 * nf * nf * limbs / PCIE_PAGEABLE
+            }
+            false => otherwise.gpu_ms,
+        },
+    }
+}
+
+/// Whether the GPU lifts `A X = B` for `A` `n × n` with `bits`-bit entries and a
+/// right-hand side of `rhs_bits`: the residuals fit in 128 bits and the rows (about) in
+/// shared memory.
+fn gpu_lifts(n: usize, a_bits: u64, rhs_bits: u64) -> bool {
+    let bits = |b: u64| b.min(u32::MAX as u64) as u32;
+    n <= GPU_LIFT_MAX_N && residual_fits(n, bits(a_bits), bits(rhs_bits))
+}
+
 /// The shape and entry size of an input matrix, for the cost model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dims {
@@ -181,6 +224,12 @@ pub fn matrix(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
     let primes = |bits: f64| if modular { 1.0 } else { primes_for(bits) };
     let minors = || primes(hadamard_bits(n.min(cols), a.bits));
     match kind {
+        // The divisor trick (as `Method::Auto`): lifted on the CPU from DIXON_DET_MIN, on
+        // the GPU from DIXON_GPU_DET_MIN where it fits (multimodular there otherwise).
+        MatrixKind::Det if !modular && n == cols && n >= DIXON_DET_MIN => {
+            let gpu = n >= DIXON_GPU_DET_MIN && gpu_lifts(n, a.bits, 1);
+            lifting(n, a.bits, 1, gpu, det(n, minors()))
+        }
         MatrixKind::Det => det(n.max(cols), minors()),
         MatrixKind::Matmul => {
             let b = dims[1];
@@ -193,7 +242,27 @@ pub fn matrix(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
             gauss_jordan(n, cols, tried as f64)
         }
         MatrixKind::Inverse => gauss_jordan(n, 2 * n, minors()),
-        MatrixKind::Solve => gauss_jordan(n, n + dims[1].cols, minors()),
+        MatrixKind::Solve => {
+            let b = dims[1];
+            let multimodular = gauss_jordan(n, n + b.cols, minors());
+            if modular || n != cols {
+                return multimodular;
+            }
+            // As `Method::solve_lifting` for `Auto`.
+            let cpu = n >= DIXON_SOLVE_MIN && b.cols <= (n / 8).max(2);
+            let gpu = n >= DIXON_GPU_SOLVE_MIN
+                && b.cols <= (n / 64).max(1)
+                && gpu_lifts(n, a.bits, b.bits);
+            let lifted = lifting(n, a.bits, b.cols.max(1), gpu, multimodular);
+            Estimate {
+                cpu_ms: if cpu {
+                    lifted.cpu_ms
+                } else {
+                    multimodular.cpu_ms
+                },
+                gpu_ms: lifted.gpu_ms,
+            }
+        }
     }
 }
 
@@ -211,5 +280,36 @@ mod tests {
         // Once started, the GPU takes even mid-sized products of many primes.
         assert!(matmul(512, 512, 512, 32.0).gpu_wins(0.0));
         assert!(!matmul(512, 512, 512, 32.0).gpu_wins(1e9));
+    }
+
+    #[test]
+    fn the_divisor_trick_is_priced_as_lifted() {
+        let a = Dims {
+            rows: 500,
+            cols: 500,
+            bits: 64,
+        };
+        let multimodular = det(500, primes_for(hadamard_bits(500, 64)));
+        let lifted = matrix(MatrixKind::Det, &[a], false);
+        // 2152 steps of 4·500² products against ≈ 1100 eliminations of 500³/3.
+        assert!(lifted.cpu_ms * 5.0 < multimodular.cpu_ms, "{lifted:?}");
+        // On the GPU: 2152 steps of about 4 µs.
+        assert!((5.0..20.0).contains(&lifted.gpu_ms), "{lifted:?}");
+        // Entries too large for 128-bit residuals: the GPU's multimodular path.
+        let wide = Dims { bits: 90, ..a };
+        let w = matrix(MatrixKind::Det, &[wide], false);
+        assert_eq!(
+            w.gpu_ms,
+            det(500, primes_for(hadamard_bits(500, 90))).gpu_ms
+        );
+        // A solve with many right-hand sides stays multimodular on the CPU.
+        let b = Dims {
+            rows: 500,
+            cols: 100,
+            bits: 10,
+        };
+        let s = matrix(MatrixKind::Solve, &[a, b], false);
+        let m = gauss_jordan(500, 600, primes_for(hadamard_bits(500, 64)));
+        assert_eq!(s.cpu_ms, m.cpu_ms);
     }
 }

@@ -5,7 +5,6 @@ mod session;
 use clap::{Parser, Subcommand, ValueEnum};
 use rns::compare::{self, Preset};
 use rns::cost::{self, Dims, MatrixKind};
-use rns::det::hadamard_bits;
 use rns::{
     det_with_method, linalg, Backend, BackendChoice, Devices, IntMatrix, Method, ModMatrices,
     Result,
@@ -281,14 +280,7 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Det { file, opts } => {
             let modulus = opts.modulus;
-            let guess = peek(&file).map(|d| {
-                let n = d.rows.max(d.cols);
-                let primes = match modulus {
-                    Some(_) => 1.0,
-                    None => cost::primes_for(cost::hadamard_bits(n, d.bits)),
-                };
-                cost::det(n, primes)
-            });
+            let guess = peek(&file).map(|d| cost::matrix(MatrixKind::Det, &[d], modulus.is_some()));
             let mut session = Session::start(&opts.run, guess);
             match modulus {
                 Some(p) => {
@@ -301,8 +293,7 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 None => {
                     let a = IntMatrix::read(&file)?;
-                    let primes = hadamard_bits(&a).map_or(1.0, |b| cost::primes_for(b as f64));
-                    let est = cost::det(a.rows().max(a.cols()), primes);
+                    let est = cost::matrix(MatrixKind::Det, &[Dims::of(&a)], false);
                     let be = session.backend(est)?;
                     let expected = est.on(be.gpu().is_some());
                     let what = format!("det of a {}×{} matrix", a.rows(), a.cols());
