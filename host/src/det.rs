@@ -142,7 +142,7 @@ pub fn det_with_method(
         backend.det_integers(&basis, a.entries(), n)?
     } else {
         // Entries may exceed this small basis's range: reduced modulo each prime instead
-        // (on the device from the lifting's limbs, one pivot per launch for few primes).
+        // (on the device from the lifting's limbs, the few primes with the whole GPU).
         let mut dets = match (&on_device, backend.gpu()) {
             (Some(limbs), Some(gpu)) => {
                 // The primes not among those done while d was reconstructed.
