@@ -9,6 +9,7 @@ mod gauss_jordan;
 mod imma;
 mod limbs;
 mod linalg;
+mod lu;
 mod ozaki;
 mod resultant;
 mod tagged;

@@ -7,8 +7,7 @@ use super::launch::{grid_limit, launch, need, Det, Digits, Eliminate, Matmul, Re
 use super::memory::{moduli_words, MODULUS_WORDS};
 use super::pipeline::{HostIn, HostOut};
 use super::{Gpu, Packed};
-use crate::backend::matrices::columns_from;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::words::{Words, WordsRef};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::linalg::Elimination;
@@ -178,7 +177,7 @@ impl Gpu {
     /// Uploads integers packed as for [`Gpu::reduce_words`] (or number-major, as by
     /// [`Gpu::pack_number_major`], then transposed here) and reduces them modulo the
     /// `channels` device moduli `dm` into a new buffer (`channels × len`) on `s`.
-    fn reduce_packed(
+    pub(super) fn reduce_packed(
         &self,
         s: &Arc<CudaStream>,
         dm: &CudaSlice<u32>,
@@ -204,7 +203,7 @@ impl Gpu {
 
     /// Whether `len` packed integers reduced modulo `channels` moduli, with `extra` more
     /// words per channel, fit the memory budget at once.
-    fn fits_reduced(
+    pub(super) fn fits_reduced(
         &self,
         (_, neg, nwords): Packed,
         channels: usize,
@@ -248,77 +247,6 @@ impl Gpu {
         let mut dd = self.alloc_on(stream, s.channels)?;
         self.launch_det(stream, s, &mut dd, mats, dm)?;
         self.download_on(stream, &dd, s.channels)
-    }
-
-    /// Reduces integer matrix entries (packed as for [`Gpu::reduce_words`]) modulo every
-    /// channel straight into the elimination buffer and eliminates there: the residues
-    /// never cross PCIe. `None` when they do not fit the memory budget. With `keep =
-    /// Some(from)`, the columns `from..cols` of the eliminated matrices come back too
-    /// (gathered on the device, `rows × (cols − from)` words per channel): into `into`
-    /// when given (its length must be theirs; the returned vector is then empty), else in
-    /// a new vector.
-    #[allow(clippy::too_many_arguments)]
-    pub fn eliminate_words(
-        &self,
-        moduli: &[Modulus],
-        packed: Packed,
-        rows: usize,
-        cols: usize,
-        pivot_cols: usize,
-        jordan: bool,
-        keep: Option<usize>,
-        into: Option<&mut [u32]>,
-    ) -> Result<Option<(Vec<Elimination>, Vec<u32>)>> {
-        let channels = moduli.len();
-        let from = keep.unwrap_or(0).min(cols);
-        let kept = rows * (cols - from);
-        let gathered = if keep.is_some() && from > 0 { kept } else { 0 };
-        if !self.fits_reduced(packed, channels, 3 + gathered)? {
-            return Ok(None);
-        }
-        let streams = self.lease_streams(1)?;
-        let s = &streams[0];
-        let dm = self.upload_on(s, &moduli_words(moduli))?;
-        let mut dmats = self.reduce_packed(s, &dm, packed, (channels, false))?;
-        let (mut dr, mut dd) = (self.alloc_on(s, channels)?, self.alloc_on(s, channels)?);
-        let shape = Eliminate {
-            rows,
-            cols,
-            pivot_cols,
-            jordan,
-            channels,
-        };
-        self.launch_eliminate(s, shape, &mut dr, &mut dd, &mut dmats, &dm)?;
-        if gathered > 0 {
-            let mut dkept = self.alloc_on(s, channels * kept)?;
-            self.launch_gather_columns(s, &mut dkept, &dmats, (channels * rows, cols), from)?;
-            dmats = dkept;
-        }
-        let data = match (keep, into) {
-            (None, _) => Vec::new(),
-            (Some(_), None) => self.download_on(s, &dmats, channels * kept)?,
-            (Some(_), Some(out)) => {
-                if out.len() != channels * kept {
-                    return Err(Error::Internal(
-                        "an elimination's output of the wrong length".into(),
-                    ));
-                }
-                self.dtoh(s, &dmats.slice(0..channels * kept), out)?;
-                // Before anything else can fail: `out` may be page-locked, and the copy
-                // must not outlive it on an error path.
-                self.sync_stream(s)?;
-                Vec::new()
-            }
-        };
-        let (r, d) = (
-            self.download_on(s, &dr, channels)?,
-            self.download_on(s, &dd, channels)?,
-        );
-        let e = r
-            .into_iter()
-            .zip(d)
-            .map(|(rank, det)| Elimination { rank, det });
-        Ok(Some((e.collect(), data)))
     }
 
     /// The exact product of two integer matrices on the device: `a` (`n × k`) and `b`
@@ -439,46 +367,6 @@ impl Gpu {
         let (words, neg, nwords) = packed;
         let data = self.reduce_words(moduli, words, neg, neg.len(), nwords)?;
         Ok(self.det_per_channel(moduli, n, &data)?.into())
-    }
-
-    /// [`Gpu::eliminate_words`], or when the residues do not fit the device at once,
-    /// reduced and eliminated in chunks (`shape = (rows, cols, pivot_cols)`); with
-    /// `keep = Some(from)`, the matrices' columns `from..` into `into` when given, as there.
-    #[allow(clippy::too_many_arguments)]
-    pub fn eliminate_packed(
-        self: &Arc<Self>,
-        moduli: &[Modulus],
-        packed: Packed,
-        (rows, cols, pivot_cols): (usize, usize, usize),
-        jordan: bool,
-        keep: Option<usize>,
-        mut into: Option<&mut [u32]>,
-    ) -> Result<(Vec<Elimination>, Vec<u32>)> {
-        let now = into.as_deref_mut();
-        if let Some(r) =
-            self.eliminate_words(moduli, packed, rows, cols, pivot_cols, jordan, keep, now)?
-        {
-            return Ok(r);
-        }
-        let (w, neg, nwords) = packed;
-        let mut data = self.reduce_words(moduli, w, neg, neg.len(), nwords)?;
-        let all = keep.is_some();
-        let e =
-            self.eliminate_per_channel(moduli, rows, cols, pivot_cols, jordan, &mut data, all)?;
-        let Some(from) = keep else {
-            return Ok((e, Vec::new()));
-        };
-        let data = columns_from(data.into_vec(), cols, from);
-        match into {
-            None => Ok((e, data)),
-            Some(out) if out.len() == data.len() => {
-                out.copy_from_slice(&data);
-                Ok((e, Vec::new()))
-            }
-            Some(_) => Err(Error::Internal(
-                "an elimination's output of the wrong length".into(),
-            )),
-        }
     }
 
     /// `dst[r·w + j] = src[r·cols + from + j]` for `r < lines`, `j < w = cols − from`:

@@ -18,6 +18,7 @@
 pub mod config;
 pub(crate) mod device;
 pub mod dixon;
+mod eliminate;
 pub mod fault;
 mod few;
 pub mod launch;

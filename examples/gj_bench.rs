@@ -1,0 +1,91 @@
+//! Gauss–Jordan elimination of `[A | B]` modulo every prime of an exact solve's basis on
+//! the GPU (integers in, the kept columns `A⁻¹·B mod p` out: `Backend::eliminate_integers`,
+//! wall clock, median of 3 after a warm-up): `rns_eliminate` (one block per prime, one
+//! pivot at a time) against the blocked path with the updates on the tensor cores, by
+//! panels of several widths. Every variant's results equal `rns_eliminate`'s. Then the
+//! whole multimodular solve (`linalg::solve_with_method`) with its stages.
+//!
+//! `cargo run --release --example gj_bench -- [N [L [PANELS [RUNS]]]]`: `A` `N × N` (500)
+//! with 64-bit entries, `B` `N × L` 64-bit (`L = N`, the default: `B = I`, the inverse),
+//! panels a comma-separated list (`128,256`), RUNS timed runs of each (3; 1 skips the
+//! warm-up).
+
+use rns::bounds::cramer_bits;
+use rns::{linalg, Backend, BackendChoice, IntMatrix, Method, RnsBasis};
+use rns_suite::Gen;
+use std::sync::Arc;
+use std::time::Instant;
+
+type R<T> = Result<T, Box<dyn std::error::Error>>;
+
+fn main() -> R<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let n: usize = args.first().map_or(Ok(500), |s| s.parse())?;
+    let l: usize = args.get(1).map_or(Ok(n), |s| s.parse())?;
+    let panels: Vec<usize> = match args.get(2) {
+        Some(s) => s.split(',').map(str::parse).collect::<Result<_, _>>()?,
+        None => vec![128, 256],
+    };
+    let runs: usize = args.get(3).map_or(Ok(3), |s| s.parse())?;
+    let g = Backend::select(BackendChoice::Gpu)?;
+    let gpu = g.gpu().ok_or("no GPU")?.clone();
+    let mut gen = Gen::new(7);
+    let a = gen.matrix(n, n, 64);
+    let b = if l == n {
+        IntMatrix::identity(n)
+    } else {
+        gen.matrix(n, l, 64)
+    };
+    let (_, bits) = cramer_bits(&a, &b).ok_or("singular")?;
+    let basis = Arc::new(RnsBasis::for_bits(bits));
+    let ab = a.augment(&b)?;
+    let shape = (n, n + l, n);
+    println!(
+        "[A | B] {n}×{n} | {l}, 64-bit, {} primes ({bits} bits)",
+        basis.channels()
+    );
+    let time = |what: &str| -> R<(f64, Vec<u32>, Vec<u32>)> {
+        let mut ts = Vec::new();
+        let mut last = None;
+        for i in 0..runs + usize::from(runs > 1) {
+            let t = Instant::now();
+            let (e, data) = g.eliminate_integers(&basis, ab.entries(), shape, true, Some(n))?;
+            if runs == 1 || i > 0 {
+                ts.push(t.elapsed().as_secs_f64() * 1e3);
+            }
+            last = Some((e.iter().map(|e| e.det).collect(), data));
+        }
+        ts.sort_by(|x, y| x.partial_cmp(y).unwrap());
+        let ms = ts[ts.len() / 2];
+        println!("  {what}: {ms:.1} ms");
+        let (d, x) = last.unwrap();
+        Ok((ms, d, x))
+    };
+    gpu.config().set_tensor_cores(Some(false));
+    let (base, want_d, want_x) = time("rns_eliminate")?;
+    gpu.config().set_tensor_cores(Some(true));
+    for &p in &panels {
+        gpu.config().set_det_panel(Some(p));
+        let (ms, d, x) = time(&format!("tensor cores, panels of {p}"))?;
+        if d != want_d || x != want_x {
+            return Err(format!("panels of {p}: results differ from rns_eliminate").into());
+        }
+        println!("    {:.2}× rns_eliminate", base / ms);
+    }
+    gpu.config().set_det_panel(None);
+    gpu.config().set_tensor_cores(None);
+    for _ in 0..2 {
+        let t = Instant::now();
+        let (_, stages) = linalg::solve_with_method(&a, &b, &g, Method::Multimodular)?;
+        let s: Vec<String> = stages
+            .iter()
+            .map(|(w, d)| format!("{w} {:.1}", d.as_secs_f64() * 1e3))
+            .collect();
+        println!(
+            "  multimodular solve (default config): {:.1} ms [{}]",
+            t.elapsed().as_secs_f64() * 1e3,
+            s.join(", ")
+        );
+    }
+    Ok(())
+}
