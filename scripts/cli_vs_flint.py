@@ -8,7 +8,7 @@ reads from its statistics the CUDA start-up it waited for, and times FLINT's com
 alone (the matrices built beforehand) with 1 thread and with all cores
 (`flint.ctx.threads`). Answers must agree exactly.
 
-Usage: scripts/cli_vs_flint.py RNS_BINARY [--quick] [--only det,product,...]
+Usage: scripts/cli_vs_flint.py RNS_BINARY [--quick] [--only det,product,modmul,moddet,solve,inverse]
 """
 import os
 import random
@@ -120,6 +120,12 @@ def main():
     sa, sb = flint.fmpq_mat(flint.fmpz_mat(a)), flint.fmpq_mat(flint.fmpz_mat(b))
     cases.append(("solve", f"solve {n_solve}^2 64-bit over Q", ["solve", f"{d}/sa.txt", f"{d}/sb.txt"],
                   lambda: f"{n_solve} 1\n" + rat_text(sa.solve(sb)) + "\n", 1))
+    n_inv = 40 if quick else 200
+    a = rand_matrix(rng, n_inv, n_inv, 63)
+    write(f"{d}/ia.txt", a)
+    ia = flint.fmpq_mat(flint.fmpz_mat(a))
+    cases.append(("inverse", f"inverse {n_inv}^2 64-bit over Q", ["inverse", f"{d}/ia.txt"],
+                  lambda: f"{n_inv} {n_inv}\n" + rat_text(ia.inv()) + "\n", 1))
     cores = os.cpu_count()
     ok = True
     print(f"rns CLI (whole process, best of {REPS}) against FLINT {flint.__version__} (compute only), {cores} cores")

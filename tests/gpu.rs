@@ -448,3 +448,49 @@ fn every_method_matches_cpu() {
     assert_eq!(d, det(&six, &Backend::Cpu).unwrap());
     assert!(st.primes > 3, "{st:?}");
 }
+
+/// Checked conversions of a block of numbers or more run on the device as signed limbs
+/// (`Gpu::signed_limbs`): equal to the host's CRT from one prime to 2200, the range's
+/// edges included, also in chunks under a memory cap; a redundant residue that
+/// disagrees is reported at the same index as on the host.
+#[test]
+fn checked_conversions_by_device_limbs_match_the_host() {
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    for (k, len, cap) in [
+        (1, 300, None),
+        (3, 1000, None),
+        (70, 5000, None),
+        (70, 5000, Some(400_000)),
+        (2200, 300, None),
+    ] {
+        dev(&g).config().set_memory_limit(cap);
+        let b = basis(k);
+        let mut gen = Gen::new(k as u64);
+        let h = b.half().clone();
+        let mut values: Vec<Integer> = (0..len).map(|_| gen.in_range(&h)).collect();
+        let edges = [
+            Integer::new(),
+            Integer::from(1),
+            Integer::from(-1),
+            h.clone(),
+            Integer::from(-&h),
+            Integer::from(&h - 1u32),
+            Integer::from(1u32) - &h,
+        ];
+        for (i, e) in edges.into_iter().enumerate() {
+            values[7 + 31 * i] = e;
+        }
+        let x = RnsVec::from_integers(&b, &values).unwrap();
+        let what = format!("{k} primes, {len} numbers, cap {cap:?}");
+        assert_eq!(g.to_integers_checked(&x).unwrap(), values, "{what}");
+        let mut r = x.residues().to_vec();
+        let red = b.redundant().m;
+        for i in [123, 200] {
+            r[k * len + i] = (r[k * len + i] + 1) % red;
+        }
+        let bad = RnsVec::from_residues(&b, len, r).unwrap();
+        let want = Backend::Cpu.to_integers_checked(&bad).unwrap_err();
+        assert_eq!(g.to_integers_checked(&bad).unwrap_err(), want, "{what}");
+    }
+}

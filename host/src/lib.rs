@@ -31,6 +31,7 @@ pub mod det;
 pub mod dixon;
 pub mod dixon_gpu;
 pub mod error;
+pub mod fractions;
 pub mod interrupt;
 pub mod layout;
 pub mod limits;

@@ -32,12 +32,12 @@ use crate::bounds::{cramer_bits, log2_norm};
 use crate::dixon::solve_dixon;
 use crate::dixon_gpu::{lifts_on_gpu, solve_dixon_gpu};
 use crate::error::{Error, Result};
+use crate::fractions::over_denominator;
 use crate::matrix::{require_product, require_rhs, require_square, IntMatrix, RatMatrix};
 use crate::method::{Lifting, Method};
 use crate::modmat::ModMatrices;
 use crate::timing::Laps;
 use rayon::prelude::*;
-use rug::Rational;
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
@@ -151,11 +151,7 @@ pub fn solve_with_method(
         };
         if let Some(s) = lifted {
             let d = &s.denominator;
-            let x = s
-                .numerators
-                .into_par_iter()
-                .map(|y| Rational::from((y, d.clone())))
-                .collect();
+            let x = over_denominator(s.numerators, d).ok_or(Error::Singular { prime: None })?;
             let x = RatMatrix::new(n, l, x)?;
             laps.lap("fractions");
             return Ok((x, laps.into_stages()));
@@ -203,13 +199,10 @@ pub fn solve_with_method(
             }
         });
         laps.stage("det·X mod p")?;
-        let values = backend.reconstruct(&basis, len, out, "a solution")?;
+        let mut values = backend.reconstruct(&basis, len, out, "a solution")?;
         laps.stage("crt")?;
-        let det = &values[0];
-        let x = values[1..]
-            .par_iter()
-            .map(|y| Rational::from((y.clone(), det.clone())))
-            .collect();
+        let det = values.remove(0);
+        let x = over_denominator(values, &det).ok_or(Error::Singular { prime: None })?;
         let x = RatMatrix::new(n, l, x)?;
         laps.lap("fractions");
         return Ok((x, laps.into_stages()));

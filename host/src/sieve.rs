@@ -9,7 +9,7 @@ use rns_core::modulus::{MODULUS_MAX, MODULUS_MIN};
 const SEGMENT: u32 = 1 << 16;
 
 /// The odd primes up to `n`, by a plain sieve.
-fn odd_primes_to(n: u32) -> Vec<u32> {
+pub(crate) fn odd_primes_to(n: u32) -> Vec<u32> {
     let mut composite = vec![false; n as usize + 1];
     let mut out = Vec::new();
     for p in (3..=n).step_by(2) {

@@ -346,8 +346,17 @@ impl Backend {
 
     /// [`Backend::to_integers`], checked against the redundant channel
     /// ([`RnsVec::check_redundant`]): an error, never a wrong number, for a value that
-    /// left the range.
+    /// left the range. On the GPU, for a block of numbers or more, the device converts
+    /// the residues to signed binary limbs and checks them ([`Gpu::signed_limbs`]): the
+    /// host only copies each integer's limbs.
     pub fn to_integers_checked(&self, a: &RnsVec) -> Result<Vec<Integer>> {
+        let (b, k) = (a.basis(), a.basis().range_len());
+        if a.len() >= NUMBERS_PER_BLOCK as usize {
+            if let Some(g) = self.gpu_for(a.len() * k * k) {
+                let (limbs, flags, nlimbs) = g.signed_limbs(b.moduli(), a.residues(), a.len())?;
+                return crt::from_signed_limbs(&limbs, &flags, nlimbs, b.range_bits());
+            }
+        }
         a.check_redundant(self.to_integers(a)?)
     }
 

@@ -4,7 +4,7 @@
 //! (`rns_digits_limbs`, `rns_core::limbs`) with the redundant channel's check, so that
 //! the host reads and builds each integer with one copy.
 
-use super::launch::{grid_limit, launch, need};
+use super::launch::{grid_limit, launch, need, Digits};
 use super::memory::moduli_words;
 use super::tables::MrcTables;
 use super::Gpu;
@@ -12,6 +12,7 @@ use crate::backend::input::{fill_number_major, packed_width, signs};
 use crate::error::{Error, Result};
 use crate::words::Words;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
 use rns_core::Modulus;
 use rug::Integer;
 use std::sync::Arc;
@@ -45,6 +46,60 @@ impl Gpu {
         let mut words = self.result_words(nwords * values.len());
         fill_number_major(values, &mut words[..], nwords);
         (words, signs(values), nwords)
+    }
+
+    /// The signed binary limbs of `len` numbers given by their residues (`residues`,
+    /// channel-major) modulo `moduli` (the range channels, then the redundant one), by
+    /// mixed-radix digits and `rns_digits_limbs` on the device, in chunks of numbers
+    /// that fit the memory budget: the magnitudes (number-major, `nlimbs` each, least
+    /// significant first; page-locked when the pool lends it), the flags
+    /// (`rns_core::limbs::NEGATIVE`, `OUT_OF_RANGE` where the redundant residue
+    /// disagrees) and `nlimbs`, for [`crate::crt::from_signed_limbs`].
+    pub fn signed_limbs(
+        self: &Arc<Self>,
+        moduli: &[Modulus],
+        residues: &[u32],
+        len: usize,
+    ) -> Result<(Words, Vec<u32>, usize)> {
+        let channels = moduli.len();
+        if channels < 2 || residues.len() != channels * len {
+            return Err(Error::Internal(format!(
+                "limbs of {len} numbers from {} residues over {channels} channels",
+                residues.len()
+            )));
+        }
+        let (range, q) = (&moduli[..channels - 1], moduli[channels - 1]);
+        let t = self.mrc_tables(range)?;
+        let (k, nlimbs) = (t.k, t.limbs);
+        // Per number: its residues (then its limbs, limb-major), its digits (then its
+        // limbs, number-major) and its flag.
+        let chunk = self.chunk_items(len, 4 * (channels + k + 1), 0, 1, usize::MAX)?;
+        let mut out = self.result_words(nlimbs * len);
+        let mut flags = vec![0u32; len];
+        let streams = self.lease_streams(1)?;
+        let s = &streams[0];
+        for start in (0..len).step_by(chunk.max(1)) {
+            let cl = chunk.min(len - start);
+            let mut part = vec![0u32; channels * cl];
+            part.par_chunks_mut(cl).enumerate().for_each(|(c, p)| {
+                p.copy_from_slice(&residues[c * len + start..c * len + start + cl]);
+            });
+            let mut dres = self.upload_on(s, &part)?;
+            drop(part);
+            let mut digits = self.alloc_on(s, k * cl)?;
+            let shape = Digits { len: cl, k };
+            self.launch_digits(s, shape, &mut digits, &dres, None, &t.moduli, &t.table)?;
+            let mut dflags = self.alloc_on(s, cl)?;
+            self.dtod(s, &dres.slice(k * cl..channels * cl), &mut dflags)?;
+            self.launch_digits_limbs(s, &mut dres, &mut dflags, &digits, (&t, range), q, cl)?;
+            self.launch_transpose(s, &mut digits, &dres, (nlimbs, cl))?;
+            let dst = &mut out[start * nlimbs..(start + cl) * nlimbs];
+            self.dtoh(s, &digits.slice(0..nlimbs * cl), dst)?;
+            self.dtoh(s, &dflags, &mut flags[start..start + cl])?;
+            // Before the next chunk or an error: `out` may be page-locked.
+            self.sync_stream(s)?;
+        }
+        Ok((out, flags, nlimbs))
     }
 
     /// `rns_digits_limbs` on `len` numbers given by their digits over `range`

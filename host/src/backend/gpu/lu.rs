@@ -24,11 +24,17 @@ impl Gpu {
     /// tensor-core path: as the config says, and when every (channel, small modulus)
     /// fits the product kernel's grid.
     pub fn det_on_tensor_cores(&self, n: usize, channels: usize) -> bool {
+        self.config().tensor_det_for(n) && self.panels_fit((n, n), channels)
+    }
+
+    /// Whether `channels` matrices `n × cols` factor by more than one panel, every
+    /// (channel, small modulus) fitting the product kernel's grid.
+    fn panels_fit(&self, (n, cols): (usize, usize), channels: usize) -> bool {
         let panel = self.config().det_panel(n);
         n > panel
-            && self.config().tensor_det_for(n)
+            && cols >= n
             && channels.saturating_mul(panel_moduli(panel)) <= GRID_YZ
-            && u32::try_from(n * n).is_ok()
+            && u32::try_from(n * cols).is_ok()
     }
 
     /// Device words of scratch per channel that a determinant of `n × n` matrices
@@ -43,9 +49,10 @@ impl Gpu {
 
     /// Whether the Gauss–Jordan elimination of `n × cols` matrices (`cols ≥ n`, pivots
     /// in the first `n` columns) over `channels` channels takes the blocked path with
-    /// the tensor cores ([`Gpu::launch_gauss_jordan_tensor`]): as for determinants.
+    /// the tensor cores ([`Gpu::launch_gauss_jordan_tensor`]): as the config says
+    /// ([`super::GpuConfig::tensor_gauss_jordan_for`]), and when the panels fit.
     pub fn gauss_jordan_on_tensor_cores(&self, n: usize, cols: usize, channels: usize) -> bool {
-        cols >= n && self.det_on_tensor_cores(n, channels) && u32::try_from(n * cols).is_ok()
+        self.config().tensor_gauss_jordan_for(n) && self.panels_fit((n, cols), channels)
     }
 
     /// Device words of scratch per channel of a blocked factorization of `n × cols`
@@ -83,7 +90,7 @@ impl Gpu {
     /// `A⁻¹ · B` and `dets` their determinant; elsewhere `dets` is 0 and the matrix is
     /// left part-way (to be eliminated again by `rns_eliminate`). The columns of `A`
     /// are left as scratch.
-    pub(crate) fn launch_gauss_jordan_tensor(
+    pub fn launch_gauss_jordan_tensor(
         &self,
         stream: &Arc<CudaStream>,
         s: Eliminate,
