@@ -494,3 +494,34 @@ fn checked_conversions_by_device_limbs_match_the_host() {
         assert_eq!(g.to_integers_checked(&bad).unwrap_err(), want, "{what}");
     }
 }
+
+/// Large downloads into heap memory go through two page-locked buffers, piece by piece
+/// (`Gpu::dtoh_staged`): every word arrives, at lengths around the pieces of 2^24 words
+/// and from an offset.
+#[test]
+fn staged_downloads_bring_every_word_back() {
+    let Some(g) = gpu() else { return };
+    let d = dev(&g);
+    let n = (5 << 24) + 12_345;
+    let words: Vec<u32> = (0..n as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    let on = d.upload(&words).unwrap();
+    for (from, len) in [
+        (0, n),
+        (7, (2 << 24) - 7),
+        (1, (2 << 24) + 1),
+        (100, 4 << 24),
+    ] {
+        let mut back = vec![0u32; len];
+        d.dtoh_staged(d.stream(), (&on, from..from + len), &mut back)
+            .unwrap();
+        same(
+            &back,
+            &words[from..from + len],
+            &format!("{len} words from {from}"),
+        );
+    }
+    let mut short = vec![0u32; 10];
+    assert!(d.dtoh_staged(d.stream(), (&on, 0..11), &mut short).is_err());
+}

@@ -157,10 +157,7 @@ impl Gpu {
                 dmats = dkept;
             }
             if let Some(o) = out.as_deref_mut() {
-                self.dtoh(st, &dmats.slice(0..channels * kept), o)?;
-                // Before anything else can fail: `o` may be page-locked, and the copy
-                // must not outlive it on an error path.
-                self.sync_stream(st)?;
+                self.dtoh_staged(st, (&dmats, 0..channels * kept), o)?;
             }
             let dets = self.download_on(st, &dd, channels)?;
             let ranks = match blocked {

@@ -17,6 +17,9 @@ use rns_core::Modulus;
 use rug::Integer;
 use std::sync::Arc;
 
+/// Residues gathered per chunk of [`Gpu::signed_limbs`] (256 MiB).
+const GATHER_WORDS: usize = 1 << 26;
+
 /// Threads per block of `rns_digits_limbs`.
 const LIMBS_THREADS: u32 = 128;
 
@@ -73,19 +76,25 @@ impl Gpu {
         let (k, nlimbs) = (t.k, t.limbs);
         // Per number: its residues (then its limbs, limb-major), its digits (then its
         // limbs, number-major) and its flag.
-        let chunk = self.chunk_items(len, 4 * (channels + k + 1), 0, 1, usize::MAX)?;
+        // At most GATHER_WORDS residues a chunk: they are gathered in page-locked memory.
+        let most = (GATHER_WORDS / channels).max(1);
+        let chunk = self.chunk_items(len, 4 * (channels + k + 1), 0, 1, most)?;
         let mut out = self.result_words(nlimbs * len);
         let mut flags = vec![0u32; len];
         let streams = self.lease_streams(1)?;
         let s = &streams[0];
+        let pool = self.staging();
+        let mut gather = pool.take(self.context(), channels * chunk.min(len))?;
         for start in (0..len).step_by(chunk.max(1)) {
             let cl = chunk.min(len - start);
-            let mut part = vec![0u32; channels * cl];
+            let part = gather.slice_mut(channels * cl);
             part.par_chunks_mut(cl).enumerate().for_each(|(c, p)| {
                 p.copy_from_slice(&residues[c * len + start..c * len + start + cl]);
             });
-            let mut dres = self.upload_on(s, &part)?;
-            drop(part);
+            let mut dres = self.alloc_on(s, channels * cl)?;
+            self.htod(s, &*part, &mut dres)?;
+            // `gather` is page-locked: no error may leave it while the copy reads it.
+            self.sync_stream(s)?;
             let mut digits = self.alloc_on(s, k * cl)?;
             let shape = Digits { len: cl, k };
             self.launch_digits(s, shape, &mut digits, &dres, None, &t.moduli, &t.table)?;
@@ -93,12 +102,17 @@ impl Gpu {
             self.dtod(s, &dres.slice(k * cl..channels * cl), &mut dflags)?;
             self.launch_digits_limbs(s, &mut dres, &mut dflags, &digits, (&t, range), q, cl)?;
             self.launch_transpose(s, &mut digits, &dres, (nlimbs, cl))?;
-            let dst = &mut out[start * nlimbs..(start + cl) * nlimbs];
-            self.dtoh(s, &digits.slice(0..nlimbs * cl), dst)?;
             self.dtoh(s, &dflags, &mut flags[start..start + cl])?;
+            let locked = out.is_locked();
+            let dst = &mut out[start * nlimbs..(start + cl) * nlimbs];
+            match locked {
+                true => self.dtoh(s, &digits.slice(0..nlimbs * cl), dst)?,
+                false => self.dtoh_staged(s, (&digits, 0..nlimbs * cl), dst)?,
+            }
             // Before the next chunk or an error: `out` may be page-locked.
             self.sync_stream(s)?;
         }
+        pool.give(gather);
         Ok((out, flags, nlimbs))
     }
 
