@@ -117,20 +117,19 @@ mod tests {
         nums[101] = Integer::from(1 << 10);
         nums[500] = Integer::from(&big * &q);
         nums[999] = Integer::from(-1);
-        let got = over_denominator(nums.clone(), &d).unwrap();
-        let want: Vec<Rational> = nums
-            .into_iter()
-            .map(|y| Rational::from((y, d.clone())))
-            .collect();
-        assert_eq!(got, want);
+        assert_one_gcd_each(nums, &d);
         assert!(over_denominator(vec![Integer::from(1)], &Integer::new()).is_none());
     }
 
     #[test]
     fn small_denominators_and_few_numerators() {
         let d = Integer::from(-12);
-        let nums: Vec<Integer> = (-20..20).map(Integer::from).collect();
-        let got = over_denominator(nums.clone(), &d).unwrap();
+        assert_one_gcd_each((-20..20).map(Integer::from).collect(), &d);
+    }
+
+    /// [`over_denominator`] equals a canonicalisation (one gcd) per entry.
+    fn assert_one_gcd_each(nums: Vec<Integer>, d: &Integer) {
+        let got = over_denominator(nums.clone(), d).unwrap();
         let want: Vec<Rational> = nums
             .into_iter()
             .map(|y| Rational::from((y, d.clone())))

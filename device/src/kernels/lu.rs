@@ -217,14 +217,12 @@ pub unsafe extern "ptx-kernel" fn rns_lu_rows(
     k1: u32,
 ) {
     let (sa, sb, _) = det_shared();
-    let c = _block_idx_x() as usize;
-    if *dets.add(c) == 0 || k1 > n || k0 >= k1 || cols < n {
+    let Some(m) = live_channel(dets, moduli, (n, cols), (k0, k1)) else {
         return;
-    }
+    };
     let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
     let (tid, nt) = (ty * 16 + tx, 256);
-    let m = *moduli.add(c);
-    let a = mats.add(c * n as usize * cols as usize);
+    let a = mats.add(_block_idx_x() as usize * n as usize * cols as usize);
     let at = |i: u32, j: u32| a.add(i as usize * cols as usize + j as usize);
     let mut s0 = k0;
     while s0 < k1 {
@@ -233,6 +231,22 @@ pub unsafe extern "ptx-kernel" fn rns_lu_rows(
         update_tiles((sa, sb), at, (s0, s1), (s1, k1), (k1, cols), m, (tx, ty));
         s0 = s1;
     }
+}
+
+/// Channel `blockIdx.x`'s modulus, unless its determinant `dets[c]` is already 0 or
+/// the panel `k0..k1` does not fit its `n × cols` matrix.
+#[inline(always)]
+unsafe fn live_channel(
+    dets: *const u32,
+    moduli: *const Modulus,
+    (n, cols): (u32, u32),
+    (k0, k1): (u32, u32),
+) -> Option<Modulus> {
+    let c = _block_idx_x() as usize;
+    if *dets.add(c) == 0 || k1 > n || k0 >= k1 || cols < n {
+        return None;
+    }
+    Some(*moduli.add(c))
 }
 
 /// The Gauss–Jordan step after `rns_lu_rows` and the update below the panel: the rows
@@ -254,14 +268,12 @@ pub unsafe extern "ptx-kernel" fn rns_lu_upper(
     k1: u32,
 ) {
     let (sa, sb, _) = det_shared();
-    let c = _block_idx_x() as usize;
-    if *dets.add(c) == 0 || k1 > n || k0 >= k1 || cols < n {
+    let Some(m) = live_channel(dets, moduli, (n, cols), (k0, k1)) else {
         return;
-    }
+    };
     let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
     let (tid, nt) = (ty * 16 + tx, 256);
-    let m = *moduli.add(c);
-    let a = mats.add(c * n as usize * cols as usize);
+    let a = mats.add(_block_idx_x() as usize * n as usize * cols as usize);
     let at = |i: u32, j: u32| a.add(i as usize * cols as usize + j as usize);
     let inverses = sa as *mut u32;
     let mut s1 = k1;
