@@ -8,13 +8,14 @@
 //! `cargo run --release --example gj_bench -- [N [L [PANELS [RUNS]]]]`: `A` `N × N` (500)
 //! with 64-bit entries, `B` `N × L` 64-bit (`L = N`, the default: `B = I`, the inverse),
 //! panels a comma-separated list (`128,256`), RUNS timed runs of each (3; 1 skips the
-//! warm-up).
+//! warm-up). With a fifth argument `convert`: only the checked conversion of `N·L`
+//! random numbers of about `69·N` bits (a solve's `det A · X`), stage by stage.
 
 use rns::backend::gpu::launch::Eliminate;
 use rns::backend::gpu::memory::moduli_words;
 use rns::backend::gpu::Gpu;
 use rns::bounds::cramer_bits;
-use rns::{linalg, Backend, BackendChoice, IntMatrix, Method, RnsBasis, RnsVec};
+use rns::{crt, linalg, Backend, BackendChoice, IntMatrix, Method, RnsBasis, RnsVec};
 use rns_suite::Gen;
 use std::sync::Arc;
 use std::time::Instant;
@@ -32,6 +33,9 @@ fn main() -> R<()> {
     let runs: usize = args.get(3).map_or(Ok(3), |s| s.parse())?;
     let g = Backend::select(BackendChoice::Gpu)?;
     let gpu = g.gpu().ok_or("no GPU")?.clone();
+    if args.get(4).map(String::as_str) == Some("convert") {
+        return convert(&g, n * l, (n * 69) as u64);
+    }
     let mut gen = Gen::new(7);
     let a = gen.matrix(n, n, 64);
     let b = if l == n {
@@ -142,5 +146,53 @@ fn resident(g: &Arc<Gpu>, basis: &Arc<RnsBasis>, (n, cols): (usize, usize), runs
     if out[0].0 != out[1].0 || keep(&out[0].1) != keep(&out[1].1) {
         return Err("resident: the blocked path disagrees with rns_eliminate".into());
     }
+    Ok(())
+}
+
+/// The checked conversion of `len` random numbers below `2^bits` from their residues,
+/// stage by stage (wall clock, one run after a warm-up): the residues' check
+/// (`RnsVec::from_residues`), the device's signed limbs, the host's integers; then the
+/// library call that does all three. The integers must equal the library's.
+fn convert(g: &Backend, len: usize, bits: u64) -> R<()> {
+    let basis = Arc::new(RnsBasis::for_bits(bits));
+    let gpu = g.gpu().ok_or("no GPU")?;
+    let residues = {
+        let mut gen = Gen::new(3);
+        let values: Vec<_> = (0..len).map(|_| gen.signed(bits as u32 - 2)).collect();
+        g.to_rns(&basis, &values)?.residues().to_vec()
+    };
+    println!(
+        "conversion of {len} numbers over {} primes",
+        basis.channels()
+    );
+    let mut last = None;
+    for run in 0..2 {
+        let t = Instant::now();
+        let v = RnsVec::from_residues(&basis, len, residues.clone())?;
+        let t_check = t.elapsed();
+        let t = Instant::now();
+        let (limbs, flags, nlimbs) = gpu.signed_limbs(basis.moduli(), v.residues(), len)?;
+        let t_limbs = t.elapsed();
+        let t = Instant::now();
+        let ints = crt::from_signed_limbs(&limbs, &flags, nlimbs, basis.range_bits())?;
+        let t_ints = t.elapsed();
+        let t = Instant::now();
+        let lib = g.to_integers_checked(&v)?;
+        let t_lib = t.elapsed();
+        if ints != lib {
+            return Err("the stages and the library call disagree".into());
+        }
+        if run == 1 {
+            println!(
+                "  check {:.1} ms, device limbs {:.1} ms, integers {:.1} ms; library call {:.1} ms",
+                t_check.as_secs_f64() * 1e3,
+                t_limbs.as_secs_f64() * 1e3,
+                t_ints.as_secs_f64() * 1e3,
+                t_lib.as_secs_f64() * 1e3
+            );
+        }
+        last = Some(lib.len());
+    }
+    println!("  {} integers", last.unwrap_or(0));
     Ok(())
 }
