@@ -4,8 +4,10 @@
 //! (optional leading `-`), separated by spaces or tabs. Blank lines are ignored.
 
 use crate::error::{Error, Result};
+use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;
 use rug::{Integer, Rational};
+use std::ffi::CStr;
 use std::fmt::{self, Write as _};
 use std::io::Read;
 
@@ -176,29 +178,43 @@ pub fn parse_entries<T: Send>(
     Ok((rows, cols, data))
 }
 
-/// Writes `x` in decimal (machine integers without GMP's string conversion).
+/// Writes `x` in decimal: machine integers without GMP's string conversion, larger ones
+/// by GMP straight into `out` (no string of their own).
 pub fn write_integer(out: &mut String, x: &Integer) {
-    match x.to_i64() {
-        Some(v) => {
-            let _ = write!(out, "{v}");
-        }
-        None => {
-            let _ = write!(out, "{x}");
-        }
+    if let Some(v) = x.to_i64() {
+        let _ = write!(out, "{v}");
+        return;
+    }
+    let raw = x.as_raw();
+    // SAFETY: `raw` is a valid mpz for the call. GMP's digit count may exceed the true
+    // one by one; with the sign and the terminating NUL, `need` bytes suffice for
+    // `mpz_get_str`, which writes ASCII digits (and `-`) then a NUL into the reserved
+    // spare capacity. Only the bytes before the NUL join the string: it stays UTF-8.
+    unsafe {
+        let need = gmp::mpz_sizeinbase(raw, 10) + 2;
+        let bytes = out.as_mut_vec();
+        bytes.reserve(need);
+        let at = bytes.as_mut_ptr().add(bytes.len());
+        gmp::mpz_get_str(at.cast(), 10, raw);
+        let len = CStr::from_ptr(at.cast()).to_bytes().len();
+        bytes.set_len(bytes.len() + len);
     }
 }
 
-/// The text format's body: `rows` lines of `cols` entries, each written by `entry`, by
-/// all cores (a row per task).
+/// The text format: `header`, then `rows` lines of `cols` entries, each written by
+/// `entry` into a line that reserves `width` bytes per entry (an upper bound keeps each
+/// line from growing), by all cores (a row per task).
 pub fn rows_text<T: Sync>(
+    header: String,
     data: &[T],
     cols: usize,
+    width: impl Fn(&T) -> usize + Sync,
     entry: impl Fn(&mut String, &T) + Sync,
 ) -> String {
     let lines: Vec<String> = data
         .par_chunks(cols.max(1))
         .map(|row| {
-            let mut line = String::with_capacity(row.len() * 8);
+            let mut line = String::with_capacity(row.iter().map(&width).sum::<usize>() + 1);
             for (j, x) in row.iter().enumerate() {
                 if j > 0 {
                     line.push(' ');
@@ -209,7 +225,34 @@ pub fn rows_text<T: Sync>(
             line
         })
         .collect();
-    lines.concat()
+    join(&header, &lines)
+}
+
+/// Bytes that bound `x` in decimal with its sign and a separator (log10 2 < 1233/4096).
+pub fn decimal_width(x: &Integer) -> usize {
+    ((x.significant_bits() as usize * 1233) >> 12) + 3
+}
+
+/// `head`, then the strings one after another, copied by all cores into a buffer that
+/// the system zeroes on first touch (a large text copied by one core costs about as much
+/// as writing it).
+fn join(head: &str, parts: &[String]) -> String {
+    let total = head.len() + parts.iter().map(String::len).sum::<usize>();
+    let mut bytes = vec![0u8; total];
+    let (first, mut rest) = bytes.split_at_mut(head.len());
+    first.copy_from_slice(head.as_bytes());
+    let mut pieces = Vec::with_capacity(parts.len());
+    for p in parts {
+        let (piece, tail) = rest.split_at_mut(p.len());
+        pieces.push(piece);
+        rest = tail;
+    }
+    pieces
+        .into_par_iter()
+        .zip(parts)
+        .for_each(|(piece, p)| piece.copy_from_slice(p.as_bytes()));
+    // SAFETY: the bytes are the UTF-8 strings `head` and `parts`, whole, in order.
+    unsafe { String::from_utf8_unchecked(bytes) }
 }
 
 /// Reads a whole file, or standard input for `-` (under MPI, on rank 0 only, and
@@ -333,13 +376,19 @@ impl IntMatrix {
         let name = if path == "-" { "<stdin>" } else { path };
         Self::parse(&text, name)
     }
+
+    /// The text format that [`IntMatrix::parse`] reads (also its `Display`), written by
+    /// all cores.
+    pub fn to_text(&self) -> String {
+        let header = format!("{} {}\n", self.rows, self.cols);
+        rows_text(header, &self.data, self.cols, decimal_width, write_integer)
+    }
 }
 
 impl fmt::Display for IntMatrix {
     /// Writes the text format that [`IntMatrix::parse`] reads.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{} {}", self.rows, self.cols)?;
-        f.write_str(&rows_text(&self.data, self.cols, write_integer))
+        f.write_str(&self.to_text())
     }
 }
 
@@ -382,21 +431,27 @@ impl RatMatrix {
     pub fn entries(&self) -> &[Rational] {
         &self.data
     }
+
+    /// The text format of [`IntMatrix`] with entries `p/q` (also its `Display`), written
+    /// by all cores.
+    pub fn to_text(&self) -> String {
+        let header = format!("{} {}\n", self.rows, self.cols);
+        let width = |x: &Rational| decimal_width(x.numer()) + decimal_width(x.denom());
+        rows_text(header, &self.data, self.cols, width, |out, x| {
+            write_integer(out, x.numer());
+            if *x.denom() != 1 {
+                out.push('/');
+                write_integer(out, x.denom());
+            }
+        })
+    }
 }
 
 impl fmt::Display for RatMatrix {
     /// The text format of [`IntMatrix`], with entries `p/q` (`q > 0`, lowest terms) and
     /// integers without a denominator.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{} {}", self.rows, self.cols)?;
-        let text = rows_text(&self.data, self.cols, |out, x| {
-            write_integer(out, x.numer());
-            if *x.denom() != 1 {
-                out.push('/');
-                write_integer(out, x.denom());
-            }
-        });
-        f.write_str(&text)
+        f.write_str(&self.to_text())
     }
 }
 
@@ -426,5 +481,50 @@ mod tests {
         for bad in ["", "-", "+1", "1-", "1.0", "١٢", "12a"] {
             assert_eq!(parse_integer(bad), None, "{bad:?}");
         }
+    }
+
+    /// The text writers at the edges of the machine-integer path and far beyond it
+    /// (GMP's digits written in place): the same text as rug's own formatting, entry by
+    /// entry, and read back to the same matrices.
+    #[test]
+    fn text_is_rugs_formatting_and_reads_back() {
+        let big = Integer::from(1) << 2000u32;
+        let mut values: Vec<Integer> = [0i64, 1, -1, 9, -10, i64::MAX, i64::MIN]
+            .iter()
+            .map(|&v| Integer::from(v))
+            .collect();
+        values.extend([
+            Integer::from(i64::MAX) + 1,
+            Integer::from(i64::MIN) - 1,
+            Integer::from(u64::MAX),
+            -Integer::from(u64::MAX) - 1,
+            big.clone() - 1,
+            -big.clone(),
+            Integer::from(Integer::u_pow_u(10, 600)) - 1,
+            -Integer::from(Integer::u_pow_u(10, 600)),
+        ]);
+        let (rows, cols) = (3, values.len());
+        let data: Vec<Integer> = (0..rows).flat_map(|_| values.iter().cloned()).collect();
+        let m = IntMatrix::new(rows, cols, data).unwrap();
+        let line: Vec<String> = values.iter().map(|x| x.to_string()).collect();
+        let want = format!("{rows} {cols}\n") + &format!("{}\n", line.join(" ")).repeat(rows);
+        assert_eq!(m.to_text(), want);
+        assert_eq!(m.to_string(), want);
+        assert_eq!(IntMatrix::parse(&m.to_text(), "test").unwrap(), m);
+        for x in &values {
+            let mut s = String::new();
+            write_integer(&mut s, x);
+            assert!(s.len() < decimal_width(x), "{s} within its width bound");
+        }
+        let q: Vec<Rational> = values
+            .iter()
+            .zip(values.iter().rev())
+            .map(|(n, d)| {
+                Rational::from((n.clone(), if *d == 0 { big.clone() } else { d.clone() }))
+            })
+            .collect();
+        let r = RatMatrix::new(1, q.len(), q.clone()).unwrap();
+        let line: Vec<String> = q.iter().map(|x| x.to_string()).collect();
+        assert_eq!(r.to_text(), format!("1 {}\n{}\n", q.len(), line.join(" ")));
     }
 }

@@ -185,15 +185,16 @@ impl ModMatrices {
     /// Matrix `c` in the text format of [`IntMatrix`] (entries in `[0, p)`), written by
     /// all cores.
     pub fn to_text(&self, c: usize) -> String {
-        let mut s = format!("{} {}\n", self.rows, self.cols);
-        s.push_str(&crate::matrix::rows_text(
+        let header = format!("{} {}\n", self.rows, self.cols);
+        crate::matrix::rows_text(
+            header,
             self.matrix(c),
             self.cols,
+            |_| 11,
             |out, x| {
                 let _ = std::fmt::Write::write_fmt(out, format_args!("{x}"));
             },
-        ));
-        s
+        )
     }
 
     fn require_square(&self, what: &str) -> Result<usize> {

@@ -25,6 +25,11 @@ impl Laps {
         }
     }
 
+    /// Whether no stage was timed yet.
+    pub fn is_empty(&self) -> bool {
+        self.stages.is_empty()
+    }
+
     /// Ends the stage `name` now (it began at the previous lap or the start); returns its
     /// length.
     pub fn lap(&mut self, name: &'static str) -> Duration {

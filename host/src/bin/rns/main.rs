@@ -173,18 +173,26 @@ fn matrix_command(
     files: &[&str],
     opts: ModOpts,
     kind: MatrixKind,
-    over_q: impl FnOnce(&[IntMatrix], &Backend, Method) -> Result<(String, Stages)>,
-    mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<String>,
+    over_q: impl FnOnce(&[IntMatrix], &Backend, Method) -> Result<(Text, Stages)>,
+    mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<Text>,
 ) -> Result<()> {
     let peeked: Option<Vec<Dims>> = files.iter().map(|f| peek(f)).collect();
     let guess = peeked.map(|d| cost::matrix(kind, &d, opts.modulus.is_some()));
     let mut session = Session::start(&opts.run, guess);
     let (out, stages) = match opts.modulus {
         None => {
+            let texts = files
+                .iter()
+                .map(|f| rns::matrix::read_source(f))
+                .collect::<Result<Vec<_>>>()?;
+            session.lap("read");
             let mats = files
                 .iter()
-                .map(|f| IntMatrix::read(f))
+                .zip(&texts)
+                .map(|(f, text)| IntMatrix::parse(text, if *f == "-" { "<stdin>" } else { f }))
                 .collect::<Result<Vec<_>>>()?;
+            drop(texts);
+            session.lap("parse");
             let dims: Vec<Dims> = mats.iter().map(Dims::of).collect();
             let est = cost::matrix(kind, &dims, false);
             let backend = session.backend(est)?;
@@ -212,9 +220,19 @@ fn matrix_command(
             (out, Vec::new())
         }
     };
-    session.print(&out, &stages);
+    // Only the first rank prints.
+    let text = if rns::cluster::is_root() {
+        out()
+    } else {
+        String::new()
+    };
+    session.lap("format");
+    session.print(&text, &stages);
     Ok(())
 }
+
+/// A result's text, made after the computation so that `--stats` times it apart.
+type Text = Box<dyn FnOnce() -> String>;
 
 /// Options of `rns compare` (also used by `examples/compare.rs`).
 #[derive(clap::Args)]
@@ -323,15 +341,27 @@ fn run(cli: Cli) -> Result<()> {
             &[&a, &b],
             opts,
             MatrixKind::Matmul,
-            |m, be, _| Ok((linalg::matmul(&m[0], &m[1], be)?.to_string(), Vec::new())),
-            |m, be| Ok(be.matmul_mod(&m[0], &m[1])?.to_text(0)),
+            |m, be, _| {
+                let c = linalg::matmul(&m[0], &m[1], be)?;
+                Ok((Box::new(move || c.to_text()), Vec::new()))
+            },
+            |m, be| {
+                let c = be.matmul_mod(&m[0], &m[1])?;
+                Ok(Box::new(move || c.to_text(0)))
+            },
         ),
         Command::Rank { a, opts } => matrix_command(
             &[&a],
             opts,
             MatrixKind::Rank,
-            |m, be, _| Ok((format!("{}\n", linalg::rank(&m[0], be)?), Vec::new())),
-            |m, be| Ok(format!("{}\n", be.rank_mod(&m[0])?[0])),
+            |m, be, _| {
+                let r = linalg::rank(&m[0], be)?;
+                Ok((Box::new(move || format!("{r}\n")), Vec::new()))
+            },
+            |m, be| {
+                let r = be.rank_mod(&m[0])?[0];
+                Ok(Box::new(move || format!("{r}\n")))
+            },
         ),
         Command::Inverse { a, opts } => matrix_command(
             &[&a],
@@ -340,9 +370,12 @@ fn run(cli: Cli) -> Result<()> {
             |m, be, method| {
                 let id = IntMatrix::identity(m[0].rows());
                 let (x, st) = linalg::solve_with_method(&m[0], &id, be, method)?;
-                Ok((x.to_string(), st))
+                Ok((Box::new(move || x.to_text()) as Text, st))
             },
-            |m, be| Ok(be.inverse_mod(&m[0])?.to_text(0)),
+            |m, be| {
+                let x = be.inverse_mod(&m[0])?;
+                Ok(Box::new(move || x.to_text(0)))
+            },
         ),
         Command::Solve { a, b, opts } => matrix_command(
             &[&a, &b],
@@ -350,9 +383,12 @@ fn run(cli: Cli) -> Result<()> {
             MatrixKind::Solve,
             |m, be, method| {
                 let (x, st) = linalg::solve_with_method(&m[0], &m[1], be, method)?;
-                Ok((x.to_string(), st))
+                Ok((Box::new(move || x.to_text()) as Text, st))
             },
-            |m, be| Ok(be.solve_mod(&m[0], &m[1])?.to_text(0)),
+            |m, be| {
+                let x = be.solve_mod(&m[0], &m[1])?;
+                Ok(Box::new(move || x.to_text(0)))
+            },
         ),
         Command::Resultant { f, g, opts } => {
             let mut session = Session::start(&opts, None);

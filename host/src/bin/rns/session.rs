@@ -77,7 +77,9 @@ impl Session {
     /// model expects to finish first, counting what is left of CUDA's start-up (the CPU
     /// when no GPU is usable).
     pub(crate) fn backend(&mut self, est: Estimate) -> Result<Backend> {
-        self.laps.lap("read, parse");
+        if self.laps.is_empty() {
+            self.laps.lap("read, parse");
+        }
         let gpus = || Backend::select_devices(BackendChoice::Gpu, &self.devices);
         let backend = match self.backend {
             BackendArg::Cpu => Backend::Cpu,
@@ -123,6 +125,11 @@ impl Session {
             ));
         }
         Ok(backend)
+    }
+
+    /// Ends the stage `name` of `--stats` now.
+    pub(crate) fn lap(&mut self, name: &'static str) {
+        self.laps.lap(name);
     }
 
     /// Runs `f`, with a spinner on standard error when it is a terminal and the work is
