@@ -27,6 +27,7 @@ pub mod cluster;
 pub mod compare;
 pub mod cost;
 pub mod crt;
+pub mod decimal;
 pub mod det;
 pub mod dixon;
 pub mod dixon_gpu;

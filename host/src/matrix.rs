@@ -3,13 +3,13 @@
 //! Format: a first line `rows cols`, then `rows` lines of `cols` decimal integers
 //! (optional leading `-`), separated by spaces or tabs. Blank lines are ignored.
 
+use crate::decimal::parse_digits;
+pub use crate::decimal::{decimal_width, write_integer};
 use crate::error::{Error, Result};
-use gmp_mpfr_sys::gmp;
 use rayon::prelude::*;
 use rug::{Integer, Rational};
-use std::ffi::CStr;
-use std::fmt::{self, Write as _};
-use std::io::Read;
+use std::fmt;
+use std::io::{self, Read, Seek, SeekFrom};
 
 /// A dense row-major matrix of signed big integers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -59,7 +59,13 @@ pub fn parse_integer(token: &str) -> Option<Integer> {
     match classify(token)? {
         Token::Small(v) => Some(Integer::from(v)),
         Token::Medium(v) => Some(Integer::from(v)),
-        Token::Large => Integer::from_str_radix(token, 10).ok(),
+        Token::Large => {
+            let (neg, digits) = match token.strip_prefix('-') {
+                Some(d) => (true, d),
+                None => (false, token),
+            };
+            Some(parse_digits(digits.as_bytes(), neg))
+        }
     }
 }
 
@@ -178,29 +184,6 @@ pub fn parse_entries<T: Send>(
     Ok((rows, cols, data))
 }
 
-/// Writes `x` in decimal: machine integers without GMP's string conversion, larger ones
-/// by GMP straight into `out` (no string of their own).
-pub fn write_integer(out: &mut String, x: &Integer) {
-    if let Some(v) = x.to_i64() {
-        let _ = write!(out, "{v}");
-        return;
-    }
-    let raw = x.as_raw();
-    // SAFETY: `raw` is a valid mpz for the call. GMP's digit count may exceed the true
-    // one by one; with the sign and the terminating NUL, `need` bytes suffice for
-    // `mpz_get_str`, which writes ASCII digits (and `-`) then a NUL into the reserved
-    // spare capacity. Only the bytes before the NUL join the string: it stays UTF-8.
-    unsafe {
-        let need = gmp::mpz_sizeinbase(raw, 10) + 2;
-        let bytes = out.as_mut_vec();
-        bytes.reserve(need);
-        let at = bytes.as_mut_ptr().add(bytes.len());
-        gmp::mpz_get_str(at.cast(), 10, raw);
-        let len = CStr::from_ptr(at.cast()).to_bytes().len();
-        bytes.set_len(bytes.len() + len);
-    }
-}
-
 /// The text format: `header`, then `rows` lines of `cols` entries, each written by
 /// `entry` into a line that reserves `width` bytes per entry (an upper bound keeps each
 /// line from growing), by all cores (a row per task).
@@ -226,11 +209,6 @@ pub fn rows_text<T: Sync>(
         })
         .collect();
     join(&header, &lines)
-}
-
-/// Bytes that bound `x` in decimal with its sign and a separator (log10 2 < 1233/4096).
-pub fn decimal_width(x: &Integer) -> usize {
-    ((x.significant_bits() as usize * 1233) >> 12) + 3
 }
 
 /// `head`, then the strings one after another, copied by all cores into a buffer that
@@ -265,8 +243,41 @@ pub fn read_source(path: &str) -> Result<String> {
             std::io::stdin().read_to_string(&mut s).map_err(io_err)?;
             Ok(s)
         } else {
-            std::fs::read_to_string(path).map_err(io_err)
+            read_file(path, PARALLEL_READ_BYTES, READ_PIECE).map_err(io_err)
         }
+    })
+}
+
+/// Files of at least this many bytes are read by all cores, in pieces.
+const PARALLEL_READ_BYTES: u64 = 64 << 20;
+/// Bytes of a piece of a file read by all cores.
+const READ_PIECE: usize = 16 << 20;
+
+/// A whole file as UTF-8 text; from `parallel` bytes on, its pieces of `piece` bytes read
+/// by all cores into memory that the system zeroes on first touch (one core copies from
+/// the page cache at 1–2 GB/s).
+fn read_file(path: &str, parallel: u64, piece: usize) -> io::Result<String> {
+    let mut file = std::fs::File::open(path)?;
+    let meta = file.metadata()?;
+    let mut bytes = Vec::new();
+    #[cfg(unix)]
+    if meta.is_file() && meta.len() >= parallel {
+        use std::os::unix::fs::FileExt;
+        let len = usize::try_from(meta.len()).map_err(io::Error::other)?;
+        bytes = vec![0u8; len];
+        bytes
+            .par_chunks_mut(piece.max(1))
+            .enumerate()
+            .try_for_each(|(i, p)| file.read_exact_at(p, (i * piece.max(1)) as u64))?;
+        // Whatever a file that grew meanwhile holds beyond, read as usual.
+        file.seek(SeekFrom::Start(len as u64))?;
+    }
+    file.read_to_end(&mut bytes)?;
+    String::from_utf8(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
     })
 }
 
@@ -526,5 +537,26 @@ mod tests {
         let r = RatMatrix::new(1, q.len(), q.clone()).unwrap();
         let line: Vec<String> = q.iter().map(|x| x.to_string()).collect();
         assert_eq!(r.to_text(), format!("1 {}\n{}\n", q.len(), line.join(" ")));
+    }
+
+    /// A file read in pieces by all cores (pieces of an odd size, the last one short)
+    /// is the file; bytes that are not UTF-8 are refused either way.
+    #[test]
+    fn files_read_in_pieces_are_whole() {
+        let dir = std::env::temp_dir().join(format!("rns-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("m.txt");
+        let text: String = (0..20_000).map(|i| format!("{} ", i * 7919)).collect();
+        std::fs::write(&path, &text).unwrap();
+        let p = path.to_str().unwrap();
+        for (parallel, piece) in [(0, 4097), (0, 1), (0, 1 << 30), (u64::MAX, 4097)] {
+            assert_eq!(read_file(p, parallel, piece).unwrap(), text);
+        }
+        std::fs::write(&path, [b'1', 0xff, b'2']).unwrap();
+        for parallel in [0, u64::MAX] {
+            let e = read_file(p, parallel, 2).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidData);
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
