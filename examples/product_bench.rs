@@ -64,8 +64,9 @@ fn main() -> R<()> {
     let (mut resident_default, mut e2e_default) = (-1.0, -1.0);
     match Backend::select(BackendChoice::Gpu) {
         Ok(gpu) => {
+            breakdown(&gpu, &basis, (&a, &b), "cold, the process's first")?;
             (resident_default, e2e_default) = on_gpu(&gpu, &basis, (&a, &b), &mut want)?;
-            breakdown(&gpu, &basis, (&a, &b))?;
+            breakdown(&gpu, &basis, (&a, &b), "warm")?;
             let det_n: usize = args.get(3).map_or(Ok(1000), |s| s.parse())?;
             det_on_gpu(&gpu, det_n)?;
         }
@@ -207,11 +208,16 @@ fn det_on_gpu(gpu: &Backend, n: usize) -> R<()> {
 }
 
 /// The stages of the library's exact product on the GPU, each timed on its own (wall
-/// clock, one run after the warm-ups above): packing the integers, the device's part
+/// clock, one run: `when` says whether the process had multiplied before): packing the integers, the device's part
 /// (upload, reduction, products, mixed-radix digits, signed limbs with the redundant
 /// channel's check, their transpose to number-major order, download), the integers from
 /// their limbs, freeing them.
-fn breakdown(gpu: &Backend, basis: &Arc<RnsBasis>, (a, b): (&IntMatrix, &IntMatrix)) -> R<()> {
+fn breakdown(
+    gpu: &Backend,
+    basis: &Arc<RnsBasis>,
+    (a, b): (&IntMatrix, &IntMatrix),
+    when: &str,
+) -> R<()> {
     let g = gpu.gpu().ok_or("no GPU backend")?;
     let (n, k, p) = (a.rows(), a.cols(), b.cols());
     let mut lap = Instant::now();
@@ -237,7 +243,7 @@ fn breakdown(gpu: &Backend, basis: &Arc<RnsBasis>, (a, b): (&IntMatrix, &IntMatr
     let total: f64 = laps.iter().map(|l| l.1).sum();
     let parts: Vec<String> = laps.iter().map(|(w, t)| format!("{w} {t:.1}")).collect();
     println!(
-        "library product stages (ms): {} = {total:.1}",
+        "library product stages, {when} (ms): {} = {total:.1}",
         parts.join(", ")
     );
     Ok(())
