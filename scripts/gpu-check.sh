@@ -2,9 +2,11 @@
 # Builds the test and benchmark binaries here, then (with --run, on the device machine)
 # runs the whole test suite with RNS_REQUIRE_GPU=1 and the GPU benchmarks.
 #
-#   scripts/gpu-check.sh            # here: build everything into gpu-bundle/ (ignored by git)
+#   scripts/gpu-check.sh            # here: build everything into gpu-bundle/ (ignored by git), packed
+#                                   # into gpu-pack/bundle.tar.xz: carry gpu-pack (the bundle itself
+#                                   # is over the 64 MiB a device call carries)
 #   scripts/gpu-check.sh --with-cpu-benches    # here: and the criterion CPU benchmarks
-#   scripts/gpu-check.sh --run      # there: run what gpu-bundle/ holds (carry gpu-bundle)
+#   scripts/gpu-check.sh --run      # there: run what gpu-bundle/ holds (unpacked from gpu-pack first)
 #   scripts/gpu-check.sh --run --cpu-benches   # and the criterion CPU benchmarks there too
 #   scripts/gpu-check.sh --run --compare       # and `rns compare` at full sizes
 #   scripts/gpu-check.sh --run --flint         # and the FLINT comparisons (det, resultant)
@@ -63,8 +65,12 @@ for l in sys.stdin:
     strip --strip-all $B/bin/* $B/rns $B/rns-mpi $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant $B/univariate_bench $B/multi_gpu_bench $B/product_bench $B/det_bench $B/gj_bench
     [ -z "$(ls $B/bench)" ] || strip --strip-all $B/bench/*
     du -sh $B
+    mkdir -p gpu-pack
+    tar cf - $B | xz -T0 -4 > gpu-pack/bundle.tar.xz
+    du -sh gpu-pack/bundle.tar.xz
     exit 0
 fi
+[ -d $B ] || tar xJf gpu-pack/bundle.tar.xz
 export RNS_REQUIRE_GPU=1
 # The bundle's wheels (python-flint, the rns package, pytest) for this shell's python3:
 # the GPU host has no network.
