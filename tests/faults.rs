@@ -138,7 +138,8 @@ fn inject_everywhere(gpu: &Gpu, be: &Backend, what: &str) -> usize {
                 assert!(nth < MAX_OCCURRENCES, "{at}: still reached");
                 failures += 1;
                 match got {
-                    Err(Error::Gpu(m) | Error::GpuOutOfMemory(m)) => {
+                    Err(e @ (Error::Gpu { .. } | Error::GpuOutOfMemory { .. })) => {
+                        let m = e.gpu_what();
                         assert!(m.contains(&format!("injected {site}")), "{at}: {m}")
                     }
                     // A failure the library recovered from must still give the answer.

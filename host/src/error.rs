@@ -1,7 +1,11 @@
-//! The library's error type: every failure is a value, never a panic.
+//! The library's error type: every failure is a value, never a panic. Failures that
+//! come from the system or the CUDA driver keep their cause, typed, as
+//! [`std::error::Error::source`].
 
+use cudarc::driver::DriverError;
 use rns_core::ModulusError;
 use std::fmt;
+use std::sync::Arc;
 
 /// Result with the library's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
@@ -55,19 +59,34 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
-    /// A file that cannot be read or written.
+    /// A file or stream that cannot be read or written.
     Io {
-        /// The path.
+        /// The path (or `<stdin>`, `<stdout>`).
         path: String,
-        /// The system's message.
-        message: String,
+        /// The system's error.
+        source: IoError,
     },
     /// No usable CUDA device (no driver, no device, or it failed to start).
-    NoGpu(String),
-    /// The GPU ran out of memory.
-    GpuOutOfMemory(String),
+    NoGpu {
+        /// Why.
+        reason: String,
+        /// The driver's result, when the driver gave one.
+        source: Option<DriverError>,
+    },
+    /// The GPU (or the page-locked host memory of its transfers) ran out of memory.
+    GpuOutOfMemory {
+        /// What was being allocated, when known.
+        what: String,
+        /// The driver's result, when the driver gave one.
+        source: Option<DriverError>,
+    },
     /// Any other CUDA error.
-    Gpu(String),
+    Gpu {
+        /// What was being done, when known.
+        what: String,
+        /// The driver's result, when the driver gave one.
+        source: Option<DriverError>,
+    },
     /// The caller asked the computation to stop ([`crate::interrupt`]).
     Interrupted,
     /// An internal consistency check failed; this is a bug in rns.
@@ -86,12 +105,66 @@ pub enum Error {
     Cluster(String),
 }
 
+/// A system I/O error, shared so that [`Error`] stays `Clone`; two compare equal when
+/// their kinds and messages do.
+#[derive(Clone, Debug)]
+pub struct IoError(pub Arc<std::io::Error>);
+
+impl PartialEq for IoError {
+    fn eq(&self, other: &IoError) -> bool {
+        self.0.kind() == other.0.kind() && self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl fmt::Display for IoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
 impl Error {
-    /// An [`Error::Io`] for `path` with the system's message `e`.
-    pub fn io(path: impl fmt::Display, e: impl fmt::Display) -> Error {
+    /// An [`Error::Io`] for `path` with the system's error `e`.
+    pub fn io(path: impl fmt::Display, e: std::io::Error) -> Error {
         Error::Io {
             path: path.to_string(),
-            message: e.to_string(),
+            source: IoError(Arc::new(e)),
+        }
+    }
+
+    /// An [`Error::NoGpu`] with no driver result.
+    pub fn no_gpu(reason: impl Into<String>) -> Error {
+        Error::NoGpu {
+            reason: reason.into(),
+            source: None,
+        }
+    }
+
+    /// An [`Error::Gpu`] with no driver result.
+    pub fn gpu(what: impl Into<String>) -> Error {
+        Error::Gpu {
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    /// The error for the driver's result `e` while doing `what` (may be empty): out of
+    /// memory apart ([`Error::GpuOutOfMemory`]), so that callers can tell.
+    pub fn driver(what: impl Into<String>, e: DriverError) -> Error {
+        let (what, source) = (what.into(), Some(e));
+        match e.0 {
+            cudarc::driver::sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                Error::GpuOutOfMemory { what, source }
+            }
+            _ => Error::Gpu { what, source },
+        }
+    }
+
+    /// What a GPU error says was being done (empty for other errors).
+    pub fn gpu_what(&self) -> &str {
+        match self {
+            Error::Gpu { what, .. } | Error::GpuOutOfMemory { what, .. } => what,
+            Error::NoGpu { reason, .. } => reason,
+            _ => "",
         }
     }
 
@@ -100,9 +173,9 @@ impl Error {
     /// code for [`Error::Rank`], 2 for bad input.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::NoGpu(_) => 3,
+            Error::NoGpu { .. } => 3,
             Error::Interrupted => 130,
-            Error::Gpu(_) | Error::GpuOutOfMemory(_) | Error::Internal(_) => 1,
+            Error::Gpu { .. } | Error::GpuOutOfMemory { .. } | Error::Internal(_) => 1,
             Error::Cluster(_) => 1,
             Error::Rank { code, .. } => *code,
             _ => 2,
@@ -146,10 +219,25 @@ impl fmt::Display for Error {
                 line,
                 message,
             } => write!(f, "{source}:{line}: {message}"),
-            Error::Io { path, message } => write!(f, "{path}: {message}"),
-            Error::NoGpu(msg) => write!(f, "no CUDA device is usable: {msg}"),
-            Error::GpuOutOfMemory(msg) => write!(f, "GPU out of memory: {msg}"),
-            Error::Gpu(msg) => write!(f, "CUDA error: {msg}"),
+            Error::Io { path, source } => write!(f, "{path}: {source}"),
+            Error::NoGpu { reason, source } => {
+                write!(f, "no CUDA device is usable: {reason}")?;
+                driver_code(f, source)
+            }
+            Error::GpuOutOfMemory { what, source } => {
+                write!(f, "GPU out of memory")?;
+                if !what.is_empty() {
+                    write!(f, ": {what}")?;
+                }
+                driver_code(f, source)
+            }
+            Error::Gpu { what, source } => {
+                write!(f, "CUDA error")?;
+                if !what.is_empty() {
+                    write!(f, ": {what}")?;
+                }
+                driver_code(f, source)
+            }
             Error::Interrupted => write!(f, "interrupted"),
             Error::Internal(msg) => write!(f, "internal error (a bug in rns): {msg}"),
             Error::Rank { rank, message, .. } => write!(f, "MPI rank {rank} failed: {message}"),
@@ -158,10 +246,64 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+/// The driver's result code after a GPU error's message, as ` (CUDA_ERROR_…)`: its
+/// code, not its text, which would need the driver loaded.
+fn driver_code(f: &mut fmt::Formatter<'_>, e: &Option<DriverError>) -> fmt::Result {
+    match e {
+        Some(e) => write!(f, " ({:?})", e.0),
+        None => Ok(()),
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(&*source.0),
+            Error::NoGpu { source, .. }
+            | Error::GpuOutOfMemory { source, .. }
+            | Error::Gpu { source, .. } => source.as_ref().map(|e| e as _),
+            Error::Modulus(e) => Some(e),
+            _ => None,
+        }
+    }
+}
 
 impl From<ModulusError> for Error {
     fn from(e: ModulusError) -> Self {
         Error::Modulus(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+    use cudarc::driver::sys::CUresult;
+    use cudarc::driver::DriverError;
+    use std::error::Error as _;
+
+    #[test]
+    fn causes_are_kept_typed() {
+        let e = Error::io("m.txt", std::io::Error::from(std::io::ErrorKind::NotFound));
+        let io = e.source().and_then(|s| s.downcast_ref::<std::io::Error>());
+        assert_eq!(io.map(|e| e.kind()), Some(std::io::ErrorKind::NotFound));
+        assert!(e.to_string().starts_with("m.txt: "), "{e}");
+        assert_eq!(e.exit_code(), 2);
+
+        let oom = Error::driver("a buffer", DriverError(CUresult::CUDA_ERROR_OUT_OF_MEMORY));
+        assert!(matches!(oom, Error::GpuOutOfMemory { .. }));
+        let code = oom.source().and_then(|s| s.downcast_ref::<DriverError>());
+        assert_eq!(code.map(|d| d.0), Some(CUresult::CUDA_ERROR_OUT_OF_MEMORY));
+        assert_eq!(
+            oom.to_string(),
+            "GPU out of memory: a buffer (CUDA_ERROR_OUT_OF_MEMORY)"
+        );
+
+        let other = Error::driver("", DriverError(CUresult::CUDA_ERROR_LAUNCH_FAILED));
+        assert_eq!(other.to_string(), "CUDA error (CUDA_ERROR_LAUNCH_FAILED)");
+        assert_eq!(other.exit_code(), 1);
+        assert_eq!(Error::no_gpu("none").exit_code(), 3);
+        assert!(Error::no_gpu("none").source().is_none());
+        let m = Error::from(rns_core::ModulusError::NotPrime(4));
+        assert!(m.source().is_some());
     }
 }

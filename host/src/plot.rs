@@ -34,7 +34,7 @@ const COLOURS: [RGBColor; 4] = [
 ];
 
 fn plot_err<E: std::fmt::Display>(path: &Path) -> impl Fn(E) -> Error + '_ {
-    move |e| Error::io(path.display(), e)
+    move |e| Error::io(path.display(), std::io::Error::other(e.to_string()))
 }
 
 /// Draws one family's chart on any plotters backend.

@@ -22,9 +22,9 @@ pub fn to_py(e: Error) -> PyErr {
     let msg = e.to_string();
     match e {
         Error::Singular { .. } => PyZeroDivisionError::new_err(msg),
-        Error::NoGpu(_) => GpuUnavailable::new_err(msg),
-        Error::GpuOutOfMemory(_) => PyMemoryError::new_err(msg),
-        Error::Gpu(_)
+        Error::NoGpu { .. } => GpuUnavailable::new_err(msg),
+        Error::GpuOutOfMemory { .. } => PyMemoryError::new_err(msg),
+        Error::Gpu { .. }
         | Error::Internal(_)
         | Error::DeviceMismatch { .. }
         | Error::Rank { .. }

@@ -39,6 +39,8 @@ impl fmt::Display for ModulusError {
     }
 }
 
+impl core::error::Error for ModulusError {}
+
 /// A prime modulus `2^30 < m < 2^31` with the constants its operations need.
 ///
 /// `#[repr(C)]` so the same 24-byte layout can be copied to the GPU.

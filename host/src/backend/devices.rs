@@ -75,7 +75,7 @@ impl Devices {
                 let ok: Vec<Arc<Gpu>> = opened.into_iter().filter_map(|r| r.ok()).collect();
                 match (ok.is_empty(), first_err) {
                     (true, Some(e)) => Err(e),
-                    (true, None) => Err(Error::NoGpu("the driver reports no CUDA device".into())),
+                    (true, None) => Err(Error::no_gpu("the driver reports no CUDA device")),
                     (false, _) => Ok(ok),
                 }
             }
@@ -102,7 +102,7 @@ impl Backend {
     /// on the first). Work below `min_work` residues runs on the CPU.
     pub fn on_gpus(mut gpus: Vec<Arc<Gpu>>, min_work: usize) -> Result<Backend> {
         match gpus.len() {
-            0 => Err(Error::NoGpu("no device was given".into())),
+            0 => Err(Error::no_gpu("no device was given")),
             1 => Ok(Backend::Gpu {
                 gpu: gpus.remove(0),
                 min_work,

@@ -145,7 +145,7 @@ fn injected_failure() -> Result<()> {
     if abort {
         std::process::abort();
     }
-    Err(Error::Gpu(format!(
+    Err(Error::gpu(format!(
         "injected failure on rank {} (RNS_TEST_FAIL_RANK)",
         rank()
     )))

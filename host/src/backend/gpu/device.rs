@@ -3,20 +3,17 @@
 
 use crate::backend::Op;
 use crate::error::{Error, Result};
-use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute, CUresult};
+use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, DriverError};
 use std::sync::Arc;
 
 /// The kernels, compiled from `device/` by `build.rs`.
 pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/rns_device.ptx"));
 
-/// A driver error as the library's error: out-of-memory apart, so that callers can tell.
+/// A driver error as the library's error, the driver's result kept as its source
+/// ([`Error::driver`]).
 pub(crate) fn cuda(e: DriverError) -> Error {
-    if e.0 == CUresult::CUDA_ERROR_OUT_OF_MEMORY {
-        Error::GpuOutOfMemory(format!("{e:?}"))
-    } else {
-        Error::Gpu(format!("{e:?}"))
-    }
+    Error::driver("", e)
 }
 
 /// Every kernel of the module, looked up once when the device opens.
@@ -63,7 +60,7 @@ impl Kernels {
         let f = |name: &str| {
             module
                 .load_function(name)
-                .map_err(|e| Error::Gpu(format!("kernel {name} is missing from the PTX: {e:?}")))
+                .map_err(|e| Error::driver(format!("kernel {name} is missing from the PTX"), e))
         };
         Ok(Kernels {
             elementwise: Op::ALL
@@ -144,15 +141,21 @@ fn keep_freed_memory(ctx: &Arc<CudaContext>) -> Result<()> {
     Ok(())
 }
 
+/// [`Error::NoGpu`] for the driver's result `e`.
+fn no_gpu(reason: impl Into<String>, e: DriverError) -> Error {
+    Error::NoGpu {
+        reason: reason.into(),
+        source: Some(e),
+    }
+}
+
 /// The number of CUDA devices the driver reports; [`Error::NoGpu`] without a driver.
 pub(crate) fn count() -> Result<usize> {
     // SAFETY: only probes whether the driver library can be loaded.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
-        return Err(Error::NoGpu(
-            "libcuda (the NVIDIA driver) was not found".into(),
-        ));
+        return Err(Error::no_gpu("libcuda (the NVIDIA driver) was not found"));
     }
-    let n = CudaContext::device_count().map_err(|e| Error::NoGpu(format!("{e:?}")))?;
+    let n = CudaContext::device_count().map_err(|e| no_gpu("counting the devices failed", e))?;
     Ok(n.max(0) as usize)
 }
 
@@ -162,13 +165,14 @@ pub(crate) fn count() -> Result<usize> {
 pub(crate) fn open(ordinal: usize) -> Result<Device> {
     let n = count()?;
     if ordinal >= n {
-        return Err(Error::NoGpu(if n == 0 {
+        return Err(Error::no_gpu(if n == 0 {
             "the driver reports no CUDA device".into()
         } else {
             format!("no CUDA device {ordinal}: the driver reports {n}")
         }));
     }
-    let ctx = CudaContext::new(ordinal).map_err(|e| Error::NoGpu(format!("{e:?}")))?;
+    let ctx = CudaContext::new(ordinal)
+        .map_err(|e| no_gpu(format!("device {ordinal}'s context failed to start"), e))?;
     let name = ctx.name().map_err(cuda)?;
     let attr = |a| ctx.attribute(a).map_err(cuda).map(|v| v.max(0) as usize);
     let smem_optin =
@@ -176,7 +180,7 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
     let sms = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     let module = ctx
         .load_module(cudarc::nvrtc::Ptx::from_src(PTX))
-        .map_err(|e| Error::Gpu(format!("loading the rns kernels (PTX) failed: {e:?}")))?;
+        .map_err(|e| Error::driver("loading the rns kernels (PTX) failed", e))?;
     let kernels = Kernels::load(&module)?;
     keep_freed_memory(&ctx)?;
     for f in [

@@ -87,7 +87,7 @@ impl FromStr for Fault {
 
     fn from_str(s: &str) -> Result<Fault> {
         let bad = || {
-            Error::NoGpu(format!(
+            Error::no_gpu(format!(
                 "{FAULT_VAR}={s:?}: expected SITE:N with SITE one of alloc, pinned, copy, \
                  launch, sync and N ≥ 1"
             ))
@@ -142,12 +142,10 @@ impl Faults {
             return Ok(());
         }
         self.fired.store(true, Ordering::SeqCst);
-        // The driver's code, not its message: that would need the driver loaded.
-        let msg = format!("{:?} (injected {site})", site.result());
-        Err(match site.result() {
-            CUresult::CUDA_ERROR_OUT_OF_MEMORY => Error::GpuOutOfMemory(msg),
-            _ => Error::Gpu(msg),
-        })
+        Err(Error::driver(
+            format!("injected {site}"),
+            cudarc::driver::DriverError(site.result()),
+        ))
     }
 }
 
@@ -165,7 +163,7 @@ mod tests {
         assert!(!f.fired());
         let e = f.check(FaultSite::Copy).unwrap_err();
         assert!(
-            matches!(e, Error::Gpu(ref m) if m.contains("injected copy")),
+            matches!(e, Error::Gpu { ref what, .. } if what.contains("injected copy")),
             "{e}"
         );
         assert!(f.fired());
@@ -177,7 +175,7 @@ mod tests {
         assert!(!f.fired());
         assert!(matches!(
             f.check(FaultSite::Alloc),
-            Err(Error::GpuOutOfMemory(_))
+            Err(Error::GpuOutOfMemory { .. })
         ));
         f.set(None);
         assert!(f.check(FaultSite::Alloc).is_ok() && !f.fired());
@@ -186,7 +184,10 @@ mod tests {
     #[test]
     fn bad_settings_are_refused() {
         for s in ["", "copy", "copy:0", "copy:x", "disk:1", ":3"] {
-            assert!(matches!(s.parse::<Fault>(), Err(Error::NoGpu(_))), "{s:?}");
+            assert!(
+                matches!(s.parse::<Fault>(), Err(Error::NoGpu { .. })),
+                "{s:?}"
+            );
         }
         assert_eq!(
             " sync:7 ".parse::<Fault>().unwrap(),

@@ -116,16 +116,14 @@ impl Gpu {
     /// thread, get the same device or the same error).
     pub fn device(ordinal: usize) -> Result<Arc<Gpu>> {
         let Some(slot) = DEVICES.get(ordinal) else {
-            return Err(Error::NoGpu(format!(
+            return Err(Error::no_gpu(format!(
                 "device ordinal {ordinal} is beyond the {MAX_DEVICES} this build can open"
             )));
         };
         slot.get_or_init(|| {
             // cudarc can panic inside a broken driver installation: keep that an error.
             std::panic::catch_unwind(|| Gpu::open(ordinal))
-                .unwrap_or_else(|_| {
-                    Err(Error::NoGpu("the CUDA driver failed to initialise".into()))
-                })
+                .unwrap_or_else(|_| Err(Error::no_gpu("the CUDA driver failed to initialise")))
                 .map(Arc::new)
         })
         .clone()

@@ -7,7 +7,6 @@
 //! ordinary aligned allocation, zeroed by all cores (with transparent huge pages
 //! asked for), then registered.
 
-use super::device::cuda;
 use super::Gpu;
 use crate::error::{Error, Result};
 use crate::words::{LockedWords, Words};
@@ -48,15 +47,17 @@ impl Pinned {
     /// A new buffer of `words` words registered with `ctx`'s driver.
     fn new(ctx: &Arc<CudaContext>, words: usize) -> Result<Pinned> {
         let bytes = (words * 4).next_multiple_of(4096);
-        let layout = Layout::from_size_align(bytes, ALIGN)
-            .map_err(|e| Error::GpuOutOfMemory(format!("host buffer of {bytes} bytes: {e}")))?;
+        let layout = Layout::from_size_align(bytes, ALIGN).map_err(|e| Error::GpuOutOfMemory {
+            what: format!("host buffer of {bytes} bytes: {e}"),
+            source: None,
+        })?;
         // SAFETY: the layout has a non-zero size.
         let raw = unsafe { std::alloc::alloc(layout) };
         let Some(ptr) = NonNull::new(raw as *mut u32) else {
-            return Err(Error::GpuOutOfMemory(format!(
-                "no host memory for a {} MiB transfer buffer",
-                bytes >> 20
-            )));
+            return Err(Error::GpuOutOfMemory {
+                what: format!("no host memory for a {} MiB transfer buffer", bytes >> 20),
+                source: None,
+            });
         };
         #[cfg(target_os = "linux")]
         // SAFETY: advice on memory this function owns; failure only costs speed.
@@ -76,11 +77,10 @@ impl Pinned {
         if let Err(e) = registered {
             // SAFETY: allocated above with this layout.
             unsafe { std::alloc::dealloc(raw, layout) };
-            return Err(Error::GpuOutOfMemory(format!(
-                "page-locking {} MiB of host memory failed: {}",
-                bytes >> 20,
-                cuda(e)
-            )));
+            return Err(Error::driver(
+                format!("page-locking {} MiB of host memory failed", bytes >> 20),
+                e,
+            ));
         }
         Ok(Pinned {
             ptr,
