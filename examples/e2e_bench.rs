@@ -63,7 +63,7 @@ fn main() -> R<()> {
     );
 
     // Reference bandwidths of this run.
-    let bw = rns::compare::reference_bandwidth(&g, 256 << 20, 5)?;
+    let bw = g.reference_bandwidth(256 << 20, 5)?;
     for (kind, bytes, ms) in &bw {
         println!(
             "bandwidth {kind:>13}: {bytes} bytes {ms:.3} ms {:.1} GB/s",

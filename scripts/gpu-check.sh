@@ -47,7 +47,7 @@ for l in sys.stdin:
         print(m["executable"])' | while read -r exe; do cp "$exe" $B/bench/; done
     fi
     # The CLI built with the mpi feature (it needs OpenMPI's libraries where it runs).
-    cargo build --release -p rns --features mpi --bin rns
+    cargo build --release -p rns-cli --features mpi --bin rns
     cp target/release/rns $B/rns-mpi
     cargo build --release --bins --examples
     cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,univariate_bench,multi_gpu_bench,product_bench,det_bench,gj_bench} $B/

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --release
 if command -v mpirun >/dev/null && dpkg -s libopenmpi-dev >/dev/null 2>&1; then
-    cargo test --release -p rns --features mpi --test mpi
+    cargo test --release -p rns-cli --features mpi --test mpi
 elif [[ "${RNS_REQUIRE_MPI:-}" == 1 ]]; then
     echo "RNS_REQUIRE_MPI=1 but OpenMPI is not installed (scripts/setup.sh --mpi)" >&2
     exit 1

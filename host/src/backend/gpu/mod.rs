@@ -15,6 +15,7 @@
 //! run on streams leased from the device's pool, so calls from several host threads
 //! overlap, and values used across streams are ordered by `cudarc`'s events.
 
+mod bandwidth;
 pub mod config;
 pub(crate) mod device;
 pub mod dixon;
@@ -42,7 +43,6 @@ pub mod vectors;
 pub use config::{GpuConfig, TensorSplit, SMALL_MODULI_FROM, TENSOR_CORES_FROM, TENSOR_DET_FROM};
 /// The device buffer type of the launch functions (cudarc's), for callers that launch.
 pub use cudarc::driver::CudaSlice;
-pub(crate) use device::cuda as device_cuda;
 pub use device::PTX;
 pub use fault::{Fault, FaultSite};
 pub use launch::EqualKernel;

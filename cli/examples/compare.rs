@@ -2,7 +2,7 @@
 //! `cargo run --release --example compare -- [--quick] [DIR]` prints the tables and,
 //! with DIR, writes `compare.csv`, `compare.json` and the charts there.
 
-use rns::compare::{self, Preset};
+use rns_cli::compare::{self, Preset};
 use std::path::PathBuf;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

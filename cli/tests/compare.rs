@@ -2,7 +2,7 @@
 //! backend, checked, and written as tables, CSV, JSON and charts.
 
 use rns::backend::gpu::Gpu;
-use rns::compare::{self, Preset, BANDWIDTH, OPERATIONS};
+use rns_cli::compare::{self, Preset, BANDWIDTH, OPERATIONS};
 
 #[test]
 fn tiny_run_covers_every_operation_and_backend() {

@@ -23,13 +23,13 @@ pub fn reference_bandwidth(
     bytes: usize,
     reps: usize,
 ) -> Result<Vec<(&'static str, usize, f64)>> {
-    measure::bandwidth(g, bytes, reps)
+    g.reference_bandwidth(bytes, reps)
 }
 
-use crate::backend::gpu::Gpu;
-use crate::backend::Backend;
-use crate::error::{Error, Result};
 use indicatif::{ProgressBar, ProgressStyle};
+use rns::backend::gpu::Gpu;
+use rns::backend::Backend;
+use rns::error::{Error, Result};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -168,7 +168,7 @@ fn cases(op: &str, preset: Preset) -> (Vec<usize>, usize) {
 }
 
 /// Median wall time of `f` in ms over `reps` runs after one warm-up.
-fn wall_ms(reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+pub(crate) fn wall_ms(reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
     f()?;
     let mut t = Vec::with_capacity(reps);
     for _ in 0..reps {
@@ -180,7 +180,7 @@ fn wall_ms(reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
 }
 
 /// Median device time of `f` in ms over `reps` runs after one warm-up.
-fn event_ms(g: &Gpu, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+pub(crate) fn event_ms(g: &Gpu, reps: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
     f()?;
     g.sync()?;
     let mut t = Vec::with_capacity(reps);

@@ -5,21 +5,21 @@
 //! reference bandwidths of the same device.
 
 use super::{event_ms, median, mismatch, wall_ms, Case};
-use crate::backend::gpu::launch::{Det, Digits, Elementwise, Equal, Matmul, Reduce, Resultant};
-use crate::backend::gpu::memory::moduli_words;
-use crate::backend::gpu::{EqualKernel, Gpu};
-use crate::backend::{pack_words, Backend, Op};
-use crate::basis::RnsBasis;
-use crate::bipoly::BiPoly;
-use crate::bounds::hadamard_bits;
-use crate::det::det;
-use crate::error::Result;
-use crate::matrix::IntMatrix;
-use crate::modmat::ModMatrices;
-use crate::poly::IntPoly;
-use crate::resultant::{bound_bits, resultant, resultant_xy, resultant_xy_with_stats};
-use crate::vector::RnsVec;
-use cudarc::driver::CudaSlice;
+use rns::backend::gpu::launch::{Det, Digits, Elementwise, Equal, Matmul, Reduce, Resultant};
+use rns::backend::gpu::memory::moduli_words;
+use rns::backend::gpu::CudaSlice;
+use rns::backend::gpu::EqualKernel;
+use rns::backend::{pack_words, Backend, Op};
+use rns::basis::RnsBasis;
+use rns::bipoly::BiPoly;
+use rns::bounds::hadamard_bits;
+use rns::det::det;
+use rns::error::Result;
+use rns::matrix::IntMatrix;
+use rns::modmat::ModMatrices;
+use rns::poly::IntPoly;
+use rns::resultant::{bound_bits, resultant, resultant_xy, resultant_xy_with_stats};
+use rns::vector::RnsVec;
 use rug::Integer;
 use std::sync::Arc;
 
@@ -416,8 +416,7 @@ fn measure_resultant(case: &mut Case, f: &IntPoly, g: &IntPoly) -> Result<()> {
     let (df, dg) = (f.degree(), g.degree());
     let coeffs: Vec<Integer> = f.coeffs().iter().chain(g.coeffs()).cloned().collect();
     let residues = RnsVec::from_integers(&b, &coeffs)?;
-    let interleaved =
-        crate::layout::to_number_major(residues.residues(), df + dg + 2, b.channels());
+    let interleaved = rns::layout::to_number_major(residues.residues(), df + dg + 2, b.channels());
     let dm = gpu.upload(&moduli_words(b.moduli()))?;
     let src = gpu.upload(&interleaved)?;
     let mut work = gpu.upload(&interleaved)?;
@@ -478,61 +477,4 @@ fn measure_resultant_xy(case: &mut Case, f: &BiPoly, g: &BiPoly) -> Result<()> {
     case.push("gpu_resident", median(resident));
     case.push("gpu", ms);
     Ok(())
-}
-
-/// The reference bandwidths of `g` in this run, for `bytes` bytes: page-locked and
-/// pageable host→device and device→host, both directions at once (page-locked), and a
-/// device-to-device copy (bytes read plus bytes written). Each row's size is the bytes
-/// moved.
-pub(super) fn bandwidth(
-    g: &Gpu,
-    bytes: usize,
-    reps: usize,
-) -> Result<Vec<(&'static str, usize, f64)>> {
-    use crate::backend::gpu::device_cuda as cuda;
-    let words = bytes / 4;
-    let ctx = g.context();
-    let up = g.staging().take(ctx, words)?;
-    let mut down = g.staging().take(ctx, words)?;
-    let pageable = vec![1u32; words];
-    let mut back = vec![0u32; words];
-    let (mut d1, mut d2) = (g.upload_words(&pageable)?, g.alloc(words)?);
-    let s = g.stream();
-    let mut rows = Vec::new();
-    let h2d = event_ms(g, reps, || {
-        s.memcpy_htod(up.slice(words), &mut d1).map_err(cuda)
-    })?;
-    rows.push(("h2d_pinned", bytes, h2d));
-    let d2h = event_ms(g, reps, || {
-        s.memcpy_dtoh(&d1, down.slice_mut(words)).map_err(cuda)
-    })?;
-    rows.push(("d2h_pinned", bytes, d2h));
-    let h2d = wall_ms(reps, || {
-        s.memcpy_htod(&pageable, &mut d2).map_err(cuda)?;
-        g.sync()
-    })?;
-    rows.push(("h2d_pageable", bytes, h2d));
-    let d2h = wall_ms(reps, || {
-        s.memcpy_dtoh(&d2, &mut back).map_err(cuda)?;
-        g.sync()
-    })?;
-    rows.push(("d2h_pageable", bytes, d2h));
-    let streams = g.lease_streams(2)?;
-    let both = wall_ms(reps, || {
-        streams[0]
-            .memcpy_htod(up.slice(words), &mut d1)
-            .map_err(cuda)?;
-        streams[1]
-            .memcpy_dtoh(&d2, down.slice_mut(words))
-            .map_err(cuda)?;
-        streams[0].synchronize().map_err(cuda)?;
-        streams[1].synchronize().map_err(cuda)
-    })?;
-    rows.push(("duplex_pinned", 2 * bytes, both));
-    let d2d = event_ms(g, reps, || g.copy(&mut d2, &d1))?;
-    rows.push(("d2d", 2 * bytes, d2d));
-    g.sync()?;
-    g.staging().give(up);
-    g.staging().give(down);
-    Ok(rows)
 }

@@ -2,12 +2,12 @@
 //! on log scales, CPU and GPU, written as SVG and PNG.
 
 use crate::compare::{Report, OPERATIONS};
-use crate::error::{Error, Result};
 use plotters::prelude::*;
+use rns::error::{Error, Result};
 use std::path::Path;
 use std::sync::OnceLock;
 
-/// The label font, DejaVu Sans (free licence: `host/assets/DejaVuSans.LICENSE`), built
+/// The label font, DejaVu Sans (free licence: `cli/assets/DejaVuSans.LICENSE`), built
 /// in so that charts come out the same on machines without fonts (GPU hosts often).
 const FONT: &[u8] = include_bytes!("../assets/DejaVuSans.ttf");
 

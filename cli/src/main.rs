@@ -3,12 +3,12 @@
 mod session;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use rns::compare::{self, Preset};
 use rns::cost::{self, Dims, MatrixKind};
 use rns::{
     det_with_method, linalg, Backend, BackendChoice, Devices, IntMatrix, Method, ModMatrices,
     Result,
 };
+use rns_cli::compare::{self, Preset};
 use session::{Session, Stages, CUDA_START, CUDA_STARTING};
 use std::path::PathBuf;
 use std::process::ExitCode;

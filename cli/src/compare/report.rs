@@ -1,7 +1,7 @@
 //! The report of a comparison run: tables, CSV (and back), JSON and charts.
 
 use super::{Report, Row, BACKENDS, BANDWIDTH, OPERATIONS};
-use crate::error::{Error, Result};
+use rns::error::{Error, Result};
 use std::fmt::Write as _;
 use std::path::Path;
 
