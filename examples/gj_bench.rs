@@ -14,7 +14,7 @@
 use rns::backend::gpu::launch::Eliminate;
 use rns::backend::gpu::memory::moduli_words;
 use rns::backend::gpu::Gpu;
-use rns::bounds::cramer_bits;
+use rns::mat::bounds::cramer_bits;
 use rns::{crt, linalg, Backend, BackendChoice, IntMatrix, Method, RnsBasis, RnsVec};
 use rns_suite::Gen;
 use std::sync::Arc;

@@ -108,7 +108,7 @@ proptest! {
             .map(|_| { let bits = 1 + g.below(3000); g.signed(bits) })
             .collect();
         let norm2: Integer = v.iter().map(|x| x.clone().square()).sum();
-        match rns::det::log2_norm(&v) {
+        match rns::algo::det::log2_norm(&v) {
             None => prop_assert_eq!(norm2, 0),
             Some(b) => {
                 // log2 Σx² from its top 53 bits (error below 1e-15), against 2b.
@@ -138,15 +138,15 @@ proptest! {
         let b = (0..2 * rows).map(|k| g.signed(1 + (k as u32 % 90))).collect();
         let b = IntMatrix::new(rows, 2, b).unwrap();
         let t = a.transpose();
-        let col: Vec<Option<f64>> = (0..cols).map(|j| rns::det::log2_norm(t.row(j))).collect();
+        let col: Vec<Option<f64>> = (0..cols).map(|j| rns::algo::det::log2_norm(t.row(j))).collect();
         let bt = b.transpose();
-        let b_max = (0..2).filter_map(|j| rns::det::log2_norm(bt.row(j))).fold(0.0f64, f64::max);
+        let b_max = (0..2).filter_map(|j| rns::algo::det::log2_norm(bt.row(j))).fold(0.0f64, f64::max);
         let want = col.iter().copied().collect::<Option<Vec<f64>>>().map(|c| {
             let sum: f64 = c.iter().map(|&x| x.max(0.0)).sum();
             let min = c.iter().copied().fold(f64::INFINITY, f64::min).max(0.0);
             (sum.ceil() as u64 + 1, (sum.max(sum - min + b_max)).ceil() as u64 + 1)
         });
-        prop_assert_eq!(rns::bounds::cramer_bits(&a, &b), want);
+        prop_assert_eq!(rns::mat::bounds::cramer_bits(&a, &b), want);
     }
 }
 
@@ -154,7 +154,7 @@ proptest! {
 /// included, and what `det_with_stats` reports.
 #[test]
 fn hadamard_bound_of_small_cases_and_statistics() {
-    use rns::det::hadamard_bits;
+    use rns::algo::det::hadamard_bits;
     assert_eq!(hadamard_bits(&IntMatrix::identity(3)), Some(2));
     let a = IntMatrix::from_i64(2, 2, &[3, 4, 4, -3]).unwrap(); // det −25, bound 25
     assert_eq!(hadamard_bits(&a), Some(6));

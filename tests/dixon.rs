@@ -3,7 +3,7 @@
 //! several right-hand sides, matrices singular modulo the primes Dixon tries, singular
 //! matrices, zero right-hand sides.
 
-use rns::dixon::{solve_dixon, DixonSolution};
+use rns::algo::dixon::{solve_dixon, DixonSolution};
 use rns::{det_with_method, linalg, Backend, Error, IntMatrix, Method};
 use rns_suite::{naive_matmul, rational_solve, Gen};
 use rug::{Integer, Rational};

@@ -4,9 +4,9 @@
 //! adversarial matrices; the few-prime determinants (one pivot per launch, or by panels
 //! on the tensor cores) against the CPU's.
 
+use rns::algo::dixon::solve_dixon;
+use rns::algo::dixon_gpu::{lifts_on_gpu, solve_dixon_gpu};
 use rns::backend::gpu::dixon::DeviceLimbs;
-use rns::dixon::solve_dixon;
-use rns::dixon_gpu::{lifts_on_gpu, solve_dixon_gpu};
 use rns::{det_with_method, linalg, Backend, Error, IntMatrix, Method, ModMatrices};
 use rns_suite::{
     bareiss_det, dev, gpu_backend as gpu, naive_matmul, rational_solve, Gen, LiftCaps,

@@ -204,7 +204,7 @@ fn device_transpose_matches_the_host() {
         d.launch_transpose(d.stream(), &mut dd, &ds, (rows, cols))
             .unwrap();
         let got = d.download(&dd, rows * cols).unwrap();
-        let want = rns::layout::to_number_major(&src, cols, rows);
+        let want = rns::num::layout::to_number_major(&src, cols, rows);
         same(&got, &want, &format!("transpose {rows}×{cols}"));
     }
 }

@@ -6,7 +6,7 @@
 //! constants, and leading coefficients divisible by the primes the basis starts with.
 
 use proptest::prelude::*;
-use rns::resultant::{basis_for, bound_bits, resultant_in_basis, sylvester};
+use rns::algo::resultant::{basis_for, bound_bits, resultant_in_basis, sylvester};
 use rns::{resultant, resultant_xy, Backend, BiPoly, IntPoly};
 use rns::{Error, RnsBasis};
 use rns_suite::{bareiss_det, bipoly_mul, eval_poly, poly_mul as times, resultant_xy_at, Gen};
@@ -239,7 +239,7 @@ fn bivariate_files_parse_and_bad_ones_are_errors() {
 /// the `+ 1` margin included), and the statistics of a bivariate resultant.
 #[test]
 fn bounds_and_statistics_of_small_cases() {
-    use rns::resultant::{bound_bits, bound_bits_xy, resultant_xy_with_stats};
+    use rns::algo::resultant::{bound_bits, bound_bits_xy, resultant_xy_with_stats};
     let x = IntPoly::from_i64(&[0, 1]).unwrap();
     // ‖x‖ = 1: Hadamard 2^0, rounded up through the slack to 1 bit, plus the margin.
     assert_eq!(bound_bits(&x, &x), 2);

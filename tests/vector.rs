@@ -3,7 +3,7 @@
 //! on random values and the edges of the signed range.
 
 use proptest::prelude::*;
-use rns::crt::{self, combine_all, to_signed_all, Partial};
+use rns::num::crt::{self, combine_all, to_signed_all, Partial};
 use rns::{Backend, CrtMethod, Error, Op, RnsBasis, RnsVec};
 use rns_suite::{edge_values, interval_edges, Gen};
 use rug::Integer;
@@ -146,7 +146,7 @@ fn sign_and_compare_at_the_interval_edges_match_rug() {
 #[test]
 fn large_bases_reconstruct_by_the_tree_without_tables() {
     let basis = Arc::new(RnsBasis::for_bits(100_000)); // 3227 primes: no K² tables built
-    assert!(basis.range_len() > rns::crt::TREE_ABOVE);
+    assert!(basis.range_len() > rns::num::crt::TREE_ABOVE);
     let v = values(&basis, 12, 3);
     let x = RnsVec::from_integers(&basis, &v).unwrap();
     assert_eq!(x.to_integers_checked().unwrap(), v);
@@ -366,7 +366,7 @@ fn every_reconstruction_gives_the_signed_values() {
 /// numbers than `k / 64` (they would not pay for the tables).
 #[test]
 fn default_method_follows_its_documented_thresholds() {
-    use rns::crt::{default_method, TREE_ABOVE};
+    use rns::num::crt::{default_method, TREE_ABOVE};
     assert_eq!(default_method(1, 1), CrtMethod::Weights);
     assert_eq!(default_method(1092, 18), CrtMethod::Weights);
     assert_eq!(default_method(1092, 17), CrtMethod::Tree);

@@ -3,7 +3,7 @@
 mod session;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use rns::cost::{self, Dims, MatrixKind};
+use rns::backend::cost::{self, Dims, MatrixKind};
 use rns::{
     det_with_method, linalg, Backend, BackendChoice, Devices, IntMatrix, Method, ModMatrices,
     Result,
@@ -184,7 +184,7 @@ fn matrix_command(
         None => {
             let texts = files
                 .iter()
-                .map(|f| rns::matrix::read_source(f))
+                .map(|f| rns::mat::matrix::read_source(f))
                 .collect::<Result<Vec<_>>>()?;
             session.lap("read");
             ints = files
@@ -279,7 +279,7 @@ fn run_compare(a: CompareArgs) -> Result<()> {
     }
     let report = match &a.from_csv {
         Some(path) => {
-            let text = rns::matrix::read_source(&path.display().to_string())?;
+            let text = rns::mat::matrix::read_source(&path.display().to_string())?;
             compare::Report::from_csv(&text, &a.device, a.threads)?
         }
         None => compare::run(preset, a.only.as_deref(), true)?,
@@ -398,15 +398,15 @@ fn run(cli: Cli) -> Result<()> {
         Command::Resultant { f, g, opts } => {
             let mut session = Session::start(&opts, None);
             let (f, g) = (rns::IntPoly::read(&f)?, rns::IntPoly::read(&g)?);
-            let est = rns::resultant::estimate(&f, &g);
+            let est = rns::algo::resultant::estimate(&f, &g);
             // The primes while CUDA starts on its thread.
             let t = std::time::Instant::now();
-            let basis = rns::resultant::basis_for(&f, &g);
+            let basis = rns::algo::resultant::basis_for(&f, &g);
             let primes_ms = t.elapsed().as_secs_f64() * 1e3;
             let be = session.backend(est)?;
             let expected = est.on(be.gpu().is_some());
             let (r, st) = session.compute("resultant", expected, || {
-                rns::resultant::resultant_in_basis(&f, &g, basis, &be)
+                rns::algo::resultant::resultant_in_basis(&f, &g, basis, &be)
             })?;
             session.notes.push(format!(
                 "{} bits, {} primes (found in {primes_ms:.1} ms, before the backend choice)",
@@ -419,7 +419,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::ResultantXy { f, g, opts } => {
             let mut session = Session::start(&opts, None);
             let (f, g) = (rns::BiPoly::read(&f)?, rns::BiPoly::read(&g)?);
-            let est = rns::resultant::estimate_xy(&f, &g);
+            let est = rns::algo::resultant::estimate_xy(&f, &g);
             let be = session.backend(est)?;
             let expected = est.on(be.gpu().is_some());
             let (r, st) = session.compute("resultant in y", expected, || {

@@ -3,8 +3,8 @@
 
 use crate::{BackendArg, RunOpts};
 use indicatif::{ProgressBar, ProgressStyle};
+use rns::backend::cost::{self, Estimate};
 use rns::backend::gpu::Gpu;
-use rns::cost::{self, Estimate};
 use rns::timing::Laps;
 use rns::{cluster, Backend, BackendChoice, Devices, Result};
 use std::io::IsTerminal;

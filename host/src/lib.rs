@@ -19,47 +19,33 @@
 //! # Ok::<(), rns::Error>(())
 //! ```
 
+pub mod algo;
 pub mod backend;
-pub mod basis;
-pub mod bipoly;
-pub mod bounds;
 pub mod cluster;
-pub mod cost;
-pub mod crt;
-pub mod decimal;
-pub mod det;
-pub mod dixon;
-pub mod dixon_gpu;
 pub mod error;
-pub mod fractions;
 pub mod interrupt;
-pub mod layout;
 pub mod limits;
-pub mod linalg;
-pub mod matrix;
-pub mod method;
-pub mod modmat;
+pub mod mat;
+pub mod num;
 pub mod poly;
-pub mod ratrecon;
-pub mod resident;
-pub mod resultant;
-pub mod sieve;
 pub mod timing;
-pub mod vector;
-pub mod words;
 
-pub use backend::{Backend, BackendChoice, Devices, Op};
-pub use basis::RnsBasis;
-pub use bipoly::BiPoly;
-pub use crt::CrtMethod;
-pub use det::{det, det_with_method, det_with_stats, DetStats};
-pub use error::{Error, Result};
-pub use matrix::{IntMatrix, RatMatrix};
-pub use method::Method;
-pub use modmat::{Echelon, ModMatrices};
-pub use poly::IntPoly;
-pub use resident::{Location, ResidentVec};
-pub use resultant::{
+pub use algo::det::{det, det_with_method, det_with_stats, DetStats};
+pub use algo::method::Method;
+pub use algo::resultant::{
     resultant, resultant_with_stats, resultant_xy, resultant_xy_with_stats, ResultantStats,
 };
-pub use vector::RnsVec;
+pub use algo::{det, dixon, dixon_gpu, linalg, method, resultant};
+pub use backend::resident::{Location, ResidentVec};
+pub use backend::{cost, Backend, BackendChoice, Devices, Op};
+pub use error::{Error, Result};
+pub use mat::matrix::{IntMatrix, RatMatrix};
+pub use mat::modmat::{Echelon, ModMatrices};
+pub use mat::{bounds, matrix, modmat};
+pub use num::basis::RnsBasis;
+pub use num::crt::CrtMethod;
+pub use num::vector::RnsVec;
+pub use num::{basis, crt, decimal, fractions, layout, ratrecon, sieve, vector, words};
+pub use poly::bipoly;
+pub use poly::bipoly::BiPoly;
+pub use poly::intpoly::IntPoly;

@@ -5,21 +5,21 @@
 //! reference bandwidths of the same device.
 
 use super::{event_ms, median, mismatch, wall_ms, Case};
+use rns::algo::det::det;
+use rns::algo::resultant::{bound_bits, resultant, resultant_xy, resultant_xy_with_stats};
 use rns::backend::gpu::launch::{Det, Digits, Elementwise, Equal, Matmul, Reduce, Resultant};
 use rns::backend::gpu::memory::moduli_words;
 use rns::backend::gpu::CudaSlice;
 use rns::backend::gpu::EqualKernel;
 use rns::backend::{pack_words, Backend, Op};
-use rns::basis::RnsBasis;
-use rns::bipoly::BiPoly;
-use rns::bounds::hadamard_bits;
-use rns::det::det;
 use rns::error::Result;
-use rns::matrix::IntMatrix;
-use rns::modmat::ModMatrices;
-use rns::poly::IntPoly;
-use rns::resultant::{bound_bits, resultant, resultant_xy, resultant_xy_with_stats};
-use rns::vector::RnsVec;
+use rns::mat::bounds::hadamard_bits;
+use rns::mat::matrix::IntMatrix;
+use rns::mat::modmat::ModMatrices;
+use rns::num::basis::RnsBasis;
+use rns::num::vector::RnsVec;
+use rns::poly::bipoly::BiPoly;
+use rns::poly::intpoly::IntPoly;
 use rug::Integer;
 use std::sync::Arc;
 
@@ -416,7 +416,8 @@ fn measure_resultant(case: &mut Case, f: &IntPoly, g: &IntPoly) -> Result<()> {
     let (df, dg) = (f.degree(), g.degree());
     let coeffs: Vec<Integer> = f.coeffs().iter().chain(g.coeffs()).cloned().collect();
     let residues = RnsVec::from_integers(&b, &coeffs)?;
-    let interleaved = rns::layout::to_number_major(residues.residues(), df + dg + 2, b.channels());
+    let interleaved =
+        rns::num::layout::to_number_major(residues.residues(), df + dg + 2, b.channels());
     let dm = gpu.upload(&moduli_words(b.moduli()))?;
     let src = gpu.upload(&interleaved)?;
     let mut work = gpu.upload(&interleaved)?;

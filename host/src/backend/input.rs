@@ -2,10 +2,10 @@
 //! integers in the signed range, integers packed for the GPU.
 
 use super::Op;
-use crate::basis::RnsBasis;
 use crate::error::{Error, Result};
-use crate::layout;
-use crate::vector::residue;
+use crate::num::basis::RnsBasis;
+use crate::num::layout;
+use crate::num::vector::residue;
 use rayon::prelude::*;
 use rug::Integer;
 

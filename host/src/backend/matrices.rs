@@ -5,11 +5,11 @@
 use super::gpu::Gpu;
 use super::input::{check_range, pack_words};
 use super::{cpu, split, Backend};
-use crate::basis::RnsBasis;
-use crate::crt;
 use crate::error::{Error, Result};
-use crate::vector::{self, RnsVec};
-use crate::words::{Words, WordsRef};
+use crate::num::basis::RnsBasis;
+use crate::num::crt;
+use crate::num::vector::{self, RnsVec};
+use crate::num::words::{Words, WordsRef};
 use rns_core::linalg::Elimination;
 use rns_core::Modulus;
 use rug::Integer;

@@ -3,17 +3,18 @@
 //! Every method validates its operands (same basis, same length) and returns the
 //! same residues, bit for bit, whichever backend runs it.
 
+pub mod cost;
 pub mod cpu;
 mod devices;
 pub mod gpu;
 mod input;
 mod matrices;
 pub mod op;
-mod ordering;
+pub mod resident;
 mod resultants;
 pub mod split;
 
-pub use crate::basis::half_residues;
+pub use crate::num::basis::half_residues;
 pub use devices::Devices;
 pub use gpu::{EqualKernel, Gpu};
 pub use input::pack_words;
@@ -21,12 +22,12 @@ pub use op::Op;
 
 pub(crate) use input::{check_arity, check_pair, check_range, scalar_residues};
 
-use crate::basis::RnsBasis;
-use crate::crt;
 use crate::error::{Error, Result};
-use crate::layout;
-use crate::vector::{self, RnsVec};
-use crate::words::{Words, WordsRef};
+use crate::num::basis::RnsBasis;
+use crate::num::crt;
+use crate::num::layout;
+use crate::num::vector::{self, RnsVec};
+use crate::num::words::{Words, WordsRef};
 use rns_core::launch::NUMBERS_PER_BLOCK;
 use rug::Integer;
 use std::cmp::Ordering;
@@ -281,7 +282,7 @@ impl Backend {
                 let r = g.compare(b.range_moduli(), a.len(), a.residues(), None)?;
                 Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
             }
-            None => Ok(ordering::compare(b, a.len(), a.residues(), None)),
+            None => Ok(cpu::ordering::compare(b, a.len(), a.residues(), None)),
         }
     }
 
@@ -295,7 +296,7 @@ impl Backend {
                 let r = g.compare(range, len, a.residues(), Some(b.residues()))?;
                 Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
             }
-            None => Ok(ordering::compare(
+            None => Ok(cpu::ordering::compare(
                 &basis,
                 len,
                 a.residues(),

@@ -6,12 +6,12 @@
 
 use super::input::{check_range, pack_words};
 use super::{cpu, split, Backend, Computed};
-use crate::basis::RnsBasis;
-use crate::crt;
 use crate::error::{Error, Result};
-use crate::layout;
+use crate::num::basis::RnsBasis;
+use crate::num::crt;
+use crate::num::layout;
+use crate::num::vector::{self, RnsVec};
 use crate::timing::Laps;
-use crate::vector::{self, RnsVec};
 use rayon::prelude::*;
 use rns_core::poly::BiShape;
 use rug::Integer;

@@ -9,7 +9,7 @@ use super::gpu::Gpu;
 use super::Backend;
 use crate::cluster;
 use crate::error::{Error, Result};
-use crate::words::Words;
+use crate::num::words::Words;
 use std::ops::Range;
 use std::sync::Arc;
 

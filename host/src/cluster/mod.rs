@@ -2,7 +2,7 @@
 //! system's OpenMPI). A process started by `mpirun` with more than one rank joins the
 //! job in [`init`]; from then on the channel-parallel computations of every backend
 //! ([`Backend`](crate::Backend)) run as one share of the channels per rank, gathered to
-//! every rank, and the inputs read through [`crate::matrix::read_source`] are read by
+//! every rank, and the inputs read through [`crate::mat::matrix::read_source`] are read by
 //! rank 0 and broadcast. Every rank then goes on identically; the caller prints on rank 0
 //! only ([`is_root`]). Without the feature, or outside `mpirun`, there is one rank.
 //!

@@ -10,7 +10,7 @@ use super::tables::MrcTables;
 use super::Gpu;
 use crate::backend::input::{fill_number_major, packed_width, signs};
 use crate::error::{Error, Result};
-use crate::words::Words;
+use crate::num::words::Words;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rayon::prelude::*;
 use rns_core::Modulus;
@@ -57,7 +57,7 @@ impl Gpu {
     /// that fit the memory budget: the magnitudes (number-major, `nlimbs` each, least
     /// significant first; page-locked when the pool lends it), the flags
     /// (`rns_core::limbs::NEGATIVE`, `OUT_OF_RANGE` where the redundant residue
-    /// disagrees) and `nlimbs`, for [`crate::crt::from_signed_limbs`].
+    /// disagrees) and `nlimbs`, for [`crate::num::crt::from_signed_limbs`].
     pub fn signed_limbs(
         self: &Arc<Self>,
         moduli: &[Modulus],

@@ -8,7 +8,7 @@ use super::memory::{moduli_words, MODULUS_WORDS};
 use super::pipeline::{HostIn, HostOut};
 use super::{Gpu, Packed};
 use crate::error::Result;
-use crate::words::{Words, WordsRef};
+use crate::num::words::{Words, WordsRef};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::linalg::Elimination;
 use rns_core::Modulus;

@@ -8,7 +8,7 @@ use super::device::cuda;
 use super::staging::Pinned;
 use super::{FaultSite, Gpu};
 use crate::error::{Error, Result};
-use crate::words::{Words, WordsRef};
+use crate::num::words::{Words, WordsRef};
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream};
 use rayon::prelude::*;
 use std::ops::Range;

@@ -4,8 +4,8 @@
 use super::launch::Matmul;
 use super::memory::moduli_words;
 use super::Gpu;
-use crate::basis::RnsBasis;
 use crate::error::Result;
+use crate::num::basis::RnsBasis;
 
 /// The calibration product: `CHANNELS` products of `N × N` matrices.
 const N: usize = 96;

@@ -9,7 +9,7 @@
 
 use super::Gpu;
 use crate::error::{Error, Result};
-use crate::words::{LockedWords, Words};
+use crate::num::words::{LockedWords, Words};
 use cudarc::driver::sys;
 use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
 use rayon::prelude::*;

@@ -8,7 +8,7 @@ use super::pipeline::{HostIn, HostOut};
 use super::Gpu;
 use crate::backend::Op;
 use crate::error::Result;
-use crate::words::{Words, WordsRef};
+use crate::num::words::{Words, WordsRef};
 use cudarc::driver::CudaSlice;
 use rns_core::Modulus;
 use std::sync::Arc;

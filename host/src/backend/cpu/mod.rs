@@ -1,8 +1,10 @@
 //! The CPU backend: every operation in parallel over channels and numbers with rayon,
 //! on the arithmetic of `rns-core`.
 
+pub(crate) mod ordering;
+
 use super::Op;
-use crate::layout;
+use crate::num::layout;
 use rayon::prelude::*;
 use rns_core::modulus::LAZY_PRODUCTS;
 use rns_core::poly::{self, BiShape};

@@ -25,11 +25,11 @@
 
 use crate::backend::gpu::DeviceWords;
 use crate::backend::{self, Backend, Op};
-use crate::basis::RnsBasis;
-use crate::crt;
 use crate::error::{Error, Result};
-use crate::layout;
-use crate::vector::{self, RnsVec};
+use crate::num::basis::RnsBasis;
+use crate::num::crt;
+use crate::num::layout;
+use crate::num::vector::{self, RnsVec};
 use rug::Integer;
 use std::cmp::Ordering;
 use std::fmt;

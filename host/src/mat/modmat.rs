@@ -15,12 +15,12 @@
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::matrix::{
+use crate::mat::matrix::{
     classify, parse_entries, parse_integer, read_source, require_product, require_rhs,
     require_square, IntMatrix, Token,
 };
-use crate::vector::residue;
-use crate::words::Words;
+use crate::num::vector::residue;
+use crate::num::words::Words;
 use rayon::prelude::*;
 use rns_core::Modulus;
 use rug::Integer;
@@ -186,7 +186,7 @@ impl ModMatrices {
     /// all cores.
     pub fn to_text(&self, c: usize) -> String {
         let header = format!("{} {}\n", self.rows, self.cols);
-        crate::matrix::rows_text(
+        crate::mat::matrix::rows_text(
             header,
             self.matrix(c),
             self.cols,

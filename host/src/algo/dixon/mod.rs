@@ -10,11 +10,11 @@
 //! only the update touches big integers.
 
 use crate::backend::Backend;
-use crate::bounds::cramer_bits;
 use crate::error::{Error, Result};
-use crate::matrix::{require_rhs, require_square, IntMatrix};
-use crate::modmat::ModMatrices;
-use crate::ratrecon::rational_reconstruct;
+use crate::mat::bounds::cramer_bits;
+use crate::mat::matrix::{require_rhs, require_square, IntMatrix};
+use crate::mat::modmat::ModMatrices;
+use crate::num::ratrecon::rational_reconstruct;
 use rayon::prelude::*;
 use rns_core::{prime, Modulus};
 use rug::{Complete, Integer};

@@ -1,20 +1,20 @@
 //! Dixon's lifting on the GPU ([`crate::backend::gpu::dixon`]) for the divisor trick and
 //! for solves with up to 32 right-hand sides: the same primes, step counts and reconstruction
-//! as [`crate::dixon::det_divisor`] and [`crate::dixon::solve_dixon`], so the same
+//! as [`crate::algo::dixon::det_divisor`] and [`crate::algo::dixon::solve_dixon`], so the same
 //! divisor and solution, with the inverse and the lifting steps on the device. It
 //! applies when the residuals fit in 128 bits (`rns_core::padic::residual_fits`: entries
 //! up to about `95 − log2 n` bits) and the rows in shared memory; for a determinant the
 //! matrix stays on the device for the primes that follow.
 
-use crate::backend::gpu::dixon::DeviceLimbs;
-use crate::backend::gpu::Gpu;
-use crate::bounds::cramer_bits;
-use crate::dixon::{
+use crate::algo::dixon::{
     divisor_of, finish_with, limb_of, row0_denominator, steps_for, DixonSolution, Expansion,
     PRIMES_TRIED,
 };
+use crate::backend::gpu::dixon::DeviceLimbs;
+use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
-use crate::matrix::{require_rhs, require_square, IntMatrix};
+use crate::mat::bounds::cramer_bits;
+use crate::mat::matrix::{require_rhs, require_square, IntMatrix};
 use crate::timing::Laps;
 use rayon::prelude::*;
 use rns_core::padic::{limbs_for_bits, residual_fits};
@@ -120,7 +120,7 @@ fn primes() -> impl Iterator<Item = Modulus> {
         .map(|p| Modulus::new(p).expect("a generated prime"))
 }
 
-/// [`crate::dixon::det_divisor`] on `gpu`, for `A` and one right-hand side `b` that
+/// [`crate::algo::dixon::det_divisor`] on `gpu`, for `A` and one right-hand side `b` that
 /// [`lifts_on_gpu`]; while the host reconstructs `d` from the digits, the device runs
 /// `meanwhile` on `A`'s limbs (the determinant modulo the primes it will likely need).
 /// `None` when `A` is singular modulo every prime tried; `Error::Singular` when it has a
@@ -169,7 +169,7 @@ pub fn det_divisor_gpu<T: Send>(
     }))
 }
 
-/// [`crate::dixon::solve_dixon`] on `gpu` for 1 to 32 right-hand sides, when
+/// [`crate::algo::dixon::solve_dixon`] on `gpu` for 1 to 32 right-hand sides, when
 /// [`lifts_on_gpu`]: reconstruction tried after 16, 32, 64, … steps (row 0 first, from
 /// its digits alone, with a margin before the bound; then every entry, checked
 /// exactly), and at the bound, where it cannot fail. `None` when `A` is singular modulo

@@ -1,10 +1,10 @@
 //! [`RnsVec`]: many integers held as residues, stored channel-major.
 
-use crate::basis::RnsBasis;
-use crate::crt::{self, CrtMethod};
 use crate::error::{Error, Result};
-use crate::layout;
-use crate::words::{Words, WordsRef};
+use crate::num::basis::RnsBasis;
+use crate::num::crt::{self, CrtMethod};
+use crate::num::layout;
+use crate::num::words::{Words, WordsRef};
 use rayon::prelude::*;
 use rns_core::Modulus;
 use rug::Integer;

@@ -3,9 +3,9 @@
 //! Format: a first line `rows cols`, then `rows` lines of `cols` decimal integers
 //! (optional leading `-`), separated by spaces or tabs. Blank lines are ignored.
 
-use crate::decimal::parse_digits;
-pub use crate::decimal::{decimal_width, write_integer};
 use crate::error::{Error, Result};
+use crate::num::decimal::parse_digits;
+pub use crate::num::decimal::{decimal_width, write_integer};
 use rayon::prelude::*;
 use rug::{Integer, Rational};
 use std::fmt;

@@ -7,21 +7,21 @@
 //! Divisor trick ([`Method::Dixon`], as FLINT's `fmpz_mat_det_divisor`): in the
 //! solution of `A x = b` for a `±1` vector `b`, by Dixon's lifting, the denominator `d`
 //! of an entry divides `det A` and is most of it for most matrices
-//! ([`crate::dixon::det_divisor`]); then only `det A / d`, bounded by Hadamard / `d`, is
+//! ([`crate::algo::dixon::det_divisor`]); then only `det A / d`, bounded by Hadamard / `d`, is
 //! computed modulo primes (those not dividing `d`), exactly as above. Never
 //! probabilistic: `d` divides `det A` whatever `b` is.
 
-pub use crate::bounds::{hadamard_bits, log2_norm};
+pub use crate::mat::bounds::{hadamard_bits, log2_norm};
 
+use crate::algo::dixon::det_divisor;
+use crate::algo::dixon_gpu::{det_divisor_gpu, lifts_on_gpu};
+use crate::algo::method::{Lifting, Method};
 use crate::backend::gpu::dixon::DeviceLimbs;
 use crate::backend::Backend;
-use crate::basis::RnsBasis;
-use crate::dixon::det_divisor;
-use crate::dixon_gpu::{det_divisor_gpu, lifts_on_gpu};
 use crate::error::{Error, Result};
-use crate::matrix::{require_square, IntMatrix};
-use crate::method::{Lifting, Method};
-use crate::modmat::ModMatrices;
+use crate::mat::matrix::{require_square, IntMatrix};
+use crate::mat::modmat::ModMatrices;
+use crate::num::basis::RnsBasis;
 use crate::timing::Laps;
 use rns_core::Modulus;
 use rug::Integer;

@@ -3,7 +3,7 @@
 //! mixed-radix conversion for the numbers it left undecided. The device runs the same
 //! two steps (`gpu/order.rs`); both are exact, so their answers agree bit for bit.
 
-use crate::basis::RnsBasis;
+use crate::num::basis::RnsBasis;
 use rayon::prelude::*;
 use rns_core::{interval, mixed_radix};
 use std::cmp::Ordering;

@@ -26,16 +26,16 @@
 //! # Ok::<(), rns::Error>(())
 //! ```
 
+use crate::algo::dixon::solve_dixon;
+use crate::algo::dixon_gpu::{lifts_on_gpu, solve_dixon_gpu};
+use crate::algo::method::{Lifting, Method};
 use crate::backend::Backend;
-use crate::basis::RnsBasis;
-use crate::bounds::{cramer_bits, log2_norm};
-use crate::dixon::solve_dixon;
-use crate::dixon_gpu::{lifts_on_gpu, solve_dixon_gpu};
 use crate::error::{Error, Result};
-use crate::fractions::over_denominator;
-use crate::matrix::{require_product, require_rhs, require_square, IntMatrix, RatMatrix};
-use crate::method::{Lifting, Method};
-use crate::modmat::ModMatrices;
+use crate::mat::bounds::{cramer_bits, log2_norm};
+use crate::mat::matrix::{require_product, require_rhs, require_square, IntMatrix, RatMatrix};
+use crate::mat::modmat::ModMatrices;
+use crate::num::basis::RnsBasis;
+use crate::num::fractions::over_denominator;
 use crate::timing::Laps;
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -87,7 +87,7 @@ pub fn rank(a: &IntMatrix, backend: &Backend) -> Result<usize> {
         return Ok(0);
     }
     let full = a.rows().min(a.cols());
-    let primes: Vec<u32> = crate::sieve::moduli_descending(|_| false)
+    let primes: Vec<u32> = crate::num::sieve::moduli_descending(|_| false)
         .take(RANK_FIRST_PRIMES)
         .collect();
     let images = ModMatrices::from_int_matrix(a, &primes)?;

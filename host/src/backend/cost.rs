@@ -4,9 +4,9 @@
 //! driver 580; `docs/performance.md` has the runs): they need only be right within a
 //! factor of about two, since the choice matters only when the backends differ by more.
 
-use crate::linalg::RANK_FIRST_PRIMES;
-use crate::matrix::IntMatrix;
-use crate::method::{DIXON_DET_MIN, DIXON_GPU_DET_MIN, DIXON_GPU_SOLVE_MIN, DIXON_SOLVE_MIN};
+use crate::algo::linalg::RANK_FIRST_PRIMES;
+use crate::algo::method::{DIXON_DET_MIN, DIXON_GPU_DET_MIN, DIXON_GPU_SOLVE_MIN, DIXON_SOLVE_MIN};
+use crate::mat::matrix::IntMatrix;
 use rns_core::padic::residual_fits;
 
 /// Time to make the GPU usable in a fresh process: `cuInit` (~100 ms), the primary

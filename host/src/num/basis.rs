@@ -58,7 +58,7 @@ impl RnsBasis {
     pub fn for_bits_excluding(bits: u64, exclude: impl Fn(u32) -> bool) -> RnsBasis {
         // (M − 1)/2 ≥ 2^bits  ⇔  M ≥ 2^(bits+1) + 1; M is odd, so M > 2^(bits+1) suffices.
         let target = Integer::from(1) << (bits + 1) as u32;
-        let mut candidates = crate::sieve::moduli_descending(&exclude);
+        let mut candidates = crate::num::sieve::moduli_descending(&exclude);
         let mut next = || {
             candidates
                 .next()
@@ -74,7 +74,7 @@ impl RnsBasis {
             log2 += (*primes.last().expect("a prime") as f64).log2();
         }
         let last = primes.pop().expect("at least one prime");
-        let mut head = crate::crt::product(&primes);
+        let mut head = crate::num::crt::product(&primes);
         // Each prime adds over 30 bits, so the margin leaves at most `last` to spare; it
         // is then the next prime after the basis, the redundant one.
         let (product, redundant) = if !primes.is_empty() && head > target {
@@ -115,7 +115,7 @@ impl RnsBasis {
     }
 
     /// The basis of the range primes `range` of this one, with the same redundant prime:
-    /// a share of the primes, reconstructed on its own ([`crate::crt::combine_all`]).
+    /// a share of the primes, reconstructed on its own ([`crate::num::crt::combine_all`]).
     pub fn share(&self, range: std::ops::Range<usize>) -> Result<RnsBasis> {
         let primes = self.range_moduli().get(range).unwrap_or(&[]);
         Self::build(primes.iter().map(|m| m.m).collect(), self.redundant().m)
@@ -133,7 +133,7 @@ impl RnsBasis {
             }
             moduli.push(Modulus::new(p)?);
         }
-        Ok(Self::assemble(moduli, crate::crt::product(&primes)))
+        Ok(Self::assemble(moduli, crate::num::crt::product(&primes)))
     }
 
     /// The basis of validated, distinct `moduli` (range moduli, then the redundant one)
@@ -265,10 +265,10 @@ impl RnsBasis {
     }
 
     /// Products of the range moduli for assembling integers from mixed-radix digits
-    /// ([`crate::crt::from_digits`]), built on first use.
+    /// ([`crate::num::crt::from_digits`]), built on first use.
     pub fn digit_tree(&self) -> &[Vec<Integer>] {
         self.digit_tree
-            .get_or_init(|| crate::crt::digit_tree_levels(self.range_moduli()))
+            .get_or_init(|| crate::num::crt::digit_tree_levels(self.range_moduli()))
     }
 
     /// `M/m_i` for each range modulus.
@@ -325,7 +325,7 @@ mod tests {
                 (primes.clone(), redundant),
                 "{bits} bits"
             );
-            assert_eq!(*b.product(), crate::crt::product(&primes));
+            assert_eq!(*b.product(), crate::num::crt::product(&primes));
             assert!(b.range_bits() >= bits);
         }
     }

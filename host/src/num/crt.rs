@@ -11,8 +11,8 @@
 //! [`combine_all`] joins reconstructions made from shares of the primes (one per GPU) by
 //! the same step.
 
-use crate::basis::RnsBasis;
 use crate::error::{Error, Result};
+use crate::num::basis::RnsBasis;
 use rayon::prelude::*;
 use rns_core::mixed_radix;
 use rug::Integer;

@@ -16,15 +16,15 @@
 //! in `y` per (prime, point) → interpolation per prime → CRT of every coefficient,
 //! checked against a redundant prime.
 
+use crate::algo::det::det;
+use crate::backend::cost::{self, Estimate};
 use crate::backend::Backend;
-use crate::basis::RnsBasis;
-use crate::bipoly::BiPoly;
-use crate::bounds::log2_norm;
-use crate::cost::{self, Estimate};
-use crate::det::det;
 use crate::error::{Error, Result};
-use crate::matrix::IntMatrix;
-use crate::poly::IntPoly;
+use crate::mat::bounds::log2_norm;
+use crate::mat::matrix::IntMatrix;
+use crate::num::basis::RnsBasis;
+use crate::poly::bipoly::BiPoly;
+use crate::poly::intpoly::IntPoly;
 use crate::timing::Laps;
 use rns_core::poly::BiShape;
 use rug::Integer;

@@ -77,7 +77,7 @@ pub fn over_denominator(nums: Vec<Integer>, d: &Integer) -> Option<Vec<Rational>
 fn split_smooth(d: &Integer) -> (Integer, Integer) {
     let mut r = Integer::from(d.abs_ref());
     let mut s = Integer::from(1);
-    for p in std::iter::once(2).chain(crate::sieve::odd_primes_to(SMOOTH_BELOW)) {
+    for p in std::iter::once(2).chain(crate::num::sieve::odd_primes_to(SMOOTH_BELOW)) {
         while r.is_divisible_u(p) {
             r.div_exact_u_mut(p);
             s *= p;

@@ -3,7 +3,7 @@
 //! exponents add up; blank lines and lines starting with `#` are skipped).
 
 use crate::error::{Error, Result};
-use crate::matrix::{parse_integer, read_source};
+use crate::mat::matrix::{parse_integer, read_source};
 use rug::Integer;
 
 /// The most coefficients a dense `(deg_y + 1) × (deg_x + 1)` polynomial may hold.

@@ -2,7 +2,7 @@
 //! coefficients, constant term first, separated by whitespace (any number of lines).
 
 use crate::error::{Error, Result};
-use crate::matrix::{parse_integer, read_source};
+use crate::mat::matrix::{parse_integer, read_source};
 use rug::Integer;
 
 /// A non-zero polynomial with integer coefficients, constant term first; the last
@@ -59,7 +59,7 @@ impl IntPoly {
     pub fn parse(text: &str, source: &str) -> Result<IntPoly> {
         let mut coeffs = Vec::new();
         for (i, line) in text.lines().enumerate() {
-            if crate::matrix::is_blank_or_comment(line) {
+            if crate::mat::matrix::is_blank_or_comment(line) {
                 continue;
             }
             for token in line.split_whitespace() {

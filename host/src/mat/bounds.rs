@@ -1,7 +1,7 @@
 //! Size bounds of exact results, in bits: Euclidean norms (rounded up safely from
 //! `f64`), Hadamard's bound on determinants, Cramer's bounds on solutions.
 
-use crate::matrix::IntMatrix;
+use crate::mat::matrix::IntMatrix;
 use rayon::prelude::*;
 use rug::Integer;
 

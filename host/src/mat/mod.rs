@@ -1,0 +1,7 @@
+//! Matrices: over Z and Q ([`matrix`]: the text format, parsing and printing), modulo
+//! primes ([`modmat`]), and the bounds on their determinants and solutions
+//! ([`bounds`]).
+
+pub mod bounds;
+pub mod matrix;
+pub mod modmat;
