@@ -12,8 +12,9 @@
 //! matrices (1000), one per prime (2169: an exact det 1000² with 64-bit entries), panels
 //! a comma-separated list (`64,128,256`), FEW primes for `det A / d` (25).
 
+use rns::backend::gpu::driver::memory::moduli_words;
 use rns::backend::gpu::launch::Det;
-use rns::backend::gpu::memory::moduli_words;
+use rns::backend::gpu::ops;
 use rns::backend::gpu::Gpu;
 use rns::{RnsBasis, RnsVec};
 use std::time::Instant;
@@ -84,7 +85,7 @@ fn few_primes(g: &Gpu, n: usize, few: usize) -> R<()> {
             ((x >> 36) as i32 - (1 << 27)) as u32
         })
         .collect();
-    let limbs = g.upload_limbs(g.stream(), &words, n, 1)?;
+    let limbs = ops::upload_limbs(g, g.stream(), &words, n, 1)?;
     let mut want = None;
     // (tensor cores, shared-memory cap): a cap too small for the strips leaves panels.
     for (what, tensor, cap) in [
@@ -98,7 +99,7 @@ fn few_primes(g: &Gpu, n: usize, few: usize) -> R<()> {
         let mut got = Vec::new();
         for _ in 0..6 {
             let t = Instant::now();
-            got = g.det_mod_limbs(&limbs, &moduli)?;
+            got = ops::det_mod_limbs(g, &limbs, &moduli)?;
             ts.push(t.elapsed().as_secs_f64() * 1e3);
         }
         ts.remove(0);

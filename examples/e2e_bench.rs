@@ -7,8 +7,9 @@
 //! `cargo run --release --example e2e_bench` (needs a GPU; `scripts/gpu-check.sh --run
 //! --e2e` runs it there).
 
+use rns::backend::gpu::driver::memory::moduli_words;
 use rns::backend::gpu::launch::{Elementwise, Equal, Matmul};
-use rns::backend::gpu::memory::moduli_words;
+use rns::backend::gpu::ops;
 use rns::backend::gpu::{EqualKernel, Gpu};
 use rns::{Backend, BackendChoice, ModMatrices, Op, RnsBasis, RnsVec};
 use std::sync::Arc;
@@ -193,7 +194,7 @@ fn main() -> R<()> {
     assert_eq!(gb.equal(&p, &q)?, want_eq);
     assert_eq!(rp.equal(&rq)?, want_eq);
     println!("equal 10^6 x 330: kernel {kernel:.3} ms, resident {resident:.2} ms, end to end {e2e:.2} ms = {:.1}x the kernel", e2e / kernel);
-    let t = g.mrc_tables(b330.range_moduli())?;
+    let t = ops::mrc_tables(&g, b330.range_moduli())?;
     let k = 330;
     let mut dd = g.alloc(k * nn)?;
     let kernel = events(&g, 3, || {

@@ -11,8 +11,9 @@
 //! warm-up). With a fifth argument `convert`: only the checked conversion of `N·L`
 //! random numbers of about `69·N` bits (a solve's `det A · X`), stage by stage.
 
+use rns::backend::gpu::driver::memory::moduli_words;
 use rns::backend::gpu::launch::Eliminate;
-use rns::backend::gpu::memory::moduli_words;
+use rns::backend::gpu::ops;
 use rns::backend::gpu::Gpu;
 use rns::mat::bounds::cramer_bits;
 use rns::{crt, linalg, Backend, BackendChoice, IntMatrix, Method, RnsBasis, RnsVec};
@@ -171,7 +172,7 @@ fn convert(g: &Backend, len: usize, bits: u64) -> R<()> {
         let v = RnsVec::from_residues(&basis, len, residues.clone())?;
         let t_check = t.elapsed();
         let t = Instant::now();
-        let (limbs, flags, nlimbs) = gpu.signed_limbs(basis.moduli(), v.residues(), len)?;
+        let (limbs, flags, nlimbs) = ops::signed_limbs(gpu, basis.moduli(), v.residues(), len)?;
         let t_limbs = t.elapsed();
         let t = Instant::now();
         let ints = crt::from_signed_limbs(&limbs, &flags, nlimbs, basis.range_bits())?;

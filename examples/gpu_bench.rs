@@ -8,10 +8,11 @@
 //!
 //! `cargo run --release --example gpu_bench` (needs a GPU; `scripts/gpu-check.sh` runs it on one).
 
+use rns::backend::gpu::driver::memory::moduli_words;
 use rns::backend::gpu::launch::{
     Cmp, Det, Digits, Elementwise, Eliminate, Equal, Matmul, MulChain,
 };
-use rns::backend::gpu::memory::moduli_words;
+use rns::backend::gpu::ops;
 use rns::backend::gpu::CudaSlice;
 use rns::backend::gpu::{EqualKernel, Gpu, TensorSplit};
 use rns::{Backend, Op, RnsBasis, RnsVec};
@@ -178,7 +179,7 @@ fn main() -> R<()> {
     // numbers, whose blocks return at once when there are none) against the exact path
     // for every number, the kernel before the interval pass, in the same run.
     let k = b330.range_len();
-    let t = g.mrc_tables(b330.range_moduli())?;
+    let t = ops::mrc_tables(&g, b330.range_moduli())?;
     let r = RnsVec::random(&b330, nn, 5);
     let dr = g.upload(r.residues())?;
     let (mut da, mut db) = (g.alloc(k * nn)?, g.alloc(k * nn)?);

@@ -15,6 +15,7 @@
 //!
 //! `cargo run --release --example multi_gpu_bench [-- --big] [--quick] [--csv FILE]`
 
+use rns::backend::gpu::ops;
 use rns::{det_with_stats, linalg, resultant_xy_with_stats, Backend, Devices, RnsBasis, RnsVec};
 use rns_suite::Gen;
 use std::sync::Arc;
@@ -90,7 +91,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "  device {}: {:.1} modular multiply-adds/ns",
             g.ordinal(),
-            g.speed()?
+            ops::speed(g)?
         );
     }
     let mut gen = Gen::new(16);

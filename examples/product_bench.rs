@@ -16,8 +16,9 @@
 //! `scripts/flint_product.py DIR`, which times FLINT (1 and all threads) and the whole
 //! `rns matmul` process on the same inputs.
 
+use rns::backend::gpu::driver::memory::moduli_words;
 use rns::backend::gpu::launch::Matmul;
-use rns::backend::gpu::memory::moduli_words;
+use rns::backend::gpu::ops;
 use rns::backend::gpu::TensorSplit;
 use rns::{crt, det_with_method, linalg};
 use rns::{Backend, BackendChoice, IntMatrix, Method, RnsBasis};
@@ -227,13 +228,12 @@ fn breakdown(
         lap = Instant::now();
     };
     let (pa, pb) = (
-        g.pack_number_major(a.entries()),
-        g.pack_number_major(b.entries()),
+        ops::pack_number_major(g, a.entries()),
+        ops::pack_number_major(g, b.entries()),
     );
     mark("pack");
     let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
-    let (limbs, flags, nlimbs) = g
-        .matmul_limbs(basis.moduli(), packed, (n, k, p))?
+    let (limbs, flags, nlimbs) = ops::matmul_limbs(g, basis.moduli(), packed, (n, k, p))?
         .ok_or("does not fit the device")?;
     mark("device: upload, reduce, products, digits, limbs, transpose, download");
     let values = crt::from_signed_limbs(&limbs, &flags, nlimbs, basis.range_bits())?;

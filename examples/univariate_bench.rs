@@ -8,8 +8,8 @@
 //! `cargo run --release --example univariate_bench [-- --dump DIR] [--quick]`
 
 use rns::backend::cpu;
+use rns::backend::gpu::driver::memory::moduli_words;
 use rns::backend::gpu::launch::{Resultant, ResultantBlock};
-use rns::backend::gpu::memory::moduli_words;
 use rns::backend::gpu::Gpu;
 use rns::{layout, resultant, Backend, BackendChoice};
 use rns_suite::Gen;

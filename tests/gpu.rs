@@ -2,6 +2,7 @@
 //! edge values, poisoned output buffers and the chunked paths. Without a usable GPU
 //! these tests print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
 
+use rns::backend::gpu::ops;
 use rns::backend::gpu::EqualKernel;
 use rns::{
     det, det_with_method, linalg, Backend, IntMatrix, Method, ModMatrices, Op, RnsBasis, RnsVec,
@@ -57,8 +58,7 @@ fn equality_kernels_match_cpu() {
             let want = Backend::Cpu.equal(&a, &bb).unwrap();
             assert_eq!(want.iter().filter(|&&e| !e).count(), len.div_ceil(3));
             for kernel in [EqualKernel::SharedTree, EqualKernel::WarpVote] {
-                let got = dev
-                    .equal(kernel, b.channels(), len, a.residues(), bb.residues())
+                let got = ops::equal(dev, kernel, b.channels(), len, a.residues(), bb.residues())
                     .unwrap();
                 same(&got, &want, &format!("{kernel:?} len {len} k {k}"));
             }
@@ -224,7 +224,10 @@ fn bases_too_large_for_the_mixed_radix_kernel_convert_anyway() {
     // products on the host.
     let mut want = vec![0u32; b.range_len()];
     rns_core::crt::fill_inverses(b.range_moduli(), &mut want);
-    assert_eq!(dev(&g).cofactor_inverses(b.range_moduli()).unwrap(), want);
+    assert_eq!(
+        ops::cofactor_inverses(dev(&g), b.range_moduli()).unwrap(),
+        want
+    );
     assert_eq!(g.to_integers_checked(&x).unwrap(), values);
 }
 

@@ -6,7 +6,8 @@
 
 use rns::algo::dixon::solve_dixon;
 use rns::algo::dixon_gpu::{lifts_on_gpu, solve_dixon_gpu};
-use rns::backend::gpu::dixon::DeviceLimbs;
+use rns::backend::gpu::ops;
+use rns::backend::gpu::ops::DeviceLimbs;
 use rns::{det_with_method, linalg, Backend, Error, IntMatrix, Method, ModMatrices};
 use rns_suite::{
     bareiss_det, dev, gpu_backend as gpu, naive_matmul, rational_solve, Gen, LiftCaps,
@@ -197,7 +198,7 @@ fn one_limb(g: &Backend, a: &IntMatrix) -> DeviceLimbs {
         .map(|x| x.to_i32().unwrap() as u32)
         .collect();
     let gpu = dev(g);
-    gpu.upload_limbs(gpu.stream(), &w, a.rows(), 1).unwrap()
+    ops::upload_limbs(gpu, gpu.stream(), &w, a.rows(), 1).unwrap()
 }
 
 /// An `n × n` matrix whose leading 2 × 2 minor equals `p` (16-bit entries): its second
@@ -275,7 +276,7 @@ fn few_prime_determinants_match_the_cpu() {
         dev(&g).config().set_tensor_cores(Some(tensor));
         dev(&g).config().set_shared_memory_limit(cap);
         for (a, what) in &cases {
-            let got = dev(&g).det_mod_limbs(&one_limb(&g, a), &moduli).unwrap();
+            let got = ops::det_mod_limbs(dev(&g), &one_limb(&g, a), &moduli).unwrap();
             assert_eq!(got, cpu(a), "{what}, {way}");
         }
     }

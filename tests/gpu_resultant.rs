@@ -4,6 +4,7 @@
 //! print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
 
 use rns::backend::cpu;
+use rns::backend::gpu::ops;
 use rns::{resultant, resultant_xy, resultant_xy_with_stats, Backend, BiPoly, IntPoly};
 use rns_suite::{
     basis, dev, eval_poly, gpu_backend as gpu, poly_mul, random_with_edges, resultant_xy_at, same,
@@ -136,7 +137,7 @@ fn block_and_thread_kernels_match_cpu_on_every_degree_pattern() {
             let want = cpu::resultant_per_channel(&moduli, df, dg, &data);
             for from in [Some(0), Some(usize::MAX), None] {
                 d.config().set_block_resultant_from(from);
-                let got = d.resultant_per_channel(&moduli, df, dg, &data).unwrap();
+                let got = ops::resultant_per_channel(d, &moduli, df, dg, &data).unwrap();
                 same(
                     &got,
                     &want,

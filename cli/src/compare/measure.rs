@@ -7,8 +7,9 @@
 use super::{event_ms, median, mismatch, wall_ms, Case};
 use rns::algo::det::det;
 use rns::algo::resultant::{bound_bits, resultant, resultant_xy, resultant_xy_with_stats};
+use rns::backend::gpu::driver::memory::moduli_words;
 use rns::backend::gpu::launch::{Det, Digits, Elementwise, Equal, Matmul, Reduce, Resultant};
-use rns::backend::gpu::memory::moduli_words;
+use rns::backend::gpu::ops;
 use rns::backend::gpu::CudaSlice;
 use rns::backend::gpu::EqualKernel;
 use rns::backend::{pack_words, Backend, Op};
@@ -182,7 +183,7 @@ fn measure_sign(case: &mut Case) -> Result<()> {
     };
     let (dx, t) = (
         g.upload_words(x.residues())?,
-        g.mrc_tables(b.range_moduli())?,
+        ops::mrc_tables(g, b.range_moduli())?,
     );
     let (mut dd, mut out) = (g.alloc(k * size)?, g.alloc(size)?);
     let s = g.stream();
@@ -228,7 +229,7 @@ fn measure_crt(case: &mut Case) -> Result<()> {
     };
     let (dx, t) = (
         g.upload_words(x.residues())?,
-        g.mrc_tables(b.range_moduli())?,
+        ops::mrc_tables(g, b.range_moduli())?,
     );
     let mut dd = g.alloc(k * size)?;
     let ms = event_ms(g, case.reps, || {

@@ -16,7 +16,8 @@ pub use crate::mat::bounds::{hadamard_bits, log2_norm};
 use crate::algo::dixon::det_divisor;
 use crate::algo::dixon_gpu::{det_divisor_gpu, lifts_on_gpu};
 use crate::algo::method::{Lifting, Method};
-use crate::backend::gpu::dixon::DeviceLimbs;
+use crate::backend::gpu::ops;
+use crate::backend::gpu::ops::DeviceLimbs;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mat::matrix::{require_square, IntMatrix};
@@ -96,7 +97,7 @@ pub fn det_with_method(
             (Lifting::Gpu, Some(gpu)) => {
                 let likely = RnsBasis::for_bits(likely_quotient_bits(n));
                 let dets = |limbs: &DeviceLimbs| {
-                    let got = gpu.det_mod_limbs(limbs, likely.moduli())?;
+                    let got = ops::det_mod_limbs(gpu, limbs, likely.moduli())?;
                     Ok(likely.primes().into_iter().zip(got))
                 };
                 det_divisor_gpu(gpu, a, &b, dets).map(|g| {
@@ -152,7 +153,7 @@ pub fn det_with_method(
                     .filter(|m| !first_dets.contains_key(&m.m))
                     .copied()
                     .collect();
-                let got = gpu.det_mod_limbs(limbs, &rest)?;
+                let got = ops::det_mod_limbs(gpu, limbs, &rest)?;
                 first_dets.extend(rest.iter().map(|m| m.m).zip(got));
                 basis.moduli().iter().map(|m| first_dets[&m.m]).collect()
             }

@@ -10,7 +10,8 @@ use crate::algo::dixon::{
     divisor_of, finish_with, limb_of, row0_denominator, steps_for, DixonSolution, Expansion,
     PRIMES_TRIED,
 };
-use crate::backend::gpu::dixon::DeviceLimbs;
+use crate::backend::gpu::ops;
+use crate::backend::gpu::ops::DeviceLimbs;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
 use crate::mat::bounds::cramer_bits;
@@ -107,7 +108,7 @@ fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<P
         .collect();
     laps.lap("lift: bounds, limbs");
     let stream = gpu.stream();
-    let limbs = gpu.upload_limbs(stream, &words, n, l)?;
+    let limbs = ops::upload_limbs(gpu, stream, &words, n, l)?;
     gpu.sync_stream(stream)?;
     laps.lap("lift: upload");
     Ok(Prepared { limbs, rhs, bits })
@@ -134,7 +135,7 @@ pub fn det_divisor_gpu<T: Send>(
     let mut laps = Laps::start();
     let prep = prepare(gpu, a, b, &mut laps)?;
     let bits = prep.bits;
-    let Some(mut lift) = gpu.start_lift(&prep.limbs, (&prep.rhs, b.cols()), primes(), |p| {
+    let Some(mut lift) = ops::start_lift(gpu, &prep.limbs, (&prep.rhs, b.cols()), primes(), |p| {
         steps_for(bits, p)
     })?
     else {
@@ -182,7 +183,7 @@ pub fn solve_dixon_gpu(
     let mut laps = Laps::start();
     let prep = prepare(gpu, a, b, &mut laps)?;
     let (bits, n, l) = (prep.bits, a.rows(), b.cols());
-    let Some(mut lift) = gpu.start_lift(&prep.limbs, (&prep.rhs, b.cols()), primes(), |p| {
+    let Some(mut lift) = ops::start_lift(gpu, &prep.limbs, (&prep.rhs, b.cols()), primes(), |p| {
         steps_for(bits, p)
     })?
     else {

@@ -5,6 +5,7 @@
 use super::gpu::Gpu;
 use super::input::{check_range, pack_words};
 use super::{cpu, split, Backend};
+use crate::backend::gpu::ops;
 use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
 use crate::num::crt;
@@ -31,7 +32,7 @@ impl Backend {
         let dets = self.by_channels(moduli.len(), 1, data.len(), &|be, r| {
             let (mods, part) = (&moduli[r.clone()], &data[r.start * nn..r.end * nn]);
             match be.gpu_for(part.len()) {
-                Some(g) => Ok(g.det_per_channel(mods, n, part)?.into()),
+                Some(g) => Ok(ops::det_per_channel(g, mods, n, part)?.into()),
                 None => Ok(cpu_dets(mods, n, part.to_vec())),
             }
         })?;
@@ -59,7 +60,7 @@ impl Backend {
         let dets = self.by_channels(basis.channels(), 1, work, &|be, r| {
             let mods = &basis.moduli()[r];
             match (be.gpu_for(entries.len() * mods.len()), &packed) {
-                (Some(g), Some((w, neg, nw))) => g.det_packed(mods, (w, neg, *nw), n),
+                (Some(g), Some((w, neg, nw))) => ops::det_packed(g, mods, (w, neg, *nw), n),
                 _ => Ok(cpu_dets(mods, n, vector::residues_of(entries, mods))),
             }
         })?;
@@ -89,7 +90,9 @@ impl Backend {
             )));
         }
         let run = |be: &Backend, mods: &[Modulus], part: &mut [u32]| match be.gpu_for(part.len()) {
-            Some(g) => g.eliminate_per_channel(mods, rows, cols, pivot_cols, jordan, part, keep),
+            Some(g) => {
+                ops::eliminate_per_channel(g, mods, rows, cols, pivot_cols, jordan, part, keep)
+            }
             None => Ok(cpu::eliminate_per_channel(
                 mods, rows, cols, pivot_cols, jordan, part,
             )),
@@ -153,7 +156,7 @@ impl Backend {
         let packed = self.gpu_for(work).map(|_| pack_words(entries));
         let run = |be: &Backend, mods: &[Modulus]| match (be.gpu_for(size * mods.len()), &packed) {
             (Some(g), Some((w, neg, nw))) => {
-                g.eliminate_packed(mods, (w, neg, *nw), shape, jordan, keep, None)
+                ops::eliminate_packed(g, mods, (w, neg, *nw), shape, jordan, keep, None)
             }
             _ => {
                 let mut data = vector::residues_of(entries, mods);
@@ -175,8 +178,10 @@ impl Backend {
                         (Some(g), Some((w, neg, nw))) => {
                             let packed = (&w[..], &neg[..], *nw);
                             let into = keep.is_some().then_some(out);
-                            Ok(g.eliminate_packed(mods, packed, shape, jordan, keep, into)?
-                                .0)
+                            Ok(
+                                ops::eliminate_packed(g, mods, packed, shape, jordan, keep, into)?
+                                    .0,
+                            )
                         }
                         _ => Err(Error::Internal("a device's share without its GPU".into())),
                     }
@@ -227,9 +232,11 @@ impl Backend {
         if let Some(g) = self.gpu_for(work) {
             check_range(basis, a)?;
             check_range(basis, b)?;
-            let (pa, pb) = (g.pack_number_major(a), g.pack_number_major(b));
+            let (pa, pb) = (ops::pack_number_major(g, a), ops::pack_number_major(g, b));
             let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
-            if let Some((limbs, flags, nl)) = g.matmul_limbs(basis.moduli(), packed, (n, k, p))? {
+            if let Some((limbs, flags, nl)) =
+                ops::matmul_limbs(g, basis.moduli(), packed, (n, k, p))?
+            {
                 return crt::from_signed_limbs(&limbs, &flags, nl, basis.range_bits());
             }
         }
@@ -259,7 +266,7 @@ impl Backend {
             match (be.gpu_for(mods.len() * n * p), &packed) {
                 (Some(g), Some((pa, pb))) => {
                     let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
-                    g.matmul_packed(mods, packed, (n, k, p))
+                    ops::matmul_packed(g, mods, packed, (n, k, p))
                 }
                 _ => {
                     let (ra, rb) = (vector::residues_of(a, mods), vector::residues_of(b, mods));
@@ -302,7 +309,7 @@ impl Backend {
             };
             let (a, b) = (part(a, nk), part(b, kp));
             match be.gpu_for(mods.len() * n * p) {
-                Some(g) => g.matmul_per_channel(mods, shape, a, b),
+                Some(g) => ops::matmul_per_channel(g, mods, shape, a, b),
                 None => Ok(cpu::matmul_per_channel(mods, n, k, p, a.data, b.data).into()),
             }
         })

@@ -22,6 +22,7 @@ pub use op::Op;
 
 pub(crate) use input::{check_arity, check_pair, check_range, scalar_residues};
 
+use crate::backend::gpu::ops;
 use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
 use crate::num::crt;
@@ -178,7 +179,7 @@ impl Backend {
         let out = match self.gpu_for(len * basis.channels()) {
             Some(g) => {
                 let data: Vec<WordsRef> = inputs.iter().map(|x| x.words()).collect();
-                g.elementwise(op, basis.moduli(), len, &data, &scalar_residues)?
+                ops::elementwise(g, op, basis.moduli(), len, &data, &scalar_residues)?
             }
             None => {
                 let data: Vec<&[u32]> = inputs.iter().map(|x| x.residues()).collect();
@@ -237,7 +238,8 @@ impl Backend {
     pub fn equal(&self, a: &RnsVec, b: &RnsVec) -> Result<Vec<bool>> {
         let (basis, len) = Self::check(&[a, b])?;
         match self.gpu_for(len * basis.channels()) {
-            Some(g) => g.equal(
+            Some(g) => ops::equal(
+                g,
                 EqualKernel::WarpVote,
                 basis.channels(),
                 len,
@@ -261,7 +263,7 @@ impl Backend {
         let (b, k, len) = (a.basis(), a.basis().range_len(), a.len());
         match self.gpu_for(len * k * k) {
             Some(g) => {
-                let digits = g.digits(b.range_moduli(), a.len(), a.residues())?;
+                let digits = ops::digits(g, b.range_moduli(), a.len(), a.residues())?;
                 Ok(layout::to_number_major(&digits, a.len(), k))
             }
             None => Ok(cpu::mixed_radix_digits(
@@ -279,7 +281,7 @@ impl Backend {
         let (b, k) = (a.basis(), a.basis().range_len());
         match self.gpu_for(a.len() * k * k) {
             Some(g) => {
-                let r = g.compare(b.range_moduli(), a.len(), a.residues(), None)?;
+                let r = ops::compare(g, b.range_moduli(), a.len(), a.residues(), None)?;
                 Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
             }
             None => Ok(cpu::ordering::compare(b, a.len(), a.residues(), None)),
@@ -293,7 +295,7 @@ impl Backend {
         let (range, k) = (basis.range_moduli(), basis.range_len());
         match self.gpu_for(len * k * k) {
             Some(g) => {
-                let r = g.compare(range, len, a.residues(), Some(b.residues()))?;
+                let r = ops::compare(g, range, len, a.residues(), Some(b.residues()))?;
                 Ok(r.into_iter().map(|x| x.cmp(&0)).collect())
             }
             None => Ok(cpu::ordering::compare(
@@ -314,7 +316,7 @@ impl Backend {
         check_range(basis, values)?;
         let len = values.len();
         let (words, neg, nwords) = pack_words(values);
-        let data = g.reduce_words(basis.moduli(), &words, &neg, len, nwords)?;
+        let data = ops::reduce_words(g, basis.moduli(), &words, &neg, len, nwords)?;
         Ok(RnsVec::from_residues_unchecked(basis, len, data))
     }
 
@@ -331,7 +333,7 @@ impl Backend {
         if k > crt::TREE_ABOVE {
             if let Some(g) = self.gpu_for(k * k) {
                 let b = a.basis();
-                let t = b.interval_tables_from(|| g.cofactor_inverses(b.range_moduli()))?;
+                let t = b.interval_tables_from(|| ops::cofactor_inverses(g, b.range_moduli()))?;
                 return Ok(a.to_integers_from_cofactors(&t.coef));
             }
         }
@@ -348,13 +350,14 @@ impl Backend {
     /// [`Backend::to_integers`], checked against the redundant channel
     /// ([`RnsVec::check_redundant`]): an error, never a wrong number, for a value that
     /// left the range. On the GPU, for a block of numbers or more, the device converts
-    /// the residues to signed binary limbs and checks them ([`Gpu::signed_limbs`]): the
+    /// the residues to signed binary limbs and checks them ([`signed_limbs`](crate::backend::gpu::ops::limbs::signed_limbs)): the
     /// host only copies each integer's limbs.
     pub fn to_integers_checked(&self, a: &RnsVec) -> Result<Vec<Integer>> {
         let (b, k) = (a.basis(), a.basis().range_len());
         if a.len() >= NUMBERS_PER_BLOCK as usize {
             if let Some(g) = self.gpu_for(a.len() * k * k) {
-                let (limbs, flags, nlimbs) = g.signed_limbs(b.moduli(), a.residues(), a.len())?;
+                let (limbs, flags, nlimbs) =
+                    ops::signed_limbs(g, b.moduli(), a.residues(), a.len())?;
                 return crt::from_signed_limbs(&limbs, &flags, nlimbs, b.range_bits());
             }
         }

@@ -23,6 +23,7 @@
 //! # Ok::<(), rns::Error>(())
 //! ```
 
+use crate::backend::gpu::ops;
 use crate::backend::gpu::DeviceWords;
 use crate::backend::{self, Backend, Op};
 use crate::error::{Error, Result};
@@ -307,7 +308,7 @@ impl ResidentVec {
     /// The mixed-radix digits over the range channels, number-major.
     fn device_digits(&self, d: &DeviceWords) -> Result<Vec<u32>> {
         let (b, k) = (&self.basis, self.basis.range_len());
-        let tables = d.gpu().mrc_tables(b.range_moduli())?;
+        let tables = ops::mrc_tables(d.gpu(), b.range_moduli())?;
         let digits = d.digits(&tables, self.len)?;
         let host = d.gpu().download_words(&digits, k * self.len)?;
         Ok(layout::to_number_major(&host, self.len, k))

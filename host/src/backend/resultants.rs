@@ -6,6 +6,7 @@
 
 use super::input::{check_range, pack_words};
 use super::{cpu, split, Backend, Computed};
+use crate::backend::gpu::ops;
 use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
 use crate::num::crt;
@@ -64,7 +65,7 @@ impl Backend {
                 let (words, neg, nwords) = pack_words(coeffs);
                 let packed = (&words[..], &neg[..], nwords);
                 let (residues, digits, laps) =
-                    g.resultant_xy_words(basis.moduli(), packed, shape, candidates, true)?;
+                    ops::resultant_xy_words(g, basis.moduli(), packed, shape, candidates, true)?;
                 let digits = digits.map(|d| layout::to_number_major(&d, n, basis.range_len()));
                 Ok((Computed::of(residues, digits), laps))
             }
@@ -107,10 +108,7 @@ impl Backend {
             ) {
                 (Some(g), Some((w, neg, nw))) => {
                     let packed = (&w[..], &neg[..], *nw);
-                    Ok(
-                        g.resultant_xy_words(mods, packed, shape, candidates, false)?
-                            .0,
-                    )
+                    Ok(ops::resultant_xy_words(g, mods, packed, shape, candidates, false)?.0)
                 }
                 _ => {
                     let res = vector::residues_of(coeffs, mods);
@@ -150,7 +148,7 @@ impl Backend {
             mods.push(red);
             let packed = (&words[..], &neg[..], nwords);
             let (res, digits, mut laps) =
-                g.resultant_xy_words(&mods, packed, shape, candidates, true)?;
+                ops::resultant_xy_words(g, &mods, packed, shape, candidates, true)?;
             let digits = digits.ok_or_else(|| Error::Internal("a share without digits".into()))?;
             let share = basis.share(r.clone())?;
             let digits = layout::to_number_major(&digits, n, r.len());
@@ -203,11 +201,11 @@ impl Backend {
     /// holds the `df + 1` coefficients of `f` then the `dg + 1` of `g` (constant terms
     /// first, each in the basis's signed range), and neither leading coefficient may
     /// vanish modulo a channel. On a GPU the coefficients are reduced on the device and,
-    /// with a block per channel, never come back as residues ([`Gpu::resultant_words`]);
+    /// with a block per channel, never come back as residues ([`resultant_words`](crate::backend::gpu::ops::resultant::resultant_words));
     /// the channels are split across ranks and devices as for
     /// [`Backend::resultant_per_channel`].
     ///
-    /// [`Gpu::resultant_words`]: super::gpu::Gpu::resultant_words
+    /// [`resultant_words`](crate::backend::gpu::ops::resultant::resultant_words): super::gpu::Gpu::resultant_words
     pub fn resultant_of_integers(
         &self,
         basis: &Arc<RnsBasis>,
@@ -223,9 +221,9 @@ impl Backend {
         let out = self.by_channels(moduli.len(), 1, work, &|be, r| {
             let mods = &moduli[r];
             match (be.gpu_for(df * dg.max(1) * mods.len()), &packed) {
-                (Some(g), Some((w, neg, nw))) => Ok(g
-                    .resultant_words(mods, (&w[..], &neg[..], *nw), df, dg)?
-                    .into()),
+                (Some(g), Some((w, neg, nw))) => {
+                    Ok(ops::resultant_words(g, mods, (&w[..], &neg[..], *nw), df, dg)?.into())
+                }
                 _ => {
                     let res = vector::residues_of(coeffs, mods);
                     Ok(cpu::resultant_per_channel(mods, df, dg, &res).into())
@@ -245,7 +243,7 @@ impl Backend {
         let out = self.by_channels(moduli.len(), 1, work, &|be, r| {
             let (mods, part) = (&moduli[r.clone()], &data[r.start * len..r.end * len]);
             match be.gpu_for(df * dg.max(1) * mods.len()) {
-                Some(g) => Ok(g.resultant_per_channel(mods, df, dg, part)?.into()),
+                Some(g) => Ok(ops::resultant_per_channel(g, mods, df, dg, part)?.into()),
                 None => Ok(cpu::resultant_per_channel(mods, df, dg, part).into()),
             }
         })?;

@@ -1,12 +1,13 @@
 //! Work split by channels. Every channel is independent, so a computation whose result
 //! is a fixed number of words per channel runs as shares of the channels: one share per
 //! MPI rank ([`crate::cluster`]), each rank's share again split across its GPUs in
-//! proportion to their measured speed ([`Gpu::speed`]), one host thread per device so
+//! proportion to their measured speed ([`speed`](crate::backend::gpu::ops::speed::speed)), one host thread per device so
 //! that the devices run at once. The shares' words are concatenated (channel-major), and
 //! with several ranks gathered to every rank, so that every rank goes on identically.
 
 use super::gpu::Gpu;
 use super::Backend;
+use crate::backend::gpu::ops;
 use crate::cluster;
 use crate::error::{Error, Result};
 use crate::num::words::Words;
@@ -151,7 +152,7 @@ pub(crate) fn per_device_mut<T: Send>(
     }
     let weights = gpus
         .iter()
-        .map(|g| g.speed())
+        .map(|g| ops::speed(g))
         .collect::<Result<Vec<f64>>>()?;
     let parts = shares(len, &weights);
     let mut chunks = Vec::with_capacity(parts.len());

@@ -13,6 +13,7 @@
 //! # Ok::<(), rns::Error>(())
 //! ```
 
+use crate::backend::gpu::ops;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mat::matrix::{
@@ -284,8 +285,8 @@ impl Backend {
     pub fn det_mod(&self, a: &ModMatrices) -> Result<Vec<u32>> {
         let n = a.require_square("the determinant")?;
         if let Some(g) = self.gpu_for(a.data.len()) {
-            if g.det_few_for(a.moduli.len(), n) {
-                return g.det_mod_few(&a.moduli, n, &a.data);
+            if ops::det_few_for(g, a.moduli.len(), n) {
+                return ops::det_mod_few(g, &a.moduli, n, &a.data);
             }
         }
         let mut data = a.data.clone();

@@ -4,10 +4,10 @@
 //! product by small moduli ([`Gpu::small_moduli_planes`], [`Gpu::small_moduli_product`]).
 //! Chosen by [`super::GpuConfig::tensor_det_for`]; the fused `rns_det_blocked` otherwise.
 
-use super::launch::{grid_limit, launch, need, Det, Eliminate, Matmul, GRID_YZ};
-use super::matmul::View;
-use super::memory::MODULUS_WORDS;
-use super::Gpu;
+use super::View;
+use super::{grid_limit, launch, need, Det, Eliminate, Matmul, GRID_YZ};
+use crate::backend::gpu::driver::memory::MODULUS_WORDS;
+use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::{DET_SMEM_BYTES, MM_THREADS_SIDE, OZ_BK, OZ_BM};

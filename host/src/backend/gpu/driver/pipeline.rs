@@ -5,8 +5,9 @@
 //! of the next. Small transfers skip the page-locked buffers and use one stream.
 
 use super::device::cuda;
+use super::fault::FaultSite;
 use super::staging::Pinned;
-use super::{FaultSite, Gpu};
+use super::Gpu;
 use crate::error::{Error, Result};
 use crate::num::words::{Words, WordsRef};
 use cudarc::driver::{CudaEvent, CudaSlice, CudaStream};
@@ -20,7 +21,7 @@ pub const SLOTS: usize = 3;
 /// for several chunks in flight.
 const CHUNK_BYTES: usize = 32 << 20;
 /// Below this many bytes in all, one chunk through pageable memory is cheaper.
-const SMALL_BYTES: usize = 4 << 20;
+pub(super) const SMALL_BYTES: usize = 4 << 20;
 /// Words copied by one task of a parallel copy.
 const COPY_GRAIN: usize = 1 << 16;
 
@@ -345,51 +346,5 @@ impl Gpu {
             finish(slot, outputs)?;
         }
         Ok(())
-    }
-}
-
-impl Gpu {
-    /// Copies host words to a new device buffer: through page-locked buffers on several
-    /// streams when large (returning once every copy is done), directly when small.
-    pub fn upload_words(&self, x: &[u32]) -> Result<CudaSlice<u32>> {
-        if x.len() * 4 <= SMALL_BYTES {
-            return self.upload(x);
-        }
-        let mut dst = self.alloc(x.len())?;
-        self.sync()?; // the allocation (and its poison) before other streams write
-        let ins = [HostIn::new(x, 1, 1)];
-        self.stream_chunks(x.len(), &ins, &mut [], 0, usize::MAX, &mut |s, di, _, r| {
-            let n = r.len();
-            self.dtod(s, &di[0].slice(0..n), &mut dst.slice_mut(r))
-        })?;
-        Ok(dst)
-    }
-
-    /// The first `n` words of a device buffer as a result: straight into page-locked
-    /// memory of the pool when large (`Gpu::result_words`), else as [`Gpu::download`].
-    pub fn download_result(self: &Arc<Self>, x: &CudaSlice<u32>, n: usize) -> Result<Words> {
-        let mut out = self.result_words(n);
-        if !out.is_locked() {
-            return Ok(self.download(x, n)?.into());
-        }
-        let s = self.stream();
-        self.dtoh(s, &x.slice(0..n), &mut out[..])?;
-        self.sync_stream(s)?;
-        Ok(out)
-    }
-
-    /// The first `n` words of a device buffer, copied back: through page-locked buffers
-    /// on several streams when large, directly when small.
-    pub fn download_words(&self, x: &CudaSlice<u32>, n: usize) -> Result<Vec<u32>> {
-        if n * 4 <= SMALL_BYTES {
-            return self.download(x, n);
-        }
-        let mut out = vec![0u32; n];
-        let mut outs = [HostOut::new(&mut out, 1, 1)];
-        self.stream_chunks(n, &[], &mut outs, 0, usize::MAX, &mut |s, _, dout, r| {
-            let k = r.len();
-            self.dtod(s, &x.slice(r), &mut dout[0].slice_mut(0..k))
-        })?;
-        Ok(out)
     }
 }

@@ -11,10 +11,9 @@ use super::Gpu;
 use crate::error::{Error, Result};
 use crate::num::words::{LockedWords, Words};
 use cudarc::driver::sys;
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream};
+use cudarc::driver::CudaContext;
 use rayon::prelude::*;
 use std::alloc::Layout;
-use std::ops::Range;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -218,71 +217,5 @@ impl HostPool {
         while idle.iter().map(|p| p.words() * 4).sum::<usize>() > POOL_BYTES {
             idle.pop();
         }
-    }
-}
-
-/// Words per piece of a staged download (64 MiB).
-const STAGE_WORDS: usize = 1 << 24;
-
-impl Gpu {
-    /// Copies the device words `src[at]` into `dst` (as long) on `stream` and waits.
-    /// A large copy goes through two page-locked buffers of the pool, each piece copied
-    /// on by all cores while the next one crosses PCIe: into ordinary heap memory the
-    /// driver alone copies at a fraction of the link's speed.
-    pub fn dtoh_staged(
-        &self,
-        stream: &Arc<CudaStream>,
-        (src, at): (&CudaSlice<u32>, Range<usize>),
-        dst: &mut [u32],
-    ) -> Result<()> {
-        let n = dst.len();
-        if at.len() != n {
-            return Err(Error::Internal("a staged copy of the wrong length".into()));
-        }
-        if n < 2 * STAGE_WORDS {
-            self.dtoh(stream, &src.slice(at), dst)?;
-            return self.sync_stream(stream);
-        }
-        let pool = self.staging();
-        let mut bufs = [
-            pool.take(self.context(), STAGE_WORDS)?,
-            pool.take(self.context(), STAGE_WORDS)?,
-        ];
-        let piece = |i: usize| i * STAGE_WORDS..((i + 1) * STAGE_WORDS).min(n);
-        let from = |r: Range<usize>| src.slice(at.start + r.start..at.start + r.end);
-        let mut copy = || -> Result<()> {
-            let [b0, b1] = &mut bufs;
-            let first = piece(0);
-            self.dtoh(stream, &from(first.clone()), b0.slice_mut(first.len()))?;
-            for i in 0..n.div_ceil(STAGE_WORDS) {
-                // Piece i has arrived in one buffer; piece i + 1 goes into the other.
-                self.sync_stream(stream)?;
-                let (cur, next) = if i % 2 == 0 {
-                    (&*b0, &mut *b1)
-                } else {
-                    (&*b1, &mut *b0)
-                };
-                let ahead = piece(i + 1);
-                if !ahead.is_empty() {
-                    self.dtoh(stream, &from(ahead.clone()), next.slice_mut(ahead.len()))?;
-                }
-                let r = piece(i);
-                dst[r.clone()]
-                    .par_chunks_mut(1 << 16)
-                    .zip(cur.slice(r.len()).par_chunks(1 << 16))
-                    .for_each(|(d, s)| d.copy_from_slice(s));
-            }
-            Ok(())
-        };
-        let copied = copy();
-        match self.sync_stream(stream) {
-            Ok(()) => bufs.into_iter().for_each(|b| pool.give(b)),
-            // A copy may still be writing them: never unregister or free them.
-            Err(e) => {
-                std::mem::forget(bufs);
-                return Err(e);
-            }
-        }
-        copied
     }
 }

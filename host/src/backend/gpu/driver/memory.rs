@@ -1,15 +1,13 @@
-//! Device memory: allocation (poisoned on request), whole-buffer copies, the memory
-//! budget and the chunk planner. Every host↔device crossing of the backend goes through
-//! this module or through [`super::pipeline`], which streams large transfers through
-//! page-locked buffers.
+//! Device memory: allocation (poisoned on request), the memory budget and the chunk
+//! planner, and the moduli's layout for the kernels.
 
 use super::device::cuda;
-use super::{FaultSite, Gpu};
+use super::fault::FaultSite;
+use super::Gpu;
 use crate::error::Result;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, HostSlice};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut};
 use rns_core::Modulus;
 use std::ops::Range;
-use std::sync::Arc;
 
 /// Flattens moduli into the `#[repr(C)]` layout of `rns_core::Modulus` (24 bytes:
 /// `m, two32, two32_shoup, padding, invk`) as 32-bit words for the device.
@@ -69,90 +67,6 @@ impl Gpu {
         let mut buf = self.alloc_on(stream, n)?;
         stream.memset_zeros(&mut buf).map_err(cuda)?;
         Ok(buf)
-    }
-
-    /// Copies host words to a new device buffer on `stream` (at least one word long).
-    pub fn upload_on(
-        &self,
-        stream: &std::sync::Arc<CudaStream>,
-        x: &[u32],
-    ) -> Result<CudaSlice<u32>> {
-        let mut buf = self.alloc_on(stream, x.len())?;
-        if !x.is_empty() {
-            self.htod(stream, x, &mut buf)?;
-        }
-        Ok(buf)
-    }
-
-    /// [`Gpu::upload_on`] the device's own stream.
-    pub fn upload(&self, x: &[u32]) -> Result<CudaSlice<u32>> {
-        self.upload_on(self.stream(), x)
-    }
-
-    /// Words `range` of a device buffer, copied back on `stream`.
-    pub fn download_range(
-        &self,
-        stream: &std::sync::Arc<CudaStream>,
-        x: &CudaSlice<u32>,
-        range: Range<usize>,
-    ) -> Result<Vec<u32>> {
-        let mut v = vec![0u32; range.len()];
-        if !range.is_empty() {
-            self.dtoh(stream, &x.slice(range), &mut v)?;
-            self.sync_stream(stream)?;
-        }
-        Ok(v)
-    }
-
-    /// The first `n` words of a device buffer, copied back on `stream`.
-    pub fn download_on(
-        &self,
-        stream: &std::sync::Arc<CudaStream>,
-        x: &CudaSlice<u32>,
-        n: usize,
-    ) -> Result<Vec<u32>> {
-        self.download_range(stream, x, 0..n)
-    }
-
-    /// [`Gpu::download_on`] the device's own stream.
-    pub fn download(&self, x: &CudaSlice<u32>, n: usize) -> Result<Vec<u32>> {
-        self.download_on(self.stream(), x, n)
-    }
-
-    /// Copies `src` into `dst` on the device (the bandwidth reference of the benchmarks).
-    pub fn copy(&self, dst: &mut CudaSlice<u32>, src: &CudaSlice<u32>) -> Result<()> {
-        self.dtod(self.stream(), src, dst)
-    }
-
-    /// Copies host words `src` to the device buffer `dst` on `stream` (every host to
-    /// device copy of the backend goes through here).
-    pub fn htod<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
-    where
-        S: HostSlice<u32> + ?Sized,
-        D: DevicePtrMut<u32>,
-    {
-        self.config().check_fault(FaultSite::Copy)?;
-        stream.memcpy_htod(src, dst).map_err(cuda)
-    }
-
-    /// Copies the device buffer `src` to host words `dst` on `stream`.
-    pub fn dtoh<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
-    where
-        S: DevicePtr<u32>,
-        D: HostSlice<u32> + ?Sized,
-    {
-        self.config().check_fault(FaultSite::Copy)?;
-        stream.memcpy_dtoh(src, dst).map_err(cuda)
-    }
-
-    /// Copies the device buffer `src` to the device buffer `dst` on `stream`.
-    pub fn dtod<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
-    where
-        S: DevicePtr<u32>,
-        D: DevicePtrMut<u32>,
-    {
-        self.config().check_fault(FaultSite::Copy)?;
-        stream.memcpy_dtod(src, dst).map_err(cuda)
     }
 
     /// Bytes one operation may place on the device: the cap of

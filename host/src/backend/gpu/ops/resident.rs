@@ -3,10 +3,10 @@
 //! so that a chain of them runs back to back; only results the host asks for (flags,
 //! signs, digits, a download) wait and cross PCIe.
 
-use super::launch::{Digits, Elementwise, Equal, EqualKernel};
-use super::memory::moduli_words;
-use super::tables::MrcTables;
-use super::Gpu;
+use crate::backend::gpu::driver::memory::moduli_words;
+use crate::backend::gpu::launch::MrcTables;
+use crate::backend::gpu::launch::{Digits, Elementwise, Equal, EqualKernel};
+use crate::backend::gpu::Gpu;
 use crate::backend::Op;
 use crate::error::Result;
 use cudarc::driver::CudaSlice;
@@ -113,7 +113,7 @@ impl DeviceWords {
     }
 
     /// `a[i]` against `b[i]` (or 0) over the moduli of `range`: −1, 0, 1 per number, as
-    /// [`Gpu::compare`].
+    /// [`compare`](super::vectors::compare).
     pub fn compare(
         &self,
         other: Option<&DeviceWords>,
@@ -121,7 +121,7 @@ impl DeviceWords {
         len: usize,
     ) -> Result<Vec<i32>> {
         let g = &self.gpu;
-        let t = g.mrc_tables(range)?;
+        let t = super::tables::mrc_tables(g, range)?;
         let mut scratch = (0..1 + other.is_some() as usize)
             .map(|_| g.alloc(t.k * len))
             .collect::<Result<Vec<_>>>()?;

@@ -4,9 +4,9 @@
 //! `rns_matmul_ozaki`, `rns_ozaki_combine`) or by byte planes (`rns_imma_planes`, then
 //! `rns_matmul_imma`), chosen by [`super::GpuConfig::tensor_split_for`].
 
-use super::launch::{grid_limit, launch, need, Matmul, GRID_YZ};
-use super::memory::MODULUS_WORDS;
-use super::{Gpu, TensorSplit};
+use super::{grid_limit, launch, need, Matmul, GRID_YZ};
+use crate::backend::gpu::driver::memory::MODULUS_WORDS;
+use crate::backend::gpu::{Gpu, TensorSplit};
 use crate::error::Result;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::*;
@@ -268,7 +268,7 @@ impl Gpu {
 /// at `c·channel + offset + x·stride_x + e·stride_k` (for the result, `x` a row, `e` a
 /// column, `stride_k = 1`).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct View {
+pub struct View {
     /// Words from one channel's matrix to the next.
     pub channel: usize,
     /// Words from a channel's first word to the matrix's first entry.

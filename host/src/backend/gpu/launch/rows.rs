@@ -8,9 +8,9 @@
 //! The step kernels launch thousands of times: their buffers' device pointers are taken
 //! once and passed as plain words, so that no launch records events.
 
-use super::launch::{grid_limit, GRID_YZ};
-use super::matmul::View;
-use super::Gpu;
+use super::View;
+use super::{grid_limit, GRID_YZ};
+use crate::backend::gpu::Gpu;
 use crate::error::Result;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
 use rns_core::Modulus;
@@ -20,7 +20,7 @@ use std::sync::Arc;
 const GAUSS_JORDAN_THREADS: u32 = 512;
 /// Words of a channel's elimination state (`rns_step_pivot`): pivot row, determinant,
 /// pivot inverse, singular flag.
-pub(super) const STATE_WORDS: usize = 4;
+pub(crate) const STATE_WORDS: usize = 4;
 /// Threads of `rns_step_pivot`'s block (one per channel).
 const PIVOT_THREADS: u32 = 256;
 /// Rows covered by one block of `rns_step_update` (32 × 8 threads, four rows each).
@@ -30,7 +30,7 @@ impl Gpu {
     /// `rns_gauss_jordan`'s rows per block and bytes of shared memory for `channels`
     /// matrices of `n` rows of `cols` words, when they fit: the multiprocessors shared
     /// among the channels, a block each at most.
-    pub(super) fn rows_layout(
+    pub(crate) fn rows_layout(
         &self,
         channels: usize,
         n: usize,
@@ -51,7 +51,7 @@ impl Gpu {
     /// Gauss–Jordan when `jordan`, else forward. Per channel: the product of its pivots
     /// and the step it stopped at, a zero pivot (`n` when it did not).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn eliminate_rows(
+    pub(crate) fn eliminate_rows(
         &self,
         stream: &Arc<CudaStream>,
         (mats, at): (&mut CudaSlice<u32>, View),
@@ -97,7 +97,7 @@ impl Gpu {
     /// (`(0, 1)` from the start). Returns each channel's state (`STATE_WORDS` words:
     /// determinant at 1, singular flag at 3).
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn eliminate_steps(
+    pub(crate) fn eliminate_steps(
         &self,
         stream: &Arc<CudaStream>,
         mats: &mut CudaSlice<u32>,

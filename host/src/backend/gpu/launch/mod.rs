@@ -1,0 +1,104 @@
+//! The launch layer: typed kernel launches, one file per kernel family, each with a shape
+//! struct ([`shapes`]) whose lengths are checked against the buffers before the launch (a
+//! short buffer is an [`Error::Internal`], never an out-of-bounds access), with the
+//! launch geometry of `rns_core::launch`. [`Gpu::launch_built`] and its cooperative twin
+//! are the only places that launch (after the fault hook's check).
+
+mod digits;
+mod dixon;
+mod linalg;
+pub mod lu;
+pub mod matmul;
+pub mod resultant;
+pub mod rows;
+pub mod shapes;
+mod vectors;
+
+pub use digits::{limbs_for, product_mod, MrcTables};
+pub use dixon::LiftArgs;
+pub use matmul::View;
+pub use shapes::*;
+
+use super::driver::device::cuda;
+use super::driver::fault::FaultSite;
+use super::Gpu;
+use crate::error::{Error, Result};
+use cudarc::driver::{CudaSlice, LaunchArgs, LaunchConfig};
+use rns_core::launch::ELEMENT_THREADS;
+
+/// The inputs of a mixed-radix launch: residues, offset (or none), moduli, table.
+pub type DigitsInputs<'a> = (
+    &'a CudaSlice<u32>,
+    Option<&'a CudaSlice<u32>>,
+    &'a CudaSlice<u32>,
+    &'a CudaSlice<u32>,
+);
+
+/// Grid dimensions y and z (channels, rows of tiles) may not exceed this.
+pub(crate) const GRID_YZ: usize = 65_535;
+
+/// [`Error::Internal`] unless `buf` holds at least `words` words.
+pub(crate) fn need(what: &str, buf: &CudaSlice<u32>, words: usize) -> Result<()> {
+    if buf.len() < words {
+        return Err(Error::Internal(format!(
+            "{what}: a device buffer of {} words where the launch needs {words}",
+            buf.len()
+        )));
+    }
+    Ok(())
+}
+
+/// [`Error::Shape`] when `n` exceeds a grid dimension's limit.
+pub(crate) fn grid_limit(what: &str, n: usize, limit: usize) -> Result<u32> {
+    if n > limit {
+        return Err(Error::Shape(format!(
+            "{what}: {n} exceeds the GPU grid limit of {limit}"
+        )));
+    }
+    Ok(n.max(1) as u32)
+}
+
+/// The per-channel elementwise grid: x over numbers (grid-stride), y over channels.
+pub(crate) fn channel_grid(len: usize, channels: usize) -> Result<LaunchConfig> {
+    Ok(LaunchConfig {
+        grid_dim: (
+            len.div_ceil(ELEMENT_THREADS as usize).clamp(1, 65_535) as u32,
+            grid_limit("channels", channels, GRID_YZ)?,
+            1,
+        ),
+        block_dim: (ELEMENT_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    })
+}
+
+/// Launches kernel `$f` of device `$gpu` on `$stream` with the listed arguments.
+macro_rules! launch {
+    ($gpu:expr, $stream:expr, $f:expr, $cfg:expr, $($arg:expr),+ $(,)?) => {{
+        let mut b = $stream.launch_builder($f);
+        $( b.arg($arg); )+
+        $gpu.launch_built(b, $cfg)
+    }};
+}
+pub(crate) use launch;
+
+impl Gpu {
+    /// Launches a kernel whose arguments `b` holds (the one place that launches, after
+    /// the fault hook's check).
+    pub(crate) fn launch_built(&self, mut b: LaunchArgs, cfg: LaunchConfig) -> Result<()> {
+        self.config().check_fault(FaultSite::Launch)?;
+        // SAFETY: every caller checks its buffers against the shape the kernel reads.
+        unsafe { b.launch(cfg) }.map_err(cuda).map(drop)
+    }
+
+    /// [`Gpu::launch_built`] as a cooperative launch: every block resident at once (for
+    /// kernels with grid-wide barriers; too large a grid is an error, never a hang).
+    pub(crate) fn launch_built_cooperative(
+        &self,
+        mut b: LaunchArgs,
+        cfg: LaunchConfig,
+    ) -> Result<()> {
+        self.config().check_fault(FaultSite::Launch)?;
+        // SAFETY: every caller checks its buffers against the shape the kernel reads.
+        unsafe { b.launch_cooperative(cfg) }.map_err(cuda).map(drop)
+    }
+}

@@ -1,0 +1,263 @@
+//! Dixon's lifting and few-prime eliminations on the device (`device/src/kernels/dixon.rs`,
+//! `gauss_jordan.rs`): a square matrix uploaded once as signed 29-bit limbs, reduced
+//! there modulo each prime; eliminations with each prime's rows in shared memory
+//! (`super::rows`), by Schur complements (`super::schur`) or one pivot per launch, so
+//! that few primes have the whole GPU; the lifting steps in cooperative launches (digits by
+//! `A⁻¹ mod p`, then the exact update of the 128-bit residuals, the blocks exchanging
+//! tagged words between them), resumable, every row's digits kept on the device and row
+//! 0's also apart (what a determinant and a solve's early tries download).
+
+use crate::backend::gpu::driver::memory::moduli_words;
+use crate::backend::gpu::launch::rows::STATE_WORDS;
+use crate::backend::gpu::launch::{LiftArgs, View};
+use crate::backend::gpu::Gpu;
+use crate::error::{Error, Result};
+use cudarc::driver::{CudaSlice, CudaStream};
+use rns_core::Modulus;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A square `n × n` integer matrix on the device, as `limbs` matrices of signed 29-bit
+/// limbs (`rns_core::padic`).
+pub struct DeviceLimbs {
+    words: CudaSlice<u32>,
+    /// The dimension.
+    pub n: usize,
+    /// Limbs per entry.
+    pub limbs: usize,
+}
+
+/// Uploads `a` (`limbs` limb matrices of `n × n`, limb-major, the signed limbs'
+/// bits as words) on `stream`.
+pub fn upload_limbs(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    a: &[u32],
+    n: usize,
+    limbs: usize,
+) -> Result<DeviceLimbs> {
+    if a.len() != limbs * n * n {
+        return Err(Error::Internal(format!(
+            "{} limb words for {limbs} limbs of a {n} × {n} matrix",
+            a.len()
+        )));
+    }
+    Ok(DeviceLimbs {
+        words: gpu.upload_on(stream, a)?,
+        n,
+        limbs,
+    })
+}
+
+/// Gauss–Jordan on one channel's `n × cols` matrix `mat` modulo `m` (`dm`, its
+/// device words): [`Gpu::eliminate_rows`] while no row swap is needed, then the step
+/// kernels from the first zero pivot on (every step when the rows do not fit in
+/// shared memory). The state as [`Gpu::eliminate_steps`]'.
+fn gauss_jordan(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    mat: &mut CudaSlice<u32>,
+    dm: &CudaSlice<u32>,
+    m: Modulus,
+    (n, cols): (usize, usize),
+) -> Result<Vec<u32>> {
+    let (det, stopped) = match gpu.rows_layout(1, n, cols) {
+        Some(layout) => {
+            let at = View::new(n * cols, 0, cols, 1);
+            gpu.eliminate_rows(stream, (mat, at), dm, &[m], (n, cols), true, layout)?[0]
+        }
+        None => (1, 0),
+    };
+    if stopped >= n {
+        return Ok(vec![0, det, 0, 0]);
+    }
+    gpu.eliminate_steps(stream, mat, dm, 1, (n, cols), true, (stopped, det))
+}
+
+/// `det a mod m` for each of `moduli` (few primes, large matrices), as
+/// [`few_dets_on_device`](super::few::few_dets_on_device); a prime that needs a row swap again from the limbs,
+/// one pivot per launch.
+pub fn det_mod_limbs(gpu: &Gpu, a: &DeviceLimbs, moduli: &[Modulus]) -> Result<Vec<u32>> {
+    if moduli.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (stream, n, channels) = (gpu.stream(), a.n, moduli.len());
+    let dm = gpu.upload_on(stream, &moduli_words(moduli))?;
+    let mut mats = gpu.launch_limbs_mod(stream, (&a.words, a.n, a.limbs), &dm, channels, n)?;
+    super::few::few_dets_on_device(gpu, stream, (&mut mats, &dm), moduli, n, |again| {
+        let primes: Vec<Modulus> = again.iter().map(|&c| moduli[c]).collect();
+        det_mod_steps(gpu, stream, a, &primes)
+    })
+}
+
+/// [`det_mod_limbs`] one pivot per launch.
+fn det_mod_steps(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    a: &DeviceLimbs,
+    moduli: &[Modulus],
+) -> Result<Vec<u32>> {
+    if moduli.is_empty() {
+        return Ok(Vec::new());
+    }
+    let dm = gpu.upload_on(stream, &moduli_words(moduli))?;
+    let mut mats =
+        gpu.launch_limbs_mod(stream, (&a.words, a.n, a.limbs), &dm, moduli.len(), a.n)?;
+    let state = gpu.eliminate_steps(
+        stream,
+        &mut mats,
+        &dm,
+        moduli.len(),
+        (a.n, a.n),
+        false,
+        (0, 1),
+    )?;
+    Ok(state.chunks(STATE_WORDS).map(|s| s[1]).collect())
+}
+
+/// Starts Dixon's lifting of `A X = B` for `l` right-hand sides `B` (`rhs`, `n × l`
+/// row-major, 128-bit) modulo the first of `primes` modulo which `a` is invertible
+/// (`None` when there is none): the inverse by Gauss–Jordan on the device, room for
+/// `capacity(p)` steps. The caller checks that the residuals fit in 128 bits
+/// (`rns_core::padic::residual_fits`) and the rows in shared memory
+/// ([`Gpu::lift_layout`]).
+pub fn start_lift<'a>(
+    gpu: &'a Gpu,
+    a: &'a DeviceLimbs,
+    (rhs, l): (&[i128], usize),
+    primes: impl IntoIterator<Item = Modulus>,
+    capacity: impl Fn(u32) -> usize,
+) -> Result<Option<Lift<'a>>> {
+    let n = a.n;
+    if rhs.len() != n * l || n == 0 {
+        return Err(Error::Internal(format!(
+            "lifting: {} right-hand side entries for {n} rows and {l} columns",
+            rhs.len()
+        )));
+    }
+    let (rows, smem) = gpu.lift_layout(n, a.limbs, l).ok_or_else(|| {
+        Error::Shape(format!(
+            "lifting a {n} × {n} system on the device: its rows do not fit in shared memory"
+        ))
+    })?;
+    let stream = gpu.stream();
+    let start = Instant::now();
+    for m in primes {
+        let dm = gpu.upload_on(stream, &moduli_words(&[m]))?;
+        let mut aug = gpu.launch_limbs_mod(stream, (&a.words, a.n, a.limbs), &dm, 1, 2 * n)?;
+        let state = gauss_jordan(gpu, stream, &mut aug, &dm, m, (n, 2 * n))?;
+        if state[3] != 0 {
+            continue;
+        }
+        let r_words: Vec<u32> = rhs
+            .iter()
+            .flat_map(|&v| [0, 32, 64, 96].map(|s| ((v as u128) >> s) as u32))
+            .collect();
+        // y tagged for step 0 (value, then tag: a little-endian 64-bit word), x untagged.
+        let y_words: Vec<u32> = rhs
+            .iter()
+            .flat_map(|&v| [rns_core::padic::reduce_i128(v, m), 1])
+            .collect();
+        let cap = capacity(m.m);
+        return Ok(Some(Lift {
+            gpu,
+            a,
+            r: gpu.upload_on(stream, &r_words)?,
+            y: gpu.upload_on(stream, &y_words)?,
+            x: gpu.upload_on(stream, &vec![0; 2 * n * l])?,
+            digits: gpu.alloc_on(stream, cap * n * l)?,
+            first: gpu.alloc_on(stream, cap * l)?,
+            l,
+            aug,
+            dm,
+            m,
+            layout: (rows, smem),
+            done: 0,
+            capacity: cap,
+            det_mod_prime: state[1],
+            inverse_time: start.elapsed(),
+        }));
+    }
+    Ok(None)
+}
+
+/// A lifting under way on the device ([`start_lift`]): the inverse, the residuals
+/// and the digits so far stay there between runs.
+pub struct Lift<'a> {
+    gpu: &'a Gpu,
+    a: &'a DeviceLimbs,
+    r: CudaSlice<u32>,
+    /// `y` and `x`, tagged words (`rns_dixon_lift`).
+    y: CudaSlice<u32>,
+    x: CudaSlice<u32>,
+    digits: CudaSlice<u32>,
+    first: CudaSlice<u32>,
+    aug: CudaSlice<u32>,
+    dm: CudaSlice<u32>,
+    m: Modulus,
+    /// Right-hand sides.
+    l: usize,
+    layout: (usize, usize),
+    done: usize,
+    capacity: usize,
+    /// `det A mod p`.
+    pub det_mod_prime: u32,
+    /// Wall-clock time of the inverses (every prime tried).
+    pub inverse_time: Duration,
+}
+
+impl Lift<'_> {
+    /// The prime lifted.
+    pub fn prime(&self) -> u32 {
+        self.m.m
+    }
+
+    /// Steps taken so far.
+    pub fn steps(&self) -> usize {
+        self.done
+    }
+
+    /// Runs `steps` more steps (up to the capacity) in one cooperative launch.
+    pub fn run(&mut self, steps: usize) -> Result<()> {
+        let steps = steps.min(self.capacity - self.done);
+        if steps == 0 {
+            return Ok(());
+        }
+        let (gpu, n, stream) = (self.gpu, self.a.n, self.gpu.stream());
+        let args = LiftArgs {
+            n,
+            l: self.l,
+            limbs: self.a.limbs,
+            m: self.m,
+            from: self.done,
+            steps,
+            layout: self.layout,
+        };
+        gpu.launch_dixon_lift(
+            stream,
+            args,
+            [
+                &mut self.r,
+                &mut self.y,
+                &mut self.x,
+                &mut self.digits,
+                &mut self.first,
+            ],
+            (&self.aug, &self.a.words, &self.dm),
+        )?;
+        self.done += steps;
+        Ok(())
+    }
+
+    /// Row 0's digits so far, step-major (`l` per step).
+    pub fn first(&self) -> Result<Vec<u32>> {
+        self.gpu
+            .download_on(self.gpu.stream(), &self.first, self.done * self.l)
+    }
+
+    /// Every row's digits so far, step-major (`n × l` per step, row-major).
+    pub fn digits(&self) -> Result<Vec<u32>> {
+        let words = self.done * self.a.n * self.l;
+        self.gpu.download_on(self.gpu.stream(), &self.digits, words)
+    }
+}

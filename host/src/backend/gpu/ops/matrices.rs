@@ -1,0 +1,363 @@
+//! Matrices modulo many primes on the device: the batched product, Gaussian elimination
+//! and the blocked determinant, streamed through the device in chunks of channels; and
+//! the fused paths from packed integers, which reduce on the device so that residues
+//! never cross PCIe.
+
+use crate::backend::gpu::driver::memory::{moduli_words, MODULUS_WORDS};
+use crate::backend::gpu::driver::pipeline::{HostIn, HostOut};
+use crate::backend::gpu::launch::{Det, Digits, Eliminate, Matmul, Reduce};
+use crate::backend::gpu::{Gpu, Packed};
+use crate::error::Result;
+use crate::num::words::{Words, WordsRef};
+use cudarc::driver::{CudaSlice, CudaStream};
+use rns_core::linalg::Elimination;
+use rns_core::Modulus;
+use std::sync::Arc;
+
+/// Channels per product launch (the grid's z dimension).
+const MAX_PRODUCT_CHANNELS: usize = 65_535;
+
+/// `a · b` modulo each channel (`a` `n × k`, `b` `k × p`, channel-major batches of
+/// row-major matrices), streamed through the device in chunks of channels (the
+/// result page-locked when large).
+pub fn matmul_per_channel<'a>(
+    gpu: &Arc<Gpu>,
+    moduli: &[Modulus],
+    (n, k, p): (usize, usize, usize),
+    a: impl Into<WordsRef<'a>>,
+    b: impl Into<WordsRef<'a>>,
+) -> Result<Words> {
+    let (nk, kp, np, channels) = (n * k, k * p, n * p, moduli.len());
+    if np == 0 {
+        return Ok(Words::Heap(Vec::new()));
+    }
+    let mw = moduli_words(moduli);
+    if nk == 0 {
+        // k = 0: the empty sum. The kernel writes zeros; the operands carry no words.
+        let (dm, da, db) = (gpu.upload(&mw)?, gpu.alloc(1)?, gpu.alloc(1)?);
+        let mut d = gpu.alloc(channels * np)?;
+        let shape = Matmul { n, k, p, channels };
+        gpu.launch_matmul(gpu.stream(), shape, &mut d, &da, &db, &dm)?;
+        return Ok(gpu.download(&d, channels * np)?.into());
+    }
+    let mut out = gpu.result_words(channels * np);
+    let ins = [
+        HostIn::new(a, 1, nk),
+        HostIn::new(b, 1, kp),
+        HostIn::new(&mw, 1, MODULUS_WORDS),
+    ];
+    let mut outs = [HostOut::of(&mut out, 1, np)];
+    let (max, scratch) = (MAX_PRODUCT_CHANNELS, gpu.matmul_scratch_words(n, k, p));
+    gpu.stream_chunks(
+        channels,
+        &ins,
+        &mut outs,
+        scratch,
+        max,
+        &mut |s, di, dout, r| {
+            let shape = Matmul {
+                n,
+                k,
+                p,
+                channels: r.len(),
+            };
+            gpu.launch_matmul(s, shape, &mut dout[0], &di[0], &di[1], &di[2])
+        },
+    )?;
+    Ok(out)
+}
+
+/// Gaussian elimination of one `rows × cols` matrix per channel of `data` (overwritten
+/// when `keep` is set; else only ranks and determinants come back), pivoting on the
+/// first `pivot_cols` columns. Returns `(rank, det)` per channel.
+#[allow(clippy::too_many_arguments)]
+pub fn eliminate_per_channel(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    rows: usize,
+    cols: usize,
+    pivot_cols: usize,
+    jordan: bool,
+    data: &mut [u32],
+    keep: bool,
+) -> Result<Vec<Elimination>> {
+    let size = rows * cols;
+    let channels = moduli.len();
+    if size == 0 {
+        return Ok(vec![Elimination::of_empty(rows, pivot_cols); channels]);
+    }
+    let mw = moduli_words(moduli);
+    let (mut ranks, mut dets) = (vec![0u32; channels], vec![0u32; channels]);
+    let mut mats = if keep {
+        vec![0u32; data.len()]
+    } else {
+        Vec::new()
+    };
+    {
+        let ins = [
+            HostIn::new(&*data, 1, size),
+            HostIn::new(&mw, 1, MODULUS_WORDS),
+        ];
+        let mut outs = vec![
+            HostOut::new(&mut ranks, 1, 1),
+            HostOut::new(&mut dets, 1, 1),
+        ];
+        if keep {
+            outs.push(HostOut::new(&mut mats, 1, size));
+        }
+        gpu.stream_chunks(
+            channels,
+            &ins,
+            &mut outs,
+            0,
+            usize::MAX,
+            &mut |s, di, dout, r| {
+                let shape = Eliminate {
+                    rows,
+                    cols,
+                    pivot_cols,
+                    jordan,
+                    channels: r.len(),
+                };
+                let (head, tail) = dout.split_at_mut(1);
+                let (mats_in, moduli) = di.split_at_mut(1);
+                let (dr, dd) = (&mut head[0], &mut tail[0]);
+                gpu.launch_eliminate(s, shape, dr, dd, &mut mats_in[0], &moduli[0])?;
+                if keep {
+                    let n = r.len() * size;
+                    gpu.dtod(s, &mats_in[0].slice(0..n), &mut tail[1].slice_mut(0..n))?;
+                }
+                Ok(())
+            },
+        )?;
+    }
+    if keep {
+        data.copy_from_slice(&mats);
+    }
+    Ok(ranks
+        .into_iter()
+        .zip(dets)
+        .map(|(rank, det)| Elimination { rank, det })
+        .collect())
+}
+
+/// The determinant modulo each channel of the `n × n` matrix held in that channel
+/// (`data`: one row-major matrix per channel), by blocked LU ([`Gpu::launch_det`]).
+pub fn det_per_channel(gpu: &Gpu, moduli: &[Modulus], n: usize, data: &[u32]) -> Result<Vec<u32>> {
+    let size = n * n;
+    if size == 0 {
+        return Ok(vec![1; moduli.len()]);
+    }
+    let mw = moduli_words(moduli);
+    let mut dets = vec![0u32; moduli.len()];
+    let ins = [
+        HostIn::new(data, 1, size),
+        HostIn::new(&mw, 1, MODULUS_WORDS),
+    ];
+    let mut outs = [HostOut::new(&mut dets, 1, 1)];
+    gpu.stream_chunks(
+        moduli.len(),
+        &ins,
+        &mut outs,
+        gpu.det_scratch_words(n),
+        usize::MAX,
+        &mut |s, di, dout, r| {
+            let (mats, moduli) = di.split_at_mut(1);
+            let shape = Det {
+                n,
+                channels: r.len(),
+            };
+            gpu.launch_det(s, shape, &mut dout[0], &mut mats[0], &moduli[0])
+        },
+    )?;
+    Ok(dets)
+}
+
+/// Uploads integers packed as for [`reduce_words`](super::vectors::reduce_words) (or number-major, as by
+/// [`pack_number_major`](super::limbs::pack_number_major), then transposed here) and reduces them modulo the
+/// `channels` device moduli `dm` into a new buffer (`channels × len`) on `s`.
+pub(crate) fn reduce_packed(
+    gpu: &Gpu,
+    s: &Arc<CudaStream>,
+    dm: &CudaSlice<u32>,
+    (words, neg, nwords): Packed,
+    (channels, number_major): (usize, bool),
+) -> Result<CudaSlice<u32>> {
+    let len = neg.len();
+    let (mut dw, dn) = (gpu.upload_on(s, words)?, gpu.upload_on(s, neg)?);
+    if number_major {
+        let by_word = dw;
+        dw = gpu.alloc_on(s, words.len())?;
+        gpu.launch_transpose(s, &mut dw, &by_word, (len, nwords))?;
+    }
+    let mut dres = gpu.alloc_on(s, channels * len)?;
+    let shape = Reduce {
+        len,
+        channels,
+        nwords,
+    };
+    gpu.launch_reduce(s, shape, &mut dres, &dw, &dn, dm)?;
+    Ok(dres)
+}
+
+/// Whether `len` packed integers reduced modulo `channels` moduli, with `extra` more
+/// words per channel, fit the memory budget at once.
+pub(crate) fn fits_reduced(
+    gpu: &Gpu,
+    (_, neg, nwords): Packed,
+    channels: usize,
+    extra: usize,
+) -> Result<bool> {
+    let len = neg.len();
+    Ok(len > 0 && (len * (channels + nwords + 1) + extra * channels) * 4 <= gpu.budget()?)
+}
+
+/// [`det_per_channel`] of an integer matrix's images, reduced on the device
+/// (packed as for [`reduce_words`](super::vectors::reduce_words)): the residues never cross PCIe. `None`
+/// when they do not fit the memory budget.
+pub fn det_words(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    packed: Packed,
+    n: usize,
+) -> Result<Option<Vec<u32>>> {
+    let channels = moduli.len();
+    if !fits_reduced(gpu, packed, channels, 1 + gpu.det_scratch_words(n))? {
+        return Ok(None);
+    }
+    let streams = gpu.lease_streams(1)?;
+    let s = &streams[0];
+    let dm = gpu.upload_on(s, &moduli_words(moduli))?;
+    let mut dmats = reduce_packed(gpu, s, &dm, packed, (channels, false))?;
+    dets_on_device(gpu, s, &mut dmats, &dm, Det { n, channels }).map(Some)
+}
+
+/// The determinants of the `s.channels` matrices `s.n × s.n` in `mats` (device
+/// words, channel-major, overwritten; `dm` the moduli's) by [`Gpu::launch_det`],
+/// brought back.
+pub(crate) fn dets_on_device(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    mats: &mut CudaSlice<u32>,
+    dm: &CudaSlice<u32>,
+    s: Det,
+) -> Result<Vec<u32>> {
+    let mut dd = gpu.alloc_on(stream, s.channels)?;
+    gpu.launch_det(stream, s, &mut dd, mats, dm)?;
+    gpu.download_on(stream, &dd, s.channels)
+}
+
+/// The exact product of two integer matrices on the device: `a` (`n × k`) and `b`
+/// (`k × p`), packed as by [`pack_number_major`](super::limbs::pack_number_major), are reduced modulo every channel,
+/// multiplied by the batched product kernel, and every entry is converted there to
+/// its sign and binary magnitude over the first `K = moduli.len() − 1` (range)
+/// channels, checked against the last (redundant) one. Returns the magnitudes
+/// (`n·p × nlimbs` 32-bit limbs, number-major, least significant first), the flags
+/// (`rns_core::limbs::NEGATIVE`, or `OUT_OF_RANGE` where the check failed) and
+/// `nlimbs`; only those cross PCIe back. `None` when it does not fit the memory
+/// budget or the grid.
+pub fn matmul_limbs(
+    gpu: &Arc<Gpu>,
+    moduli: &[Modulus],
+    packed: (Packed, Packed),
+    shape: (usize, usize, usize),
+) -> Result<Option<(Words, Vec<u32>, usize)>> {
+    let (channels, np) = (moduli.len(), shape.0 * shape.2);
+    let range = channels - 1;
+    let extra = range * np + range * range + np;
+    let streams = gpu.lease_streams(1)?;
+    let s = &streams[0];
+    let on = matmul_on_device(gpu, s, moduli, packed, shape, (extra, true))?;
+    let Some(mut dprod) = on else {
+        return Ok(None);
+    };
+    let t = super::tables::mrc_tables(gpu, &moduli[..range])?;
+    let mut digits = gpu.alloc_on(s, range * np)?;
+    let shape = Digits { len: np, k: range };
+    gpu.launch_digits(s, shape, &mut digits, &dprod, None, &t.moduli, &t.table)?;
+    let mut flags = gpu.alloc_on(s, np)?;
+    gpu.dtod(s, &dprod.slice(range * np..channels * np), &mut flags)?;
+    // The limbs limb-major over the product's range channels (nlimbs ≤ K), then
+    // number-major over the digits, then straight into page-locked memory when the
+    // pool lends it.
+    let nlimbs = t.limbs;
+    let tables = (&*t, &moduli[..range]);
+    gpu.launch_digits_limbs(
+        s,
+        &mut dprod,
+        &mut flags,
+        &digits,
+        tables,
+        moduli[range],
+        np,
+    )?;
+    gpu.launch_transpose(s, &mut digits, &dprod, (nlimbs, np))?;
+    let flags = gpu.download_on(s, &flags, np)?;
+    let mut out = gpu.result_words(nlimbs * np);
+    if out.is_locked() {
+        gpu.dtoh(s, &digits.slice(0..nlimbs * np), &mut out[..])?;
+        gpu.sync_stream(s)?;
+    } else {
+        out = gpu.download_on(s, &digits, nlimbs * np)?.into();
+    }
+    Ok(Some((out, flags, nlimbs)))
+}
+
+/// The product's residues modulo every one of `moduli` (channel-major, `n·p` per
+/// channel) of two integer matrices packed as for [`reduce_words`](super::vectors::reduce_words): reduced and
+/// multiplied on the device when they fit, else reduced and multiplied in chunks.
+pub fn matmul_packed(
+    gpu: &Arc<Gpu>,
+    moduli: &[Modulus],
+    (a, b): (Packed, Packed),
+    (n, k, p): (usize, usize, usize),
+) -> Result<Words> {
+    let streams = gpu.lease_streams(1)?;
+    let s = &streams[0];
+    if let Some(d) = matmul_on_device(gpu, s, moduli, (a, b), (n, k, p), (0, false))? {
+        return Ok(gpu.download_on(s, &d, moduli.len() * n * p)?.into());
+    }
+    let ra = super::vectors::reduce_words(gpu, moduli, a.0, a.1, a.1.len(), a.2)?;
+    let rb = super::vectors::reduce_words(gpu, moduli, b.0, b.1, b.1.len(), b.2)?;
+    matmul_per_channel(gpu, moduli, (n, k, p), &ra, &rb)
+}
+
+/// Reduces `a` and `b` modulo every channel and multiplies them on stream `s`,
+/// leaving the product there; `None` when that and `extra` more words do not fit the
+/// memory budget or the grid. With `number_major`, `a` and `b` are packed as by
+/// [`pack_number_major`](super::limbs::pack_number_major).
+fn matmul_on_device(
+    gpu: &Gpu,
+    s: &Arc<CudaStream>,
+    moduli: &[Modulus],
+    (a, b): (Packed, Packed),
+    (n, k, p): (usize, usize, usize),
+    (extra, number_major): (usize, bool),
+) -> Result<Option<CudaSlice<u32>>> {
+    let (channels, np) = (moduli.len(), n * p);
+    // Number-major words are uploaded, then transposed into a second buffer.
+    let copies = 1 + number_major as usize;
+    let words = copies * (a.0.len() + b.0.len()) + a.1.len() + b.1.len();
+    let scratch = gpu.matmul_scratch_words(n, k, p);
+    let bytes = 4 * (channels * (n * k + k * p + np + scratch) + words + extra);
+    if np == 0 || n * k == 0 || channels > MAX_PRODUCT_CHANNELS || bytes > gpu.budget()? {
+        return Ok(None);
+    }
+    let dm = gpu.upload_on(s, &moduli_words(moduli))?;
+    let da = reduce_packed(gpu, s, &dm, a, (channels, number_major))?;
+    let db = reduce_packed(gpu, s, &dm, b, (channels, number_major))?;
+    let mut dprod = gpu.alloc_on(s, channels * np)?;
+    gpu.launch_matmul(s, Matmul { n, k, p, channels }, &mut dprod, &da, &db, &dm)?;
+    Ok(Some(dprod))
+}
+
+/// [`det_words`], or when the residues do not fit the device at once, reduced
+/// and eliminated in chunks: the determinant modulo every one of `moduli`.
+pub fn det_packed(gpu: &Arc<Gpu>, moduli: &[Modulus], packed: Packed, n: usize) -> Result<Words> {
+    if let Some(d) = det_words(gpu, moduli, packed, n)? {
+        return Ok(d.into());
+    }
+    let (words, neg, nwords) = packed;
+    let data = super::vectors::reduce_words(gpu, moduli, words, neg, neg.len(), nwords)?;
+    Ok(det_per_channel(gpu, moduli, n, &data)?.into())
+}

@@ -1,0 +1,34 @@
+//! The algorithms on one device: functions over a [`Gpu`](super::Gpu) composed from the
+//! launch and driver layers. Vectors streamed through the device ([`vectors`]), signs and
+//! comparisons ([`order`]), the conversion tables of a basis ([`tables`]) and the exact
+//! product's two ends ([`limbs`]); matrices modulo many primes ([`matrices`],
+//! [`eliminate`]); determinants of a few large matrices with the whole device
+//! ([`few`], [`schur`]); Dixon's lifting ([`dixon`]); resultants ([`resultant`]);
+//! device-resident values ([`resident`]); the device's measured speed ([`speed`]).
+
+pub mod dixon;
+pub mod eliminate;
+pub mod few;
+pub mod limbs;
+pub mod matrices;
+pub mod order;
+pub mod resident;
+pub mod resultant;
+pub mod schur;
+pub mod speed;
+pub mod tables;
+pub mod vectors;
+
+pub use dixon::{det_mod_limbs, start_lift, upload_limbs, DeviceLimbs, Lift};
+pub use eliminate::{eliminate_packed, eliminate_words};
+pub use few::{det_few_for, det_mod_few};
+pub use limbs::{pack_number_major, signed_limbs};
+pub use matrices::{
+    det_packed, det_per_channel, det_words, eliminate_per_channel, matmul_limbs, matmul_packed,
+    matmul_per_channel,
+};
+pub use order::cofactor_inverses;
+pub use resultant::{resultant_per_channel, resultant_words, resultant_xy_words};
+pub use speed::speed;
+pub use tables::mrc_tables;
+pub use vectors::{compare, digits, elementwise, equal, reduce_words};

@@ -1,0 +1,208 @@
+//! Resultants modulo many primes on the device: univariate Euclid, one block or one
+//! thread per channel; and Collins' steps of a bivariate resultant (reduce, one resultant per
+//! (channel, point), interpolate), timed stage by stage.
+
+use crate::backend::gpu::driver::memory::{moduli_words, ranges, MODULUS_WORDS};
+use crate::backend::gpu::driver::pipeline::{HostIn, HostOut};
+use crate::backend::gpu::launch::{
+    Digits, Interpolate, Reduce, Resultant, ResultantBlock, ResultantPoints,
+};
+use crate::backend::gpu::{Gpu, Packed};
+use crate::error::Result;
+use crate::num::layout;
+use crate::num::words::Words;
+use crate::timing::Laps;
+use rns_core::launch::{interpolation_words, resultant_block_threads};
+use rns_core::poly::BiShape;
+use rns_core::Modulus;
+use std::sync::Arc;
+
+/// Resultant modulo each channel of `f` (degree `df`) and `g` (degree `dg`): `data` is
+/// channel-major, `df + 1` coefficients of `f` then `dg + 1` of `g` per channel. A
+/// block per channel when [`Gpu::resultant_in_blocks`] says so, else a thread each.
+pub fn resultant_per_channel(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    df: usize,
+    dg: usize,
+    data: &[u32],
+) -> Result<Vec<u32>> {
+    let (per, channels) = (df + dg + 2, moduli.len());
+    let blocks = gpu.resultant_in_blocks(df, dg);
+    // One thread per channel reads coefficient j of every channel together
+    // (coalesced): a chunk of channels is then `per` rows of its channels. A block per
+    // channel reads its channel's coefficients together, as they are.
+    let interleaved;
+    let coeffs = if blocks {
+        HostIn::new(data, 1, per)
+    } else {
+        interleaved = layout::to_channel_major(data, channels, per);
+        HostIn::new(&interleaved, per, 1)
+    };
+    let mw = moduli_words(moduli);
+    let mut out = vec![0u32; channels];
+    let ins = [coeffs, HostIn::new(&mw, 1, MODULUS_WORDS)];
+    let mut outs = [HostOut::new(&mut out, 1, 1)];
+    let threads = resultant_block_threads(df, dg);
+    gpu.stream_chunks(
+        channels,
+        &ins,
+        &mut outs,
+        0,
+        usize::MAX,
+        &mut |s, di, dout, r| {
+            let (coeffs, moduli) = di.split_at_mut(1);
+            let channels = r.len();
+            if blocks {
+                let shape = ResultantBlock {
+                    channels,
+                    df,
+                    dg,
+                    threads,
+                };
+                gpu.launch_resultant_block(s, shape, &mut dout[0], &coeffs[0], &moduli[0])
+            } else {
+                let shape = Resultant { channels, df, dg };
+                gpu.launch_resultant(s, shape, &mut dout[0], &mut coeffs[0], &moduli[0])
+            }
+        },
+    )?;
+    Ok(out)
+}
+
+/// Resultant modulo each of `moduli` of the integer polynomials packed as for
+/// [`reduce_words`](super::vectors::reduce_words) (`f`'s `df + 1` coefficients, then `g`'s `dg + 1`): with a
+/// block per channel ([`Gpu::resultant_in_blocks`]) the residues are reduced on the
+/// device and read there by the resultant kernel, in chunks of channels that fit the
+/// memory budget, and only one word per channel comes back; otherwise reduced on the
+/// device, downloaded and passed to [`resultant_per_channel`].
+pub fn resultant_words(
+    gpu: &Arc<Gpu>,
+    moduli: &[Modulus],
+    (words, neg, nwords): Packed,
+    df: usize,
+    dg: usize,
+) -> Result<Vec<u32>> {
+    let (len, channels) = (df + dg + 2, moduli.len());
+    if !gpu.resultant_in_blocks(df, dg) {
+        let residues = super::vectors::reduce_words(gpu, moduli, words, neg, len, nwords)?;
+        return resultant_per_channel(gpu, moduli, df, dg, &residues);
+    }
+    let per_channel = 4 * (len + 1 + MODULUS_WORDS);
+    let fixed = 4 * len * (nwords + 1);
+    let per = gpu.chunk_items(channels, per_channel, fixed, 1, i32::MAX as usize)?;
+    let streams = gpu.lease_streams(1)?;
+    let s = &streams[0];
+    let (dw, dn) = (gpu.upload_on(s, words)?, gpu.upload_on(s, neg)?);
+    let mut out = vec![0u32; channels];
+    let threads = resultant_block_threads(df, dg);
+    for chans in ranges(channels, per) {
+        let k = chans.len();
+        let dm = gpu.upload_on(s, &moduli_words(&moduli[chans.clone()]))?;
+        let mut residues = gpu.alloc_on(s, k * len)?;
+        let reduce = Reduce {
+            len,
+            channels: k,
+            nwords,
+        };
+        gpu.launch_reduce(s, reduce, &mut residues, &dw, &dn, &dm)?;
+        let mut dout = gpu.alloc_on(s, k)?;
+        let shape = ResultantBlock {
+            channels: k,
+            df,
+            dg,
+            threads,
+        };
+        gpu.launch_resultant_block(s, shape, &mut dout, &residues, &dm)?;
+        gpu.dtoh(s, &dout.slice(0..k), &mut out[chans])?;
+    }
+    gpu.sync_stream(s)?;
+    Ok(out)
+}
+
+/// Collins' modular steps on the device (see `Backend::resultant_xy_per_channel`),
+/// from integers packed as for [`reduce_words`](super::vectors::reduce_words): reduce, one resultant per
+/// (channel, point), interpolate, in chunks of channels that fit the memory budget.
+/// Returns `degree_bound + 1` coefficients per channel (page-locked when large) and,
+/// with `with_digits`, their mixed-radix digits over the first `moduli.len() − 1`
+/// (range) channels, channel-major, computed there too;
+/// and the stage times (each stage ends with a synchronisation, so kernels and copies
+/// are timed apart).
+pub fn resultant_xy_words(
+    gpu: &Arc<Gpu>,
+    moduli: &[Modulus],
+    (words, neg, nwords): Packed,
+    shape: BiShape,
+    candidates: usize,
+    with_digits: bool,
+) -> Result<(Words, Option<Vec<u32>>, Laps)> {
+    let mut laps = Laps::start();
+    let (len, n, channels) = (shape.len(), shape.degree_bound() + 1, moduli.len());
+    let shared = gpu.interpolation_in_shared(n, candidates);
+    let scratch = if shared {
+        0
+    } else {
+        interpolation_words(n, candidates)
+    };
+    let per_channel = 4 * (len + candidates * (shape.work_len() + 1) + n + scratch + MODULUS_WORDS);
+    // All coefficients stay on the device (for the digits) when the budget allows.
+    let fixed = 4 * (len * (nwords + 1) + 2 * channels * n);
+    let per = gpu.chunk_items(channels, per_channel, fixed, 1, 65_535)?;
+    let streams = gpu.lease_streams(1)?;
+    let s = &streams[0];
+    let sync = || gpu.sync_stream(s);
+    let (dw, dn) = (gpu.upload_on(s, words)?, gpu.upload_on(s, neg)?);
+    let mut all = gpu.alloc_on(s, channels * n)?;
+    sync()?;
+    laps.lap("upload");
+    for chans in ranges(channels, per) {
+        let (k, start) = (chans.len(), chans.start);
+        let dm = gpu.upload_on(s, &moduli_words(&moduli[chans]))?;
+        let mut dcoeffs = gpu.alloc_on(s, k * len)?;
+        let reduce = Reduce {
+            len,
+            channels: k,
+            nwords,
+        };
+        gpu.launch_reduce(s, reduce, &mut dcoeffs, &dw, &dn, &dm)?;
+        sync()?;
+        laps.stage("reduce")?;
+        let mut dvals = gpu.alloc_on(s, k * candidates)?;
+        let mut dwork = gpu.alloc_on(s, k * candidates * shape.work_len())?;
+        let points = ResultantPoints {
+            shape,
+            candidates,
+            channels: k,
+        };
+        gpu.launch_resultant_points(s, points, &mut dvals, &mut dwork, &dcoeffs, &dm)?;
+        sync()?;
+        laps.stage("resultants mod p")?;
+        drop(dwork);
+        let mut dout = gpu.alloc_on(s, k * n)?;
+        let mut dscratch = gpu.alloc_on(s, k * scratch)?;
+        let interp = Interpolate {
+            candidates,
+            n,
+            shared,
+            channels: k,
+        };
+        gpu.launch_interpolate(s, interp, &mut dout, &dvals, &mut dscratch, &dm)?;
+        gpu.dtod(s, &dout, &mut all.slice_mut(start * n..(start + k) * n))?;
+        sync()?;
+        laps.lap("interpolation");
+    }
+    let residues = gpu.download_result(&all, channels * n)?;
+    laps.lap("download");
+    if !with_digits {
+        return Ok((residues, None, laps));
+    }
+    // The digits of the n coefficients over the range channels, on the device.
+    let range = channels - 1;
+    let t = super::tables::mrc_tables(gpu, &moduli[..range])?;
+    let mut digits = gpu.alloc_on(s, range * n)?;
+    let shape = Digits { len: n, k: range };
+    gpu.launch_digits(s, shape, &mut digits, &all, None, &t.moduli, &t.table)?;
+    let digits = gpu.download_words(&digits, range * n)?;
+    laps.lap("digits (crt on the device)");
+    Ok((residues, Some(digits), laps))
+}
