@@ -7,6 +7,7 @@
 //! a usable GPU these tests print that they skip (fail with `RNS_REQUIRE_GPU=1`).
 
 use rns::backend::gpu::Gpu;
+use rns::backend::Plan;
 use rns::{
     det, linalg, resultant, resultant_xy, Backend, BackendChoice, BiPoly, Devices, IntMatrix,
     ModMatrices,
@@ -43,12 +44,8 @@ fn multi() -> Option<Vec<Backend>> {
         min_work: 0,
         min_split: 0,
     };
-    assert!(
-        Backend::on_gpus(two.clone(), 0)
-            .unwrap()
-            .split_count(1 << 10)
-            == 1
-    );
+    let small = Backend::on_gpus(two.clone(), 0).unwrap();
+    assert!(matches!(small.plan(1 << 10), Plan::Gpu(_)));
     Some(vec![split(two), split(three)])
 }
 
@@ -58,7 +55,7 @@ fn determinants_and_exact_linear_algebra_match_one_gpu_and_the_cpu() {
     let one = gpu_backend().unwrap();
     let mut gen = Gen::new(21);
     for be in &multi {
-        assert!(be.split_count(usize::MAX) >= 2);
+        assert!(matches!(be.plan(usize::MAX), Plan::Devices(g) if g.len() >= 2));
         for (n, bits) in [(1, 10), (2, 64), (23, 64), (61, 100), (130, 20)] {
             let a = gen.matrix(n, n, bits);
             let want = bareiss_det(&a);

@@ -9,10 +9,9 @@ use rns::{
     Result,
 };
 use rns_cli::compare::{self, Preset};
-use session::{Session, Stages, CUDA_START, CUDA_STARTING};
+use session::{Session, Stages};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::Ordering;
 
 #[derive(Parser)]
 #[command(
@@ -456,7 +455,7 @@ fn main() -> ExitCode {
     // When the CPU did the work while CUDA was still starting on its thread, the normal
     // exit would wait for the driver's start-up to finish (its exit handlers take the
     // same lock): leave at once instead, the output flushed.
-    if CUDA_STARTING.load(Ordering::Relaxed) && CUDA_START.get().is_none() {
+    if rns::backend::auto::Chooser::still_starting() {
         use std::io::Write;
         let _ = std::io::stdout().flush();
         let _ = std::io::stderr().flush();

@@ -1,112 +1,51 @@
 //! One command's run: CUDA starting on a thread while the input is read, the backend
-//! chosen by the cost model, the stage times of `--stats`, a spinner for long work.
+//! chosen per computation by the library's [`Chooser`], the stage times of `--stats`, a
+//! spinner for long work.
 
-use crate::{BackendArg, RunOpts};
+use crate::RunOpts;
 use indicatif::{ProgressBar, ProgressStyle};
-use rns::backend::cost::{self, Estimate};
-use rns::backend::gpu::Gpu;
+use rns::backend::auto::Chooser;
+use rns::cost::Estimate;
 use rns::timing::Laps;
-use rns::{cluster, Backend, BackendChoice, Devices, Result};
+use rns::{cluster, Backend, Result};
 use std::io::IsTerminal;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Stage names and times of a computation.
 pub(crate) type Stages = Vec<(&'static str, Duration)>;
-
-/// How long CUDA took to start on its thread (set when it is done).
-pub(crate) static CUDA_START: OnceLock<Duration> = OnceLock::new();
-/// Whether CUDA was started on a thread.
-pub(crate) static CUDA_STARTING: AtomicBool = AtomicBool::new(false);
 
 /// One command's run: CUDA starting on a thread while the input is read, the backend
 /// chosen by the cost model, the stage times for `--stats`, a progress indicator for
 /// long work on a terminal.
 pub(crate) struct Session {
-    /// When CUDA began starting on its thread (none for `--backend cpu`).
-    gpu_start: Option<Instant>,
+    chooser: Chooser,
     laps: Laps,
     pub(crate) notes: Vec<String>,
     stats: bool,
-    backend: BackendArg,
-    devices: Devices,
 }
 
 impl Session {
-    /// Starts CUDA on a thread unless the CPU backend was asked for: by the time the
-    /// input is parsed it is often ready.
-    /// `guess`, an estimate from the files' headers and sizes before they are parsed,
-    /// keeps `auto` from starting CUDA for work the CPU will surely take: the driver's
-    /// start-up slows the CPU backend's threads down while it runs.
+    /// Starts CUDA on a thread unless the CPU backend was asked for, or `guess` (an
+    /// estimate from the files' headers and sizes before they are parsed) says the CPU
+    /// will surely take the work: by the time the input is parsed it is often ready.
     pub(crate) fn start(opts: &RunOpts, guess: Option<Estimate>) -> Session {
-        let (backend, devices) = (opts.backend, opts.devices.clone());
-        let wanted = match backend {
-            BackendArg::Cpu => false,
-            BackendArg::Gpu => true,
-            BackendArg::Auto => guess.is_none_or(|g| g.gpu_wins(cost::GPU_START_MS)),
-        };
-        let gpu_start = wanted.then(|| {
-            CUDA_STARTING.store(true, Ordering::Relaxed);
-            let devices = devices.clone();
-            std::thread::spawn(move || {
-                // Lower this thread's priority, so that it does not hold back the CPU
-                // backend's threads should the CPU take the work.
-                #[cfg(target_os = "linux")]
-                // SAFETY: changes the niceness of the calling thread only.
-                unsafe {
-                    libc::setpriority(libc::PRIO_PROCESS, libc::gettid() as libc::id_t, 10);
-                }
-                let t = Instant::now();
-                let _ = devices.open();
-                let _ = CUDA_START.set(t.elapsed());
-            });
-            Instant::now()
-        });
+        let mut chooser = Chooser::new(opts.backend.into(), opts.devices.clone());
+        chooser.start_early(guess);
         Session {
-            gpu_start,
+            chooser,
             laps: Laps::start(),
             notes: Vec::new(),
             stats: opts.stats,
-            backend,
-            devices,
         }
     }
 
-    /// The backend for work of estimate `est`: as asked, or for `auto` the one the cost
-    /// model expects to finish first, counting what is left of CUDA's start-up (the CPU
-    /// when no GPU is usable).
+    /// The backend for work of estimate `est` ([`Chooser::backend`]), with the choice and
+    /// the CUDA start it waited for in the notes of `--stats`.
     pub(crate) fn backend(&mut self, est: Estimate) -> Result<Backend> {
         if self.laps.is_empty() {
             self.laps.lap("read, parse");
         }
-        let gpus = || Backend::select_devices(BackendChoice::Gpu, &self.devices);
-        let backend = match self.backend {
-            BackendArg::Cpu => Backend::Cpu,
-            BackendArg::Gpu => gpus()?,
-            BackendArg::Auto => {
-                let left = match Gpu::opened(self.devices.first()) {
-                    Some(ok) => {
-                        if ok {
-                            0.0
-                        } else {
-                            f64::INFINITY
-                        }
-                    }
-                    None => {
-                        let since = self
-                            .gpu_start
-                            .map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3);
-                        (cost::GPU_START_MS - since).max(0.0)
-                    }
-                };
-                if est.gpu_wins(left) {
-                    gpus().unwrap_or(Backend::Cpu)
-                } else {
-                    Backend::Cpu
-                }
-            }
-        };
+        let backend = self.chooser.backend(est)?;
         let waited = self.laps.lap("backend choice");
         self.notes.push(format!(
             "backend {} ({} devices, {} MPI ranks); estimated cpu {:.3} ms, gpu {:.3} ms + start",
@@ -117,7 +56,7 @@ impl Session {
             est.gpu_ms
         ));
         if backend.gpu().is_some() {
-            let start = CUDA_START.get().copied().unwrap_or(waited);
+            let start = Chooser::start_time().unwrap_or(waited);
             self.notes.push(format!(
                 "CUDA start {:.1} ms on its own thread beside reading the input; {:.1} ms of it waited for",
                 start.as_secs_f64() * 1e3,

@@ -9,8 +9,9 @@ use crate::run::compute;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use rns::backend::auto::Chooser;
 use rns::backend::cost::{self, Dims, Estimate, MatrixKind};
-use rns::backend::{Gpu, AUTO_MIN_WORK};
+use rns::backend::BackendChoice;
 use rns::mat::matrix::{require_product, require_rhs, require_square};
 use rns::{linalg, resultant, Backend, BiPoly, Devices, IntMatrix, IntPoly, ModMatrices};
 use rns_core::Modulus;
@@ -19,14 +20,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Which backend an engine computes on.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Choice {
-    Cpu,
-    Gpu,
-    Auto,
-}
-
 /// Engine(backend="auto", device=0, devices=None): where the computations run. "cpu"
 /// uses all cores; "gpu" uses CUDA device `device`, or the devices `devices` (a list of
 /// ordinals, or "all") sharing the primes of every computation (opened now:
@@ -34,8 +27,7 @@ enum Choice {
 /// opens the GPUs the first time they pay.
 #[pyclass(frozen, module = "rns")]
 pub struct Engine {
-    choice: Choice,
-    devices: Devices,
+    chooser: Chooser,
     /// Nanoseconds of the library's own work in the last call (conversions excluded).
     last_ns: AtomicU64,
 }
@@ -82,29 +74,9 @@ fn nonzero(coeffs: &[Integer]) -> bool {
 }
 
 impl Engine {
-    /// The backend for work estimated by `est`.
+    /// The backend for work estimated by `est` ([`Chooser::backend`], the CLI's choice).
     fn backend(&self, est: Estimate) -> PyResult<Backend> {
-        Ok(match self.choice {
-            Choice::Cpu => Backend::Cpu,
-            Choice::Gpu => {
-                Backend::on_gpus(self.devices.open().map_err(to_py)?, 0).map_err(to_py)?
-            }
-            Choice::Auto => {
-                let start_left = match Gpu::opened(self.devices.first()) {
-                    Some(true) => 0.0,
-                    Some(false) => return Ok(Backend::Cpu),
-                    None => cost::GPU_START_MS,
-                };
-                match est.gpu_wins(start_left) {
-                    true => self
-                        .devices
-                        .open()
-                        .and_then(|g| Backend::on_gpus(g, AUTO_MIN_WORK))
-                        .unwrap_or(Backend::Cpu),
-                    false => Backend::Cpu,
-                }
-            }
-        })
+        self.chooser.backend(est).map_err(to_py)
     }
 
     /// Runs `f` on the backend the estimate `est` picks.
@@ -163,22 +135,16 @@ impl Engine {
                 Err(_) => Devices::list(d.extract::<Vec<usize>>()?).map_err(to_py)?,
             },
         };
-        let choice = match backend {
-            "cpu" => Choice::Cpu,
-            "gpu" => Choice::Gpu,
-            "auto" => Choice::Auto,
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "backend must be \"auto\", \"cpu\" or \"gpu\", got {backend:?}"
-                )))
-            }
-        };
-        if choice == Choice::Gpu {
+        let choice = BackendChoice::from_name(backend).ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "backend must be \"auto\", \"cpu\" or \"gpu\", got {backend:?}"
+            ))
+        })?;
+        if choice == BackendChoice::Gpu {
             devices.open().map_err(to_py)?;
         }
         Ok(Engine {
-            choice,
-            devices,
+            chooser: Chooser::new(choice, devices),
             last_ns: AtomicU64::new(0),
         })
     }
@@ -186,23 +152,19 @@ impl Engine {
     /// The backend asked for: "auto", "cpu" or "gpu".
     #[getter]
     fn backend_name(&self) -> &'static str {
-        match self.choice {
-            Choice::Cpu => "cpu",
-            Choice::Gpu => "gpu",
-            Choice::Auto => "auto",
-        }
+        self.chooser.choice().name()
     }
 
     /// The (first) CUDA device ordinal of the GPU backend.
     #[getter]
     fn device(&self) -> usize {
-        self.devices.first()
+        self.chooser.devices().first()
     }
 
     /// The CUDA devices of the GPU backend: a list of ordinals, or "all".
     #[getter]
     fn devices(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
-        Ok(match &self.devices {
+        Ok(match self.chooser.devices() {
             Devices::All => "all".into_pyobject(py)?.into_any().unbind(),
             Devices::List(l) => l.clone().into_pyobject(py)?.into_any().unbind(),
         })
@@ -219,7 +181,7 @@ impl Engine {
         format!(
             "rns.Engine(backend={:?}, devices={})",
             self.backend_name(),
-            match &self.devices {
+            match self.chooser.devices() {
                 Devices::All => "'all'".to_string(),
                 Devices::List(l) => format!("{l:?}"),
             }

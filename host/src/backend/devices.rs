@@ -1,6 +1,5 @@
 //! Which GPUs a backend uses: all usable ones, or a list of ordinals.
 
-use super::{Backend, BackendChoice, AUTO_MIN_WORK};
 use crate::backend::gpu::Gpu;
 use crate::cluster;
 use crate::error::{Error, Result};
@@ -93,39 +92,6 @@ fn mine(n: usize) -> Vec<usize> {
         vec![p.local_rank % n.max(1)]
     } else {
         part
-    }
-}
-
-impl Backend {
-    /// The backend over `gpus` (at least one): [`Backend::Gpu`] for one device,
-    /// [`Backend::Gpus`] for several (work below [`super::split::SPLIT_MIN_WORK`] stays
-    /// on the first). Work below `min_work` residues runs on the CPU.
-    pub fn on_gpus(mut gpus: Vec<Arc<Gpu>>, min_work: usize) -> Result<Backend> {
-        match gpus.len() {
-            0 => Err(Error::no_gpu("no device was given")),
-            1 => Ok(Backend::Gpu {
-                gpu: gpus.remove(0),
-                min_work,
-            }),
-            _ => Ok(Backend::Gpus {
-                gpus: gpus.into(),
-                min_work,
-                min_split: super::split::SPLIT_MIN_WORK,
-            }),
-        }
-    }
-
-    /// [`Backend::select`] over the GPUs `devices` (all usable ones by default): `Gpu`
-    /// fails when they do not open; `Auto` falls back to the CPU.
-    pub fn select_devices(choice: BackendChoice, devices: &Devices) -> Result<Backend> {
-        match choice {
-            BackendChoice::Cpu => Ok(Backend::Cpu),
-            BackendChoice::Gpu => Backend::on_gpus(devices.open()?, 0),
-            BackendChoice::Auto => Ok(devices
-                .open()
-                .and_then(|g| Backend::on_gpus(g, AUTO_MIN_WORK))
-                .unwrap_or(Backend::Cpu)),
-        }
     }
 }
 

@@ -2,10 +2,10 @@
 //! determinants, eliminations and products, on either backend, from residues or
 //! straight from integers, split by channels across MPI ranks and GPUs.
 
-use super::gpu::Gpu;
+use super::gpu::{ops, Gpu, Packed};
 use super::input::{check_range, pack_words};
+use super::plan::{Channels, Plan};
 use super::{cpu, split, Backend};
-use crate::backend::gpu::ops;
 use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
 use crate::num::crt;
@@ -14,7 +14,8 @@ use crate::num::words::{Words, WordsRef};
 use rns_core::linalg::Elimination;
 use rns_core::Modulus;
 use rug::Integer;
-use std::sync::Arc;
+use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 impl Backend {
     /// The determinant of the `n × n` matrix held in each channel: `matrices` holds
@@ -29,13 +30,23 @@ impl Backend {
             )));
         }
         let (moduli, data, nn) = (matrices.basis().moduli(), matrices.residues(), n * n);
-        let dets = self.by_channels(moduli.len(), 1, data.len(), &|be, r| {
-            let (mods, part) = (&moduli[r.clone()], &data[r.start * nn..r.end * nn]);
-            match be.gpu_for(part.len()) {
-                Some(g) => Ok(ops::det_per_channel(g, mods, n, part)?.into()),
-                None => Ok(cpu_dets(mods, n, part.to_vec())),
-            }
-        })?;
+        let job = Channels {
+            count: moduli.len(),
+            per: 1,
+            work: data.len(),
+        };
+        let part = |r: &Range<usize>| (&moduli[r.clone()], &data[r.start * nn..r.end * nn]);
+        let dets = self.per_channel(
+            job,
+            &|r| {
+                let (mods, part) = part(&r);
+                Ok(cpu_dets(mods, n, part.to_vec()))
+            },
+            &|g, r| {
+                let (mods, part) = part(&r);
+                Ok(ops::det_per_channel(g, mods, n, part)?.into())
+            },
+        )?;
         Ok(dets.into_vec())
     }
 
@@ -55,15 +66,20 @@ impl Backend {
             )));
         }
         check_range(basis, entries)?;
-        let work = entries.len() * basis.channels();
-        let packed = self.gpu_for(work).map(|_| pack_words(entries));
-        let dets = self.by_channels(basis.channels(), 1, work, &|be, r| {
-            let mods = &basis.moduli()[r];
-            match (be.gpu_for(entries.len() * mods.len()), &packed) {
-                (Some(g), Some((w, neg, nw))) => ops::det_packed(g, mods, (w, neg, *nw), n),
-                _ => Ok(cpu_dets(mods, n, vector::residues_of(entries, mods))),
-            }
-        })?;
+        let job = Channels {
+            count: basis.channels(),
+            per: 1,
+            work: entries.len() * basis.channels(),
+        };
+        let packed = Packing::new(entries);
+        let dets = self.per_channel(
+            job,
+            &|r| {
+                let mods = &basis.moduli()[r];
+                Ok(cpu_dets(mods, n, vector::residues_of(entries, mods)))
+            },
+            &|g, r| ops::det_packed(g, &basis.moduli()[r], packed.get(), n),
+        )?;
         Ok(dets.into_vec())
     }
 
@@ -89,37 +105,28 @@ impl Backend {
                 moduli.len()
             )));
         }
-        let run = |be: &Backend, mods: &[Modulus], part: &mut [u32]| match be.gpu_for(part.len()) {
-            Some(g) => {
-                ops::eliminate_per_channel(g, mods, rows, cols, pivot_cols, jordan, part, keep)
-            }
-            None => Ok(cpu::eliminate_per_channel(
-                mods, rows, cols, pivot_cols, jordan, part,
-            )),
+        let job = Channels {
+            count: moduli.len(),
+            per: 2,
+            work: data.len(),
         };
-        if self.split_count(data.len()) == 1 {
-            return run(self, moduli, data);
-        }
-        let size = rows * cols;
-        if let Some(gpus) = self.several_gpus(data.len()) {
-            // In place: each device eliminates its channels' matrices.
-            let parts = split::per_device_mut(gpus, moduli.len(), size, data, &|one, r, part| {
-                run(one, &moduli[r], part)
-            })?;
-            return Ok(parts.concat());
-        }
-        let src = &*data;
-        let out = self.by_channels(
-            moduli.len(),
-            per_elimination(size, keep),
-            src.len(),
-            &|be, r| {
-                let mut part = src[r.start * size..r.end * size].to_vec();
-                let e = run(be, &moduli[r], &mut part)?;
-                Ok(pack_eliminations(&e, keep.then_some(&part[..]), size))
+        let out = self.per_channel_mut(
+            job,
+            (data, rows * cols, keep),
+            &|r, part| {
+                let mods = &moduli[r];
+                let e = cpu::eliminate_per_channel(mods, rows, cols, pivot_cols, jordan, part);
+                Ok(pack_eliminations(&e))
+            },
+            &|g, r, part| {
+                let mods = &moduli[r];
+                let e = ops::eliminate_per_channel(
+                    g, mods, rows, cols, pivot_cols, jordan, part, keep,
+                )?;
+                Ok(pack_eliminations(&e))
             },
         )?;
-        Ok(unpack_eliminations(&out, size, keep.then_some(data)))
+        Ok(unpack_eliminations(&out))
     }
 
     /// Reduces the entries of an integer matrix modulo every channel of `basis` and runs
@@ -150,56 +157,35 @@ impl Backend {
             )));
         }
         check_range(basis, entries)?;
-        let (work, size) = (entries.len() * basis.channels(), rows * cols);
         // Words kept per channel.
         let kept = keep.map_or(0, |from| rows * (cols - from));
-        let packed = self.gpu_for(work).map(|_| pack_words(entries));
-        let run = |be: &Backend, mods: &[Modulus]| match (be.gpu_for(size * mods.len()), &packed) {
-            (Some(g), Some((w, neg, nw))) => {
-                ops::eliminate_packed(g, mods, (w, neg, *nw), shape, jordan, keep, None)
-            }
-            _ => {
-                let mut data = vector::residues_of(entries, mods);
-                let e = cpu::eliminate_per_channel(mods, rows, cols, pivot_cols, jordan, &mut data);
-                let data = keep.map_or_else(Vec::new, |from| columns_from(data, cols, from));
-                Ok((e, data))
-            }
+        let mut data = vec![0u32; basis.channels() * kept];
+        let job = Channels {
+            count: basis.channels(),
+            per: 2,
+            work: entries.len() * basis.channels(),
         };
-        if self.split_count(work) == 1 {
-            return run(self, basis.moduli());
-        }
-        if let Some(gpus) = self.several_gpus(work) {
-            let mut data = vec![0u32; basis.channels() * kept];
-            let parts =
-                split::per_device_mut(gpus, basis.channels(), kept, &mut data, &|one, r, out| {
-                    // Each device's matrices come straight into their place.
-                    let mods = &basis.moduli()[r];
-                    match (one.gpu(), &packed) {
-                        (Some(g), Some((w, neg, nw))) => {
-                            let packed = (&w[..], &neg[..], *nw);
-                            let into = keep.is_some().then_some(out);
-                            Ok(
-                                ops::eliminate_packed(g, mods, packed, shape, jordan, keep, into)?
-                                    .0,
-                            )
-                        }
-                        _ => Err(Error::Internal("a device's share without its GPU".into())),
-                    }
-                })?;
-            return Ok((parts.concat(), data));
-        }
-        let out = self.by_channels(
-            basis.channels(),
-            per_elimination(kept, keep.is_some()),
-            work,
-            &|be, r| {
-                let (e, data) = run(be, &basis.moduli()[r])?;
-                Ok(pack_eliminations(&e, keep.map(|_| &data[..]), kept))
+        let packed = Packing::new(entries);
+        let out = self.per_channel_mut(
+            job,
+            (&mut data, kept, true),
+            &|r, out| {
+                let mods = &basis.moduli()[r];
+                let mut d = vector::residues_of(entries, mods);
+                let e = cpu::eliminate_per_channel(mods, rows, cols, pivot_cols, jordan, &mut d);
+                if let Some(from) = keep {
+                    out.copy_from_slice(&columns_from(d, cols, from));
+                }
+                Ok(pack_eliminations(&e))
+            },
+            &|g, r, out| {
+                let (mods, into) = (&basis.moduli()[r], keep.is_some().then_some(out));
+                let (e, _) =
+                    ops::eliminate_packed(g, mods, packed.get(), shape, jordan, keep, into)?;
+                Ok(pack_eliminations(&e))
             },
         )?;
-        let mut data = vec![0u32; basis.channels() * kept];
-        let e = unpack_eliminations(&out, kept, keep.map(|_| &mut data[..]));
-        Ok((e, data))
+        Ok((unpack_eliminations(&out), data))
     }
 
     /// The exact product of two integer matrices (`a` `n × k`, `b` `k × p`, row-major),
@@ -222,23 +208,20 @@ impl Backend {
                 b.len()
             )));
         }
-        let work = basis.channels() * n * p;
-        if let Some(gpus) = self.several_gpus(work) {
-            return matmul_integers_rows(gpus, basis, a, b, (n, k, p));
-        }
-        if self.split_count(work) > 1 {
-            return self.matmul_integers_split(basis, a, b, (n, k, p));
-        }
-        if let Some(g) = self.gpu_for(work) {
-            check_range(basis, a)?;
-            check_range(basis, b)?;
-            let (pa, pb) = (ops::pack_number_major(g, a), ops::pack_number_major(g, b));
-            let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
-            if let Some((limbs, flags, nl)) =
-                ops::matmul_limbs(g, basis.moduli(), packed, (n, k, p))?
-            {
-                return crt::from_signed_limbs(&limbs, &flags, nl, basis.range_bits());
+        match self.plan(basis.channels() * n * p) {
+            Plan::Devices(gpus) => return matmul_integers_rows(gpus, basis, a, b, (n, k, p)),
+            Plan::Ranks => return self.matmul_integers_split(basis, a, b, (n, k, p)),
+            Plan::Gpu(g) => {
+                check_range(basis, a)?;
+                check_range(basis, b)?;
+                let (pa, pb) = (ops::pack_number_major(g, a), ops::pack_number_major(g, b));
+                let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
+                let limbs = ops::matmul_limbs(g, basis.moduli(), packed, (n, k, p))?;
+                if let Some((limbs, flags, nl)) = limbs {
+                    return crt::from_signed_limbs(&limbs, &flags, nl, basis.range_bits());
+                }
             }
+            Plan::Cpu => {}
         }
         let (ra, rb) = (self.to_rns(basis, a)?, self.to_rns(basis, b)?);
         let prod =
@@ -259,21 +242,21 @@ impl Backend {
     ) -> Result<Vec<Integer>> {
         check_range(basis, a)?;
         check_range(basis, b)?;
-        let work = basis.channels() * n * p;
-        let packed = self.gpu_for(work).map(|_| (pack_words(a), pack_words(b)));
-        let prod = self.by_channels(basis.channels(), n * p, work, &|be, r| {
-            let mods = &basis.moduli()[r];
-            match (be.gpu_for(mods.len() * n * p), &packed) {
-                (Some(g), Some((pa, pb))) => {
-                    let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
-                    ops::matmul_packed(g, mods, packed, (n, k, p))
-                }
-                _ => {
-                    let (ra, rb) = (vector::residues_of(a, mods), vector::residues_of(b, mods));
-                    Ok(cpu::matmul_per_channel(mods, n, k, p, &ra, &rb).into())
-                }
-            }
-        })?;
+        let job = Channels {
+            count: basis.channels(),
+            per: n * p,
+            work: basis.channels() * n * p,
+        };
+        let (pa, pb) = (Packing::new(a), Packing::new(b));
+        let prod = self.per_channel(
+            job,
+            &|r| {
+                let mods = &basis.moduli()[r];
+                let (ra, rb) = (vector::residues_of(a, mods), vector::residues_of(b, mods));
+                Ok(cpu::matmul_per_channel(mods, n, k, p, &ra, &rb).into())
+            },
+            &|g, r| ops::matmul_packed(g, &basis.moduli()[r], (pa.get(), pb.get()), (n, k, p)),
+        )?;
         let prod = RnsVec::from_residues_unchecked(basis, n * p, prod);
         self.to_integers_checked(&prod)
     }
@@ -301,18 +284,26 @@ impl Backend {
             )));
         }
         let (nk, kp) = (n * k, k * p);
-        self.by_channels(c, n * p, c * n * p, &|be, r| {
-            let mods = &moduli[r.clone()];
-            let part = |w: WordsRef<'a>, per: usize| WordsRef {
-                data: &w.data[r.start * per..r.end * per],
-                locked: w.locked,
-            };
-            let (a, b) = (part(a, nk), part(b, kp));
-            match be.gpu_for(mods.len() * n * p) {
-                Some(g) => ops::matmul_per_channel(g, mods, shape, a, b),
-                None => Ok(cpu::matmul_per_channel(mods, n, k, p, a.data, b.data).into()),
-            }
-        })
+        let part = |w: WordsRef<'a>, per: usize, r: &Range<usize>| WordsRef {
+            data: &w.data[r.start * per..r.end * per],
+            locked: w.locked,
+        };
+        let job = Channels {
+            count: c,
+            per: n * p,
+            work: c * n * p,
+        };
+        self.per_channel(
+            job,
+            &|r| {
+                let (a, b) = (part(a, nk, &r), part(b, kp, &r));
+                Ok(cpu::matmul_per_channel(&moduli[r], n, k, p, a.data, b.data).into())
+            },
+            &|g, r| {
+                let (a, b) = (part(a, nk, &r), part(b, kp, &r));
+                ops::matmul_per_channel(g, &moduli[r], shape, a, b)
+            },
+        )
     }
 }
 
@@ -334,46 +325,47 @@ pub(crate) fn columns_from(data: Vec<u32>, cols: usize, from: usize) -> Vec<u32>
         .collect()
 }
 
-/// Words per channel of a packed elimination: rank, determinant and, with `keep`, the
-/// eliminated matrix of `size` words.
-fn per_elimination(size: usize, keep: bool) -> usize {
-    2 + if keep { size } else { 0 }
+/// Eliminations packed per channel as `[rank, det]`, so that shares of channels
+/// concatenate.
+fn pack_eliminations(e: &[Elimination]) -> Words {
+    e.iter()
+        .flat_map(|x| [x.rank, x.det])
+        .collect::<Vec<u32>>()
+        .into()
 }
 
-/// Eliminations (and, when given, their matrices of `size` words each) packed per channel
-/// as `[rank, det, matrix…]`, so that shares of channels concatenate.
-fn pack_eliminations(e: &[Elimination], mats: Option<&[u32]>, size: usize) -> Words {
-    let per = per_elimination(size, mats.is_some());
-    let mut out = Vec::with_capacity(e.len() * per);
-    for (c, x) in e.iter().enumerate() {
-        out.extend([x.rank, x.det]);
-        if let Some(m) = mats {
-            out.extend_from_slice(&m[c * size..(c + 1) * size]);
-        }
-    }
-    out.into()
-}
-
-/// The eliminations of [`pack_eliminations`]' words, their matrices written to `mats`.
-fn unpack_eliminations(
-    words: &[u32],
-    size: usize,
-    mut mats: Option<&mut [u32]>,
-) -> Vec<Elimination> {
-    let per = per_elimination(size, mats.is_some());
+/// The eliminations of [`pack_eliminations`]' words.
+fn unpack_eliminations(words: &[u32]) -> Vec<Elimination> {
     words
-        .chunks_exact(per)
-        .enumerate()
-        .map(|(c, w)| {
-            if let Some(m) = mats.as_deref_mut() {
-                m[c * size..(c + 1) * size].copy_from_slice(&w[2..]);
-            }
-            Elimination {
-                rank: w[0],
-                det: w[1],
-            }
+        .chunks_exact(2)
+        .map(|w| Elimination {
+            rank: w[0],
+            det: w[1],
         })
         .collect()
+}
+
+/// Integers packed for the device ([`pack_words`]) once, by the first device share that
+/// needs them (never when no share runs on a GPU).
+pub(crate) struct Packing<'a> {
+    values: &'a [Integer],
+    packed: OnceLock<(Vec<u32>, Vec<u32>, usize)>,
+}
+
+impl<'a> Packing<'a> {
+    /// `values`, to be packed on first use.
+    pub(crate) fn new(values: &'a [Integer]) -> Packing<'a> {
+        Packing {
+            values,
+            packed: OnceLock::new(),
+        }
+    }
+
+    /// The packed words, sign flags and words per integer.
+    pub(crate) fn get(&self) -> Packed<'_> {
+        let (w, neg, nw) = self.packed.get_or_init(|| pack_words(self.values));
+        (w, neg, *nw)
+    }
 }
 
 /// [`Backend::matmul_integers`] on several GPUs of this process, split by rows of `a`:
@@ -388,8 +380,9 @@ fn matmul_integers_rows(
 ) -> Result<Vec<Integer>> {
     check_range(basis, a)?;
     check_range(basis, b)?;
-    let parts = split::per_device(gpus, n, &|one, r| {
+    let parts = split::per_device(gpus, n, &|g, r| {
         let rows = &a[r.start * k..r.end * k];
+        let one = Backend::on_gpus(vec![g.clone()], 0)?;
         one.matmul_integers(basis, rows, b, (r.len(), k, p))
             .map_err(|e| match e {
                 Error::OutOfRange { index, range_bits } => Error::OutOfRange {

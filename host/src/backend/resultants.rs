@@ -4,9 +4,11 @@
 //! shares of the primes are reconstructed where they were computed and combined by
 //! [`crt::combine_all`].
 
+use super::gpu::{ops, Gpu};
 use super::input::{check_range, pack_words};
+use super::matrices::Packing;
+use super::plan::{Channels, Plan};
 use super::{cpu, split, Backend, Computed};
-use crate::backend::gpu::ops;
 use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
 use crate::num::crt;
@@ -16,6 +18,7 @@ use crate::timing::Laps;
 use rayon::prelude::*;
 use rns_core::poly::BiShape;
 use rug::Integer;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// [`Error::Shape`] unless `len` coefficients form polynomials of degrees `df` and `dg`.
@@ -52,15 +55,10 @@ impl Backend {
                 coeffs.len()
             )));
         }
-        let work = basis.channels() * candidates * shape.work_len();
-        if let Some(gpus) = self.several_gpus(work) {
-            return self.resultant_xy_shares(gpus, basis, coeffs, shape, candidates);
-        }
-        if self.split_count(work) > 1 {
-            return self.resultant_xy_split(basis, coeffs, shape, candidates);
-        }
-        match self.gpu_for(work) {
-            Some(g) => {
+        match self.plan(basis.channels() * candidates * shape.work_len()) {
+            Plan::Devices(gpus) => self.resultant_xy_shares(gpus, basis, coeffs, shape, candidates),
+            Plan::Ranks => self.resultant_xy_split(basis, coeffs, shape, candidates),
+            Plan::Gpu(g) => {
                 check_range(basis, coeffs)?;
                 let (words, neg, nwords) = pack_words(coeffs);
                 let packed = (&words[..], &neg[..], nwords);
@@ -69,7 +67,7 @@ impl Backend {
                 let digits = digits.map(|d| layout::to_number_major(&d, n, basis.range_len()));
                 Ok((Computed::of(residues, digits), laps))
             }
-            None => {
+            Plan::Cpu => {
                 let mut laps = Laps::start();
                 let residues = RnsVec::from_integers(basis, coeffs)?;
                 laps.stage("reduce")?;
@@ -97,25 +95,24 @@ impl Backend {
     ) -> Result<(Computed, Laps)> {
         let mut laps = Laps::start();
         check_range(basis, coeffs)?;
-        let work = basis.channels() * candidates * shape.work_len();
-        let packed = self.gpu_for(work).map(|_| pack_words(coeffs));
-        let n = shape.degree_bound() + 1;
-        let residues = self.by_channels(basis.channels(), n, work, &|be, r| {
-            let mods = &basis.moduli()[r];
-            match (
-                be.gpu_for(mods.len() * candidates * shape.work_len()),
-                &packed,
-            ) {
-                (Some(g), Some((w, neg, nw))) => {
-                    let packed = (&w[..], &neg[..], *nw);
-                    Ok(ops::resultant_xy_words(g, mods, packed, shape, candidates, false)?.0)
-                }
-                _ => {
-                    let res = vector::residues_of(coeffs, mods);
-                    Ok(cpu::resultant_xy_per_channel(mods, shape, candidates, &res).into())
-                }
-            }
-        })?;
+        let job = Channels {
+            count: basis.channels(),
+            per: shape.degree_bound() + 1,
+            work: basis.channels() * candidates * shape.work_len(),
+        };
+        let packed = Packing::new(coeffs);
+        let residues = self.per_channel(
+            job,
+            &|r| {
+                let mods = &basis.moduli()[r];
+                let res = vector::residues_of(coeffs, mods);
+                Ok(cpu::resultant_xy_per_channel(mods, shape, candidates, &res).into())
+            },
+            &|g, r| {
+                let mods = &basis.moduli()[r];
+                Ok(ops::resultant_xy_words(g, mods, packed.get(), shape, candidates, false)?.0)
+            },
+        )?;
         laps.stage("reduce, resultants mod p, interpolation (split)")?;
         Ok((Computed::of(residues, None), laps))
     }
@@ -129,7 +126,7 @@ impl Backend {
     /// residues cross between devices.
     fn resultant_xy_shares(
         &self,
-        gpus: &[Arc<super::gpu::Gpu>],
+        gpus: &[Arc<Gpu>],
         basis: &Arc<RnsBasis>,
         coeffs: &[Integer],
         shape: BiShape,
@@ -140,10 +137,7 @@ impl Backend {
         let (words, neg, nwords) = pack_words(coeffs);
         let n = shape.degree_bound() + 1;
         let (range, red) = (basis.range_moduli(), basis.redundant());
-        let parts = split::per_device(gpus, range.len(), &|one, r| {
-            let g = one
-                .gpu()
-                .ok_or_else(|| Error::Internal("a share without its GPU".into()))?;
+        let parts = split::per_device(gpus, range.len(), &|g, r| {
             let mut mods = range[r.clone()].to_vec();
             mods.push(red);
             let packed = (&words[..], &neg[..], nwords);
@@ -216,20 +210,20 @@ impl Backend {
         check_pair(coeffs.len(), df, dg)?;
         check_range(basis, coeffs)?;
         let moduli = basis.moduli();
-        let work = df * dg.max(1) * moduli.len();
-        let packed = self.gpu_for(work).map(|_| pack_words(coeffs));
-        let out = self.by_channels(moduli.len(), 1, work, &|be, r| {
-            let mods = &moduli[r];
-            match (be.gpu_for(df * dg.max(1) * mods.len()), &packed) {
-                (Some(g), Some((w, neg, nw))) => {
-                    Ok(ops::resultant_words(g, mods, (&w[..], &neg[..], *nw), df, dg)?.into())
-                }
-                _ => {
-                    let res = vector::residues_of(coeffs, mods);
-                    Ok(cpu::resultant_per_channel(mods, df, dg, &res).into())
-                }
-            }
-        })?;
+        let job = Channels {
+            count: moduli.len(),
+            per: 1,
+            work: df * dg.max(1) * moduli.len(),
+        };
+        let packed = Packing::new(coeffs);
+        let out = self.per_channel(
+            job,
+            &|r| {
+                let res = vector::residues_of(coeffs, &moduli[r.clone()]);
+                Ok(cpu::resultant_per_channel(&moduli[r], df, dg, &res).into())
+            },
+            &|g, r| Ok(ops::resultant_words(g, &moduli[r], packed.get(), df, dg)?.into()),
+        )?;
         Ok(out.into_vec())
     }
 
@@ -239,14 +233,23 @@ impl Backend {
     pub fn resultant_per_channel(&self, coeffs: &RnsVec, df: usize, dg: usize) -> Result<Vec<u32>> {
         check_pair(coeffs.len(), df, dg)?;
         let (moduli, data, len) = (coeffs.basis().moduli(), coeffs.residues(), coeffs.len());
-        let work = df * dg.max(1) * moduli.len();
-        let out = self.by_channels(moduli.len(), 1, work, &|be, r| {
-            let (mods, part) = (&moduli[r.clone()], &data[r.start * len..r.end * len]);
-            match be.gpu_for(df * dg.max(1) * mods.len()) {
-                Some(g) => Ok(ops::resultant_per_channel(g, mods, df, dg, part)?.into()),
-                None => Ok(cpu::resultant_per_channel(mods, df, dg, part).into()),
-            }
-        })?;
+        let job = Channels {
+            count: moduli.len(),
+            per: 1,
+            work: df * dg.max(1) * moduli.len(),
+        };
+        let part = |r: &Range<usize>| (&moduli[r.clone()], &data[r.start * len..r.end * len]);
+        let out = self.per_channel(
+            job,
+            &|r| {
+                let (mods, part) = part(&r);
+                Ok(cpu::resultant_per_channel(mods, df, dg, part).into())
+            },
+            &|g, r| {
+                let (mods, part) = part(&r);
+                Ok(ops::resultant_per_channel(g, mods, df, dg, part)?.into())
+            },
+        )?;
         Ok(out.into_vec())
     }
 }

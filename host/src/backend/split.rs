@@ -1,28 +1,15 @@
-//! Work split by channels. Every channel is independent, so a computation whose result
-//! is a fixed number of words per channel runs as shares of the channels: one share per
-//! MPI rank ([`crate::cluster`]), each rank's share again split across its GPUs in
-//! proportion to their measured speed ([`speed`](crate::backend::gpu::ops::speed::speed)), one host thread per device so
-//! that the devices run at once. The shares' words are concatenated (channel-major), and
-//! with several ranks gathered to every rank, so that every rank goes on identically.
+//! The mechanics of shares. Every channel is independent, so a computation whose result
+//! is a fixed number of words per channel runs as shares of the channels (as
+//! [`super::plan`] decides): one share per MPI rank ([`crate::cluster`]), each rank's
+//! share again split across its GPUs in proportion to their measured speed
+//! ([`ops::speed()`]), one host thread per device so that the devices run at once.
 
-use super::gpu::Gpu;
-use super::Backend;
-use crate::backend::gpu::ops;
+use super::gpu::{ops, Gpu};
 use crate::cluster;
 use crate::error::{Error, Result};
 use crate::num::words::Words;
 use std::ops::Range;
 use std::sync::Arc;
-
-/// Work (in the operations' own measure: residues in, or residue-steps) below which
-/// several GPUs leave a computation to the first: the threads, the extra launches and
-/// the joins cost more than the device time they save (two H200s: a 120² det took
-/// 3.1 ms on one and on two, a 48² 1000-bit product 2.8 and 3.4 ms).
-pub const SPLIT_MIN_WORK: usize = 1 << 22;
-
-/// A computation over a range of channels on one backend (the CPU or a single GPU),
-/// returning `per` words for each channel of the range, channel-major.
-pub(crate) type ShareFn<'a> = dyn Fn(&Backend, Range<usize>) -> Result<Words> + Sync + 'a;
 
 /// Splits `0..len` into contiguous ranges in proportion to `weights` (positive; at
 /// least one) by largest remainders (ties to the first); empty ranges are kept, so
@@ -48,89 +35,27 @@ pub fn shares(len: usize, weights: &[f64]) -> Vec<Range<usize>> {
         .collect()
 }
 
-impl Backend {
-    /// How many shares a computation of `work` residues is split into here: the MPI
-    /// ranks times this process's GPUs (1 when it runs whole, as on one device).
-    pub fn split_count(&self, work: usize) -> usize {
-        cluster::size() * self.devices_for(work).map_or(1, |d| d.len())
-    }
-
-    /// The GPUs that share a computation of `work` residues, when there are several.
-    fn devices_for(&self, work: usize) -> Option<&[Arc<Gpu>]> {
-        match self {
-            Backend::Gpus {
-                gpus,
-                min_work,
-                min_split,
-            } if work >= (*min_work).max(*min_split) => Some(gpus),
-            _ => None,
-        }
-    }
-
-    /// Runs `f` over all `channels` channels (`per` words each, `work` residues of
-    /// work in all): this rank's share of them (all without MPI), split across this
-    /// process's GPUs, then gathered from every rank. A failure on any rank or device
-    /// is an error on every rank, never a partial result.
-    pub(crate) fn by_channels(
-        &self,
-        channels: usize,
-        per: usize,
-        work: usize,
-        f: &ShareFn<'_>,
-    ) -> Result<Words> {
-        let ranks = cluster::size();
-        if ranks == 1 {
-            return self.on_devices(0..channels, per, work, f);
-        }
-        let ranges = shares(channels, &vec![1.0; ranks]);
-        let mine = ranges[cluster::rank()].clone();
-        let local = self.on_devices(mine, per, work / ranks, f);
-        let counts: Vec<usize> = ranges.iter().map(|r| r.len() * per).collect();
-        cluster::all_gather(local, &counts).map(Words::Heap)
-    }
-
-    /// `f` over the channels `range`, split across the GPUs when there are several.
-    fn on_devices(
-        &self,
-        range: Range<usize>,
-        per: usize,
-        work: usize,
-        f: &ShareFn<'_>,
-    ) -> Result<Words> {
-        let Some(gpus) = self.devices_for(work).filter(|g| g.len() > 1) else {
-            let out = f(self, range.clone())?;
-            return check_len(out, range.len() * per);
-        };
-        let at = range.start;
-        let outs = per_device(gpus, range.len(), &|one, r| {
-            let r = at + r.start..at + r.end;
-            check_len(f(one, r.clone())?, r.len() * per)
-        })?;
-        let mut all = Vec::with_capacity(range.len() * per);
-        for out in outs {
-            all.extend_from_slice(&out);
-        }
-        Ok(Words::Heap(all))
-    }
-
-    /// The GPUs of this backend when there are several and `work` residues are enough
-    /// to send to them, and the computation runs in one process (no MPI ranks).
-    pub(crate) fn several_gpus(&self, work: usize) -> Option<&[Arc<Gpu>]> {
-        self.devices_for(work)
-            .filter(|g| g.len() > 1 && cluster::size() == 1)
-    }
+/// The ranges of `channels` channels of every MPI rank, in rank order, and this rank's.
+pub(crate) fn rank_shares(channels: usize) -> (Vec<Range<usize>>, Range<usize>) {
+    let ranges = shares(channels, &vec![1.0; cluster::size()]);
+    let mine = ranges[cluster::rank()].clone();
+    (ranges, mine)
 }
 
-/// A computation on one device over its part of the items and their words.
-pub(crate) type PartFn<'a, T> = dyn Fn(&Backend, Range<usize>, &mut [u32]) -> Result<T> + Sync + 'a;
+/// A computation on one device over its part of the items.
+pub(crate) type DeviceFn<'a, T> = dyn Fn(&Arc<Gpu>, Range<usize>) -> Result<T> + Sync + 'a;
 
-/// Runs `f` on every device (as a one-device backend) over its part of `0..len`, in
+/// A computation on one device over its part of the items and their words.
+pub(crate) type PartFn<'a, T> =
+    dyn Fn(&Arc<Gpu>, Range<usize>, &mut [u32]) -> Result<T> + Sync + 'a;
+
+/// Runs `f` on every device over its part of `0..len`, in
 /// proportion to the devices' speed, one host thread each; the parts' results in order
 /// (devices whose part is empty are skipped).
 pub(crate) fn per_device<T: Send>(
     gpus: &[Arc<Gpu>],
     len: usize,
-    f: &(dyn Fn(&Backend, Range<usize>) -> Result<T> + Sync),
+    f: &DeviceFn<'_, T>,
 ) -> Result<Vec<T>> {
     per_device_mut(gpus, len, 0, &mut [], &|one, r, _| f(one, r))
 }
@@ -168,13 +93,7 @@ pub(crate) fn per_device_mut<T: Send>(
             .zip(parts)
             .zip(chunks)
             .filter(|((_, r), _)| !r.is_empty())
-            .map(|((g, r), chunk)| {
-                let one = Backend::Gpu {
-                    gpu: g.clone(),
-                    min_work: 0,
-                };
-                s.spawn(move || f(&one, r, chunk))
-            })
+            .map(|((g, r), chunk)| s.spawn(move || f(g, r, chunk)))
             .collect();
         handles
             .into_iter()
@@ -188,7 +107,7 @@ pub(crate) fn per_device_mut<T: Send>(
 }
 
 /// `out`, when it holds the `expected` words of its share.
-fn check_len(out: Words, expected: usize) -> Result<Words> {
+pub(crate) fn check_len(out: Words, expected: usize) -> Result<Words> {
     if out.len() == expected {
         Ok(out)
     } else {

@@ -284,7 +284,7 @@ impl Backend {
     /// the whole device ([`crate::backend::gpu::Gpu::det_mod_few`]).
     pub fn det_mod(&self, a: &ModMatrices) -> Result<Vec<u32>> {
         let n = a.require_square("the determinant")?;
-        if let Some(g) = self.gpu_for(a.data.len()) {
+        if let Some(g) = self.device_for(a.data.len()) {
             if ops::det_few_for(g, a.moduli.len(), n) {
                 return ops::det_mod_few(g, &a.moduli, n, &a.data);
             }

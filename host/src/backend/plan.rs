@@ -1,0 +1,290 @@
+//! Where work runs: the one place that chooses. A [`Backend`] is made from a
+//! [`BackendChoice`] here ([`Backend::select`], [`Backend::select_devices`],
+//! [`Backend::on_gpus`]); every operation then asks [`Backend::plan`] where its work
+//! goes (this host's cores, one GPU, the GPUs of this process, or MPI ranks), and runs
+//! through one of the runners below, giving only its CPU and GPU bodies:
+//! [`Backend::whole`] for work that is never split (vectors, conversions),
+//! `per_channel` and `per_channel_mut` for channel-parallel work. The
+//! per-computation choice of the CLI and Python (the cost model and what is left of
+//! CUDA's start-up) is [`super::auto::Chooser`].
+
+use super::devices::Devices;
+use super::gpu::Gpu;
+use super::{split, Backend};
+use crate::cluster;
+use crate::error::{Error, Result};
+use crate::num::words::Words;
+use std::ops::Range;
+use std::sync::Arc;
+
+/// Residues (numbers × channels) of one operation below which [`BackendChoice::Auto`]
+/// keeps it on the CPU.
+pub const AUTO_MIN_WORK: usize = 1 << 16;
+
+/// Work (in the operations' own measure: residues in, or residue-steps) below which
+/// several GPUs leave a computation to the first: the threads, the extra launches and
+/// the joins cost more than the device time they save (two H200s: a 120² det took
+/// 3.1 ms on one and on two, a 48² 1000-bit product 2.8 and 3.4 ms).
+pub const SPLIT_MIN_WORK: usize = 1 << 22;
+
+/// Which backend the caller asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BackendChoice {
+    /// The CPU backend.
+    Cpu,
+    /// The GPU backend; an error if no CUDA device is usable.
+    Gpu,
+    /// The GPU when one is usable, else the CPU.
+    #[default]
+    Auto,
+}
+
+impl BackendChoice {
+    /// The choice called `name`: `cpu`, `gpu` or `auto`.
+    pub fn from_name(name: &str) -> Option<BackendChoice> {
+        match name {
+            "cpu" => Some(BackendChoice::Cpu),
+            "gpu" => Some(BackendChoice::Gpu),
+            "auto" => Some(BackendChoice::Auto),
+            _ => None,
+        }
+    }
+
+    /// The choice's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendChoice::Cpu => "cpu",
+            BackendChoice::Gpu => "gpu",
+            BackendChoice::Auto => "auto",
+        }
+    }
+}
+
+/// Where an amount of work runs.
+#[derive(Clone, Copy, Debug)]
+pub enum Plan<'a> {
+    /// On this host's cores.
+    Cpu,
+    /// Whole on one GPU.
+    Gpu(&'a Arc<Gpu>),
+    /// Its channels shared among the GPUs of this process, in proportion to their
+    /// speed, one host thread each.
+    Devices(&'a [Arc<Gpu>]),
+    /// Its channels shared among the MPI ranks, each rank's share planned again on its
+    /// own backend ([`Backend::local_plan`]) and gathered to every rank.
+    Ranks,
+}
+
+/// A channel-parallel computation: `channels` channels of `per` result words each, and
+/// its work (residues, or residue-steps) for the plan.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Channels {
+    /// Channels.
+    pub count: usize,
+    /// Result words per channel.
+    pub per: usize,
+    /// The work of all channels.
+    pub work: usize,
+}
+
+/// A share of channels on the host's cores: the result words of the channels `range`.
+pub(crate) type CpuShare<'a> = dyn Fn(Range<usize>) -> Result<Words> + Sync + 'a;
+/// A share of channels on one GPU.
+pub(crate) type GpuShare<'a> = dyn Fn(&Arc<Gpu>, Range<usize>) -> Result<Words> + Sync + 'a;
+/// A share of channels that also rewrites its channels' words of a buffer in place.
+pub(crate) type CpuShareMut<'a> = dyn Fn(Range<usize>, &mut [u32]) -> Result<Words> + Sync + 'a;
+/// [`CpuShareMut`] on one GPU.
+pub(crate) type GpuShareMut<'a> =
+    dyn Fn(&Arc<Gpu>, Range<usize>, &mut [u32]) -> Result<Words> + Sync + 'a;
+
+impl Backend {
+    /// The backend for a choice: `Gpu` fails with [`Error::NoGpu`] when no device is
+    /// usable; `Auto` takes the GPU when one is usable (for work of at least
+    /// [`AUTO_MIN_WORK`] residues), else the CPU.
+    pub fn select(choice: BackendChoice) -> Result<Backend> {
+        Backend::select_devices(choice, &Devices::List(vec![0]))
+    }
+
+    /// [`Backend::select`] over the GPUs `devices` (all usable ones with
+    /// [`Devices::All`]): `Gpu` fails when they do not open; `Auto` falls back to the CPU.
+    pub fn select_devices(choice: BackendChoice, devices: &Devices) -> Result<Backend> {
+        match choice {
+            BackendChoice::Cpu => Ok(Backend::Cpu),
+            BackendChoice::Gpu => Backend::on_gpus(devices.open()?, 0),
+            BackendChoice::Auto => Ok(devices
+                .open()
+                .and_then(|g| Backend::on_gpus(g, AUTO_MIN_WORK))
+                .unwrap_or(Backend::Cpu)),
+        }
+    }
+
+    /// The backend over `gpus` (at least one): [`Backend::Gpu`] for one device,
+    /// [`Backend::Gpus`] for several (work below [`SPLIT_MIN_WORK`] stays on the first).
+    /// Work below `min_work` residues runs on the CPU.
+    pub fn on_gpus(mut gpus: Vec<Arc<Gpu>>, min_work: usize) -> Result<Backend> {
+        match gpus.len() {
+            0 => Err(Error::no_gpu("no device was given")),
+            1 => Ok(Backend::Gpu {
+                gpu: gpus.remove(0),
+                min_work,
+            }),
+            _ => Ok(Backend::Gpus {
+                gpus: gpus.into(),
+                min_work,
+                min_split: SPLIT_MIN_WORK,
+            }),
+        }
+    }
+
+    /// Where `work` of a channel-parallel computation runs: across the MPI ranks when
+    /// there are several, else [`Backend::local_plan`].
+    pub fn plan(&self, work: usize) -> Plan<'_> {
+        match cluster::size() {
+            1 => self.local_plan(work),
+            _ => Plan::Ranks,
+        }
+    }
+
+    /// Where `work` runs in this process: on the CPU below the backend's `min_work`; on
+    /// several GPUs from their `min_split`; else on the (first) GPU.
+    pub fn local_plan(&self, work: usize) -> Plan<'_> {
+        match self {
+            Backend::Cpu => Plan::Cpu,
+            Backend::Gpu { gpu, min_work } if work >= *min_work => Plan::Gpu(gpu),
+            Backend::Gpus {
+                gpus,
+                min_work,
+                min_split,
+            } if work >= *min_work => match work >= *min_split {
+                true => Plan::Devices(gpus),
+                false => Plan::Gpu(&gpus[0]),
+            },
+            _ => Plan::Cpu,
+        }
+    }
+
+    /// The GPU that runs `work` when it is not split (on several GPUs, the first), or
+    /// `None` for the CPU.
+    pub(crate) fn device_for(&self, work: usize) -> Option<&Arc<Gpu>> {
+        match self.local_plan(work) {
+            Plan::Cpu | Plan::Ranks => None,
+            Plan::Gpu(g) => Some(g),
+            Plan::Devices(g) => g.first(),
+        }
+    }
+
+    /// Runs work that is never split by `gpu` on the device [`Backend::device_for`]
+    /// gives, else by `cpu`.
+    pub(crate) fn whole<T>(
+        &self,
+        work: usize,
+        cpu: impl FnOnce() -> Result<T>,
+        gpu: impl FnOnce(&Arc<Gpu>) -> Result<T>,
+    ) -> Result<T> {
+        match self.device_for(work) {
+            Some(g) => gpu(g),
+            None => cpu(),
+        }
+    }
+
+    /// Runs a channel-parallel computation as [`Backend::plan`] says: whole on the CPU
+    /// or one GPU, or as shares of the channels (each share by `cpu` or `gpu`, its
+    /// words concatenated in channel order). A failure on any device or rank is an
+    /// error, never a partial result.
+    pub(crate) fn per_channel(
+        &self,
+        job: Channels,
+        cpu: &CpuShare<'_>,
+        gpu: &GpuShare<'_>,
+    ) -> Result<Words> {
+        let run = |plan: Plan<'_>, range: Range<usize>| -> Result<Words> {
+            let out = match plan {
+                Plan::Cpu | Plan::Ranks => cpu(range.clone())?,
+                Plan::Gpu(g) => gpu(g, range.clone())?,
+                Plan::Devices(gpus) => {
+                    let at = range.start;
+                    let parts = split::per_device(gpus, range.len(), &|g, r| {
+                        let r = at + r.start..at + r.end;
+                        split::check_len(gpu(g, r.clone())?, r.len() * job.per)
+                    })?;
+                    Words::Heap(parts.into_iter().flat_map(Words::into_vec).collect())
+                }
+            };
+            split::check_len(out, range.len() * job.per)
+        };
+        match self.plan(job.work) {
+            Plan::Ranks => {
+                let (ranges, mine) = split::rank_shares(job.count);
+                let local = run(self.local_plan(job.work / ranges.len()), mine);
+                let counts: Vec<usize> = ranges.iter().map(|r| r.len() * job.per).collect();
+                cluster::all_gather(local, &counts).map(Words::Heap)
+            }
+            plan => run(plan, 0..job.count),
+        }
+    }
+
+    /// [`Backend::per_channel`] for computations that also rewrite their channels' part
+    /// of `data` (`words` words per channel) in place: on several GPUs each device gets
+    /// its part to overwrite; across MPI ranks each rank's part is computed on a copy
+    /// and, when `gather`, gathered back into `data` (else `data` is left unspecified
+    /// there).
+    pub(crate) fn per_channel_mut(
+        &self,
+        job: Channels,
+        (data, words, gather): (&mut [u32], usize, bool),
+        cpu: &CpuShareMut<'_>,
+        gpu: &GpuShareMut<'_>,
+    ) -> Result<Words> {
+        if data.len() != job.count * words {
+            return Err(Error::Internal(format!(
+                "{} words for {} channels of {words}",
+                data.len(),
+                job.count
+            )));
+        }
+        let run = |plan: Plan<'_>, range: Range<usize>, part: &mut [u32]| -> Result<Words> {
+            let out = match plan {
+                Plan::Cpu | Plan::Ranks => cpu(range.clone(), part)?,
+                Plan::Gpu(g) => gpu(g, range.clone(), part)?,
+                Plan::Devices(gpus) => {
+                    let at = range.start;
+                    let parts =
+                        split::per_device_mut(gpus, range.len(), words, part, &|g, r, p| {
+                            let r = at + r.start..at + r.end;
+                            split::check_len(gpu(g, r.clone(), p)?, r.len() * job.per)
+                        })?;
+                    Words::Heap(parts.into_iter().flat_map(Words::into_vec).collect())
+                }
+            };
+            split::check_len(out, range.len() * job.per)
+        };
+        let Plan::Ranks = self.plan(job.work) else {
+            return run(self.plan(job.work), 0..job.count, data);
+        };
+        // Each rank's results, then its part of the data, gathered to every rank.
+        let (ranges, mine) = split::rank_shares(job.count);
+        let words_back = if gather { words } else { 0 };
+        let mut part = data[mine.start * words..mine.end * words].to_vec();
+        let local = run(self.local_plan(job.work / ranges.len()), mine, &mut part).map(|w| {
+            let mut w = w.into_vec();
+            if gather {
+                w.extend_from_slice(&part);
+            }
+            w
+        });
+        let each = job.per + words_back;
+        let counts: Vec<usize> = ranges.iter().map(|r| r.len() * each).collect();
+        let all = cluster::all_gather(local, &counts)?;
+        let mut out = Vec::with_capacity(job.count * job.per);
+        let mut at = 0;
+        for r in &ranges {
+            let (res, part) = all[at..at + r.len() * each].split_at(r.len() * job.per);
+            out.extend_from_slice(res);
+            if gather {
+                data[r.start * words..r.end * words].copy_from_slice(part);
+            }
+            at += r.len() * each;
+        }
+        Ok(Words::Heap(out))
+    }
+}
