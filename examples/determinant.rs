@@ -6,7 +6,7 @@
 //! bits (default 200 and 64); with MATRIX_OUT the matrix is also written in the `rns`
 //! text format (for a comparison with FLINT: `scripts/flint_det.py MATRIX_OUT`).
 
-use rns::{det_with_stats, Backend, BackendChoice};
+use rns::{Backend, BackendChoice};
 use rns_suite::{bareiss_det, Gen};
 use std::time::Instant;
 
@@ -22,7 +22,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::fs::write(path, a.to_string())?;
     }
     let t = Instant::now();
-    let (d, st) = det_with_stats(&a, &backend)?;
+    let (d, st) = rns::det_with(&a, &backend, &rns::DetOptions::default())?;
     let total = t.elapsed();
     println!(
         "{n}×{n} matrix, entries below 2^{bits}, backend {}",

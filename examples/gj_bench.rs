@@ -16,7 +16,8 @@ use rns::backend::gpu::launch::Eliminate;
 use rns::backend::gpu::ops;
 use rns::backend::gpu::Gpu;
 use rns::mat::bounds::cramer_bits;
-use rns::{crt, linalg, Backend, BackendChoice, IntMatrix, Method, RnsBasis, RnsVec};
+use rns::num::crt;
+use rns::{Backend, BackendChoice, IntMatrix, Method, RnsBasis, RnsVec};
 use rns_suite::Gen;
 use std::sync::Arc;
 use std::time::Instant;
@@ -85,7 +86,14 @@ fn main() -> R<()> {
     gpu.config().set_tensor_cores(None);
     for _ in 0..runs.min(2) {
         let t = Instant::now();
-        let (_, stages) = linalg::solve_with_method(&a, &b, &g, Method::Multimodular)?;
+        let (_, stages) = rns::solve_with(
+            &a,
+            &b,
+            &g,
+            &rns::SolveOptions {
+                method: Method::Multimodular,
+            },
+        )?;
         let s: Vec<String> = stages
             .iter()
             .map(|(w, d)| format!("{w} {:.1}", d.as_secs_f64() * 1e3))

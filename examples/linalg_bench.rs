@@ -9,7 +9,7 @@
 //! the times (`rns_times.txt`) and the results' fingerprints are written there for
 //! `scripts/flint_linalg.py DIR`, which times FLINT on the same inputs.
 
-use rns::{det, linalg, Backend, BackendChoice, ModMatrices};
+use rns::{det, Backend, BackendChoice, ModMatrices};
 use rns_suite::{fingerprint, Gen};
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -123,8 +123,8 @@ fn main() -> R<()> {
         gen.matrix(prod_n, prod_n, 1000),
         gen.matrix(prod_n, prod_n, 1000),
     );
-    let (tc, want) = time(|| linalg::matmul(&a, &b, &cpu))?;
-    let tg = on_gpu(&gpu, &want, "exact product", |g| linalg::matmul(&a, &b, g))?;
+    let (tc, want) = time(|| rns::matmul(&a, &b, &cpu))?;
+    let tg = on_gpu(&gpu, &want, "exact product", |g| rns::matmul(&a, &b, g))?;
     record(
         "product",
         format!("exact {prod_n}² with 1000-bit entries"),
@@ -140,8 +140,8 @@ fn main() -> R<()> {
 
     // 4. Exact solve over Q, 64-bit entries, one right-hand side.
     let (a, b) = (gen.matrix(solve_n, solve_n, 64), gen.matrix(solve_n, 1, 64));
-    let (tc, want) = time(|| linalg::solve(&a, &b, &cpu))?;
-    let tg = on_gpu(&gpu, &want, "solve", |g| linalg::solve(&a, &b, g))?;
+    let (tc, want) = time(|| rns::solve(&a, &b, &cpu))?;
+    let tg = on_gpu(&gpu, &want, "solve", |g| rns::solve(&a, &b, g))?;
     record(
         "solve",
         format!("exact {solve_n}² over Q with 64-bit entries"),

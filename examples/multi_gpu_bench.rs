@@ -16,7 +16,7 @@
 //! `cargo run --release --example multi_gpu_bench [-- --big] [--quick] [--csv FILE]`
 
 use rns::backend::gpu::ops;
-use rns::{det_with_stats, linalg, resultant_xy_with_stats, Backend, Devices, RnsBasis, RnsVec};
+use rns::{Backend, Devices, RnsBasis, RnsVec};
 use rns_suite::Gen;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -136,13 +136,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for k in 1..=gpus.len() {
         let be = Backend::on_gpus(gpus[..k].to_vec(), 0)?;
         let (t, crt, d) = median(|| {
-            let (d, st) = det_with_stats(&a, &be).expect("det");
+            let (d, st) = rns::det_with(&a, &be, &rns::DetOptions::default()).expect("det");
             (stage(&st.stages, "crt"), d)
         });
         let base = agree(&mut det_1, k, t, d, "det")?;
         report(&format!("det {n_det}² 64-bit"), k, t, base, crt);
 
-        let (t, _, p) = median(|| (Duration::ZERO, linalg::matmul(&x, &y, &be).expect("matmul")));
+        let (t, _, p) = median(|| (Duration::ZERO, rns::matmul(&x, &y, &be).expect("matmul")));
         let crt = median(|| {
             let t = Instant::now();
             be.to_integers(&residues).expect("reconstruct");
@@ -152,7 +152,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let base = agree(&mut mul_1, k, t, p, "product")?;
         report(&format!("product {n_mul}² 1000-bit"), k, t, base, crt);
 
-        let (t, _, x) = median(|| (Duration::ZERO, linalg::solve(&sa, &sb, &be).expect("solve")));
+        let (t, _, x) = median(|| (Duration::ZERO, rns::solve(&sa, &sb, &be).expect("solve")));
         let base = agree(&mut sol_1, k, t, x, "solve")?;
         report(
             &format!("solve {n_sol}² 64-bit, 4 columns"),
@@ -167,13 +167,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             (&f2, &g2, "resultant_xy 900-bit, 2×deg_x", &mut res2_1),
         ] {
             let (t, crt, r) = median(|| {
-                let (r, st) = resultant_xy_with_stats(f, g, &be).expect("resultant");
+                let (r, st) = rns::resultant_xy_with(f, g, &be, &rns::ResultantOptions::default())
+                    .expect("resultant");
                 (stage(&st.stages, "crt"), r)
             });
             let base = agree(slot, k, t, r, name)?;
             report(name, k, t, base, crt);
         }
-        let (_, st) = resultant_xy_with_stats(&f, &g, &be)?;
+        let (_, st) = rns::resultant_xy_with(&f, &g, &be, &rns::ResultantOptions::default())?;
         for (name, t) in &st.stages {
             println!("{:>40}: {:8.2} ms", name, ms(*t));
         }

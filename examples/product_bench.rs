@@ -3,7 +3,7 @@
 //! integer units, on the tensor cores by byte planes and by small moduli, and on the CPU
 //! backend. For each GPU variant two figures: resident (the batched modular product over
 //! every prime of the product's basis, residues already on the device, device events,
-//! median of 5) and end to end (the library call `linalg::matmul`, integers in and out,
+//! median of 5) and end to end (the library call `rns::matmul`, integers in and out,
 //! median of 3). Every result is compared with the first.
 //!
 //! Then the exact determinant of a 1000 × 1000 matrix with 64-bit entries on the GPU
@@ -20,7 +20,7 @@ use rns::backend::gpu::driver::memory::moduli_words;
 use rns::backend::gpu::launch::Matmul;
 use rns::backend::gpu::ops;
 use rns::backend::gpu::TensorSplit;
-use rns::{crt, det_with_method, linalg};
+use rns::num::crt;
 use rns::{Backend, BackendChoice, IntMatrix, Method, RnsBasis};
 use rns_suite::{fingerprint, random_with_edges, Gen};
 use std::sync::Arc;
@@ -54,7 +54,7 @@ fn main() -> R<()> {
     let bits: u32 = args.get(2).map_or(Ok(1000), |s| s.parse())?;
     let mut gen = Gen::new(2026);
     let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, n, bits));
-    // The basis linalg::matmul takes for these inputs.
+    // The basis rns::matmul takes for these inputs.
     let need = a.max_bits() + b.max_bits() + (n as u64).ilog2() as u64 + 1;
     let basis = Arc::new(RnsBasis::for_bits(need));
     let primes = basis.channels();
@@ -74,7 +74,7 @@ fn main() -> R<()> {
         Err(e) => println!("no GPU ({e}): the CPU backend only"),
     }
     let t = Instant::now();
-    let cpu = linalg::matmul(&a, &b, &Backend::Cpu)?;
+    let cpu = rns::matmul(&a, &b, &Backend::Cpu)?;
     let cpu_ms = t.elapsed().as_secs_f64() * 1e3;
     if want.as_ref().is_some_and(|w| *w != cpu) {
         return Err("the CPU backend's product differs".into());
@@ -148,7 +148,7 @@ fn on_gpu(
             Some(_) => {}
             None => resident_c = Some(c),
         }
-        let (e2e, got) = time(3, || linalg::matmul(a, b, gpu))?;
+        let (e2e, got) = time(3, || rns::matmul(a, b, gpu))?;
         match want {
             Some(w) if *w != got => return Err(format!("{name}: product differs").into()),
             Some(_) => {}
@@ -173,12 +173,28 @@ fn det_on_gpu(gpu: &Backend, n: usize) -> R<()> {
     let a = Gen::new(7).matrix(n, n, 64);
     let g = gpu.gpu().ok_or("no GPU backend")?;
     g.config().set_tensor_cores(Some(false));
-    let (simt, (want, _)) = time(3, || det_with_method(&a, gpu, Method::Multimodular))?;
+    let (simt, (want, _)) = time(3, || {
+        rns::det_with(
+            &a,
+            gpu,
+            &rns::DetOptions {
+                method: Method::Multimodular,
+            },
+        )
+    })?;
     println!("exact det {n}² 64-bit, gpu multimodular: integer units {simt:.1} ms");
     g.config().set_tensor_cores(Some(true));
     for panel in [32, 64, 128, 256] {
         g.config().set_det_panel(Some(panel));
-        let (ms, (d, _)) = time(3, || det_with_method(&a, gpu, Method::Multimodular))?;
+        let (ms, (d, _)) = time(3, || {
+            rns::det_with(
+                &a,
+                gpu,
+                &rns::DetOptions {
+                    method: Method::Multimodular,
+                },
+            )
+        })?;
         if d != want {
             return Err(format!("the determinants differ (panels of {panel})").into());
         }
@@ -191,9 +207,25 @@ fn det_on_gpu(gpu: &Backend, n: usize) -> R<()> {
     // The default method (the divisor trick, lifted on the device): `det A / d` modulo
     // its few primes by panels on the tensor cores, or one pivot per launch.
     g.config().set_tensor_cores(Some(false));
-    let (dixon_simt, (d, _)) = time(3, || det_with_method(&a, gpu, Method::Auto))?;
+    let (dixon_simt, (d, _)) = time(3, || {
+        rns::det_with(
+            &a,
+            gpu,
+            &rns::DetOptions {
+                method: Method::Auto,
+            },
+        )
+    })?;
     g.config().set_tensor_cores(None);
-    let (dixon, (e, st)) = time(3, || det_with_method(&a, gpu, Method::Auto))?;
+    let (dixon, (e, st)) = time(3, || {
+        rns::det_with(
+            &a,
+            gpu,
+            &rns::DetOptions {
+                method: Method::Auto,
+            },
+        )
+    })?;
     if d != want || e != want {
         return Err("the divisor trick's determinant differs".into());
     }

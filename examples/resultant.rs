@@ -12,7 +12,7 @@
 //! DIR, each instance's inputs (`f`, `g` in the `rns resultant-xy` format), primes, degree
 //! bound and answer are written to `DIR/<name>/` for `scripts/flint_resultant_xy.py`.
 
-use rns::{resultant_xy_with_stats, Backend, BackendChoice, BiPoly, ResultantStats};
+use rns::{Backend, BackendChoice, BiPoly, ResultantStats};
 use rns_suite::Gen;
 use rug::Integer;
 use std::time::{Duration, Instant};
@@ -102,11 +102,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut answer: Option<Vec<Integer>> = None;
         let mut timing = String::new();
         if let Ok(gpu) = &gpu {
-            resultant_xy_with_stats(&f, &g, gpu)?; // warm-up: context, module, allocations
+            rns::resultant_xy_with(&f, &g, gpu, &rns::ResultantOptions::default())?; // warm-up: context, module, allocations
             let mut runs = Vec::new();
             for _ in 0..REPS {
                 let t = Instant::now();
-                let (r, st) = resultant_xy_with_stats(&f, &g, gpu)?;
+                let (r, st) =
+                    rns::resultant_xy_with(&f, &g, gpu, &rns::ResultantOptions::default())?;
                 runs.push((t.elapsed(), st, r));
             }
             runs.sort_by_key(|r| r.0);
@@ -117,7 +118,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             answer = Some(r);
         }
         let t = Instant::now();
-        let (r, st) = resultant_xy_with_stats(&f, &g, &cpu)?;
+        let (r, st) = rns::resultant_xy_with(&f, &g, &cpu, &rns::ResultantOptions::default())?;
         let total = t.elapsed();
         println!("  CPU backend ({} threads), one run:", cpu_threads());
         report(&st, total);

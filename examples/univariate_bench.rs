@@ -11,7 +11,8 @@ use rns::backend::cpu;
 use rns::backend::gpu::driver::memory::moduli_words;
 use rns::backend::gpu::launch::{Resultant, ResultantBlock};
 use rns::backend::gpu::Gpu;
-use rns::{layout, resultant, Backend, BackendChoice};
+use rns::num::layout;
+use rns::{resultant, Backend, BackendChoice};
 use rns_suite::Gen;
 use rug::Integer;
 use std::sync::Arc;
@@ -60,7 +61,7 @@ fn main() -> R<()> {
     let mut gen = Gen::new(2026);
     for &(deg, bits) in shapes {
         let (f, h) = (gen.poly(deg, bits), gen.poly(deg, bits));
-        let basis = resultant::basis_for(&f, &h);
+        let basis = rns::algo::resultant::basis_for(&f, &h);
         let coeffs: Vec<Integer> = f.coeffs().iter().chain(h.coeffs()).cloned().collect();
         let data = Backend::Cpu.to_rns(&basis, &coeffs)?.residues().to_vec();
         let (moduli, k, per) = (basis.moduli(), basis.channels(), 2 * deg + 2);
@@ -140,7 +141,7 @@ fn main() -> R<()> {
         // The library call, host in and host out, on both backends (after a warm-up).
         resultant(&f, &h, &gb)?;
         let t0 = Instant::now();
-        let (r, st) = rns::resultant_with_stats(&f, &h, &gb)?;
+        let (r, st) = rns::resultant_with(&f, &h, &gb, &rns::ResultantOptions::default())?;
         let gpu_total = t0.elapsed().as_secs_f64() * 1e3;
         let t0 = Instant::now();
         let rc = resultant(&f, &h, &Backend::Cpu)?;

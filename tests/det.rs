@@ -2,7 +2,7 @@
 //! and special ones.
 
 use proptest::prelude::*;
-use rns::{det, det_with_stats, Backend, Error, IntMatrix};
+use rns::{det, Backend, Error, IntMatrix};
 use rns_suite::{bareiss_det, Gen};
 use rug::Integer;
 
@@ -85,7 +85,7 @@ fn a_zero_pivot_needs_a_row_swap_mod_every_prime() {
 #[test]
 fn stats_report_the_bound_and_primes() {
     let a = Gen::new(7).matrix(30, 30, 64);
-    let (d, st) = det_with_stats(&a, &Backend::Cpu).unwrap();
+    let (d, st) = rns::det_with(&a, &Backend::Cpu, &rns::DetOptions::default()).unwrap();
     assert_eq!(d, bareiss_det(&a));
     assert!(Integer::from(d.abs_ref()) <= Integer::from(1) << st.bound_bits as u32);
     assert!(st.primes as u64 * 31 >= st.bound_bits);
@@ -108,7 +108,7 @@ proptest! {
             .map(|_| { let bits = 1 + g.below(3000); g.signed(bits) })
             .collect();
         let norm2: Integer = v.iter().map(|x| x.clone().square()).sum();
-        match rns::algo::det::log2_norm(&v) {
+        match rns::mat::bounds::log2_norm(&v) {
             None => prop_assert_eq!(norm2, 0),
             Some(b) => {
                 // log2 Σx² from its top 53 bits (error below 1e-15), against 2b.
@@ -138,9 +138,9 @@ proptest! {
         let b = (0..2 * rows).map(|k| g.signed(1 + (k as u32 % 90))).collect();
         let b = IntMatrix::new(rows, 2, b).unwrap();
         let t = a.transpose();
-        let col: Vec<Option<f64>> = (0..cols).map(|j| rns::algo::det::log2_norm(t.row(j))).collect();
+        let col: Vec<Option<f64>> = (0..cols).map(|j| rns::mat::bounds::log2_norm(t.row(j))).collect();
         let bt = b.transpose();
-        let b_max = (0..2).filter_map(|j| rns::algo::det::log2_norm(bt.row(j))).fold(0.0f64, f64::max);
+        let b_max = (0..2).filter_map(|j| rns::mat::bounds::log2_norm(bt.row(j))).fold(0.0f64, f64::max);
         let want = col.iter().copied().collect::<Option<Vec<f64>>>().map(|c| {
             let sum: f64 = c.iter().map(|&x| x.max(0.0)).sum();
             let min = c.iter().copied().fold(f64::INFINITY, f64::min).max(0.0);
@@ -154,11 +154,11 @@ proptest! {
 /// included, and what `det_with_stats` reports.
 #[test]
 fn hadamard_bound_of_small_cases_and_statistics() {
-    use rns::algo::det::hadamard_bits;
+    use rns::mat::bounds::hadamard_bits;
     assert_eq!(hadamard_bits(&IntMatrix::identity(3)), Some(2));
     let a = IntMatrix::from_i64(2, 2, &[3, 4, 4, -3]).unwrap(); // det −25, bound 25
     assert_eq!(hadamard_bits(&a), Some(6));
-    let (d, st) = det_with_stats(&a, &Backend::Cpu).unwrap();
+    let (d, st) = rns::det_with(&a, &Backend::Cpu, &rns::DetOptions::default()).unwrap();
     assert_eq!(d, -25);
     assert_eq!(
         (st.backend, st.method, st.bound_bits),

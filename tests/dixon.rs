@@ -3,8 +3,9 @@
 //! several right-hand sides, matrices singular modulo the primes Dixon tries, singular
 //! matrices, zero right-hand sides.
 
-use rns::algo::dixon::{solve_dixon, DixonSolution};
-use rns::{det_with_method, linalg, Backend, Error, IntMatrix, Method};
+use rns::algo::lift::cpu::solve as solve_dixon;
+use rns::algo::lift::DixonSolution;
+use rns::{Backend, Error, IntMatrix, Method};
 use rns_suite::{naive_matmul, rational_solve, Gen};
 use rug::{Integer, Rational};
 
@@ -18,7 +19,7 @@ fn fractions(s: &DixonSolution) -> Vec<Rational> {
 
 /// Checks `s` against the multimodular solve, and that its denominator is the least.
 fn check(a: &IntMatrix, b: &IntMatrix, s: &DixonSolution, what: &str) {
-    let want = linalg::solve(a, b, &Backend::Cpu).unwrap();
+    let want = rns::solve(a, b, &Backend::Cpu).unwrap();
     assert_eq!(fractions(s), want.entries(), "{what}");
     let lcm = want
         .entries()
@@ -154,7 +155,7 @@ fn bad_shapes_are_errors() {
 fn det_both(a: &IntMatrix, what: &str) -> Integer {
     let want = rns_suite::bareiss_det(a);
     for method in [Method::Dixon, Method::Multimodular, Method::Auto] {
-        let (d, st) = det_with_method(a, &Backend::Cpu, method).unwrap();
+        let (d, st) = rns::det_with(a, &Backend::Cpu, &rns::DetOptions { method }).unwrap();
         assert_eq!(d, want, "{what}: {method}");
         if method == Method::Multimodular {
             assert_eq!(st.method, "multimodular");
@@ -169,7 +170,14 @@ fn divisor_trick_determinants_match_bareiss() {
     for (n, bits) in [(1, 10), (2, 64), (40, 20), (45, 100), (64, 64), (41, 1)] {
         let a = g.matrix(n, n, bits);
         det_both(&a, &format!("{n}×{n} {bits}-bit"));
-        let (_, st) = det_with_method(&a, &Backend::Cpu, Method::Dixon).unwrap();
+        let (_, st) = rns::det_with(
+            &a,
+            &Backend::Cpu,
+            &rns::DetOptions {
+                method: Method::Dixon,
+            },
+        )
+        .unwrap();
         assert_eq!(st.method, "dixon");
         // The divisor is most of the determinant: few primes remain.
         if n >= 40 && bits >= 20 {
@@ -202,7 +210,14 @@ fn divisor_trick_determinants_match_bareiss() {
         Integer::from(d6.abs_ref()),
         Integer::from(Integer::u_pow_u(6, n as u32))
     );
-    let (_, st) = det_with_method(&six, &Backend::Cpu, Method::Dixon).unwrap();
+    let (_, st) = rns::det_with(
+        &six,
+        &Backend::Cpu,
+        &rns::DetOptions {
+            method: Method::Dixon,
+        },
+    )
+    .unwrap();
     assert!(st.divisor_bits <= 3 && st.primes > 3, "{st:?}");
 }
 
@@ -232,6 +247,13 @@ fn singular_determinants_and_primes_that_divide_them() {
     let d = IntMatrix::new(n, n, d).unwrap();
     let want = det_both(&d, "det divisible by the lifting primes");
     assert!(want.is_divisible_u(primes[0]) && want != 0);
-    let (_, st) = det_with_method(&d, &Backend::Cpu, Method::Dixon).unwrap();
+    let (_, st) = rns::det_with(
+        &d,
+        &Backend::Cpu,
+        &rns::DetOptions {
+            method: Method::Dixon,
+        },
+    )
+    .unwrap();
     assert_eq!(st.method, "multimodular", "fell back");
 }

@@ -10,7 +10,7 @@
 //! `RNS_REQUIRE_GPU=1`).
 
 use rns::backend::gpu::{Fault, FaultSite, Gpu};
-use rns::{det, linalg, resultant, resultant_xy, Backend, Error, ModMatrices, Result};
+use rns::{det, resultant, resultant_xy, Backend, Error, ModMatrices, Result};
 use rns_suite::{basis, dev, gpu_backend, random_with_edges as random, Gen};
 use std::sync::mpsc;
 use std::sync::Arc;
@@ -52,15 +52,15 @@ fn cases() -> Vec<Case> {
         ),
         (
             "matmul",
-            Arc::new(move |be| Ok(format!("{:?}", linalg::matmul(&x, &y, be)?))),
+            Arc::new(move |be| Ok(format!("{:?}", rns::matmul(&x, &y, be)?))),
         ),
         (
             "rank",
-            Arc::new(move |be| Ok(linalg::rank(&low, be)?.to_string())),
+            Arc::new(move |be| Ok(rns::rank(&low, be)?.to_string())),
         ),
         ("solve", {
             let a = gen.matrix(40, 40, 64);
-            Arc::new(move |be| Ok(format!("{:?}", linalg::solve(&a, &rhs, be)?)))
+            Arc::new(move |be| Ok(format!("{:?}", rns::solve(&a, &rhs, be)?)))
         }),
         (
             "resultant",

@@ -4,9 +4,7 @@
 
 use rns::backend::gpu::ops;
 use rns::backend::gpu::EqualKernel;
-use rns::{
-    det, det_with_method, linalg, Backend, IntMatrix, Method, ModMatrices, Op, RnsBasis, RnsVec,
-};
+use rns::{det, Backend, IntMatrix, Method, ModMatrices, Op, RnsBasis, RnsVec};
 use rns_suite::{
     bareiss_det, basis, dev, edge_values, gpu_backend as gpu, interval_edges, naive_matmul,
     random_with_edges as random, rational_solve, same, Gen, LiftCaps,
@@ -284,10 +282,18 @@ fn chunked_paths_match_cpu() {
     assert_eq!(det(&big, &g).unwrap(), bareiss_det(&big), "det, chunked");
     // The exact product's fused device path does not fit this cap: the chunked one.
     let (x, y) = (gen.matrix(9, 7, 200), gen.matrix(7, 5, 200));
-    assert_eq!(linalg::matmul(&x, &y, &g).unwrap(), naive_matmul(&x, &y));
+    assert_eq!(rns::matmul(&x, &y, &g).unwrap(), naive_matmul(&x, &y));
     // Nor does the solve's: eliminated in chunks, its right-hand sides cut on the host.
     let (a, rhs) = (gen.matrix(12, 12, 40), gen.matrix(12, 3, 40));
-    let (x, _) = linalg::solve_with_method(&a, &rhs, &g, Method::Multimodular).unwrap();
+    let (x, _) = rns::solve_with(
+        &a,
+        &rhs,
+        &g,
+        &rns::SolveOptions {
+            method: Method::Multimodular,
+        },
+    )
+    .unwrap();
     assert_eq!(
         x.entries(),
         &rational_solve(&a, &rhs).unwrap()[..],
@@ -382,7 +388,7 @@ fn exact_linear_algebra_matches_cpu_and_rug() {
     ] {
         let (a, b) = (gen.matrix(n, k, bits), gen.matrix(k, p, bits));
         assert_eq!(
-            linalg::matmul(&a, &b, &g).unwrap(),
+            rns::matmul(&a, &b, &g).unwrap(),
             naive_matmul(&a, &b),
             "matmul {n}"
         );
@@ -390,7 +396,7 @@ fn exact_linear_algebra_matches_cpu_and_rug() {
     for (rows, cols, rank) in [(30, 30, 30), (50, 40, 17), (12, 80, 12)] {
         let a = gen.low_rank(rows, cols, rank, 20);
         assert_eq!(
-            linalg::rank(&a, &g).unwrap(),
+            rns::rank(&a, &g).unwrap(),
             rank.min(rows).min(cols),
             "rank {rows}×{cols}"
         );
@@ -400,12 +406,8 @@ fn exact_linear_algebra_matches_cpu_and_rug() {
     let mut gen = Gen::new(13);
     for (n, bits) in [(1, 3), (30, 64), (60, 100)] {
         let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, 2, bits));
-        let x = linalg::solve(&a, &b, &g).unwrap();
-        assert_eq!(
-            x,
-            linalg::solve(&a, &b, &Backend::Cpu).unwrap(),
-            "solve {n}"
-        );
+        let x = rns::solve(&a, &b, &g).unwrap();
+        assert_eq!(x, rns::solve(&a, &b, &Backend::Cpu).unwrap(), "solve {n}");
         assert_eq!(
             x.entries(),
             &rational_solve(&a, &b).unwrap()[..],
@@ -425,15 +427,17 @@ fn every_method_matches_cpu() {
         let want = det(&a, &Backend::Cpu).unwrap();
         for method in [Method::Dixon, Method::Multimodular, Method::Auto] {
             assert_eq!(
-                det_with_method(&a, &g, method).unwrap().0,
+                rns::det_with(&a, &g, &rns::DetOptions { method })
+                    .unwrap()
+                    .0,
                 want,
                 "det {n} {method}"
             );
         }
         let b = gen.matrix(n, 1, bits);
-        let want = linalg::solve(&a, &b, &Backend::Cpu).unwrap();
+        let want = rns::solve(&a, &b, &Backend::Cpu).unwrap();
         for method in [Method::Dixon, Method::Multimodular] {
-            let (x, _) = linalg::solve_with_method(&a, &b, &g, method).unwrap();
+            let (x, _) = rns::solve_with(&a, &b, &g, &rns::SolveOptions { method }).unwrap();
             assert_eq!(x, want, "solve {n} {method}");
         }
     }
@@ -447,7 +451,14 @@ fn every_method_matches_cpu() {
     }
     let six: Vec<Integer> = u.iter().map(|x| Integer::from(x * 6)).collect();
     let six = IntMatrix::new(n, n, six).unwrap();
-    let (d, st) = det_with_method(&six, &g, Method::Dixon).unwrap();
+    let (d, st) = rns::det_with(
+        &six,
+        &g,
+        &rns::DetOptions {
+            method: Method::Dixon,
+        },
+    )
+    .unwrap();
     assert_eq!(d, det(&six, &Backend::Cpu).unwrap());
     assert!(st.primes > 3, "{st:?}");
 }

@@ -4,11 +4,11 @@
 //! adversarial matrices; the few-prime determinants (one pivot per launch, or by panels
 //! on the tensor cores) against the CPU's.
 
-use rns::algo::dixon::solve_dixon;
-use rns::algo::dixon_gpu::{lifts_on_gpu, solve_dixon_gpu};
+use rns::algo::lift::cpu::solve as solve_dixon;
+use rns::algo::lift::gpu::{fits as lifts_on_gpu, solve as solve_dixon_gpu};
 use rns::backend::gpu::ops;
 use rns::backend::gpu::ops::DeviceLimbs;
-use rns::{det_with_method, linalg, Backend, Error, IntMatrix, Method, ModMatrices};
+use rns::{Backend, Error, IntMatrix, Method, ModMatrices};
 use rns_suite::{
     bareiss_det, dev, gpu_backend as gpu, naive_matmul, rational_solve, Gen, LiftCaps,
 };
@@ -35,8 +35,22 @@ fn same_as_cpu(g: &Backend, a: &IntMatrix, bareiss: bool, what: &str) -> Integer
         lifts_on_gpu(dev(g), a, &ones(a.rows())),
         "{what}: fits the device"
     );
-    let (d, st) = det_with_method(a, g, Method::Dixon).unwrap();
-    let (want, cpu) = det_with_method(a, &Backend::Cpu, Method::Dixon).unwrap();
+    let (d, st) = rns::det_with(
+        a,
+        g,
+        &rns::DetOptions {
+            method: Method::Dixon,
+        },
+    )
+    .unwrap();
+    let (want, cpu) = rns::det_with(
+        a,
+        &Backend::Cpu,
+        &rns::DetOptions {
+            method: Method::Dixon,
+        },
+    )
+    .unwrap();
     assert_eq!(d, want, "{what}");
     if bareiss {
         assert_eq!(d, bareiss_det(a), "{what}: Bareiss");
@@ -91,7 +105,14 @@ fn lifting_on_the_device_matches_the_cpu() {
         let a = gen.matrix(n, n, bits);
         let what = format!("{n}×{n} {bits}-bit");
         same_as_cpu(&g, &a, bareiss, &what);
-        let (_, st) = det_with_method(&a, &g, Method::Dixon).unwrap();
+        let (_, st) = rns::det_with(
+            &a,
+            &g,
+            &rns::DetOptions {
+                method: Method::Dixon,
+            },
+        )
+        .unwrap();
         assert_eq!(st.method, "dixon", "{what}");
     }
     // Range ends: every entry ±(2^63 − 1), −2^63, 0, 1.
@@ -159,7 +180,14 @@ fn adversarial_determinants_on_the_device() {
     );
     // Singular (rank n − 1): singular modulo every prime, the multimodular path decides.
     let low = gen.low_rank(n, n, n - 1, 30);
-    let (d, st) = det_with_method(&low, &g, Method::Dixon).unwrap();
+    let (d, st) = rns::det_with(
+        &low,
+        &g,
+        &rns::DetOptions {
+            method: Method::Dixon,
+        },
+    )
+    .unwrap();
     assert_eq!((d, st.method), (Integer::new(), "multimodular"));
     // A zero column: zero at once.
     let mut z = gen.matrix(n, n, 30).entries().to_vec();
@@ -167,7 +195,18 @@ fn adversarial_determinants_on_the_device() {
         z[i * n + 5] = Integer::new();
     }
     let z = IntMatrix::new(n, n, z).unwrap();
-    assert_eq!(det_with_method(&z, &g, Method::Dixon).unwrap().0, 0);
+    assert_eq!(
+        rns::det_with(
+            &z,
+            &g,
+            &rns::DetOptions {
+                method: Method::Dixon
+            }
+        )
+        .unwrap()
+        .0,
+        0
+    );
     // det divisible by the first prime tried: the device lifts modulo the second.
     let (e, first) = divisible_by_first(&mut gen, n);
     let d = same_as_cpu(&g, &e, true, "det ≡ 0 mod the first prime");
@@ -180,13 +219,26 @@ fn too_wide_for_the_device_lifts_on_the_cpu() {
     let Some(g) = gpu() else { return };
     let a = Gen::new(93).matrix(64, 64, 100);
     assert!(!lifts_on_gpu(dev(&g), &a, &ones(64)));
-    let (d, st) = det_with_method(&a, &g, Method::Dixon).unwrap();
+    let (d, st) = rns::det_with(
+        &a,
+        &g,
+        &rns::DetOptions {
+            method: Method::Dixon,
+        },
+    )
+    .unwrap();
     assert_eq!(st.method, "dixon");
     assert_eq!(
         d,
-        det_with_method(&a, &Backend::Cpu, Method::Multimodular)
-            .unwrap()
-            .0
+        rns::det_with(
+            &a,
+            &Backend::Cpu,
+            &rns::DetOptions {
+                method: Method::Multimodular
+            }
+        )
+        .unwrap()
+        .0
     );
 }
 
@@ -322,8 +374,8 @@ fn few_large_determinants_modulo_primes_on_the_gpu_backend() {
     dev(&g).config().set_shared_memory_limit(None);
     for (a, what) in &cases {
         assert_eq!(
-            linalg::rank(a, &g).unwrap(),
-            linalg::rank(a, &Backend::Cpu).unwrap(),
+            rns::rank(a, &g).unwrap(),
+            rns::rank(a, &Backend::Cpu).unwrap(),
             "{what}"
         );
     }
@@ -342,8 +394,24 @@ fn solve_same_as_cpu(g: &Backend, a: &IntMatrix, b: &IntMatrix, what: &str) {
         "{what}: as the CPU's lifting"
     );
     assert!(laps.into_stages().iter().any(|(n, _)| *n == "lift: steps"));
-    let (x, _) = linalg::solve_with_method(a, b, g, Method::Dixon).unwrap();
-    let (want, _) = linalg::solve_with_method(a, b, &Backend::Cpu, Method::Multimodular).unwrap();
+    let (x, _) = rns::solve_with(
+        a,
+        b,
+        g,
+        &rns::SolveOptions {
+            method: Method::Dixon,
+        },
+    )
+    .unwrap();
+    let (want, _) = rns::solve_with(
+        a,
+        b,
+        &Backend::Cpu,
+        &rns::SolveOptions {
+            method: Method::Multimodular,
+        },
+    )
+    .unwrap();
     assert_eq!(x, want, "{what}: as the multimodular solve");
 }
 
@@ -356,7 +424,15 @@ fn solves_on_the_device_match_the_cpu() {
         let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, 1, bits));
         solve_same_as_cpu(&g, &a, &b, &format!("{n}×{n} {bits}-bit"));
         if n <= 17 {
-            let (x, _) = linalg::solve_with_method(&a, &b, &g, Method::Dixon).unwrap();
+            let (x, _) = rns::solve_with(
+                &a,
+                &b,
+                &g,
+                &rns::SolveOptions {
+                    method: Method::Dixon,
+                },
+            )
+            .unwrap();
             assert_eq!(x.entries(), &rational_solve(&a, &b).unwrap()[..]);
         }
     }
@@ -397,7 +473,14 @@ fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
         None
     );
     assert!(matches!(
-        linalg::solve_with_method(&low, &b, &g, Method::Dixon),
+        rns::solve_with(
+            &low,
+            &b,
+            &g,
+            &rns::SolveOptions {
+                method: Method::Dixon
+            }
+        ),
         Err(Error::Singular { .. })
     ));
     // A zero column: singular at once.
@@ -407,7 +490,14 @@ fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
     }
     let z = IntMatrix::new(n, n, z).unwrap();
     assert!(matches!(
-        linalg::solve_with_method(&z, &b, &g, Method::Dixon),
+        rns::solve_with(
+            &z,
+            &b,
+            &g,
+            &rns::SolveOptions {
+                method: Method::Dixon
+            }
+        ),
         Err(Error::Singular { .. })
     ));
     // Several right-hand sides on the device (1 to 32): as the CPU's lifting, and as the
@@ -424,8 +514,16 @@ fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
     }
     let (a, b33) = (gen.matrix(n, n, 64), gen.matrix(n, 33, 64));
     assert!(!lifts_on_gpu(dev(&g), &a, &b33));
-    let (x, _) = linalg::solve_with_method(&a, &b33, &g, Method::Dixon).unwrap();
-    assert_eq!(x, linalg::solve(&a, &b33, &Backend::Cpu).unwrap());
+    let (x, _) = rns::solve_with(
+        &a,
+        &b33,
+        &g,
+        &rns::SolveOptions {
+            method: Method::Dixon,
+        },
+    )
+    .unwrap();
+    assert_eq!(x, rns::solve(&a, &b33, &Backend::Cpu).unwrap());
     // Small solutions in some columns only, zero in another: the early tries reconstruct
     // column 0 first, then every column, checked exactly.
     let a = gen.matrix(100, 100, 64);

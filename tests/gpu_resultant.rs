@@ -5,7 +5,7 @@
 
 use rns::backend::cpu;
 use rns::backend::gpu::ops;
-use rns::{resultant, resultant_xy, resultant_xy_with_stats, Backend, BiPoly, IntPoly};
+use rns::{resultant, resultant_xy, Backend, BiPoly, IntPoly};
 use rns_suite::{
     basis, dev, eval_poly, gpu_backend as gpu, poly_mul, random_with_edges, resultant_xy_at, same,
     Gen, LiftCaps,
@@ -53,7 +53,7 @@ fn bivariate_cases() -> Vec<(BiPoly, BiPoly)> {
 fn bivariate_resultants_match_cpu_and_sylvester() {
     let Some(g) = gpu() else { return };
     for (i, (f, h)) in bivariate_cases().iter().enumerate() {
-        let (r, st) = resultant_xy_with_stats(f, h, &g).unwrap();
+        let (r, st) = rns::resultant_xy_with(f, h, &g, &rns::ResultantOptions::default()).unwrap();
         assert_eq!(st.backend, "gpu");
         assert_eq!(r, resultant_xy(f, h, &Backend::Cpu).unwrap(), "case {i}");
         for a in [0i64, 1, 2, 3, -5] {

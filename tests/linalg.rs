@@ -4,7 +4,7 @@
 //! entries, dependent rows, primes dividing the determinant).
 
 use proptest::prelude::*;
-use rns::{linalg, Backend, Error, IntMatrix, Method, ModMatrices, RatMatrix};
+use rns::{Backend, Error, IntMatrix, Method, ModMatrices, RatMatrix};
 use rns_suite::{matmul_mod_ref, naive_matmul, rational_rref, rational_solve, rref_mod_ref, Gen};
 use rug::{Integer, Rational};
 
@@ -90,21 +90,21 @@ proptest! {
     fn exact_products_match_rug(n in 1usize..12, k in 1usize..12, p in 1usize..12, bits in 1u32..1200, seed in any::<u64>()) {
         let mut gen = Gen::new(seed);
         let (a, b) = (gen.matrix(n, k, bits), gen.matrix(k, p, bits / 2 + 1));
-        prop_assert_eq!(linalg::matmul(&a, &b, &Backend::Cpu).unwrap(), naive_matmul(&a, &b));
+        prop_assert_eq!(rns::matmul(&a, &b, &Backend::Cpu).unwrap(), naive_matmul(&a, &b));
     }
 
     #[test]
     fn ranks_over_q_match_rug(rows in 1usize..14, cols in 1usize..14, r in 1usize..14, bits in 1u32..100, seed in any::<u64>()) {
         let mut gen = Gen::new(seed);
         let a = gen.low_rank(rows, cols, r, bits);
-        prop_assert_eq!(linalg::rank(&a, &Backend::Cpu).unwrap(), rational_rref(&a).1);
+        prop_assert_eq!(rns::rank(&a, &Backend::Cpu).unwrap(), rational_rref(&a).1);
     }
 
     #[test]
     fn solutions_over_q_match_rug(n in 1usize..12, l in 1usize..4, bits in 1u32..120, seed in any::<u64>()) {
         let mut gen = Gen::new(seed);
         let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, l, bits));
-        match (linalg::solve(&a, &b, &Backend::Cpu), rational_solve(&a, &b)) {
+        match (rns::solve(&a, &b, &Backend::Cpu), rational_solve(&a, &b)) {
             (Ok(x), Some(want)) => {
                 prop_assert!(x.entries().iter().all(|q| *q.denom() > 0));
                 prop_assert_eq!(rat(&x), want);
@@ -120,32 +120,29 @@ fn special_products() {
     let cpu = Backend::Cpu;
     let mut gen = Gen::new(7);
     let a = gen.matrix(5, 3, 3000); // very large, negative entries
-    assert_eq!(
-        linalg::matmul(&a, &IntMatrix::identity(3), &cpu).unwrap(),
-        a
-    );
+    assert_eq!(rns::matmul(&a, &IntMatrix::identity(3), &cpu).unwrap(), a);
     let zero = IntMatrix::from_i64(3, 2, &[0; 6]).unwrap();
     assert_eq!(
-        linalg::matmul(&a, &zero, &cpu).unwrap(),
+        rns::matmul(&a, &zero, &cpu).unwrap(),
         IntMatrix::from_i64(5, 2, &[0; 10]).unwrap()
     );
     let one = IntMatrix::from_i64(1, 1, &[-3]).unwrap();
     assert_eq!(
-        linalg::matmul(&one, &one, &cpu).unwrap().entries(),
+        rns::matmul(&one, &one, &cpu).unwrap().entries(),
         [Integer::from(9)]
     );
     // Row times column, column times row.
     let row = IntMatrix::from_i64(1, 3, &[1, -2, 3]).unwrap();
     let col = IntMatrix::from_i64(3, 1, &[4, 5, -6]).unwrap();
     assert_eq!(
-        linalg::matmul(&row, &col, &cpu).unwrap().entries(),
+        rns::matmul(&row, &col, &cpu).unwrap().entries(),
         [Integer::from(-24)]
     );
     assert_eq!(
-        linalg::matmul(&col, &row, &cpu).unwrap(),
+        rns::matmul(&col, &row, &cpu).unwrap(),
         naive_matmul(&col, &row)
     );
-    assert!(matches!(linalg::matmul(&a, &a, &cpu), Err(Error::Shape(_))));
+    assert!(matches!(rns::matmul(&a, &a, &cpu), Err(Error::Shape(_))));
     // Mod p: the extremes of the centered range, long inner dimension (many folds).
     let k = 1000;
     let a = ModMatrices::new(&[P1], 2, k, [vec![P1 / 2; k], vec![P1 / 2 + 1; k]].concat()).unwrap();
@@ -195,10 +192,10 @@ fn mod_p_errors_are_clear() {
 fn special_ranks_and_solutions() {
     let cpu = Backend::Cpu;
     assert_eq!(
-        linalg::rank(&IntMatrix::from_i64(3, 4, &[0; 12]).unwrap(), &cpu).unwrap(),
+        rns::rank(&IntMatrix::from_i64(3, 4, &[0; 12]).unwrap(), &cpu).unwrap(),
         0
     );
-    assert_eq!(linalg::rank(&IntMatrix::identity(9), &cpu).unwrap(), 9);
+    assert_eq!(rns::rank(&IntMatrix::identity(9), &cpu).unwrap(), 9);
     // Rank 2 although the two largest primes divide the only 2×2 minor.
     let d = Integer::from(P1) * P2;
     let a = IntMatrix::new(
@@ -207,50 +204,44 @@ fn special_ranks_and_solutions() {
         vec![1.into(), 1.into(), 1.into(), Integer::from(&d + 1u32)],
     )
     .unwrap();
-    assert_eq!(linalg::rank(&a, &cpu).unwrap(), 2);
+    assert_eq!(rns::rank(&a, &cpu).unwrap(), 2);
     // So is the solve: det(A) = P1·P2 is singular modulo the first primes tried.
     let b = IntMatrix::from_i64(2, 1, &[1, 0]).unwrap();
-    let x = linalg::solve(&a, &b, &cpu).unwrap();
+    let x = rns::solve(&a, &b, &cpu).unwrap();
     assert_eq!(rat(&x), rational_solve(&a, &b).unwrap());
     // Inverse of a unimodular matrix is integral, printed without denominators.
     let u = IntMatrix::from_i64(2, 2, &[2, 1, 1, 1]).unwrap();
     assert_eq!(
-        linalg::inverse(&u, &cpu).unwrap().to_string(),
+        rns::inverse(&u, &cpu).unwrap().to_string(),
         "2 2\n1 -1\n-1 2\n"
     );
     // Singular: dependent rows, a zero column; wrong shapes.
     let s = IntMatrix::from_i64(3, 3, &[1, 2, 3, 4, 5, 6, 7, 8, 9]).unwrap();
     assert_eq!(
-        linalg::solve(&s, &IntMatrix::identity(3), &cpu),
+        rns::solve(&s, &IntMatrix::identity(3), &cpu),
         Err(Error::Singular { prime: None })
     );
     let z = IntMatrix::from_i64(2, 2, &[0, 1, 0, 2]).unwrap();
-    assert_eq!(
-        linalg::inverse(&z, &cpu),
-        Err(Error::Singular { prime: None })
-    );
-    assert!(matches!(linalg::solve(&s, &b, &cpu), Err(Error::Shape(_))));
+    assert_eq!(rns::inverse(&z, &cpu), Err(Error::Singular { prime: None }));
+    assert!(matches!(rns::solve(&s, &b, &cpu), Err(Error::Shape(_))));
     let rect = IntMatrix::from_i64(2, 3, &[1, 2, 3, 4, 5, 6]).unwrap();
-    assert!(matches!(
-        linalg::solve(&rect, &b, &cpu),
-        Err(Error::Shape(_))
-    ));
-    assert_eq!(linalg::rank(&rect, &cpu).unwrap(), 2);
+    assert!(matches!(rns::solve(&rect, &b, &cpu), Err(Error::Shape(_))));
+    assert_eq!(rns::rank(&rect, &cpu).unwrap(), 2);
     // No right-hand side (B is n × 0, as the Python fuzzer once passed): an empty
     // answer by either method, not a panic; a singular A is still refused.
     let none = IntMatrix::new(2, 0, Vec::new()).unwrap();
     for method in [Method::Dixon, Method::Multimodular] {
-        let (x, _) = linalg::solve_with_method(&u, &none, &cpu, method).unwrap();
+        let (x, _) = rns::solve_with(&u, &none, &cpu, &rns::SolveOptions { method }).unwrap();
         assert_eq!((x.rows(), x.cols()), (2, 0), "{method:?}");
         let zero = IntMatrix::new(3, 0, Vec::new()).unwrap();
         assert_eq!(
-            linalg::solve_with_method(&s, &zero, &cpu, method).map(|_| ()),
+            rns::solve_with(&s, &zero, &cpu, &rns::SolveOptions { method }).map(|_| ()),
             Err(Error::Singular { prime: None }),
             "{method:?}"
         );
     }
     // 1×1 with a negative entry: a positive denominator.
     let m = IntMatrix::from_i64(1, 1, &[-6]).unwrap();
-    let x = linalg::solve(&m, &IntMatrix::from_i64(1, 1, &[4]).unwrap(), &cpu).unwrap();
+    let x = rns::solve(&m, &IntMatrix::from_i64(1, 1, &[4]).unwrap(), &cpu).unwrap();
     assert_eq!(x.to_string(), "1 1\n-2/3\n");
 }

@@ -9,8 +9,7 @@
 use rns::backend::gpu::Gpu;
 use rns::backend::Plan;
 use rns::{
-    det, linalg, resultant, resultant_xy, Backend, BackendChoice, BiPoly, Devices, IntMatrix,
-    ModMatrices,
+    det, resultant, resultant_xy, Backend, BackendChoice, BiPoly, Devices, IntMatrix, ModMatrices,
 };
 use rns_suite::{
     bareiss_det, basis, gpu_backend, naive_matmul, random_with_edges as random, same, Gen,
@@ -67,7 +66,7 @@ fn determinants_and_exact_linear_algebra_match_one_gpu_and_the_cpu() {
         for (n, k, p, bits) in [(1, 1, 1, 5), (17, 40, 9, 1000), (64, 64, 64, 64)] {
             let (a, b) = (gen.matrix(n, k, bits), gen.matrix(k, p, bits));
             assert_eq!(
-                linalg::matmul(&a, &b, be).unwrap(),
+                rns::matmul(&a, &b, be).unwrap(),
                 naive_matmul(&a, &b),
                 "matmul {n}×{k}×{p}"
             );
@@ -85,17 +84,17 @@ fn determinants_and_exact_linear_algebra_match_one_gpu_and_the_cpu() {
         assert!(be.matmul_integers(&small, &x, &y, (6, 2, 4)).is_err());
         for (rows, cols, rank) in [(30, 30, 30), (50, 40, 17), (12, 80, 12)] {
             let a = gen.low_rank(rows, cols, rank, 20);
-            assert_eq!(linalg::rank(&a, be).unwrap(), rank, "rank {rows}×{cols}");
+            assert_eq!(rns::rank(&a, be).unwrap(), rank, "rank {rows}×{cols}");
         }
         for (n, bits) in [(1, 3), (30, 64), (45, 100)] {
             let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, 2, bits));
-            let want = linalg::solve(&a, &b, &Backend::Cpu);
-            assert_eq!(linalg::solve(&a, &b, be), want, "solve {n}");
-            let inv = linalg::solve(&a, &IntMatrix::identity(n), be);
-            assert_eq!(inv, linalg::solve(&a, &IntMatrix::identity(n), &one));
+            let want = rns::solve(&a, &b, &Backend::Cpu);
+            assert_eq!(rns::solve(&a, &b, be), want, "solve {n}");
+            let inv = rns::solve(&a, &IntMatrix::identity(n), be);
+            assert_eq!(inv, rns::solve(&a, &IntMatrix::identity(n), &one));
         }
         assert!(matches!(
-            linalg::solve(&singular, &IntMatrix::identity(40), be),
+            rns::solve(&singular, &IntMatrix::identity(40), be),
             Err(rns::Error::Singular { prime: None })
         ));
     }
@@ -209,11 +208,11 @@ fn problems_larger_than_a_device_run_in_chunks() {
         let a = gen.matrix(48, 48, 64);
         assert_eq!(det(&a, be).unwrap(), bareiss_det(&a), "det under a cap");
         let (x, y) = (gen.matrix(30, 20, 500), gen.matrix(20, 25, 500));
-        assert_eq!(linalg::matmul(&x, &y, be).unwrap(), naive_matmul(&x, &y));
+        assert_eq!(rns::matmul(&x, &y, be).unwrap(), naive_matmul(&x, &y));
         let b = gen.matrix(48, 1, 64);
         assert_eq!(
-            linalg::solve(&a, &b, be),
-            linalg::solve(&a, &b, &Backend::Cpu),
+            rns::solve(&a, &b, be),
+            rns::solve(&a, &b, &Backend::Cpu),
             "solve under a cap"
         );
         let (f, h) = (gen.bipoly(4, 5, 100), gen.bipoly(5, 4, 100));

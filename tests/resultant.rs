@@ -6,7 +6,9 @@
 //! constants, and leading coefficients divisible by the primes the basis starts with.
 
 use proptest::prelude::*;
-use rns::algo::resultant::{basis_for, bound_bits, resultant_in_basis, sylvester};
+use rns::algo::resultant::basis_for;
+use rns::poly::bounds::resultant_bits as bound_bits;
+use rns::poly::sylvester::sylvester;
 use rns::{resultant, resultant_xy, Backend, BiPoly, IntPoly};
 use rns::{Error, RnsBasis};
 use rns_suite::{bareiss_det, bipoly_mul, eval_poly, poly_mul as times, resultant_xy_at, Gen};
@@ -94,13 +96,28 @@ fn leading_coefficients_divisible_by_the_first_primes() {
         .moduli()
         .iter()
         .any(|m| m.m == 2_147_483_647 || m.m == 2_147_483_629));
-    let (given, st) = resultant_in_basis(&f, &g, basis.clone(), &Backend::Cpu).unwrap();
+    let (given, st) = rns::resultant_with(
+        &f,
+        &g,
+        &Backend::Cpu,
+        &rns::ResultantOptions {
+            basis: Some(basis.clone()),
+        },
+    )
+    .unwrap();
     assert_eq!((given, st.primes()), (r, basis.range_len()));
     for bad in [
         RnsBasis::for_bits(bound_bits(&f, &g)),
         RnsBasis::largest_primes(1).unwrap(),
     ] {
-        let bad = resultant_in_basis(&f, &g, Arc::new(bad), &Backend::Cpu);
+        let bad = rns::resultant_with(
+            &f,
+            &g,
+            &Backend::Cpu,
+            &rns::ResultantOptions {
+                basis: Some(Arc::new(bad)),
+            },
+        );
         assert!(
             matches!(bad, Err(Error::Shape(ref s)) if s.contains("does not suit")),
             "{bad:?}"
@@ -239,7 +256,7 @@ fn bivariate_files_parse_and_bad_ones_are_errors() {
 /// the `+ 1` margin included), and the statistics of a bivariate resultant.
 #[test]
 fn bounds_and_statistics_of_small_cases() {
-    use rns::algo::resultant::{bound_bits, bound_bits_xy, resultant_xy_with_stats};
+    use rns::poly::bounds::{resultant_bits as bound_bits, resultant_xy_bits as bound_bits_xy};
     let x = IntPoly::from_i64(&[0, 1]).unwrap();
     // ‖x‖ = 1: Hadamard 2^0, rounded up through the slack to 1 bit, plus the margin.
     assert_eq!(bound_bits(&x, &x), 2);
@@ -248,7 +265,8 @@ fn bounds_and_statistics_of_small_cases() {
     // f = y² − x, g = y − 2: res_y = 4 − x, of degree bound gy·fx + fy·gx = 1.
     let f = BiPoly::new([(Integer::from(1), 0, 2), (Integer::from(-1), 1, 0)]).unwrap();
     let g = BiPoly::new([(Integer::from(1), 0, 1), (Integer::from(-2), 0, 0)]).unwrap();
-    let (r, st) = resultant_xy_with_stats(&f, &g, &Backend::Cpu).unwrap();
+    let (r, st) =
+        rns::resultant_xy_with(&f, &g, &Backend::Cpu, &rns::ResultantOptions::default()).unwrap();
     assert_eq!(r, [Integer::from(4), Integer::from(-1)]);
     assert_eq!((st.degree_bound, st.backend), (1, "cpu"));
     assert!(st.candidates > st.degree_bound, "{st:?}");

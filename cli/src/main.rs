@@ -3,11 +3,8 @@
 mod session;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use rns::backend::cost::{self, Dims, MatrixKind};
-use rns::{
-    det_with_method, linalg, Backend, BackendChoice, Devices, IntMatrix, Method, ModMatrices,
-    Result,
-};
+use rns::algo::estimate::{self, Dims, MatrixKind};
+use rns::{Backend, BackendChoice, Devices, IntMatrix, Method, ModMatrices, Result};
 use rns_cli::compare::{self, Preset};
 use session::{Session, Stages};
 use std::path::PathBuf;
@@ -176,7 +173,7 @@ fn matrix_command(
     mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<Text>,
 ) -> Result<()> {
     let peeked: Option<Vec<Dims>> = files.iter().map(|f| peek(f)).collect();
-    let guess = peeked.map(|d| cost::matrix(kind, &d, opts.modulus.is_some()));
+    let guess = peeked.map(|d| estimate::matrix(kind, &d, opts.modulus.is_some()));
     let mut session = Session::start(&opts.run, guess);
     let (mut ints, mut mods) = (Vec::new(), Vec::new());
     let (out, stages) = match opts.modulus {
@@ -194,7 +191,7 @@ fn matrix_command(
             drop(texts);
             session.lap("parse");
             let dims: Vec<Dims> = ints.iter().map(Dims::of).collect();
-            let est = cost::matrix(kind, &dims, false);
+            let est = estimate::matrix(kind, &dims, false);
             let backend = session.backend(est)?;
             let expected = est.on(backend.gpu().is_some());
             let method = opts.method;
@@ -213,7 +210,7 @@ fn matrix_command(
                     bits: 31,
                 })
                 .collect();
-            let est = cost::matrix(kind, &dims, true);
+            let est = estimate::matrix(kind, &dims, true);
             let backend = session.backend(est)?;
             let expected = est.on(backend.gpu().is_some());
             let out = session.compute("computing", expected, || mod_p(&mods, &backend))?;
@@ -302,12 +299,13 @@ fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Det { file, opts } => {
             let modulus = opts.modulus;
-            let guess = peek(&file).map(|d| cost::matrix(MatrixKind::Det, &[d], modulus.is_some()));
+            let guess =
+                peek(&file).map(|d| estimate::matrix(MatrixKind::Det, &[d], modulus.is_some()));
             let mut session = Session::start(&opts.run, guess);
             match modulus {
                 Some(p) => {
                     let m = ModMatrices::read_mod(&file, p)?;
-                    let est = cost::det(m.rows().max(m.cols()), 1.0);
+                    let est = rns::backend::cost::det(m.rows().max(m.cols()), 1.0);
                     let be = session.backend(est)?;
                     let expected = est.on(be.gpu().is_some());
                     let d = session.compute("det mod p", expected, || be.det_mod(&m))?;
@@ -315,13 +313,14 @@ fn run(cli: Cli) -> Result<()> {
                 }
                 None => {
                     let a = IntMatrix::read(&file)?;
-                    let est = cost::matrix(MatrixKind::Det, &[Dims::of(&a)], false);
+                    let est = estimate::matrix(MatrixKind::Det, &[Dims::of(&a)], false);
                     let be = session.backend(est)?;
                     let expected = est.on(be.gpu().is_some());
                     let what = format!("det of a {}×{} matrix", a.rows(), a.cols());
                     let method = opts.method;
-                    let (d, st) =
-                        session.compute(&what, expected, || det_with_method(&a, &be, method))?;
+                    let (d, st) = session.compute(&what, expected, || {
+                        rns::det_with(&a, &be, &rns::DetOptions { method })
+                    })?;
                     let divisor = match st.method {
                         "dixon" => format!(
                             "; method dixon: divisor of {} bits after {} lifting steps",
@@ -346,7 +345,7 @@ fn run(cli: Cli) -> Result<()> {
             opts,
             MatrixKind::Matmul,
             |m, be, _| {
-                let c = linalg::matmul(&m[0], &m[1], be)?;
+                let c = rns::matmul(&m[0], &m[1], be)?;
                 Ok((Box::new(move || c.to_text()), Vec::new()))
             },
             |m, be| {
@@ -359,7 +358,7 @@ fn run(cli: Cli) -> Result<()> {
             opts,
             MatrixKind::Rank,
             |m, be, _| {
-                let r = linalg::rank(&m[0], be)?;
+                let r = rns::rank(&m[0], be)?;
                 Ok((Box::new(move || format!("{r}\n")), Vec::new()))
             },
             |m, be| {
@@ -373,7 +372,7 @@ fn run(cli: Cli) -> Result<()> {
             MatrixKind::Inverse,
             |m, be, method| {
                 let id = IntMatrix::identity(m[0].rows());
-                let (x, st) = linalg::solve_with_method(&m[0], &id, be, method)?;
+                let (x, st) = rns::solve_with(&m[0], &id, be, &rns::SolveOptions { method })?;
                 Ok((Box::new(move || x.to_text()) as Text, st))
             },
             |m, be| {
@@ -386,7 +385,7 @@ fn run(cli: Cli) -> Result<()> {
             opts,
             MatrixKind::Solve,
             |m, be, method| {
-                let (x, st) = linalg::solve_with_method(&m[0], &m[1], be, method)?;
+                let (x, st) = rns::solve_with(&m[0], &m[1], be, &rns::SolveOptions { method })?;
                 Ok((Box::new(move || x.to_text()) as Text, st))
             },
             |m, be| {
@@ -397,7 +396,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Resultant { f, g, opts } => {
             let mut session = Session::start(&opts, None);
             let (f, g) = (rns::IntPoly::read(&f)?, rns::IntPoly::read(&g)?);
-            let est = rns::algo::resultant::estimate(&f, &g);
+            let est = estimate::resultant(&f, &g);
             // The primes while CUDA starts on its thread.
             let t = std::time::Instant::now();
             let basis = rns::algo::resultant::basis_for(&f, &g);
@@ -405,7 +404,7 @@ fn run(cli: Cli) -> Result<()> {
             let be = session.backend(est)?;
             let expected = est.on(be.gpu().is_some());
             let (r, st) = session.compute("resultant", expected, || {
-                rns::algo::resultant::resultant_in_basis(&f, &g, basis, &be)
+                rns::resultant_with(&f, &g, &be, &rns::ResultantOptions { basis: Some(basis) })
             })?;
             session.notes.push(format!(
                 "{} bits, {} primes (found in {primes_ms:.1} ms, before the backend choice)",
@@ -418,11 +417,11 @@ fn run(cli: Cli) -> Result<()> {
         Command::ResultantXy { f, g, opts } => {
             let mut session = Session::start(&opts, None);
             let (f, g) = (rns::BiPoly::read(&f)?, rns::BiPoly::read(&g)?);
-            let est = rns::algo::resultant::estimate_xy(&f, &g);
+            let est = estimate::resultant_xy(&f, &g);
             let be = session.backend(est)?;
             let expected = est.on(be.gpu().is_some());
             let (r, st) = session.compute("resultant in y", expected, || {
-                rns::resultant_xy_with_stats(&f, &g, &be)
+                rns::resultant_xy_with(&f, &g, &be, &rns::ResultantOptions::default())
             })?;
             let line: Vec<String> = r.iter().map(|c| c.to_string()).collect();
             session.notes.push(format!(

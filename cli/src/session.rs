@@ -5,7 +5,7 @@
 use crate::RunOpts;
 use indicatif::{ProgressBar, ProgressStyle};
 use rns::backend::auto::Chooser;
-use rns::cost::Estimate;
+use rns::backend::cost::Estimate;
 use rns::timing::Laps;
 use rns::{cluster, Backend, Result};
 use std::io::IsTerminal;

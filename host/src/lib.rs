@@ -30,22 +30,20 @@ pub mod num;
 pub mod poly;
 pub mod timing;
 
-pub use algo::det::{det, det_with_method, det_with_stats, DetStats};
+pub use algo::det::{det, det_with, DetOptions, DetStats};
+pub use algo::matmul::matmul;
 pub use algo::method::Method;
-pub use algo::resultant::{
-    resultant, resultant_with_stats, resultant_xy, resultant_xy_with_stats, ResultantStats,
-};
-pub use algo::{det, dixon, dixon_gpu, linalg, method, resultant};
+pub use algo::rank::rank;
+pub use algo::resultant::{resultant, resultant_with, ResultantOptions, ResultantStats};
+pub use algo::resultant_xy::{resultant_xy, resultant_xy_with};
+pub use algo::solve::{inverse, solve, solve_with, SolveOptions};
 pub use backend::resident::{Location, ResidentVec};
-pub use backend::{cost, Backend, BackendChoice, Devices, Op};
+pub use backend::{Backend, BackendChoice, Devices, Op};
 pub use error::{Error, Result};
 pub use mat::matrix::{IntMatrix, RatMatrix};
 pub use mat::modmat::{Echelon, ModMatrices};
-pub use mat::{bounds, matrix, modmat};
 pub use num::basis::RnsBasis;
 pub use num::crt::CrtMethod;
 pub use num::vector::RnsVec;
-pub use num::{basis, crt, decimal, fractions, layout, ratrecon, sieve, vector, words};
-pub use poly::bipoly;
 pub use poly::bipoly::BiPoly;
 pub use poly::intpoly::IntPoly;

@@ -9,11 +9,12 @@ use crate::run::compute;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
+use rns::algo::estimate::{self, Dims, MatrixKind};
 use rns::backend::auto::Chooser;
-use rns::backend::cost::{self, Dims, Estimate, MatrixKind};
+use rns::backend::cost::Estimate;
 use rns::backend::BackendChoice;
 use rns::mat::matrix::{require_product, require_rhs, require_square};
-use rns::{linalg, resultant, Backend, BiPoly, Devices, IntMatrix, IntPoly, ModMatrices};
+use rns::{Backend, BiPoly, Devices, IntMatrix, IntPoly, ModMatrices};
 use rns_core::Modulus;
 use rug::Integer;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -103,7 +104,7 @@ impl Engine {
         f: impl FnOnce(&Backend) -> rns::Result<T> + Send,
     ) -> PyResult<T> {
         let d: Vec<Dims> = inputs.iter().map(|m| Dims::of(m)).collect();
-        self.run(py, cost::matrix(kind, &d, p.is_some()), f)
+        self.run(py, estimate::matrix(kind, &d, p.is_some()), f)
     }
 }
 
@@ -231,7 +232,7 @@ impl Engine {
             return Ok(0);
         }
         match p {
-            None => self.matrix_run(py, MatrixKind::Rank, &[&a], p, |be| linalg::rank(&a, be)),
+            None => self.matrix_run(py, MatrixKind::Rank, &[&a], p, |be| rns::rank(&a, be)),
             Some(p) => self.matrix_run(py, MatrixKind::Rank, &[&a], Some(p), |be| {
                 Ok(be.rank_mod(&reduce(&a, p)?)?[0])
             }),
@@ -258,7 +259,7 @@ impl Engine {
         match p {
             None => {
                 let c = self.matrix_run(py, MatrixKind::Matmul, &[&a, &b], p, |be| {
-                    linalg::matmul(&a, &b, be)
+                    rns::matmul(&a, &b, be)
                 })?;
                 int_rows(&IntMaker::new(py)?, c.entries(), n)
             }
@@ -317,7 +318,7 @@ impl Engine {
         let r = if nonzero(&f) && nonzero(&g) {
             let f = IntPoly::new(f).map_err(to_py)?;
             let g = IntPoly::new(g).map_err(to_py)?;
-            self.run(py, resultant::estimate(&f, &g), |be| {
+            self.run(py, rns::algo::estimate::resultant(&f, &g), |be| {
                 rns::resultant(&f, &g, be)
             })?
         } else {
@@ -347,7 +348,7 @@ impl Engine {
         }
         let f = BiPoly::new(f).map_err(to_py)?;
         let g = BiPoly::new(g).map_err(to_py)?;
-        let est = resultant::estimate_xy(&f, &g);
+        let est = rns::algo::estimate::resultant_xy(&f, &g);
         let mut r = self.run(py, est, |be| rns::resultant_xy(&f, &g, be))?;
         if let Some(p) = p {
             for c in &mut r {
@@ -376,7 +377,7 @@ impl Engine {
         }
         match p {
             None => {
-                let x = self.matrix_run(py, kind, &[a, b], p, |be| linalg::solve(a, b, be))?;
+                let x = self.matrix_run(py, kind, &[a, b], p, |be| rns::solve(a, b, be))?;
                 fraction_rows(&IntMaker::new(py)?, &x)
             }
             Some(p) => {

@@ -1,8 +1,8 @@
 //! Reference algorithms and input generators shared by the cross-crate tests and the
 //! examples: nothing here goes through residues, so it can check what does.
 
-use rns::algo::resultant::sylvester_of;
 use rns::backend::gpu::Gpu;
+use rns::poly::sylvester::sylvester_of;
 use rns::{Backend, BackendChoice, BiPoly, IntMatrix, IntPoly, RnsBasis, RnsVec};
 use rug::rand::RandState;
 use rug::{Integer, Rational};

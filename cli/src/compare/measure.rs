@@ -5,14 +5,13 @@
 //! reference bandwidths of the same device.
 
 use super::{event_ms, median, mismatch, wall_ms, Case};
-use rns::algo::det::det;
-use rns::algo::resultant::{bound_bits, resultant, resultant_xy, resultant_xy_with_stats};
 use rns::backend::gpu::driver::memory::moduli_words;
 use rns::backend::gpu::launch::{Det, Digits, Elementwise, Equal, Matmul, Reduce, Resultant};
 use rns::backend::gpu::ops;
 use rns::backend::gpu::CudaSlice;
 use rns::backend::gpu::EqualKernel;
 use rns::backend::{pack_words, Backend, Op};
+use rns::det;
 use rns::error::Result;
 use rns::mat::bounds::hadamard_bits;
 use rns::mat::matrix::IntMatrix;
@@ -20,7 +19,9 @@ use rns::mat::modmat::ModMatrices;
 use rns::num::basis::RnsBasis;
 use rns::num::vector::RnsVec;
 use rns::poly::bipoly::BiPoly;
+use rns::poly::bounds::resultant_bits as bound_bits;
 use rns::poly::intpoly::IntPoly;
+use rns::{resultant, resultant_xy};
 use rug::Integer;
 use std::sync::Arc;
 
@@ -458,7 +459,8 @@ fn measure_resultant(case: &mut Case, f: &IntPoly, g: &IntPoly) -> Result<()> {
 /// with a synchronisation after each), the resident one adds the transfers.
 fn measure_resultant_xy(case: &mut Case, f: &BiPoly, g: &BiPoly) -> Result<()> {
     let (op, size) = (case.op, case.size);
-    let (want, st) = resultant_xy_with_stats(f, g, &Backend::Cpu)?;
+    let (want, st) =
+        rns::resultant_xy_with(f, g, &Backend::Cpu, &rns::ResultantOptions::default())?;
     case.channels = st.primes();
     case.cpu(|| resultant_xy(f, g, &Backend::Cpu).map(drop))?;
     let Some((_, gb)) = case.gpu else {
@@ -466,7 +468,7 @@ fn measure_resultant_xy(case: &mut Case, f: &BiPoly, g: &BiPoly) -> Result<()> {
     };
     let (mut kernels, mut resident) = (Vec::new(), Vec::new());
     let ms = wall_ms(case.reps, || {
-        let (r, st) = resultant_xy_with_stats(f, g, gb)?;
+        let (r, st) = rns::resultant_xy_with(f, g, gb, &rns::ResultantOptions::default())?;
         if r != want {
             return Err(mismatch(op, size, "with transfers"));
         }

@@ -1,6 +1,5 @@
 //! [`Method`]: which algorithm an exact determinant or solve over Q uses.
 
-use crate::backend::Backend;
 use std::fmt;
 
 /// Which algorithm an exact determinant or solve over Q uses.
@@ -12,7 +11,7 @@ pub enum Method {
     /// device; multimodular otherwise.
     #[default]
     Auto,
-    /// Dixon's p-adic lifting ([`crate::dixon`]): a solve by lifting; a determinant by
+    /// Dixon's p-adic lifting ([`super::lift`]): a solve by lifting; a determinant by
     /// FLINT's divisor trick (the lifted solution of `A x = b` for a random `±1` vector
     /// `b` gives a large divisor `d` of `det A`, then `det A / d` modulo just enough
     /// primes). Falls back to multimodular when `A` is singular modulo the primes it tries.
@@ -33,38 +32,34 @@ pub const DIXON_SOLVE_MIN: usize = 10;
 /// Where a p-adic lifting runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lifting {
-    /// On the host's cores ([`crate::dixon`]).
+    /// On the host's cores ([`super::lift::cpu`]).
     Cpu,
-    /// On the GPU ([`crate::dixon_gpu`]).
+    /// On the GPU ([`super::lift::gpu`]).
     Gpu,
 }
 
 impl Method {
-    /// Where a determinant of an `n × n` matrix on `backend` lifts p-adically, if it
-    /// does; `fits_gpu` says whether the lifting fits the GPU (asked only on a GPU
-    /// backend, and only when the answer matters: it reads every entry).
+    /// Where a determinant of an `n × n` matrix lifts p-adically, if it does, on a GPU
+    /// backend (`on_gpu`) or the CPU's; `fits_gpu` says whether the lifting fits the GPU
+    /// (asked only on a GPU backend, and only when the answer matters: it reads every
+    /// entry).
     pub fn det_lifting(
         self,
         n: usize,
-        backend: &Backend,
+        on_gpu: bool,
         fits_gpu: impl FnOnce() -> bool,
     ) -> Option<Lifting> {
-        self.lifting(
-            backend,
-            n >= DIXON_DET_MIN,
-            n >= DIXON_GPU_DET_MIN,
-            fits_gpu,
-        )
+        self.lifting(on_gpu, n >= DIXON_DET_MIN, n >= DIXON_GPU_DET_MIN, fits_gpu)
     }
 
-    /// Where solving an `n × n` system with `l` right-hand sides on `backend` lifts
-    /// p-adically, if it does (each lifting step costs `n²·l`: few right-hand sides only,
-    /// for `Auto`); `fits_gpu` as for [`Method::det_lifting`].
+    /// Where solving an `n × n` system with `l` right-hand sides lifts p-adically, if it
+    /// does (each lifting step costs `n²·l`: few right-hand sides only, for `Auto`);
+    /// `on_gpu` and `fits_gpu` as for [`Method::det_lifting`].
     pub fn solve_lifting(
         self,
         n: usize,
         l: usize,
-        backend: &Backend,
+        on_gpu: bool,
         fits_gpu: impl FnOnce() -> bool,
     ) -> Option<Lifting> {
         let cpu = n >= DIXON_SOLVE_MIN && l <= (n / 8).max(2);
@@ -72,7 +67,7 @@ impl Method {
         // exact check (on the host, per right-hand side) weigh more: at 1000² 8
         // right-hand sides lift in 5.0 s against 7.1 s, at 500² 32 in 4.0 against 2.5 s.
         let gpu = n >= DIXON_GPU_SOLVE_MIN && l <= (n / 64).max(1);
-        self.lifting(backend, cpu, gpu, fits_gpu)
+        self.lifting(on_gpu, cpu, gpu, fits_gpu)
     }
 
     /// The choice of both: `Auto` lifts on the CPU backend when `cpu_auto`, on a GPU
@@ -80,12 +75,11 @@ impl Method {
     /// fits.
     fn lifting(
         self,
-        backend: &Backend,
+        on_gpu: bool,
         cpu_auto: bool,
         gpu_auto: bool,
         fits_gpu: impl FnOnce() -> bool,
     ) -> Option<Lifting> {
-        let on_gpu = backend.gpu().is_some();
         match self {
             Method::Auto if !on_gpu => cpu_auto.then_some(Lifting::Cpu),
             Method::Auto => (gpu_auto && fits_gpu()).then_some(Lifting::Gpu),

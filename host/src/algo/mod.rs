@@ -1,9 +1,25 @@
-//! The exact algorithms over Z and Q: each bounds its answer, picks its primes and runs
-//! its modular work through a [`crate::Backend`].
+//! The exact algorithms over Z and Q. Each bounds its answer, picks its primes and runs
+//! its modular work through a [`crate::Backend`]; the choice of algorithm is a short
+//! dispatcher per operation ([`det`], [`solve`]) over [`method::Method`].
+//!
+//! - determinants: [`det`] (the dispatcher), [`det_divisor`] (the divisor trick),
+//!   [`det_modular`] (modulo primes, given a divisor);
+//! - systems: [`solve`] (the dispatcher, and the inverse), [`solve_dixon`],
+//!   [`solve_modular`] (Cramer's rule modulo primes), with Dixon's lifting in [`lift`];
+//! - [`matmul`] (the exact product), [`rank`] (over Q);
+//! - resultants: [`resultant`] (univariate), [`resultant_xy`] (bivariate, Collins);
+//! - [`estimate`]: the cost model's price of each, as [`method::Method::Auto`] runs it.
 
 pub mod det;
-pub mod dixon;
-pub mod dixon_gpu;
-pub mod linalg;
+pub mod det_divisor;
+pub mod det_modular;
+pub mod estimate;
+pub mod lift;
+pub mod matmul;
 pub mod method;
+pub mod rank;
 pub mod resultant;
+pub mod resultant_xy;
+pub mod solve;
+pub mod solve_dixon;
+pub mod solve_modular;

@@ -4,11 +4,6 @@
 //! driver 580; `docs/performance.md` has the runs): they need only be right within a
 //! factor of about two, since the choice matters only when the backends differ by more.
 
-use crate::algo::linalg::RANK_FIRST_PRIMES;
-use crate::algo::method::{DIXON_DET_MIN, DIXON_GPU_DET_MIN, DIXON_GPU_SOLVE_MIN, DIXON_SOLVE_MIN};
-use crate::mat::matrix::IntMatrix;
-use rns_core::padic::residual_fits;
-
 /// Time to make the GPU usable in a fresh process: `cuInit` (~100 ms), the primary
 /// context (~110 ms) and the module load (~1 ms once the driver has cached its
 /// compilation of the PTX; ~550 ms more the first time on a machine). Measured by
@@ -53,7 +48,7 @@ const GPU_STEP_US: f64 = 3.0;
 const GPU_STEP_US_PER_M: f64 = 5.0;
 /// Orders up to which the GPU lifting's rows fit in shared memory (64-bit entries, one
 /// right-hand side, an H200's 132 multiprocessors: about 1300).
-const GPU_LIFT_MAX_N: usize = 1300;
+pub const GPU_LIFT_MAX_N: usize = 1300;
 
 /// Estimated milliseconds of one computation on each backend (the GPU's without its
 /// start-up, which [`Estimate::gpu_wins`] adds when it is still to come).
@@ -154,7 +149,7 @@ pub fn euclid(df: usize, dg: usize, count: f64) -> Estimate {
 /// `n²·l` products for the digits and `n²·l` per 29-bit limb of `A` for the update, after
 /// the inverse modulo p; on the GPU when `gpu`, else `otherwise`'s GPU time (the GPU's
 /// multimodular path).
-fn lifting(n: usize, bits: u64, l: usize, gpu: bool, otherwise: Estimate) -> Estimate {
+pub fn lifting(n: usize, bits: u64, l: usize, gpu: bool, otherwise: Estimate) -> Estimate {
     let (nf, lf) = (n as f64, l as f64);
     let steps = 2.0 * hadamard_bits(n, bits) / 31.0;
     let limbs = (bits as f64 / 29.0).ceil().max(1.0);
@@ -168,101 +163,6 @@ fn lifting(n: usize, bits: u64, l: usize, gpu: bool, otherwise: Estimate) -> Est
             }
             false => otherwise.gpu_ms,
         },
-    }
-}
-
-/// Whether the GPU lifts `A X = B` for `A` `n × n` with `bits`-bit entries and a
-/// right-hand side of `rhs_bits`: the residuals fit in 128 bits and the rows (about) in
-/// shared memory.
-fn gpu_lifts(n: usize, a_bits: u64, rhs_bits: u64) -> bool {
-    let bits = |b: u64| b.min(u32::MAX as u64) as u32;
-    n <= GPU_LIFT_MAX_N && residual_fits(n, bits(a_bits), bits(rhs_bits))
-}
-
-/// The shape and entry size of an input matrix, for the cost model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Dims {
-    /// Rows.
-    pub rows: usize,
-    /// Columns.
-    pub cols: usize,
-    /// Bits of the largest entry.
-    pub bits: u64,
-}
-
-impl Dims {
-    /// The dimensions of an integer matrix (its largest entry's bits).
-    pub fn of(m: &IntMatrix) -> Dims {
-        Dims {
-            rows: m.rows(),
-            cols: m.cols(),
-            bits: m.max_bits(),
-        }
-    }
-}
-
-/// The matrix computations the cost model estimates from their inputs' [`Dims`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum MatrixKind {
-    /// The determinant of `A`.
-    Det,
-    /// The product `A · B`.
-    Matmul,
-    /// The rank of `A`.
-    Rank,
-    /// The inverse of `A`.
-    Inverse,
-    /// The solution of `A X = B`.
-    Solve,
-}
-
-/// The estimate of a matrix computation on inputs `dims` (`A`, then `B` where there is
-/// one) over Z/Q, or modulo one prime when `modular`.
-pub fn matrix(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
-    let a = dims[0];
-    let (n, cols) = (a.rows, a.cols);
-    let primes = |bits: f64| if modular { 1.0 } else { primes_for(bits) };
-    let minors = || primes(hadamard_bits(n.min(cols), a.bits));
-    match kind {
-        // The divisor trick (as `Method::Auto`): lifted on the CPU from DIXON_DET_MIN, on
-        // the GPU from DIXON_GPU_DET_MIN where it fits (multimodular there otherwise).
-        MatrixKind::Det if !modular && n == cols && n >= DIXON_DET_MIN => {
-            let gpu = n >= DIXON_GPU_DET_MIN && gpu_lifts(n, a.bits, 1);
-            lifting(n, a.bits, 1, gpu, det(n, minors()))
-        }
-        MatrixKind::Det => det(n.max(cols), minors()),
-        MatrixKind::Matmul => {
-            let b = dims[1];
-            let bits = (a.bits + b.bits) as f64 + (cols.max(2) as f64).log2();
-            matmul(n, cols, b.cols, primes(bits))
-        }
-        // The usual case: full rank modulo one of the primes tried first.
-        MatrixKind::Rank => {
-            let tried = if modular { 1 } else { RANK_FIRST_PRIMES };
-            gauss_jordan(n, cols, tried as f64)
-        }
-        MatrixKind::Inverse => gauss_jordan(n, 2 * n, minors()),
-        MatrixKind::Solve => {
-            let b = dims[1];
-            let multimodular = gauss_jordan(n, n + b.cols, minors());
-            if modular || n != cols {
-                return multimodular;
-            }
-            // As `Method::solve_lifting` for `Auto`.
-            let cpu = n >= DIXON_SOLVE_MIN && b.cols <= (n / 8).max(2);
-            let gpu = n >= DIXON_GPU_SOLVE_MIN
-                && b.cols <= (n / 64).max(1)
-                && gpu_lifts(n, a.bits, b.bits);
-            let lifted = lifting(n, a.bits, b.cols.max(1), gpu, multimodular);
-            Estimate {
-                cpu_ms: if cpu {
-                    lifted.cpu_ms
-                } else {
-                    multimodular.cpu_ms
-                },
-                gpu_ms: lifted.gpu_ms,
-            }
-        }
     }
 }
 
@@ -280,36 +180,5 @@ mod tests {
         // Once started, the GPU takes even mid-sized products of many primes.
         assert!(matmul(512, 512, 512, 32.0).gpu_wins(0.0));
         assert!(!matmul(512, 512, 512, 32.0).gpu_wins(1e9));
-    }
-
-    #[test]
-    fn the_divisor_trick_is_priced_as_lifted() {
-        let a = Dims {
-            rows: 500,
-            cols: 500,
-            bits: 64,
-        };
-        let multimodular = det(500, primes_for(hadamard_bits(500, 64)));
-        let lifted = matrix(MatrixKind::Det, &[a], false);
-        // 2152 steps of 4·500² products against ≈ 1100 eliminations of 500³/3.
-        assert!(lifted.cpu_ms * 5.0 < multimodular.cpu_ms, "{lifted:?}");
-        // On the GPU: 2152 steps of about 4 µs.
-        assert!((5.0..20.0).contains(&lifted.gpu_ms), "{lifted:?}");
-        // Entries too large for 128-bit residuals: the GPU's multimodular path.
-        let wide = Dims { bits: 90, ..a };
-        let w = matrix(MatrixKind::Det, &[wide], false);
-        assert_eq!(
-            w.gpu_ms,
-            det(500, primes_for(hadamard_bits(500, 90))).gpu_ms
-        );
-        // A solve with many right-hand sides stays multimodular on the CPU.
-        let b = Dims {
-            rows: 500,
-            cols: 100,
-            bits: 10,
-        };
-        let s = matrix(MatrixKind::Solve, &[a, b], false);
-        let m = gauss_jordan(500, 600, primes_for(hadamard_bits(500, 64)));
-        assert_eq!(s.cpu_ms, m.cpu_ms);
     }
 }

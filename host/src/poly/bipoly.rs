@@ -4,6 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::mat::matrix::{parse_integer, read_source};
+use rns_core::poly::BiShape;
 use rug::Integer;
 
 /// The most coefficients a dense `(deg_y + 1) × (deg_x + 1)` polynomial may hold.
@@ -156,5 +157,15 @@ impl BiPoly {
     pub fn read(path: &str) -> Result<BiPoly> {
         let text = read_source(path)?;
         Self::parse(&text, if path == "-" { "<stdin>" } else { path })
+    }
+}
+
+/// The degrees of `f` and `g` in `y` and in `x`.
+pub fn pair_shape(f: &BiPoly, g: &BiPoly) -> BiShape {
+    BiShape {
+        fy: f.deg_y() as u32,
+        fx: f.deg_x() as u32,
+        gy: g.deg_y() as u32,
+        gx: g.deg_x() as u32,
     }
 }

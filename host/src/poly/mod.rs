@@ -1,5 +1,8 @@
 //! Polynomials over Z: univariate ([`intpoly`]) and bivariate ([`bipoly`]), with their
-//! file formats.
+//! file formats; their Sylvester matrix ([`sylvester`]) and the bounds on their
+//! resultants ([`bounds`]).
 
 pub mod bipoly;
+pub mod bounds;
 pub mod intpoly;
+pub mod sylvester;

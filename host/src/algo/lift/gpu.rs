@@ -1,12 +1,12 @@
-//! Dixon's lifting on the GPU ([`crate::backend::gpu::dixon`]) for the divisor trick and
+//! Dixon's lifting on the GPU ([`crate::backend::gpu::ops::dixon`]) for the divisor trick and
 //! for solves with up to 32 right-hand sides: the same primes, step counts and reconstruction
-//! as [`crate::algo::dixon::det_divisor`] and [`crate::algo::dixon::solve_dixon`], so the same
+//! as [`super::cpu::divisor`] and [`super::cpu::solve`], so the same
 //! divisor and solution, with the inverse and the lifting steps on the device. It
 //! applies when the residuals fit in 128 bits (`rns_core::padic::residual_fits`: entries
 //! up to about `95 − log2 n` bits) and the rows in shared memory; for a determinant the
 //! matrix stays on the device for the primes that follow.
 
-use crate::algo::dixon::{
+use super::{
     divisor_of, finish_with, limb_of, row0_denominator, steps_for, DixonSolution, Expansion,
     PRIMES_TRIED,
 };
@@ -42,12 +42,12 @@ pub struct GpuDivisor<T> {
 /// residuals fit in 128 bits and the rows of `A` and of its inverse in the
 /// multiprocessors' shared memory ([`Gpu::lift_layout`]: up to about 1300 × 1300 for
 /// 64-bit entries and one right-hand side on an H200).
-pub fn lifts_on_gpu(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
+pub fn fits(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
     device_limbs(gpu, a, b).is_some()
 }
 
 /// The limbs per entry of `A` when the lifting for `A x = b` runs on `gpu`
-/// ([`lifts_on_gpu`]).
+/// ([`fits`]).
 fn device_limbs(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> Option<usize> {
     let (n, l) = (a.rows(), b.cols());
     // The cheap tests first: the sizes of the entries take a pass over them.
@@ -68,7 +68,7 @@ struct Prepared {
     bits: (u64, u64),
 }
 
-/// Checks that `A X = B` lifts on `gpu` ([`lifts_on_gpu`]), bounds
+/// Checks that `A X = B` lifts on `gpu` ([`fits`]), bounds
 /// it and uploads `A` as limbs (stages on `laps`).
 fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<Prepared> {
     let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
@@ -121,12 +121,12 @@ fn primes() -> impl Iterator<Item = Modulus> {
         .map(|p| Modulus::new(p).expect("a generated prime"))
 }
 
-/// [`crate::algo::dixon::det_divisor`] on `gpu`, for `A` and one right-hand side `b` that
-/// [`lifts_on_gpu`]; while the host reconstructs `d` from the digits, the device runs
+/// [`super::cpu::divisor`] on `gpu`, for `A` and one right-hand side `b` that
+/// [`fits`]; while the host reconstructs `d` from the digits, the device runs
 /// `meanwhile` on `A`'s limbs (the determinant modulo the primes it will likely need).
 /// `None` when `A` is singular modulo every prime tried; `Error::Singular` when it has a
 /// zero column.
-pub fn det_divisor_gpu<T: Send>(
+pub fn divisor<T: Send>(
     gpu: &Arc<Gpu>,
     a: &IntMatrix,
     b: &IntMatrix,
@@ -170,12 +170,12 @@ pub fn det_divisor_gpu<T: Send>(
     }))
 }
 
-/// [`crate::algo::dixon::solve_dixon`] on `gpu` for 1 to 32 right-hand sides, when
-/// [`lifts_on_gpu`]: reconstruction tried after 16, 32, 64, … steps (row 0 first, from
+/// [`super::cpu::solve`] on `gpu` for 1 to 32 right-hand sides, when
+/// [`fits`]: reconstruction tried after 16, 32, 64, … steps (row 0 first, from
 /// its digits alone, with a margin before the bound; then every entry, checked
 /// exactly), and at the bound, where it cannot fail. `None` when `A` is singular modulo
 /// every prime tried. With the stages.
-pub fn solve_dixon_gpu(
+pub fn solve(
     gpu: &Arc<Gpu>,
     a: &IntMatrix,
     b: &IntMatrix,

@@ -1,0 +1,104 @@
+//! The divisor trick (FLINT's `fmpz_mat_det_divisor`): in the solution of `A x = b` for
+//! a `±1` vector `b`, by Dixon's lifting, the denominator `d` of an entry divides
+//! `det A` and is most of it for most matrices; then only `det A / d`, bounded by
+//! Hadamard / `d`, is left to the primes ([`super::det_modular`]). On the GPU the
+//! matrix stays there as limbs for those primes, and while the host reconstructs `d`
+//! the device computes `det A` modulo the primes a random matrix's `det A / d` needs.
+
+use super::det::divisor_rhs;
+use super::lift;
+use super::method::Lifting;
+use crate::backend::gpu::ops::{self, DeviceLimbs};
+use crate::backend::gpu::Gpu;
+use crate::backend::Backend;
+use crate::error::{Error, Result};
+use crate::mat::matrix::IntMatrix;
+use crate::num::basis::RnsBasis;
+use crate::timing::Laps;
+use rug::Integer;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A divisor of `det A` found by lifting.
+pub(crate) struct Found {
+    /// `d > 0`, a divisor of `det A`.
+    pub d: Integer,
+    /// Lifting steps taken.
+    pub steps: usize,
+    /// `A` left on the device by a lifting that ran there, with the determinants it
+    /// computed meanwhile (prime → `det A mod p`).
+    pub on_device: Option<OnDevice>,
+}
+
+/// `A` on a device after the lifting, and `det A` modulo the primes done there so far.
+pub(crate) struct OnDevice {
+    /// The device.
+    pub gpu: Arc<Gpu>,
+    /// `A` as signed 29-bit limbs.
+    pub limbs: DeviceLimbs,
+    /// `det A mod p` by prime.
+    pub dets: HashMap<u32, u32>,
+}
+
+/// What the lifting gave.
+pub(crate) enum Divisor {
+    /// A divisor.
+    Found(Found),
+    /// `A` is singular modulo every prime tried (the multimodular path decides).
+    None,
+    /// `A` has a zero column: `det A = 0`.
+    ZeroColumn,
+}
+
+/// Bits of `|det A / d|` to prepare for before `d` is known: a random `n × n` matrix's
+/// determinant is about `0.73·n` bits below Hadamard's bound (measured at 800² and
+/// 1000²) and `d` is then nearly all of it; a margin on top. More primes are taken after
+/// `d` when needed.
+fn likely_quotient_bits(n: usize) -> u64 {
+    (n as u64 * 3).div_ceil(4) + 64
+}
+
+/// A divisor of `det A` by lifting where `lifting` says, its stages on `laps`.
+pub(crate) fn divisor(
+    a: &IntMatrix,
+    backend: &Backend,
+    lifting: Lifting,
+    laps: &mut Laps,
+) -> Result<Divisor> {
+    let b = divisor_rhs(a.rows());
+    let found = match (lifting, backend.gpu()) {
+        (Lifting::Gpu, Some(gpu)) => {
+            let likely = RnsBasis::for_bits(likely_quotient_bits(a.rows()));
+            let dets = |limbs: &DeviceLimbs| {
+                let got = ops::det_mod_limbs(gpu, limbs, likely.moduli())?;
+                Ok(likely.primes().into_iter().zip(got).collect())
+            };
+            lift::gpu::divisor(gpu, a, &b, dets).map(|g| {
+                g.map(|g| {
+                    laps.append(g.laps);
+                    let on_device = OnDevice {
+                        gpu: gpu.clone(),
+                        limbs: g.limbs,
+                        dets: g.meanwhile,
+                    };
+                    (g.divisor, g.steps, Some(on_device))
+                })
+            })
+        }
+        _ => lift::cpu::divisor(a, &b).map(|d| d.map(|(d, s)| (d, s, None))),
+    };
+    // The device's lifting timed its own stages.
+    if matches!(found, Ok(None) | Ok(Some((_, _, None)))) {
+        laps.stage("dixon lifting")?;
+    }
+    match found {
+        Ok(Some((d, steps, on_device))) => Ok(Divisor::Found(Found {
+            d,
+            steps,
+            on_device,
+        })),
+        Ok(None) => Ok(Divisor::None),
+        Err(Error::Singular { .. }) => Ok(Divisor::ZeroColumn),
+        Err(e) => Err(e),
+    }
+}

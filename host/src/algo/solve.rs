@@ -1,0 +1,74 @@
+//! Exact solutions over Q of `A X = B` for square non-singular `A`: a short
+//! dispatcher between Dixon's lifting ([`solve_dixon`](super::solve_dixon), the default
+//! on the CPU backend for few right-hand sides, and on the GPU for large systems with
+//! very few) and the multimodular method with Cramer's rule
+//! ([`solve_modular`](super::solve_modular)), as [`Method`] says.
+//!
+//! ```
+//! use rns::{solve, Backend, IntMatrix};
+//!
+//! let a = IntMatrix::from_i64(2, 2, &[2, 1, 1, 3])?;
+//! let b = IntMatrix::from_i64(2, 1, &[1, 2])?;
+//! let x = solve(&a, &b, &Backend::Cpu)?;
+//! assert_eq!(x.to_string(), "2 1\n1/5\n3/5\n");
+//! # Ok::<(), rns::Error>(())
+//! ```
+
+use super::lift;
+use super::method::Method;
+use super::solve_dixon::solve_dixon;
+use super::solve_modular::solve_modular;
+use crate::backend::Backend;
+use crate::error::Result;
+use crate::mat::matrix::{require_rhs, require_square, IntMatrix, RatMatrix};
+use crate::timing::Laps;
+use std::time::Duration;
+
+/// How to solve a system.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SolveOptions {
+    /// The algorithm ([`Method::Auto`] by default).
+    pub method: Method,
+}
+
+/// The exact solution `X` of `A X = B` over Q for square non-singular `A`, in lowest
+/// terms with positive denominators. A singular `A` gives [`crate::Error::Singular`].
+pub fn solve(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<RatMatrix> {
+    solve_with(a, b, backend, &SolveOptions::default()).map(|(x, _)| x)
+}
+
+/// [`solve`] as `opts` say, with the time of each stage (the lifting's first, when it
+/// ran).
+pub fn solve_with(
+    a: &IntMatrix,
+    b: &IntMatrix,
+    backend: &Backend,
+    opts: &SolveOptions,
+) -> Result<(RatMatrix, Vec<(&'static str, Duration)>)> {
+    let mut laps = Laps::start();
+    let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
+    require_rhs(n, b.rows())?;
+    let l = b.cols();
+    // With no right-hand side only A's singularity is left to decide: the multimodular
+    // path does that for every method.
+    let fits_gpu = || backend.gpu().is_some_and(|g| lift::gpu::fits(g, a, b));
+    let lifting = (l > 0)
+        .then(|| {
+            opts.method
+                .solve_lifting(n, l, backend.gpu().is_some(), fits_gpu)
+        })
+        .flatten();
+    if let Some(lifting) = lifting {
+        if let Some(x) = solve_dixon(a, b, backend, lifting, &mut laps)? {
+            return Ok((x, laps.into_stages()));
+        }
+        laps.stage("dixon: singular modulo the primes tried")?;
+    }
+    let x = solve_modular(a, b, backend, &mut laps)?;
+    Ok((x, laps.into_stages()))
+}
+
+/// The exact inverse over Q of a square non-singular integer matrix.
+pub fn inverse(a: &IntMatrix, backend: &Backend) -> Result<RatMatrix> {
+    solve(a, &IntMatrix::identity(a.rows()), backend)
+}
