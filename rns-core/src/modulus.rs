@@ -3,12 +3,8 @@
 //! Residues are `u32` values in `[0, m)`. Every operation here returns a
 //! canonical residue for canonical inputs.
 
+pub use crate::prime::{MODULUS_MAX, MODULUS_MIN};
 use core::fmt;
-
-/// Smallest modulus accepted: moduli must lie strictly between 2^30 and 2^31.
-pub const MODULUS_MIN: u32 = (1 << 30) + 1;
-/// Largest modulus accepted (exclusive bound is 2^31).
-pub const MODULUS_MAX: u32 = (1 << 31) - 1;
 
 /// Products of centered residues ([`Modulus::center`]) that may be added to a folded
 /// signed 64-bit accumulator ([`Modulus::fold`]) before the next fold.

@@ -1,6 +1,9 @@
 //! Deterministic primality for `u32` and generation of 31-bit primes.
 
-use crate::modulus::{MODULUS_MAX, MODULUS_MIN};
+/// Smallest modulus accepted: moduli must lie strictly between 2^30 and 2^31.
+pub const MODULUS_MIN: u32 = (1 << 30) + 1;
+/// Largest modulus accepted (exclusive bound is 2^31).
+pub const MODULUS_MAX: u32 = (1 << 31) - 1;
 
 /// `a^e mod n` with 64-bit intermediates, for any `n < 2^32`.
 fn pow_mod(a: u64, mut e: u64, n: u64) -> u64 {

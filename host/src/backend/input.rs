@@ -1,10 +1,9 @@
-//! Checks and conversions of the backends' inputs: operands that agree, scalars and
-//! integers in the signed range, integers packed for the GPU.
+//! Checks of the backends' inputs: operands that agree, scalars and integers in the
+//! signed range.
 
-use super::Op;
 use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
-use crate::num::layout;
+use crate::num::op::Op;
 use crate::num::vector::residue;
 use rayon::prelude::*;
 use rug::Integer;
@@ -63,45 +62,4 @@ pub(crate) fn check_range(basis: &RnsBasis, values: &[Integer]) -> Result<()> {
         }),
         None => Ok(()),
     }
-}
-
-/// Integers as the GPU reads them: 32-bit words, word-major (`words[w·len + i]`, least
-/// significant first, padded to the longest), sign flags, and the words per number.
-/// By all cores: each number's words side by side, then transposed.
-pub fn pack_words(values: &[Integer]) -> (Vec<u32>, Vec<u32>, usize) {
-    let (len, nwords) = (values.len(), packed_width(values));
-    let mut number_major = vec![0u32; nwords * len];
-    fill_number_major(values, &mut number_major, nwords);
-    let words = layout::to_channel_major(&number_major, len, nwords);
-    (words, signs(values), nwords)
-}
-
-/// The 32-bit words of the longest of `values` (at least 1).
-pub fn packed_width(values: &[Integer]) -> usize {
-    values
-        .par_iter()
-        .map(|x| x.as_limbs().len() * 2)
-        .max()
-        .unwrap_or(0)
-        .max(1)
-}
-
-/// Each value's magnitude as `nwords` 32-bit words (least significant first, zero-padded)
-/// into `out`, number after number, by all cores (`nwords` at least [`packed_width`]).
-pub fn fill_number_major(values: &[Integer], out: &mut [u32], nwords: usize) {
-    out.par_chunks_mut(nwords)
-        .zip(values.par_iter())
-        .for_each(|(w, x)| {
-            let limbs = x.as_limbs();
-            for (pair, &limb) in w.chunks_exact_mut(2).zip(limbs) {
-                pair[0] = limb as u32;
-                pair[1] = (limb >> 32) as u32;
-            }
-            w[2 * limbs.len()..].fill(0);
-        });
-}
-
-/// 1 for each negative value, else 0.
-pub fn signs(values: &[Integer]) -> Vec<u32> {
-    values.par_iter().map(|x| x.is_negative() as u32).collect()
 }

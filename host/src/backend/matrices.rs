@@ -3,12 +3,14 @@
 //! straight from integers, split by channels across MPI ranks and GPUs.
 
 use super::gpu::{ops, Gpu, Packed};
-use super::input::{check_range, pack_words};
+use super::input::check_range;
 use super::plan::{Channels, Plan};
 use super::{cpu, split, Backend};
 use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
 use crate::num::crt;
+use crate::num::layout::columns_from;
+use crate::num::pack::pack_words;
 use crate::num::vector::{self, RnsVec};
 use crate::num::words::{Words, WordsRef};
 use rns_core::linalg::Elimination;
@@ -312,17 +314,6 @@ impl Backend {
 fn cpu_dets(moduli: &[Modulus], n: usize, mut data: Vec<u32>) -> Words {
     let e = cpu::eliminate_per_channel(moduli, n, n, n, false, &mut data);
     e.into_iter().map(|e| e.det).collect()
-}
-
-/// The columns `from..cols` of every row of the row-major `data` (`cols` words per row).
-pub(crate) fn columns_from(data: Vec<u32>, cols: usize, from: usize) -> Vec<u32> {
-    if from == 0 {
-        return data;
-    }
-    data.chunks_exact(cols.max(1))
-        .flat_map(|row| &row[from..])
-        .copied()
-        .collect()
 }
 
 /// Eliminations packed per channel as `[rank, det]`, so that shares of channels

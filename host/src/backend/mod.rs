@@ -14,18 +14,18 @@ mod devices;
 pub mod gpu;
 mod input;
 mod matrices;
-pub mod op;
+pub mod modular;
 pub mod plan;
 pub mod resident;
 mod resultants;
 pub mod split;
 pub mod vectors;
 
+pub use crate::num::op::Op;
+pub use crate::num::pack::pack_words;
 pub use convert::Computed;
 pub use devices::Devices;
 pub use gpu::{EqualKernel, Gpu};
-pub use input::pack_words;
-pub use op::Op;
 pub use plan::{BackendChoice, Plan, AUTO_MIN_WORK, SPLIT_MIN_WORK};
 
 pub(crate) use input::{check_arity, check_pair, check_range, scalar_residues};

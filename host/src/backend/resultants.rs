@@ -5,7 +5,7 @@
 //! [`crt::combine_all`].
 
 use super::gpu::{ops, Gpu};
-use super::input::{check_range, pack_words};
+use super::input::check_range;
 use super::matrices::Packing;
 use super::plan::{Channels, Plan};
 use super::{cpu, split, Backend, Computed};
@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
 use crate::num::crt;
 use crate::num::layout;
+use crate::num::pack::pack_words;
 use crate::num::vector::{self, RnsVec};
 use crate::timing::Laps;
 use rayon::prelude::*;

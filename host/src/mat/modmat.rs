@@ -13,12 +13,9 @@
 //! # Ok::<(), rns::Error>(())
 //! ```
 
-use crate::backend::gpu::ops;
-use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mat::matrix::{
-    classify, parse_entries, parse_integer, read_source, require_product, require_rhs,
-    require_square, IntMatrix, Token,
+    classify, parse_entries, parse_integer, read_source, require_square, IntMatrix, Token,
 };
 use crate::num::vector::residue;
 use crate::num::words::Words;
@@ -30,10 +27,10 @@ use rug::Integer;
 /// (`data[c·rows·cols + i·cols + j]`), each entry reduced modulo its prime.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModMatrices {
-    moduli: Vec<Modulus>,
-    rows: usize,
-    cols: usize,
-    data: Words,
+    pub(crate) moduli: Vec<Modulus>,
+    pub(crate) rows: usize,
+    pub(crate) cols: usize,
+    pub(crate) data: Words,
 }
 
 impl ModMatrices {
@@ -198,11 +195,11 @@ impl ModMatrices {
         )
     }
 
-    fn require_square(&self, what: &str) -> Result<usize> {
+    pub(crate) fn require_square(&self, what: &str) -> Result<usize> {
         require_square(self.rows, self.cols, what)
     }
 
-    fn require_same_moduli(&self, other: &ModMatrices) -> Result<()> {
+    pub(crate) fn require_same_moduli(&self, other: &ModMatrices) -> Result<()> {
         if self.moduli != other.moduli {
             return Err(Error::BasisMismatch);
         }
@@ -210,7 +207,7 @@ impl ModMatrices {
     }
 
     /// `[self | other]`, column-wise, for every prime.
-    fn augment(&self, other: &ModMatrices) -> ModMatrices {
+    pub(crate) fn augment(&self, other: &ModMatrices) -> ModMatrices {
         let (r, c1, c2) = (self.rows, self.cols, other.cols);
         let mut data = Vec::with_capacity(self.count() * r * (c1 + c2));
         for c in 0..self.count() {
@@ -229,7 +226,7 @@ impl ModMatrices {
     }
 
     /// The columns from `start` on, for every prime.
-    fn columns_from(&self, start: usize) -> ModMatrices {
+    pub(crate) fn columns_from(&self, start: usize) -> ModMatrices {
         let w = self.cols - start;
         let data = self
             .data
@@ -246,7 +243,7 @@ impl ModMatrices {
 }
 
 /// The `n × n` identity modulo each of `moduli`.
-fn identity(moduli: &[Modulus], n: usize) -> ModMatrices {
+pub(crate) fn identity(moduli: &[Modulus], n: usize) -> ModMatrices {
     let one: Vec<u32> = (0..n * n).map(|k| (k / n == k % n) as u32).collect();
     ModMatrices {
         moduli: moduli.to_vec(),
@@ -263,78 +260,4 @@ pub struct Echelon {
     pub rref: ModMatrices,
     /// The rank of each matrix.
     pub ranks: Vec<usize>,
-}
-
-impl Backend {
-    /// `a · b` modulo each prime. Errors: different primes, inner dimensions that differ.
-    pub fn matmul_mod(&self, a: &ModMatrices, b: &ModMatrices) -> Result<ModMatrices> {
-        a.require_same_moduli(b)?;
-        require_product((a.rows, a.cols), (b.rows, b.cols))?;
-        let data =
-            self.matmul_per_channel(&a.moduli, (a.rows, a.cols, b.cols), &a.data, &b.data)?;
-        Ok(ModMatrices {
-            moduli: a.moduli.clone(),
-            rows: a.rows,
-            cols: b.cols,
-            data,
-        })
-    }
-
-    /// The determinant of each (square) matrix. On a GPU backend a few large ones have
-    /// the whole device ([`crate::backend::gpu::Gpu::det_mod_few`]).
-    pub fn det_mod(&self, a: &ModMatrices) -> Result<Vec<u32>> {
-        let n = a.require_square("the determinant")?;
-        if let Some(g) = self.device_for(a.data.len()) {
-            if ops::det_few_for(g, a.moduli.len(), n) {
-                return ops::det_mod_few(g, &a.moduli, n, &a.data);
-            }
-        }
-        let mut data = a.data.clone();
-        let e = self.eliminate_per_channel(&a.moduli, (n, n, n), false, &mut data, false)?;
-        Ok(e.into_iter().map(|e| e.det).collect())
-    }
-
-    /// The rank of each matrix.
-    pub fn rank_mod(&self, a: &ModMatrices) -> Result<Vec<usize>> {
-        let mut data = a.data.clone();
-        let shape = (a.rows, a.cols, a.cols);
-        let e = self.eliminate_per_channel(&a.moduli, shape, false, &mut data, false)?;
-        Ok(e.into_iter().map(|e| e.rank as usize).collect())
-    }
-
-    /// The reduced row echelon form and rank of each matrix.
-    pub fn rref_mod(&self, a: &ModMatrices) -> Result<Echelon> {
-        let mut rref = a.clone();
-        let shape = (a.rows, a.cols, a.cols);
-        let e = self.eliminate_per_channel(&a.moduli, shape, true, &mut rref.data, true)?;
-        Ok(Echelon {
-            rref,
-            ranks: e.into_iter().map(|e| e.rank as usize).collect(),
-        })
-    }
-
-    /// The inverse of each matrix. Errors: a non-square matrix; a matrix that is
-    /// singular modulo its prime ([`Error::Singular`] names the prime).
-    pub fn inverse_mod(&self, a: &ModMatrices) -> Result<ModMatrices> {
-        let n = a.require_square("the inverse")?;
-        self.solve_mod(a, &identity(&a.moduli, n))
-    }
-
-    /// The solution `X` of `A X = B` modulo each prime, for square `A` (`a`) and `B`
-    /// (`b`) with as many rows. Errors: shapes that do not fit, different primes, and
-    /// `A` singular modulo a prime ([`Error::Singular`] names the first such prime).
-    pub fn solve_mod(&self, a: &ModMatrices, b: &ModMatrices) -> Result<ModMatrices> {
-        let n = a.require_square("solving A X = B")?;
-        a.require_same_moduli(b)?;
-        require_rhs(n, b.rows)?;
-        let mut ab = a.augment(b);
-        let shape = (n, ab.cols, n);
-        let e = self.eliminate_per_channel(&a.moduli, shape, true, &mut ab.data, true)?;
-        if let Some(c) = e.iter().position(|e| e.rank as usize != n) {
-            return Err(Error::Singular {
-                prime: Some(a.moduli[c].m),
-            });
-        }
-        Ok(ab.columns_from(n))
-    }
 }

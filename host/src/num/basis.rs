@@ -74,7 +74,7 @@ impl RnsBasis {
             log2 += (*primes.last().expect("a prime") as f64).log2();
         }
         let last = primes.pop().expect("at least one prime");
-        let mut head = crate::num::crt::product(&primes);
+        let mut head = super::products::product(&primes);
         // Each prime adds over 30 bits, so the margin leaves at most `last` to spare; it
         // is then the next prime after the basis, the redundant one.
         let (product, redundant) = if !primes.is_empty() && head > target {
@@ -133,7 +133,7 @@ impl RnsBasis {
             }
             moduli.push(Modulus::new(p)?);
         }
-        Ok(Self::assemble(moduli, crate::num::crt::product(&primes)))
+        Ok(Self::assemble(moduli, super::products::product(&primes)))
     }
 
     /// The basis of validated, distinct `moduli` (range moduli, then the redundant one)
@@ -265,10 +265,10 @@ impl RnsBasis {
     }
 
     /// Products of the range moduli for assembling integers from mixed-radix digits
-    /// ([`crate::num::crt::from_digits`]), built on first use.
+    /// ([`super::crt::from_digits`]), built on first use.
     pub fn digit_tree(&self) -> &[Vec<Integer>] {
         self.digit_tree
-            .get_or_init(|| crate::num::crt::digit_tree_levels(self.range_moduli()))
+            .get_or_init(|| super::products::digit_tree_levels(self.range_moduli()))
     }
 
     /// `M/m_i` for each range modulus.
@@ -325,7 +325,7 @@ mod tests {
                 (primes.clone(), redundant),
                 "{bits} bits"
             );
-            assert_eq!(*b.product(), crate::num::crt::product(&primes));
+            assert_eq!(*b.product(), crate::num::products::product(&primes));
             assert!(b.range_bits() >= bits);
         }
     }

@@ -11,8 +11,9 @@
 //! [`combine_all`] joins reconstructions made from shares of the primes (one per GPU) by
 //! the same step.
 
+use super::basis::RnsBasis;
+use super::products::DIGIT_LEAF;
 use crate::error::{Error, Result};
-use crate::num::basis::RnsBasis;
 use rayon::prelude::*;
 use rns_core::mixed_radix;
 use rug::Integer;
@@ -41,18 +42,6 @@ pub fn default_method(k: usize, len: usize) -> CrtMethod {
         CrtMethod::Tree
     } else {
         CrtMethod::Weights
-    }
-}
-
-/// The product of the primes, by a balanced tree of multiplications.
-pub fn product(primes: &[u32]) -> Integer {
-    match primes.len() {
-        0 => Integer::from(1),
-        1 => Integer::from(primes[0]),
-        n => {
-            let (a, b) = primes.split_at(n / 2);
-            product(a) * product(b)
-        }
     }
 }
 
@@ -141,9 +130,6 @@ fn to_signed(mut x: Integer, basis: &RnsBasis) -> Integer {
     x
 }
 
-/// Digits per leaf of the digit tree: below this many, Horner's rule alone.
-pub const DIGIT_LEAF: usize = 32;
-
 /// `Σ d_i · m_0 ⋯ m_{i−1}` for the digits `d` and radices `m` (the last radix unused):
 /// Horner's rule `x ← x·m_i + d_i` from the top digit, on 64-bit limbs in one
 /// preallocated buffer (a big-integer type that grows step by step allocates too often).
@@ -196,27 +182,6 @@ pub fn from_digits(digits: &[u32], basis: &RnsBasis) -> Integer {
             .collect();
     }
     level.pop().expect("one root")
-}
-
-/// The levels of the digit tree of `moduli`: level 0 holds the product of each leaf's
-/// `DIGIT_LEAF` radices, each next level the products of pairs (an odd last node is
-/// carried up), up to the level whose pairs make the root.
-pub fn digit_tree_levels(moduli: &[rns_core::Modulus]) -> Vec<Vec<Integer>> {
-    let primes: Vec<u32> = moduli.iter().map(|m| m.m).collect();
-    let mut level: Vec<Integer> = primes.chunks(DIGIT_LEAF).map(product).collect();
-    let mut levels = Vec::new();
-    while level.len() > 1 {
-        let next = level
-            .chunks(2)
-            .map(|p| match p {
-                [a, b] => Integer::from(a * b),
-                [a] => a.clone(),
-                _ => unreachable!("chunks of two"),
-            })
-            .collect();
-        levels.push(std::mem::replace(&mut level, next));
-    }
-    levels
 }
 
 /// The signed integers of number-major mixed-radix digits (`K` per number) over the

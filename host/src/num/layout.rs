@@ -56,6 +56,17 @@ pub fn to_channel_major(src: &[u32], len: usize, channels: usize) -> Vec<u32> {
     dst
 }
 
+/// The columns `from..cols` of every row of the row-major `data` (`cols` words per row).
+pub fn columns_from(data: Vec<u32>, cols: usize, from: usize) -> Vec<u32> {
+    if from == 0 {
+        return data;
+    }
+    data.chunks_exact(cols.max(1))
+        .flat_map(|row| &row[from..])
+        .copied()
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

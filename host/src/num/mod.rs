@@ -1,11 +1,15 @@
 //! Numbers in residues and back: bases of primes, residue vectors and their storage,
-//! the Chinese remainder theorem, decimal text, rational reconstruction and fractions.
+//! the elementwise operations on them, the Chinese remainder theorem, integers packed
+//! for the device, decimal text, rational reconstruction and fractions.
 
 pub mod basis;
 pub mod crt;
 pub mod decimal;
 pub mod fractions;
 pub mod layout;
+pub mod op;
+pub mod pack;
+pub mod products;
 pub mod ratrecon;
 pub mod sieve;
 pub mod vector;

@@ -1,8 +1,8 @@
 //! Opening a CUDA device: the driver check, the context, the module with every kernel
 //! looked up once, and the mapping of driver errors onto [`Error`].
 
-use crate::backend::Op;
 use crate::error::{Error, Result};
+use crate::num::op::Op;
 use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, DriverError};
 use std::sync::Arc;

@@ -1,7 +1,7 @@
 //! The shape of each kernel family's launch: what [`super::launch`] checks the buffers
 //! against and derives the grid from.
 
-use crate::backend::Op;
+use crate::num::op::Op;
 use rns_core::poly::BiShape;
 
 /// Which reduction the equality kernel uses across a number's channel lanes.

@@ -7,8 +7,8 @@
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::launch::Eliminate;
 use crate::backend::gpu::{Gpu, Packed};
-use crate::backend::matrices::columns_from;
 use crate::error::{Error, Result};
+use crate::num::layout::columns_from;
 use rns_core::linalg::Elimination;
 use rns_core::Modulus;
 use std::sync::Arc;

@@ -6,8 +6,8 @@
 
 use crate::backend::gpu::launch::Digits;
 use crate::backend::gpu::Gpu;
-use crate::backend::input::{fill_number_major, packed_width, signs};
 use crate::error::{Error, Result};
+use crate::num::pack::{fill_number_major, packed_width, signs};
 use crate::num::words::Words;
 use rayon::prelude::*;
 use rns_core::Modulus;

@@ -1,0 +1,83 @@
+//! Matrices modulo primes on a backend ([`ModMatrices`]): product, determinant, rank,
+//! reduced echelon form, inverse and solve, every prime at once. On a GPU backend the
+//! determinants of a few large matrices have the whole device.
+
+use super::gpu::ops;
+use super::Backend;
+use crate::error::{Error, Result};
+use crate::mat::matrix::{require_product, require_rhs};
+use crate::mat::modmat::{identity, Echelon, ModMatrices};
+
+impl Backend {
+    /// `a · b` modulo each prime. Errors: different primes, inner dimensions that differ.
+    pub fn matmul_mod(&self, a: &ModMatrices, b: &ModMatrices) -> Result<ModMatrices> {
+        a.require_same_moduli(b)?;
+        require_product((a.rows, a.cols), (b.rows, b.cols))?;
+        let data =
+            self.matmul_per_channel(&a.moduli, (a.rows, a.cols, b.cols), &a.data, &b.data)?;
+        Ok(ModMatrices {
+            moduli: a.moduli.clone(),
+            rows: a.rows,
+            cols: b.cols,
+            data,
+        })
+    }
+
+    /// The determinant of each (square) matrix. On a GPU backend a few large ones have
+    /// the whole device ([`crate::backend::gpu::Gpu::det_mod_few`]).
+    pub fn det_mod(&self, a: &ModMatrices) -> Result<Vec<u32>> {
+        let n = a.require_square("the determinant")?;
+        if let Some(g) = self.device_for(a.data.len()) {
+            if ops::det_few_for(g, a.moduli.len(), n) {
+                return ops::det_mod_few(g, &a.moduli, n, &a.data);
+            }
+        }
+        let mut data = a.data.clone();
+        let e = self.eliminate_per_channel(&a.moduli, (n, n, n), false, &mut data, false)?;
+        Ok(e.into_iter().map(|e| e.det).collect())
+    }
+
+    /// The rank of each matrix.
+    pub fn rank_mod(&self, a: &ModMatrices) -> Result<Vec<usize>> {
+        let mut data = a.data.clone();
+        let shape = (a.rows, a.cols, a.cols);
+        let e = self.eliminate_per_channel(&a.moduli, shape, false, &mut data, false)?;
+        Ok(e.into_iter().map(|e| e.rank as usize).collect())
+    }
+
+    /// The reduced row echelon form and rank of each matrix.
+    pub fn rref_mod(&self, a: &ModMatrices) -> Result<Echelon> {
+        let mut rref = a.clone();
+        let shape = (a.rows, a.cols, a.cols);
+        let e = self.eliminate_per_channel(&a.moduli, shape, true, &mut rref.data, true)?;
+        Ok(Echelon {
+            rref,
+            ranks: e.into_iter().map(|e| e.rank as usize).collect(),
+        })
+    }
+
+    /// The inverse of each matrix. Errors: a non-square matrix; a matrix that is
+    /// singular modulo its prime ([`Error::Singular`] names the prime).
+    pub fn inverse_mod(&self, a: &ModMatrices) -> Result<ModMatrices> {
+        let n = a.require_square("the inverse")?;
+        self.solve_mod(a, &identity(&a.moduli, n))
+    }
+
+    /// The solution `X` of `A X = B` modulo each prime, for square `A` (`a`) and `B`
+    /// (`b`) with as many rows. Errors: shapes that do not fit, different primes, and
+    /// `A` singular modulo a prime ([`Error::Singular`] names the first such prime).
+    pub fn solve_mod(&self, a: &ModMatrices, b: &ModMatrices) -> Result<ModMatrices> {
+        let n = a.require_square("solving A X = B")?;
+        a.require_same_moduli(b)?;
+        require_rhs(n, b.rows)?;
+        let mut ab = a.augment(b);
+        let shape = (n, ab.cols, n);
+        let e = self.eliminate_per_channel(&a.moduli, shape, true, &mut ab.data, true)?;
+        if let Some(c) = e.iter().position(|e| e.rank as usize != n) {
+            return Err(Error::Singular {
+                prime: Some(a.moduli[c].m),
+            });
+        }
+        Ok(ab.columns_from(n))
+    }
+}
