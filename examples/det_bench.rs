@@ -12,7 +12,9 @@
 //! matrices (1000), one per prime (2169: an exact det 1000² with 64-bit entries), panels
 //! a comma-separated list (`64,128,256`), FEW primes for `det A / d` (25).
 
-use rns::backend::gpu::driver::memory::moduli_words;
+use rns::backend::gpu::driver::raw;
+use rns::backend::gpu::driver::raw::moduli_words;
+use rns::backend::gpu::launch;
 use rns::backend::gpu::launch::Det;
 use rns::backend::gpu::ops;
 use rns::backend::gpu::Gpu;
@@ -38,10 +40,10 @@ fn main() -> R<()> {
     let g = Gpu::get()?;
     let basis = std::sync::Arc::new(RnsBasis::largest_primes(primes)?);
     let mats = RnsVec::random(&basis, n * n, 11);
-    let moduli = g.upload(&moduli_words(basis.moduli()))?;
-    let src = g.upload(mats.residues())?;
-    let mut work = g.alloc(src.len())?;
-    let mut dets = g.alloc(primes)?;
+    let moduli = raw::upload(&g, &moduli_words(basis.moduli()))?;
+    let src = raw::upload(&g, mats.residues())?;
+    let mut work = raw::alloc(&g, src.len())?;
+    let mut dets = raw::alloc(&g, primes)?;
     let shape = Det {
         n,
         channels: primes,
@@ -49,13 +51,15 @@ fn main() -> R<()> {
     let mut time = |what: &str| -> R<(f64, Vec<u32>)> {
         let mut ts = Vec::new();
         for _ in 0..6 {
-            g.copy(&mut work, &src)?;
-            ts.push(g.time_ms(|| g.launch_det(g.stream(), shape, &mut dets, &mut work, &moduli))?);
+            raw::copy(&g, &mut work, &src)?;
+            ts.push(g.time_ms(|| {
+                launch::launch_det(&g, raw::stream(&g), shape, &mut dets, &mut work, &moduli)
+            })?);
         }
         ts.remove(0);
         let ms = median(ts);
         println!("det mod p {n}² × {primes}: {what} {ms:.2} ms");
-        Ok((ms, g.download(&dets, primes)?))
+        Ok((ms, raw::download(&g, &dets, primes)?))
     };
     g.config().set_tensor_cores(Some(false));
     let (fused, want) = time("fused integer units")?;
@@ -85,7 +89,7 @@ fn few_primes(g: &Gpu, n: usize, few: usize) -> R<()> {
             ((x >> 36) as i32 - (1 << 27)) as u32
         })
         .collect();
-    let limbs = ops::upload_limbs(g, g.stream(), &words, n, 1)?;
+    let limbs = ops::upload_limbs(g, raw::stream(g), &words, n, 1)?;
     let mut want = None;
     // (tensor cores, shared-memory cap): a cap too small for the strips leaves panels.
     for (what, tensor, cap) in [

@@ -7,10 +7,12 @@
 //! `cargo run --release --example e2e_bench` (needs a GPU; `scripts/gpu-check.sh --run
 //! --e2e` runs it there).
 
-use rns::backend::gpu::driver::memory::moduli_words;
+use rns::backend::gpu::driver::raw;
+use rns::backend::gpu::driver::raw::moduli_words;
+use rns::backend::gpu::launch;
 use rns::backend::gpu::launch::{Elementwise, Equal, Matmul};
 use rns::backend::gpu::ops;
-use rns::backend::gpu::{EqualKernel, Gpu};
+use rns::backend::gpu::{launch::EqualKernel, Gpu};
 use rns::{Backend, BackendChoice, ModMatrices, Op, RnsBasis, RnsVec};
 use std::sync::Arc;
 use std::time::Instant;
@@ -85,16 +87,22 @@ fn main() -> R<()> {
     let (x, y) = (RnsVec::random(&b, len, 1), RnsVec::random(&b, len, 2));
     let want = cpu.mul(&x, &y)?;
     let words = len * ch;
-    let (dx, dy) = (g.upload_words(x.residues())?, g.upload_words(y.residues())?);
-    let (dm, ds) = (g.upload(&moduli_words(b.moduli()))?, g.upload(&[0])?);
-    let mut dz = g.alloc(words)?;
+    let (dx, dy) = (
+        raw::upload_words(&g, x.residues())?,
+        raw::upload_words(&g, y.residues())?,
+    );
+    let (dm, ds) = (
+        raw::upload(&g, &moduli_words(b.moduli()))?,
+        raw::upload(&g, &[0])?,
+    );
+    let mut dz = raw::alloc(&g, words)?;
     let shape = Elementwise {
         op: Op::Mul,
         len,
         channels: ch,
     };
     let kernel = events(&g, 7, || {
-        g.launch_elementwise(g.stream(), shape, &mut dz, &[&dx, &dy], &ds, &dm)
+        launch::launch_elementwise(&g, raw::stream(&g), shape, &mut dz, &[&dx, &dy], &ds, &dm)
     })?;
     let (rx, ry) = (gb.upload(&x)?, gb.upload(&y)?);
     let resident = wall(7, || rx.mul(&ry)?.wait())?;
@@ -150,11 +158,11 @@ fn main() -> R<()> {
     };
     let (ma, mb) = (mat(3)?, mat(4)?);
     let (da, db, dmm) = (
-        g.upload_words(ma.data())?,
-        g.upload_words(mb.data())?,
-        g.upload(&moduli_words(ma.moduli()))?,
+        raw::upload_words(&g, ma.data())?,
+        raw::upload_words(&g, mb.data())?,
+        raw::upload(&g, &moduli_words(ma.moduli()))?,
     );
-    let mut dc = g.alloc(32 * n * n)?;
+    let mut dc = raw::alloc(&g, 32 * n * n)?;
     let shape = Matmul {
         n,
         k: n,
@@ -162,9 +170,9 @@ fn main() -> R<()> {
         channels: 32,
     };
     let kernel = events(&g, 5, || {
-        g.launch_matmul(g.stream(), shape, &mut dc, &da, &db, &dmm)
+        launch::launch_matmul(&g, raw::stream(&g), shape, &mut dc, &da, &db, &dmm)
     })?;
-    let check = g.download_words(&dc, 32 * n * n)?;
+    let check = raw::download_words(&g, &dc, 32 * n * n)?;
     drop((da, db, dc));
     let e2e = wall(5, || gb.matmul_mod(&ma, &mb).map(drop))?;
     assert_eq!(gb.matmul_mod(&ma, &mb)?.data(), &check[..]);
@@ -179,14 +187,19 @@ fn main() -> R<()> {
         qd[(i % 331) * nn + i] ^= 1;
     }
     let q = RnsVec::from_residues(&b330, nn, qd)?;
-    let (dp, dq) = (g.upload_words(p.residues())?, g.upload_words(q.residues())?);
-    let mut out = g.alloc(nn)?;
+    let (dp, dq) = (
+        raw::upload_words(&g, p.residues())?,
+        raw::upload_words(&g, q.residues())?,
+    );
+    let mut out = raw::alloc(&g, nn)?;
     let eq = Equal {
         kernel: EqualKernel::WarpVote,
         len: nn,
         channels: 331,
     };
-    let kernel = events(&g, 5, || g.launch_equal(g.stream(), eq, &mut out, &dp, &dq))?;
+    let kernel = events(&g, 5, || {
+        launch::launch_equal(&g, raw::stream(&g), eq, &mut out, &dp, &dq)
+    })?;
     let (rp, rq) = (gb.upload(&p)?, gb.upload(&q)?);
     let resident = wall(5, || rp.equal(&rq).map(drop))?;
     let e2e = wall(5, || gb.equal(&p, &q).map(drop))?;
@@ -196,10 +209,10 @@ fn main() -> R<()> {
     println!("equal 10^6 x 330: kernel {kernel:.3} ms, resident {resident:.2} ms, end to end {e2e:.2} ms = {:.1}x the kernel", e2e / kernel);
     let t = ops::mrc_tables(&g, b330.range_moduli())?;
     let k = 330;
-    let mut dd = g.alloc(k * nn)?;
+    let mut dd = raw::alloc(&g, k * nn)?;
     let kernel = events(&g, 3, || {
         let scratch = std::slice::from_mut(&mut dd);
-        g.launch_compare(g.stream(), &t, nn, &dp, None, scratch, &mut out)
+        launch::launch_compare(&g, raw::stream(&g), &t, nn, &dp, None, scratch, &mut out)
     })?;
     drop((dd, dp, dq));
     let resident = wall(3, || rp.sign().map(drop))?;

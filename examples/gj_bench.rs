@@ -11,7 +11,9 @@
 //! warm-up). With a fifth argument `convert`: only the checked conversion of `N·L`
 //! random numbers of about `69·N` bits (a solve's `det A · X`), stage by stage.
 
-use rns::backend::gpu::driver::memory::moduli_words;
+use rns::backend::gpu::driver::raw;
+use rns::backend::gpu::driver::raw::moduli_words;
+use rns::backend::gpu::launch;
 use rns::backend::gpu::launch::Eliminate;
 use rns::backend::gpu::ops;
 use rns::backend::gpu::Gpu;
@@ -113,11 +115,11 @@ fn main() -> R<()> {
 fn resident(g: &Arc<Gpu>, basis: &Arc<RnsBasis>, (n, cols): (usize, usize), runs: usize) -> R<()> {
     let channels = basis.channels();
     let mats = RnsVec::random(basis, n * cols, 11);
-    let moduli = g.upload(&moduli_words(basis.moduli()))?;
-    let src = g.upload(mats.residues())?;
+    let moduli = raw::upload(g, &moduli_words(basis.moduli()))?;
+    let src = raw::upload(g, mats.residues())?;
     drop(mats);
-    let mut work = g.alloc(src.len())?;
-    let (mut ranks, mut dets) = (g.alloc(channels)?, g.alloc(channels)?);
+    let mut work = raw::alloc(g, src.len())?;
+    let (mut ranks, mut dets) = (raw::alloc(g, channels)?, raw::alloc(g, channels)?);
     let s = Eliminate {
         rows: n,
         cols,
@@ -129,12 +131,25 @@ fn resident(g: &Arc<Gpu>, basis: &Arc<RnsBasis>, (n, cols): (usize, usize), runs
     for blocked in [false, true] {
         let mut ts = Vec::new();
         for _ in 0..runs {
-            g.copy(&mut work, &src)?;
+            raw::copy(g, &mut work, &src)?;
             ts.push(g.time_ms(|| match blocked {
-                true => g.launch_gauss_jordan_tensor(g.stream(), s, &mut dets, &mut work, &moduli),
-                false => {
-                    g.launch_eliminate(g.stream(), s, &mut ranks, &mut dets, &mut work, &moduli)
-                }
+                true => launch::launch_gauss_jordan_tensor(
+                    g,
+                    raw::stream(g),
+                    s,
+                    &mut dets,
+                    &mut work,
+                    &moduli,
+                ),
+                false => launch::launch_eliminate(
+                    g,
+                    raw::stream(g),
+                    s,
+                    &mut ranks,
+                    &mut dets,
+                    &mut work,
+                    &moduli,
+                ),
             })?);
         }
         ts.sort_by(|x, y| x.partial_cmp(y).unwrap());
@@ -147,8 +162,8 @@ fn resident(g: &Arc<Gpu>, basis: &Arc<RnsBasis>, (n, cols): (usize, usize), runs
         // The kept columns of a few channels, and every determinant.
         let few = channels.min(4) * n * cols;
         out.push((
-            g.download(&dets, channels)?,
-            g.download_range(g.stream(), &work, 0..few)?,
+            raw::download(g, &dets, channels)?,
+            raw::download_range(g, raw::stream(g), &work, 0..few)?,
         ));
     }
     let keep = |w: &[u32]| -> Vec<u32> { w.chunks(cols).flat_map(|r| r[n..].to_vec()).collect() };

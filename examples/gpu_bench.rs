@@ -8,13 +8,15 @@
 //!
 //! `cargo run --release --example gpu_bench` (needs a GPU; `scripts/gpu-check.sh` runs it on one).
 
-use rns::backend::gpu::driver::memory::moduli_words;
+use rns::backend::gpu::driver::raw;
+use rns::backend::gpu::driver::raw::moduli_words;
+use rns::backend::gpu::driver::raw::CudaSlice;
+use rns::backend::gpu::launch;
 use rns::backend::gpu::launch::{
     Cmp, Det, Digits, Elementwise, Eliminate, Equal, Matmul, MulChain,
 };
 use rns::backend::gpu::ops;
-use rns::backend::gpu::CudaSlice;
-use rns::backend::gpu::{EqualKernel, Gpu, TensorSplit};
+use rns::backend::gpu::{launch::EqualKernel, Gpu, TensorSplit};
 use rns::{Backend, Op, RnsBasis, RnsVec};
 use std::sync::Arc;
 use std::time::Instant;
@@ -89,17 +91,17 @@ fn main() -> R<()> {
     let (len, iters) = (1usize << 22, 256u32);
     let m = rns_core::Modulus::new(2_147_483_629).map_err(rns::Error::from)?;
     let a = xorshift_residues(len, m.m, 0x9E37_79B9_7F4A_7C15);
-    let (da, dm) = (g.upload(&a)?, g.upload(&moduli_words(&[m]))?);
-    let mut dout = g.alloc(len)?;
+    let (da, dm) = (raw::upload(&g, &a)?, raw::upload(&g, &moduli_words(&[m]))?);
+    let mut dout = raw::alloc(&g, len)?;
     let ms = gpu_ms(&g, || {
         let shape = MulChain {
             len,
             channels: 1,
             iters,
         };
-        g.launch_mul_chain(&mut dout, &da, &dm, shape)
+        launch::launch_mul_chain(&g, &mut dout, &da, &dm, shape)
     })?;
-    let out = g.download(&dout, len)?;
+    let out = raw::download(&g, &dout, len)?;
     for i in (0..len).step_by(len / 16) {
         let y = a[i];
         let mut x = [y, m.add(y, 1), m.add(y, 2), m.add(y, 3)];
@@ -120,13 +122,13 @@ fn main() -> R<()> {
     let (x, y) = (RnsVec::random(&b64, per, 1), RnsVec::random(&b64, per, 2));
     let n = per * b64.channels();
     let (dx, dy, dmod) = (
-        g.upload(x.residues())?,
-        g.upload(y.residues())?,
-        g.upload(&moduli_words(b64.moduli()))?,
+        raw::upload(&g, x.residues())?,
+        raw::upload(&g, y.residues())?,
+        raw::upload(&g, &moduli_words(b64.moduli()))?,
     );
-    let mut dz = g.alloc(n)?;
-    let dummy = g.upload(&[0])?;
-    let copy_ms = gpu_ms(&g, || g.copy(&mut dz, &dx))?;
+    let mut dz = raw::alloc(&g, n)?;
+    let dummy = raw::upload(&g, &[0])?;
+    let copy_ms = gpu_ms(&g, || raw::copy(&g, &mut dz, &dx))?;
     let copy_gbs = 8.0 * n as f64 / (copy_ms * 1e-3) / 1e9;
     println!("copy   d2d: {n} words median {copy_ms:.3} ms  {copy_gbs:.0} GB/s (read+write)");
     for op in [Op::Mul, Op::MulNaive, Op::Add] {
@@ -136,7 +138,15 @@ fn main() -> R<()> {
                 len: per,
                 channels: b64.channels(),
             };
-            g.launch_elementwise(g.stream(), shape, &mut dz, &[&dx, &dy], &dummy, &dmod)
+            launch::launch_elementwise(
+                &g,
+                raw::stream(&g),
+                shape,
+                &mut dz,
+                &[&dx, &dy],
+                &dummy,
+                &dmod,
+            )
         })?;
         let gbs = 12.0 * n as f64 / (ms * 1e-3) / 1e9;
         println!(
@@ -157,8 +167,11 @@ fn main() -> R<()> {
     let nn = 1_000_000;
     let p = RnsVec::random(&b330, nn, 3);
     let q = RnsVec::from_residues(&b330, nn, p.residues().to_vec())?;
-    let (dp, dq) = (g.upload(p.residues())?, g.upload(q.residues())?);
-    let mut deq = g.alloc(nn)?;
+    let (dp, dq) = (
+        raw::upload(&g, p.residues())?,
+        raw::upload(&g, q.residues())?,
+    );
+    let mut deq = raw::alloc(&g, nn)?;
     for kernel in [EqualKernel::SharedTree, EqualKernel::WarpVote] {
         let ms = gpu_ms(&g, || {
             let shape = Equal {
@@ -166,7 +179,7 @@ fn main() -> R<()> {
                 len: nn,
                 channels: b330.channels(),
             };
-            g.launch_equal(g.stream(), shape, &mut deq, &dp, &dq)
+            launch::launch_equal(&g, raw::stream(&g), shape, &mut deq, &dp, &dq)
         })?;
         let gbs = 8.0 * (nn * b330.channels()) as f64 / (ms * 1e-3) / 1e9;
         println!("equal {kernel:?} 1e6×330: kernel median {ms:.3} ms ({gbs:.0} GB/s read)");
@@ -181,15 +194,15 @@ fn main() -> R<()> {
     let k = b330.range_len();
     let t = ops::mrc_tables(&g, b330.range_moduli())?;
     let r = RnsVec::random(&b330, nn, 5);
-    let dr = g.upload(r.residues())?;
-    let (mut da, mut db) = (g.alloc(k * nn)?, g.alloc(k * nn)?);
-    let (mut dout, mut dold) = (g.alloc(nn)?, g.alloc(nn)?);
+    let dr = raw::upload(&g, r.residues())?;
+    let (mut da, mut db) = (raw::alloc(&g, k * nn)?, raw::alloc(&g, k * nn)?);
+    let (mut dout, mut dold) = (raw::alloc(&g, nn)?, raw::alloc(&g, nn)?);
     let shape = Digits { len: nn, k };
     let mut exact_all = |g: &Gpu, x: &CudaSlice<u32>, y: Option<&CudaSlice<u32>>| {
-        let s = g.stream();
-        g.launch_digits(s, shape, &mut da, x, Some(&t.half), &t.moduli, &t.table)?;
+        let s = raw::stream(g);
+        launch::launch_digits(g, s, shape, &mut da, x, Some(&t.half), &t.moduli, &t.table)?;
         if let Some(y) = y {
-            g.launch_digits(s, shape, &mut db, y, Some(&t.half), &t.moduli, &t.table)?;
+            launch::launch_digits(g, s, shape, &mut db, y, Some(&t.half), &t.moduli, &t.table)?;
         }
         let other = if y.is_some() { &db } else { &t.half_digits };
         let cmp = Cmp {
@@ -198,14 +211,14 @@ fn main() -> R<()> {
             broadcast: y.is_none(),
             pending_only: false,
         };
-        g.launch_cmp(s, cmp, &mut dold, &da, other)
+        launch::launch_cmp(g, s, cmp, &mut dold, &da, other)
     };
     let old_sign = gpu_ms(&g, || exact_all(&g, &dp, None))?;
     let old_cmp = gpu_ms(&g, || exact_all(&g, &dp, Some(&dr)))?;
-    let mut scratch = vec![g.alloc(k * nn)?, g.alloc(k * nn)?];
+    let mut scratch = vec![raw::alloc(&g, k * nn)?, raw::alloc(&g, k * nn)?];
     let mut new_ms = |x: &CudaSlice<u32>, y: Option<&CudaSlice<u32>>| {
         gpu_ms(&g, || {
-            g.launch_compare(g.stream(), &t, nn, x, y, &mut scratch, &mut dout)
+            launch::launch_compare(&g, raw::stream(&g), &t, nn, x, y, &mut scratch, &mut dout)
         })
     };
     let sign = new_ms(&dp, None)?;
@@ -233,7 +246,7 @@ fn main() -> R<()> {
         })
         .collect();
     let sv = gb.to_rns(&b330, &small_vals)?;
-    let dsv = g.upload(sv.residues())?;
+    let dsv = raw::upload(&g, sv.residues())?;
     let small = new_ms(&dsv, None)?;
     let small_old = gpu_ms(&g, || exact_all(&g, &dsv, None))?;
     println!("sign 1e6×330, 64-bit values (all undecided by the pass): kernels median {small:.3} ms, exact path alone {small_old:.3} ms");
@@ -263,13 +276,16 @@ fn main() -> R<()> {
     let b128 = basis(127);
     let dn = 512;
     let mats = RnsVec::random(&b128, dn * dn, 4);
-    let dmm = g.upload(&moduli_words(b128.moduli()))?;
-    let mut work = g.upload(mats.residues())?;
-    let (mut ddet, mut drank) = (g.alloc(b128.channels())?, g.alloc(b128.channels())?);
-    let src = g.upload(mats.residues())?;
+    let dmm = raw::upload(&g, &moduli_words(b128.moduli()))?;
+    let mut work = raw::upload(&g, mats.residues())?;
+    let (mut ddet, mut drank) = (
+        raw::alloc(&g, b128.channels())?,
+        raw::alloc(&g, b128.channels())?,
+    );
+    let src = raw::upload(&g, mats.residues())?;
     let mut ts = Vec::new();
     for _ in 0..5 {
-        g.copy(&mut work, &src)?;
+        raw::copy(&g, &mut work, &src)?;
         ts.push(g.time_ms(|| {
             let shape = Eliminate {
                 rows: dn,
@@ -278,11 +294,19 @@ fn main() -> R<()> {
                 jordan: false,
                 channels: b128.channels(),
             };
-            g.launch_eliminate(g.stream(), shape, &mut drank, &mut ddet, &mut work, &dmm)
+            launch::launch_eliminate(
+                &g,
+                raw::stream(&g),
+                shape,
+                &mut drank,
+                &mut ddet,
+                &mut work,
+                &dmm,
+            )
         })?);
     }
     let ms = median(ts);
-    let gd = g.download(&ddet, b128.channels())?;
+    let gd = raw::download(&g, &ddet, b128.channels())?;
     // The blocked determinant (median of 5 from the same matrices), checked against the
     // unblocked elimination.
     let shape = Det {
@@ -292,10 +316,12 @@ fn main() -> R<()> {
     let mut det_ms = |what: &str| -> R<f64> {
         let mut ts = Vec::new();
         for _ in 0..5 {
-            g.copy(&mut work, &src)?;
-            ts.push(g.time_ms(|| g.launch_det(g.stream(), shape, &mut ddet, &mut work, &dmm))?);
+            raw::copy(&g, &mut work, &src)?;
+            ts.push(g.time_ms(|| {
+                launch::launch_det(&g, raw::stream(&g), shape, &mut ddet, &mut work, &dmm)
+            })?);
         }
-        let got = g.download(&ddet, b128.channels())?;
+        let got = raw::download(&g, &ddet, b128.channels())?;
         assert_eq!(got, gd, "{what} and unblocked det differ");
         Ok(median(ts))
     };
@@ -340,11 +366,11 @@ fn main() -> R<()> {
         let moduli = bt.moduli();
         let (ha, hb) = product_inputs(moduli, mn);
         let (da, db, dmm) = (
-            g.upload(&ha)?,
-            g.upload(&hb)?,
-            g.upload(&moduli_words(moduli))?,
+            raw::upload(&g, &ha)?,
+            raw::upload(&g, &hb)?,
+            raw::upload(&g, &moduli_words(moduli))?,
         );
-        let mut dc = g.alloc(mc * mn * mn)?;
+        let mut dc = raw::alloc(&g, mc * mn * mn)?;
         let shape = Matmul {
             n: mn,
             k: mn,
@@ -355,9 +381,9 @@ fn main() -> R<()> {
             g.config().set_tensor_cores(Some(tensor));
             g.config().set_tensor_split(Some(split));
             let ms = gpu_ms(&g, || {
-                g.launch_matmul(g.stream(), shape, &mut dc, &da, &db, &dmm)
+                launch::launch_matmul(&g, raw::stream(&g), shape, &mut dc, &da, &db, &dmm)
             })?;
-            Ok((ms, g.download(&dc, mc * mn * mn)?))
+            Ok((ms, raw::download(&g, &dc, mc * mn * mn)?))
         };
         let (simt, c1) = run(false, TensorSplit::BytePlanes)?;
         let (imma, c2) = run(true, TensorSplit::BytePlanes)?;

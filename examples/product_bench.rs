@@ -16,7 +16,9 @@
 //! `scripts/flint_product.py DIR`, which times FLINT (1 and all threads) and the whole
 //! `rns matmul` process on the same inputs.
 
-use rns::backend::gpu::driver::memory::moduli_words;
+use rns::backend::gpu::driver::raw;
+use rns::backend::gpu::driver::raw::moduli_words;
+use rns::backend::gpu::launch;
 use rns::backend::gpu::launch::Matmul;
 use rns::backend::gpu::ops;
 use rns::backend::gpu::TensorSplit;
@@ -115,11 +117,11 @@ fn on_gpu(
     let ra = random_with_edges(basis, len, 1);
     let rb = random_with_edges(basis, len, 2);
     let (da, db) = (
-        g.upload(&ra.residues()[..primes * len])?,
-        g.upload(&rb.residues()[..primes * len])?,
+        raw::upload(&g, &ra.residues()[..primes * len])?,
+        raw::upload(&g, &rb.residues()[..primes * len])?,
     );
-    let dmm = g.upload(&moduli_words(basis.moduli()))?;
-    let mut dc = g.alloc(primes * len)?;
+    let dmm = raw::upload(&g, &moduli_words(basis.moduli()))?;
+    let mut dc = raw::alloc(&g, primes * len)?;
     let shape = Matmul {
         n,
         k: n,
@@ -136,13 +138,15 @@ fn on_gpu(
     for (name, tensor, split) in variants {
         g.config().set_tensor_cores(Some(tensor));
         g.config().set_tensor_split(Some(split));
-        g.launch_matmul(g.stream(), shape, &mut dc, &da, &db, &dmm)?;
+        launch::launch_matmul(&g, raw::stream(&g), shape, &mut dc, &da, &db, &dmm)?;
         let mut ts = Vec::new();
         for _ in 0..5 {
-            ts.push(g.time_ms(|| g.launch_matmul(g.stream(), shape, &mut dc, &da, &db, &dmm))?);
+            ts.push(g.time_ms(|| {
+                launch::launch_matmul(&g, raw::stream(&g), shape, &mut dc, &da, &db, &dmm)
+            })?);
         }
         let resident = median(ts);
-        let c = g.download(&dc, primes * len)?;
+        let c = raw::download(&g, &dc, primes * len)?;
         match &resident_c {
             Some(w) if *w != c => return Err(format!("{name}: residues differ").into()),
             Some(_) => {}

@@ -8,7 +8,9 @@
 //! `cargo run --release --example univariate_bench [-- --dump DIR] [--quick]`
 
 use rns::backend::cpu;
-use rns::backend::gpu::driver::memory::moduli_words;
+use rns::backend::gpu::driver::raw;
+use rns::backend::gpu::driver::raw::moduli_words;
+use rns::backend::gpu::launch;
 use rns::backend::gpu::launch::{Resultant, ResultantBlock};
 use rns::backend::gpu::Gpu;
 use rns::num::layout;
@@ -80,8 +82,11 @@ fn main() -> R<()> {
         let want = cpu::resultant_per_channel(moduli, deg, deg, &data);
         let cpu_modular = t0.elapsed().as_secs_f64() * 1e3;
         let checksum: u64 = want.iter().map(|&v| v as u64).sum();
-        let (dm, dd) = (g.upload(&moduli_words(moduli))?, g.upload(&data)?);
-        let mut dout = g.alloc(k)?;
+        let (dm, dd) = (
+            raw::upload(&g, &moduli_words(moduli))?,
+            raw::upload(&g, &data)?,
+        );
+        let mut dout = raw::alloc(&g, k)?;
         let mut blocks = Vec::new();
         for threads in [32u32, 64, 128, 256, 512] {
             let shape = ResultantBlock {
@@ -94,17 +99,17 @@ fn main() -> R<()> {
                 if !go {
                     return Ok(());
                 }
-                g.launch_resultant_block(g.stream(), shape, &mut dout, &dd, &dm)
+                launch::launch_resultant_block(&g, raw::stream(&g), shape, &mut dout, &dd, &dm)
             })?;
             assert_eq!(
-                g.download(&dout, k)?,
+                raw::download(&g, &dout, k)?,
                 want,
                 "block kernel ({threads} threads) differs from CPU"
             );
             blocks.push((threads, ms));
         }
-        let src = g.upload(&layout::to_channel_major(&data, k, per))?;
-        let mut work = g.alloc(k * per)?;
+        let src = raw::upload(&g, &layout::to_channel_major(&data, k, per))?;
+        let mut work = raw::alloc(&g, k * per)?;
         let shape = Resultant {
             channels: k,
             df: deg,
@@ -113,12 +118,12 @@ fn main() -> R<()> {
         // The thread kernel overwrites its input: a fresh copy before each run.
         let thread = timed(&g, |go| {
             if !go {
-                return g.copy(&mut work, &src);
+                return raw::copy(&g, &mut work, &src);
             }
-            g.launch_resultant(g.stream(), shape, &mut dout, &mut work, &dm)
+            launch::launch_resultant(&g, raw::stream(&g), shape, &mut dout, &mut work, &dm)
         })?;
         assert_eq!(
-            g.download(&dout, k)?,
+            raw::download(&g, &dout, k)?,
             want,
             "thread kernel differs from CPU"
         );

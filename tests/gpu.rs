@@ -2,8 +2,9 @@
 //! edge values, poisoned output buffers and the chunked paths. Without a usable GPU
 //! these tests print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
 
+use rns::backend::gpu::driver::raw;
+use rns::backend::gpu::launch::EqualKernel;
 use rns::backend::gpu::ops;
-use rns::backend::gpu::EqualKernel;
 use rns::{det, Backend, IntMatrix, Method, ModMatrices, Op, RnsBasis, RnsVec};
 use rns_suite::{
     bareiss_det, basis, dev, edge_values, gpu_backend as gpu, interval_edges, naive_matmul,
@@ -520,7 +521,7 @@ fn staged_downloads_bring_every_word_back() {
     let words: Vec<u32> = (0..n as u32)
         .map(|i| i.wrapping_mul(2_654_435_761))
         .collect();
-    let on = d.upload(&words).unwrap();
+    let on = raw::upload(d, &words).unwrap();
     for (from, len) in [
         (0, n),
         (7, (2 << 24) - 7),
@@ -528,8 +529,7 @@ fn staged_downloads_bring_every_word_back() {
         (100, 4 << 24),
     ] {
         let mut back = vec![0u32; len];
-        d.dtoh_staged(d.stream(), (&on, from..from + len), &mut back)
-            .unwrap();
+        raw::dtoh_staged(d, raw::stream(d), (&on, from..from + len), &mut back).unwrap();
         same(
             &back,
             &words[from..from + len],
@@ -537,5 +537,5 @@ fn staged_downloads_bring_every_word_back() {
         );
     }
     let mut short = vec![0u32; 10];
-    assert!(d.dtoh_staged(d.stream(), (&on, 0..11), &mut short).is_err());
+    assert!(raw::dtoh_staged(d, raw::stream(d), (&on, 0..11), &mut short).is_err());
 }

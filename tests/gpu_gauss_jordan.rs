@@ -8,6 +8,7 @@
 //! memory cap. Without a usable GPU these tests print that they skip; with
 //! `RNS_REQUIRE_GPU=1` they fail instead.
 
+use rns::backend::gpu::launch;
 use rns::{Backend, IntMatrix, RnsBasis};
 use rns_suite::{basis, dev, edge_values, gpu_backend as gpu, Gen, LiftCaps};
 use rug::Integer;
@@ -138,7 +139,7 @@ fn blocked_gauss_jordan_in_groups_of_channels_under_a_memory_cap() {
     // per 64-bit entry, and a sign), then per channel its residues, the kept columns and
     // the largest update's scratch.
     let len = n * (n + l);
-    let per_channel = len + 3 + n * l + dev(&g).lu_scratch_words(n, n + l);
+    let per_channel = len + 3 + n * l + launch::lu_scratch_words(dev(&g), n, n + l);
     config.set_memory_limit(Some(4 * (3 * len + 3 * per_channel)));
     let got = g
         .eliminate_integers(&b, ab.entries(), (n, n + l, n), true, Some(n))

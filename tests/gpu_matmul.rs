@@ -8,6 +8,8 @@
 //! print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
 
 use rns::backend::cpu;
+use rns::backend::gpu::driver::raw;
+use rns::backend::gpu::launch;
 use rns::backend::gpu::TensorSplit;
 use rns::{Backend, Error, RnsBasis};
 use rns_core::imma::SEGMENT;
@@ -199,11 +201,10 @@ fn device_transpose_matches_the_host() {
         let src: Vec<u32> = (0..rows * cols)
             .map(|i| (i as u32).wrapping_mul(2654435761))
             .collect();
-        let ds = d.upload(&src).unwrap();
-        let mut dd = d.alloc(rows * cols).unwrap();
-        d.launch_transpose(d.stream(), &mut dd, &ds, (rows, cols))
-            .unwrap();
-        let got = d.download(&dd, rows * cols).unwrap();
+        let ds = raw::upload(d, &src).unwrap();
+        let mut dd = raw::alloc(d, rows * cols).unwrap();
+        launch::launch_transpose(d, raw::stream(d), &mut dd, &ds, (rows, cols)).unwrap();
+        let got = raw::download(d, &dd, rows * cols).unwrap();
         let want = rns::num::layout::to_number_major(&src, cols, rows);
         same(&got, &want, &format!("transpose {rows}×{cols}"));
     }

@@ -3,6 +3,7 @@
 //! instead of skipping); and the pipelined host↔device transfers at sizes that
 //! straddle their chunks.
 
+use rns::backend::gpu::driver::raw;
 use rns::{Backend, Error, Location, ResidentVec, RnsVec};
 use rns_suite::{basis, dev, gpu_backend, random_with_edges as random, same, Gen, LiftCaps};
 use rug::Integer;
@@ -175,9 +176,9 @@ fn pipelined_transfers_straddle_their_chunks() {
         let x: Vec<u32> = (0..words as u32)
             .map(|i| i.wrapping_mul(2_654_435_761))
             .collect();
-        let buf = d.upload_words(&x).unwrap();
+        let buf = raw::upload_words(d, &x).unwrap();
         same(
-            &d.download_words(&buf, words).unwrap(),
+            &raw::download_words(d, &buf, words).unwrap(),
             &x,
             &format!("{words} words"),
         );

@@ -19,6 +19,8 @@
 //! # Ok::<(), rns::Error>(())
 //! ```
 
+#![deny(missing_docs, unreachable_pub)]
+
 pub mod algo;
 pub mod backend;
 pub mod cluster;

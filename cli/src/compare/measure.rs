@@ -5,11 +5,13 @@
 //! reference bandwidths of the same device.
 
 use super::{event_ms, median, mismatch, wall_ms, Case};
-use rns::backend::gpu::driver::memory::moduli_words;
+use rns::backend::gpu::driver::raw;
+use rns::backend::gpu::driver::raw::moduli_words;
+use rns::backend::gpu::driver::raw::CudaSlice;
+use rns::backend::gpu::launch;
+use rns::backend::gpu::launch::EqualKernel;
 use rns::backend::gpu::launch::{Det, Digits, Elementwise, Equal, Matmul, Reduce, Resultant};
 use rns::backend::gpu::ops;
-use rns::backend::gpu::CudaSlice;
-use rns::backend::gpu::EqualKernel;
 use rns::backend::{pack_words, Backend, Op};
 use rns::det;
 use rns::error::Result;
@@ -86,20 +88,23 @@ fn measure_elementwise(case: &mut Case) -> Result<()> {
     };
     let dev: Vec<_> = xs
         .iter()
-        .map(|x| g.upload_words(x.residues()))
+        .map(|x| raw::upload_words(g, x.residues()))
         .collect::<Result<_>>()?;
     let refs: Vec<&CudaSlice<u32>> = dev.iter().collect();
-    let (dm, ds) = (g.upload(&moduli_words(b.moduli()))?, g.upload(&[0])?);
-    let mut out = g.alloc(size * b.channels())?;
+    let (dm, ds) = (
+        raw::upload(g, &moduli_words(b.moduli()))?,
+        raw::upload(g, &[0])?,
+    );
+    let mut out = raw::alloc(g, size * b.channels())?;
     let shape = Elementwise {
         op: kind,
         len: size,
         channels: b.channels(),
     };
     let ms = event_ms(g, case.reps, || {
-        g.launch_elementwise(g.stream(), shape, &mut out, &refs, &ds, &dm)
+        launch::launch_elementwise(g, raw::stream(g), shape, &mut out, &refs, &ds, &dm)
     })?;
-    if g.download_words(&out, size * b.channels())? != want.residues() {
+    if raw::download_words(g, &out, size * b.channels())? != want.residues() {
         return Err(mismatch(op, size, "kernel"));
     }
     case.push("gpu_kernel", ms);
@@ -139,18 +144,20 @@ fn measure_equal(case: &mut Case) -> Result<()> {
     let Some((g, gb)) = case.gpu else {
         return Ok(());
     };
-    let (dx, dy) = (g.upload_words(x.residues())?, g.upload_words(y.residues())?);
-    let mut out = g.alloc(size)?;
+    let (dx, dy) = (
+        raw::upload_words(g, x.residues())?,
+        raw::upload_words(g, y.residues())?,
+    );
+    let mut out = raw::alloc(g, size)?;
     let shape = Equal {
         kernel: EqualKernel::WarpVote,
         len: size,
         channels: b.channels(),
     };
     let ms = event_ms(g, case.reps, || {
-        g.launch_equal(g.stream(), shape, &mut out, &dx, &dy)
+        launch::launch_equal(g, raw::stream(g), shape, &mut out, &dx, &dy)
     })?;
-    let got: Vec<bool> = g
-        .download(&out, size)?
+    let got: Vec<bool> = raw::download(g, &out, size)?
         .into_iter()
         .map(|v| v != 0)
         .collect();
@@ -183,17 +190,16 @@ fn measure_sign(case: &mut Case) -> Result<()> {
         return Ok(());
     };
     let (dx, t) = (
-        g.upload_words(x.residues())?,
+        raw::upload_words(g, x.residues())?,
         ops::mrc_tables(g, b.range_moduli())?,
     );
-    let (mut dd, mut out) = (g.alloc(k * size)?, g.alloc(size)?);
-    let s = g.stream();
+    let (mut dd, mut out) = (raw::alloc(g, k * size)?, raw::alloc(g, size)?);
+    let s = raw::stream(g);
     let ms = event_ms(g, case.reps, || {
         let scratch = std::slice::from_mut(&mut dd);
-        g.launch_compare(s, &t, size, &dx, None, scratch, &mut out)
+        launch::launch_compare(g, s, &t, size, &dx, None, scratch, &mut out)
     })?;
-    let got: Vec<_> = g
-        .download(&out, size)?
+    let got: Vec<_> = raw::download(g, &out, size)?
         .into_iter()
         .map(|v| (v as i32).cmp(&0))
         .collect();
@@ -229,13 +235,22 @@ fn measure_crt(case: &mut Case) -> Result<()> {
         return Ok(());
     };
     let (dx, t) = (
-        g.upload_words(x.residues())?,
+        raw::upload_words(g, x.residues())?,
         ops::mrc_tables(g, b.range_moduli())?,
     );
-    let mut dd = g.alloc(k * size)?;
+    let mut dd = raw::alloc(g, k * size)?;
     let ms = event_ms(g, case.reps, || {
         let digits = Digits { len: size, k };
-        g.launch_digits(g.stream(), digits, &mut dd, &dx, None, &t.moduli, &t.table)
+        launch::launch_digits(
+            g,
+            raw::stream(g),
+            digits,
+            &mut dd,
+            &dx,
+            None,
+            &t.moduli,
+            &t.table,
+        )
     })?;
     case.push("gpu_kernel", ms);
     let rx = gb.upload(&x)?;
@@ -263,25 +278,27 @@ fn measure_to_rns(case: &mut Case) -> Result<()> {
     };
     let (words, neg, nwords) = pack_words(&values);
     let (dw, dn, dm) = (
-        g.upload_words(&words)?,
-        g.upload(&neg)?,
-        g.upload(&moduli_words(b.moduli()))?,
+        raw::upload_words(g, &words)?,
+        raw::upload(g, &neg)?,
+        raw::upload(g, &moduli_words(b.moduli()))?,
     );
-    let mut out = g.alloc(size * b.channels())?;
+    let mut out = raw::alloc(g, size * b.channels())?;
     let shape = Reduce {
         len: size,
         channels: b.channels(),
         nwords,
     };
-    let run = |out: &mut CudaSlice<u32>| g.launch_reduce(g.stream(), shape, out, &dw, &dn, &dm);
+    let run = |out: &mut CudaSlice<u32>| {
+        launch::launch_reduce(g, raw::stream(g), shape, out, &dw, &dn, &dm)
+    };
     let ms = event_ms(g, case.reps, || run(&mut out))?;
-    if g.download_words(&out, size * b.channels())? != want.residues() {
+    if raw::download_words(g, &out, size * b.channels())? != want.residues() {
         return Err(mismatch(op, size, "kernel"));
     }
     case.push("gpu_kernel", ms);
     // Resident: the packed words already on the device, the residues left there.
     let ms = wall_ms(case.reps, || {
-        let mut o = g.alloc(size * b.channels())?;
+        let mut o = raw::alloc(g, size * b.channels())?;
         run(&mut o)?;
         g.sync()
     })?;
@@ -309,26 +326,28 @@ fn measure_matmul(case: &mut Case) -> Result<()> {
         return Ok(());
     };
     let (dx, dy, dm) = (
-        g.upload_words(x.data())?,
-        g.upload_words(y.data())?,
-        g.upload(&moduli_words(x.moduli()))?,
+        raw::upload_words(g, x.data())?,
+        raw::upload_words(g, y.data())?,
+        raw::upload(g, &moduli_words(x.moduli()))?,
     );
     let words = want.data().len();
-    let mut out = g.alloc(words)?;
+    let mut out = raw::alloc(g, words)?;
     let shape = Matmul {
         n: size,
         k: size,
         p: size,
         channels,
     };
-    let run = |out: &mut CudaSlice<u32>| g.launch_matmul(g.stream(), shape, out, &dx, &dy, &dm);
+    let run = |out: &mut CudaSlice<u32>| {
+        launch::launch_matmul(g, raw::stream(g), shape, out, &dx, &dy, &dm)
+    };
     let ms = event_ms(g, case.reps, || run(&mut out))?;
-    if g.download_words(&out, words)? != want.data() {
+    if raw::download_words(g, &out, words)? != want.data() {
         return Err(mismatch(op, size, "kernel"));
     }
     case.push("gpu_kernel", ms);
     let ms = wall_ms(case.reps, || {
-        let mut o = g.alloc(words)?;
+        let mut o = raw::alloc(g, words)?;
         run(&mut o)?;
         g.sync()
     })?;
@@ -370,27 +389,29 @@ fn measure_det(case: &mut Case, a: &IntMatrix) -> Result<()> {
         return Ok(());
     };
     let residues = RnsVec::from_integers(&b, a.entries())?;
-    let dm = g.upload(&moduli_words(b.moduli()))?;
-    let src = g.upload_words(residues.residues())?;
-    let mut work = g.upload_words(residues.residues())?;
-    let mut out = g.alloc(b.channels())?;
+    let dm = raw::upload(g, &moduli_words(b.moduli()))?;
+    let src = raw::upload_words(g, residues.residues())?;
+    let mut work = raw::upload_words(g, residues.residues())?;
+    let mut out = raw::alloc(g, b.channels())?;
     let shape = Det {
         n,
         channels: b.channels(),
     };
     let mut t = Vec::new();
     for _ in 0..case.reps {
-        g.copy(&mut work, &src)?;
-        t.push(g.time_ms(|| g.launch_det(g.stream(), shape, &mut out, &mut work, &dm))?);
+        raw::copy(g, &mut work, &src)?;
+        t.push(
+            g.time_ms(|| launch::launch_det(g, raw::stream(g), shape, &mut out, &mut work, &dm))?,
+        );
     }
-    if g.download(&out, b.channels())? != Backend::Cpu.det_per_channel(&residues, n)? {
+    if raw::download(g, &out, b.channels())? != Backend::Cpu.det_per_channel(&residues, n)? {
         return Err(mismatch(op, size, "kernel"));
     }
     case.push("gpu_kernel", median(t));
     let ms = wall_ms(case.reps, || {
-        g.copy(&mut work, &src)?;
-        g.launch_det(g.stream(), shape, &mut out, &mut work, &dm)?;
-        g.download(&out, b.channels()).map(drop)
+        raw::copy(g, &mut work, &src)?;
+        launch::launch_det(g, raw::stream(g), shape, &mut out, &mut work, &dm)?;
+        raw::download(g, &out, b.channels()).map(drop)
     })?;
     case.push("gpu_resident", ms);
     let ms = wall_ms(case.reps, || det(a, gb).map(drop))?;
@@ -420,10 +441,10 @@ fn measure_resultant(case: &mut Case, f: &IntPoly, g: &IntPoly) -> Result<()> {
     let residues = RnsVec::from_integers(&b, &coeffs)?;
     let interleaved =
         rns::num::layout::to_number_major(residues.residues(), df + dg + 2, b.channels());
-    let dm = gpu.upload(&moduli_words(b.moduli()))?;
-    let src = gpu.upload(&interleaved)?;
-    let mut work = gpu.upload(&interleaved)?;
-    let mut out = gpu.alloc(b.channels())?;
+    let dm = raw::upload(gpu, &moduli_words(b.moduli()))?;
+    let src = raw::upload(gpu, &interleaved)?;
+    let mut work = raw::upload(gpu, &interleaved)?;
+    let mut out = raw::alloc(gpu, b.channels())?;
     let shape = Resultant {
         channels: b.channels(),
         df,
@@ -431,19 +452,21 @@ fn measure_resultant(case: &mut Case, f: &IntPoly, g: &IntPoly) -> Result<()> {
     };
     let mut t = Vec::new();
     for _ in 0..case.reps {
-        gpu.copy(&mut work, &src)?;
-        t.push(
-            gpu.time_ms(|| gpu.launch_resultant(gpu.stream(), shape, &mut out, &mut work, &dm))?,
-        );
+        raw::copy(gpu, &mut work, &src)?;
+        t.push(gpu.time_ms(|| {
+            launch::launch_resultant(gpu, raw::stream(gpu), shape, &mut out, &mut work, &dm)
+        })?);
     }
-    if gpu.download(&out, b.channels())? != Backend::Cpu.resultant_per_channel(&residues, df, dg)? {
+    if raw::download(gpu, &out, b.channels())?
+        != Backend::Cpu.resultant_per_channel(&residues, df, dg)?
+    {
         return Err(mismatch(op, size, "kernel"));
     }
     case.push("gpu_kernel", median(t));
     let ms = wall_ms(case.reps, || {
-        gpu.copy(&mut work, &src)?;
-        gpu.launch_resultant(gpu.stream(), shape, &mut out, &mut work, &dm)?;
-        gpu.download(&out, b.channels()).map(drop)
+        raw::copy(gpu, &mut work, &src)?;
+        launch::launch_resultant(gpu, raw::stream(gpu), shape, &mut out, &mut work, &dm)?;
+        raw::download(gpu, &out, b.channels()).map(drop)
     })?;
     case.push("gpu_resident", ms);
     let ms = wall_ms(case.reps, || resultant(f, g, gb).map(drop))?;

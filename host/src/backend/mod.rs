@@ -25,7 +25,7 @@ pub use crate::num::op::Op;
 pub use crate::num::pack::pack_words;
 pub use convert::Computed;
 pub use devices::Devices;
-pub use gpu::{EqualKernel, Gpu};
+pub use gpu::Gpu;
 pub use plan::{BackendChoice, Plan, AUTO_MIN_WORK, SPLIT_MIN_WORK};
 
 pub(crate) use input::{check_arity, check_pair, check_range, scalar_residues};

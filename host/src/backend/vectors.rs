@@ -1,7 +1,8 @@
 //! Operations on residue vectors: elementwise arithmetic, equality, mixed-radix digits,
 //! sign and comparison, on the host's cores or streamed through one GPU.
 
-use super::{check_arity, check_pair, cpu, scalar_residues, Backend, EqualKernel, Op};
+use super::gpu::launch::EqualKernel;
+use super::{check_arity, check_pair, cpu, scalar_residues, Backend, Op};
 use crate::backend::gpu::ops;
 use crate::error::Result;
 use crate::num::basis::RnsBasis;

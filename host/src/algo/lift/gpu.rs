@@ -10,6 +10,7 @@ use super::{
     divisor_of, finish_with, limb_of, row0_denominator, steps_for, DixonSolution, Expansion,
     PRIMES_TRIED,
 };
+use crate::backend::gpu::launch;
 use crate::backend::gpu::ops;
 use crate::backend::gpu::ops::DeviceLimbs;
 use crate::backend::gpu::Gpu;
@@ -51,13 +52,14 @@ pub fn fits(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
 fn device_limbs(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> Option<usize> {
     let (n, l) = (a.rows(), b.cols());
     // The cheap tests first: the sizes of the entries take a pass over them.
-    if n == 0 || gpu.lift_layout(n, 1, l).is_none() {
+    if n == 0 || launch::lift_layout(gpu, n, 1, l).is_none() {
         return None;
     }
     let bits = |m: &IntMatrix| m.max_bits().min(u32::MAX as u64) as u32;
     let a_bits = bits(a);
     let limbs = limbs_for_bits(a_bits);
-    (residual_fits(n, a_bits, bits(b)) && gpu.lift_layout(n, limbs, l).is_some()).then_some(limbs)
+    (residual_fits(n, a_bits, bits(b)) && launch::lift_layout(gpu, n, limbs, l).is_some())
+        .then_some(limbs)
 }
 
 /// `A` on the device and what the lifting starts from.

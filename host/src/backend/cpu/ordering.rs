@@ -13,7 +13,7 @@ const BLOCK: usize = 1024;
 
 /// `a[i]` against `b[i]`, or the sign of `a[i]` when `b` is `None`, for the `len`
 /// numbers of the channel-major residues `a` and `b` (range channels first).
-pub fn compare(basis: &RnsBasis, len: usize, a: &[u32], b: Option<&[u32]>) -> Vec<Ordering> {
+pub(crate) fn compare(basis: &RnsBasis, len: usize, a: &[u32], b: Option<&[u32]>) -> Vec<Ordering> {
     let range = basis.range_moduli();
     let t = basis.interval_tables();
     // The sum of 0 (that is, of H), where b starts for the sign; 0 where it is added up.

@@ -1,7 +1,9 @@
 //! The GPU backend: the Rust kernels of `device/` (embedded as PTX) driven through
 //! `cudarc`'s driver API, loaded at run time so that everything builds without CUDA.
 //!
-//! Three layers, as in `cudarc`:
+//! Three layers, as in `cudarc` (the last two, and the raw buffers and copies of the
+//! first, public only with the `raw-gpu` feature: benchmarks, tests, the comparison
+//! runner):
 //! - [`driver`]: the device ([`Gpu`]: context, module, kernels, settings, streams), its
 //!   memory, and every host↔device copy ([`driver::transfer`], streamed in chunks by
 //!   [`driver::pipeline`] through the page-locked buffers of `driver::staging`);
@@ -16,8 +18,14 @@
 //! overlap, and values used across streams are ordered by `cudarc`'s events.
 
 pub mod driver;
+#[cfg(feature = "raw-gpu")]
 pub mod launch;
+#[cfg(not(feature = "raw-gpu"))]
+pub(crate) mod launch;
+#[cfg(feature = "raw-gpu")]
 pub mod ops;
+#[cfg(not(feature = "raw-gpu"))]
+pub(crate) mod ops;
 
 /// The device buffer type of the launch functions (cudarc's), for callers that launch.
 pub use cudarc::driver::CudaSlice;

@@ -11,6 +11,7 @@ use std::ops::Range;
 
 /// Flattens moduli into the `#[repr(C)]` layout of `rns_core::Modulus` (24 bytes:
 /// `m, two32, two32_shoup, padding, invk`) as 32-bit words for the device.
+#[cfg_attr(not(feature = "raw-gpu"), allow(unreachable_pub))]
 pub fn moduli_words(moduli: &[Modulus]) -> Vec<u32> {
     const _: () = assert!(std::mem::size_of::<Modulus>() == 24);
     let mut w = Vec::with_capacity(moduli.len() * MODULUS_WORDS);
@@ -29,12 +30,13 @@ pub fn moduli_words(moduli: &[Modulus]) -> Vec<u32> {
 }
 
 /// Words of one modulus on the device.
+#[cfg_attr(not(feature = "raw-gpu"), allow(unreachable_pub))]
 pub const MODULUS_WORDS: usize = 6;
 
 impl Gpu {
     /// A device buffer of `n` words on `stream` (content unspecified: every kernel writes
     /// all of its output; filled with `0xFFFF_FFFF` when the config asks for poison).
-    pub fn alloc_on(
+    pub(crate) fn alloc_on(
         &self,
         stream: &std::sync::Arc<CudaStream>,
         n: usize,
@@ -54,12 +56,12 @@ impl Gpu {
     }
 
     /// [`Gpu::alloc_on`] the device's own stream.
-    pub fn alloc(&self, n: usize) -> Result<CudaSlice<u32>> {
+    pub(crate) fn alloc(&self, n: usize) -> Result<CudaSlice<u32>> {
         self.alloc_on(self.stream(), n)
     }
 
     /// `n` zero words on `stream`.
-    pub fn zeros_on(
+    pub(crate) fn zeros_on(
         &self,
         stream: &std::sync::Arc<CudaStream>,
         n: usize,
@@ -83,7 +85,7 @@ impl Gpu {
     /// Items per chunk when `len` items of `bytes_per_item` device bytes each (plus
     /// `fixed` bytes for the whole operation) must fit the budget `copies` times over
     /// (once per stream of a pipeline), and at most `max_items` per chunk.
-    pub fn chunk_items(
+    pub(crate) fn chunk_items(
         &self,
         len: usize,
         bytes_per_item: usize,
@@ -100,7 +102,7 @@ impl Gpu {
 }
 
 /// `0..len` cut into ranges of `per` items.
-pub fn ranges(len: usize, per: usize) -> Vec<Range<usize>> {
+pub(crate) fn ranges(len: usize, per: usize) -> Vec<Range<usize>> {
     (0..len)
         .step_by(per.max(1))
         .map(|s| s..(s + per.max(1)).min(len))

@@ -1,19 +1,21 @@
 //! The driver layer: one [`Gpu`] per device ordinal (context, module, kernels, settings,
 //! streams, a per-device cache), and every crossing of bytes between host and device
-//! ([`transfer`], [`pipeline`], [`staging`]); nothing above this layer calls the
-//! driver's copies. Errors map onto [`crate::Error`] with the driver's result kept.
+//! (`transfer`, `pipeline`, `staging`); nothing above this layer calls the driver's
+//! copies. Errors map onto [`crate::Error`] with the driver's result kept. Buffers,
+//! streams and copies are crate-internal; benchmarks and tests reach them through
+//! `raw` (the `raw-gpu` feature).
 
 pub mod bandwidth;
 pub mod config;
 pub(crate) mod device;
 pub mod fault;
-pub mod memory;
-pub mod pipeline;
+pub(crate) mod memory;
+pub(crate) mod pipeline;
+#[cfg(feature = "raw-gpu")]
+pub mod raw;
 pub(crate) mod staging;
 mod streams;
-pub mod transfer;
-
-pub use streams::Streams;
+pub(crate) mod transfer;
 
 use crate::error::{Error, Result};
 use config::GpuConfig;
@@ -129,12 +131,12 @@ impl Gpu {
     }
 
     /// The context.
-    pub fn context(&self) -> &Arc<CudaContext> {
+    pub(crate) fn context(&self) -> &Arc<CudaContext> {
         &self.dev.ctx
     }
 
     /// The device's own stream (raw launches, single-stream operations, timing).
-    pub fn stream(&self) -> &Arc<CudaStream> {
+    pub(crate) fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
 

@@ -16,7 +16,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 /// Streams (and chunks in flight) of a pipeline.
-pub const SLOTS: usize = 3;
+pub(crate) const SLOTS: usize = 3;
 /// Host bytes (in and out) per chunk: large enough for full-speed copies, small enough
 /// for several chunks in flight.
 const CHUNK_BYTES: usize = 32 << 20;
@@ -33,7 +33,7 @@ const COPY_GRAIN: usize = 1 << 16;
 /// Page-locked operands ([`Words::Locked`]) are copied directly, row segment by row
 /// segment, with no staging copy.
 #[derive(Clone, Copy, Debug)]
-pub struct HostIn<'a> {
+pub(crate) struct HostIn<'a> {
     data: &'a [u32],
     rows: usize,
     item: usize,
@@ -42,7 +42,7 @@ pub struct HostIn<'a> {
 
 /// A host result, laid out as [`HostIn`].
 #[derive(Debug)]
-pub struct HostOut<'a> {
+pub(crate) struct HostOut<'a> {
     data: &'a mut [u32],
     rows: usize,
     item: usize,
@@ -51,7 +51,7 @@ pub struct HostOut<'a> {
 
 impl<'a> HostIn<'a> {
     /// `data` as `rows` rows of items of `item` words, copied directly when page-locked.
-    pub fn new(data: impl Into<WordsRef<'a>>, rows: usize, item: usize) -> HostIn<'a> {
+    pub(crate) fn new(data: impl Into<WordsRef<'a>>, rows: usize, item: usize) -> HostIn<'a> {
         let w = data.into();
         HostIn {
             data: w.data,
@@ -85,7 +85,7 @@ impl<'a> HostIn<'a> {
 
 impl<'a> HostOut<'a> {
     /// `data` as `rows` rows of items of `item` words.
-    pub fn new(data: &'a mut [u32], rows: usize, item: usize) -> HostOut<'a> {
+    pub(crate) fn new(data: &'a mut [u32], rows: usize, item: usize) -> HostOut<'a> {
         HostOut {
             data,
             rows,
@@ -96,7 +96,7 @@ impl<'a> HostOut<'a> {
 
     /// `words` as `rows` rows of items of `item` words, copied into directly when
     /// page-locked.
-    pub fn of(words: &'a mut Words, rows: usize, item: usize) -> HostOut<'a> {
+    pub(crate) fn of(words: &'a mut Words, rows: usize, item: usize) -> HostOut<'a> {
         let direct = words.is_locked();
         HostOut {
             direct,
@@ -175,7 +175,7 @@ struct Slot {
 
 /// The kernels of one chunk: `(stream, device inputs, device outputs, items)`; the
 /// inputs may be overwritten.
-pub type ChunkKernel<'k> = dyn FnMut(
+pub(crate) type ChunkKernel<'k> = dyn FnMut(
         &Arc<CudaStream>,
         &mut [CudaSlice<u32>],
         &mut [CudaSlice<u32>],
@@ -188,7 +188,7 @@ impl Gpu {
     /// A chunk holds at most `max_items` items; `extra_words` is the device scratch per
     /// item that `kernel` allocates itself (for the memory budget). Inputs and outputs
     /// must each hold `rows × len × item` words.
-    pub fn stream_chunks(
+    pub(crate) fn stream_chunks(
         &self,
         len: usize,
         inputs: &[HostIn],

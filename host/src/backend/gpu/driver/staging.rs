@@ -90,12 +90,12 @@ impl Pinned {
     }
 
     /// Capacity in words.
-    pub fn words(&self) -> usize {
+    pub(crate) fn words(&self) -> usize {
         self.words
     }
 
     /// The first `n` words. The caller must not read what a pending copy is writing.
-    pub fn slice(&self, n: usize) -> &[u32] {
+    pub(crate) fn slice(&self, n: usize) -> &[u32] {
         assert!(
             n <= self.words,
             "pinned buffer of {} words read at {n}",
@@ -106,7 +106,7 @@ impl Pinned {
     }
 
     /// The first `n` words, writable. The caller must not write what a pending copy reads.
-    pub fn slice_mut(&mut self, n: usize) -> &mut [u32] {
+    pub(crate) fn slice_mut(&mut self, n: usize) -> &mut [u32] {
         assert!(
             n <= self.words,
             "pinned buffer of {} words written at {n}",
@@ -193,7 +193,7 @@ impl Gpu {
 
 impl HostPool {
     /// A buffer of at least `words` words.
-    pub fn take(&self, ctx: &Arc<CudaContext>, words: usize) -> Result<Pinned> {
+    pub(crate) fn take(&self, ctx: &Arc<CudaContext>, words: usize) -> Result<Pinned> {
         {
             let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
             let best = idle
@@ -210,7 +210,7 @@ impl HostPool {
     }
 
     /// Returns a buffer whose copies have all completed.
-    pub fn give(&self, p: Pinned) {
+    pub(crate) fn give(&self, p: Pinned) {
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         idle.push(p);
         idle.sort_by_key(|p| p.words());

@@ -11,7 +11,7 @@ use cudarc::driver::{CudaEvent, CudaStream};
 use std::sync::Arc;
 
 /// Streams leased from a [`Gpu`]'s pool; they go back when this is dropped.
-pub struct Streams<'a> {
+pub(crate) struct Streams<'a> {
     gpu: &'a Gpu,
     streams: Vec<Arc<CudaStream>>,
 }
@@ -36,7 +36,7 @@ impl Drop for Streams<'_> {
 
 impl Gpu {
     /// `n` streams for one operation, from the pool (new ones when it runs short).
-    pub fn lease_streams(&self, n: usize) -> Result<Streams<'_>> {
+    pub(crate) fn lease_streams(&self, n: usize) -> Result<Streams<'_>> {
         let mut streams = {
             let mut idle = self.idle_streams.lock().unwrap_or_else(|e| e.into_inner());
             let keep = idle.len().saturating_sub(n);
@@ -55,7 +55,7 @@ impl Gpu {
 
     /// Waits for `stream`. (An injected fault fails it after the wait, as a real error
     /// of earlier work would: no copy is then still writing into host memory.)
-    pub fn sync_stream(&self, stream: &CudaStream) -> Result<()> {
+    pub(crate) fn sync_stream(&self, stream: &CudaStream) -> Result<()> {
         let waited = stream.synchronize().map_err(cuda);
         self.config.check_fault(FaultSite::Sync)?;
         waited

@@ -19,7 +19,7 @@ const STAGE_WORDS: usize = 1 << 24;
 
 impl Gpu {
     /// Copies host words to a new device buffer on `stream` (at least one word long).
-    pub fn upload_on(
+    pub(crate) fn upload_on(
         &self,
         stream: &std::sync::Arc<CudaStream>,
         x: &[u32],
@@ -32,12 +32,12 @@ impl Gpu {
     }
 
     /// [`Gpu::upload_on`] the device's own stream.
-    pub fn upload(&self, x: &[u32]) -> Result<CudaSlice<u32>> {
+    pub(crate) fn upload(&self, x: &[u32]) -> Result<CudaSlice<u32>> {
         self.upload_on(self.stream(), x)
     }
 
     /// Words `range` of a device buffer, copied back on `stream`.
-    pub fn download_range(
+    pub(crate) fn download_range(
         &self,
         stream: &std::sync::Arc<CudaStream>,
         x: &CudaSlice<u32>,
@@ -52,7 +52,7 @@ impl Gpu {
     }
 
     /// The first `n` words of a device buffer, copied back on `stream`.
-    pub fn download_on(
+    pub(crate) fn download_on(
         &self,
         stream: &std::sync::Arc<CudaStream>,
         x: &CudaSlice<u32>,
@@ -62,18 +62,18 @@ impl Gpu {
     }
 
     /// [`Gpu::download_on`] the device's own stream.
-    pub fn download(&self, x: &CudaSlice<u32>, n: usize) -> Result<Vec<u32>> {
+    pub(crate) fn download(&self, x: &CudaSlice<u32>, n: usize) -> Result<Vec<u32>> {
         self.download_on(self.stream(), x, n)
     }
 
     /// Copies `src` into `dst` on the device (the bandwidth reference of the benchmarks).
-    pub fn copy(&self, dst: &mut CudaSlice<u32>, src: &CudaSlice<u32>) -> Result<()> {
+    pub(crate) fn copy(&self, dst: &mut CudaSlice<u32>, src: &CudaSlice<u32>) -> Result<()> {
         self.dtod(self.stream(), src, dst)
     }
 
     /// Copies host words `src` to the device buffer `dst` on `stream` (every host to
     /// device copy of the backend goes through here).
-    pub fn htod<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
+    pub(crate) fn htod<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
     where
         S: HostSlice<u32> + ?Sized,
         D: DevicePtrMut<u32>,
@@ -83,7 +83,7 @@ impl Gpu {
     }
 
     /// Copies the device buffer `src` to host words `dst` on `stream`.
-    pub fn dtoh<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
+    pub(crate) fn dtoh<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
     where
         S: DevicePtr<u32>,
         D: HostSlice<u32> + ?Sized,
@@ -93,7 +93,7 @@ impl Gpu {
     }
 
     /// Copies the device buffer `src` to the device buffer `dst` on `stream`.
-    pub fn dtod<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
+    pub(crate) fn dtod<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
     where
         S: DevicePtr<u32>,
         D: DevicePtrMut<u32>,
@@ -104,7 +104,7 @@ impl Gpu {
 
     /// Copies host words to a new device buffer: through page-locked buffers on several
     /// streams when large (returning once every copy is done), directly when small.
-    pub fn upload_words(&self, x: &[u32]) -> Result<CudaSlice<u32>> {
+    pub(crate) fn upload_words(&self, x: &[u32]) -> Result<CudaSlice<u32>> {
         if x.len() * 4 <= SMALL_BYTES {
             return self.upload(x);
         }
@@ -120,7 +120,7 @@ impl Gpu {
 
     /// The first `n` words of a device buffer as a result: straight into page-locked
     /// memory of the pool when large (`Gpu::result_words`), else as [`Gpu::download`].
-    pub fn download_result(self: &Arc<Self>, x: &CudaSlice<u32>, n: usize) -> Result<Words> {
+    pub(crate) fn download_result(self: &Arc<Self>, x: &CudaSlice<u32>, n: usize) -> Result<Words> {
         let mut out = self.result_words(n);
         if !out.is_locked() {
             return Ok(self.download(x, n)?.into());
@@ -133,7 +133,7 @@ impl Gpu {
 
     /// The first `n` words of a device buffer, copied back: through page-locked buffers
     /// on several streams when large, directly when small.
-    pub fn download_words(&self, x: &CudaSlice<u32>, n: usize) -> Result<Vec<u32>> {
+    pub(crate) fn download_words(&self, x: &CudaSlice<u32>, n: usize) -> Result<Vec<u32>> {
         if n * 4 <= SMALL_BYTES {
             return self.download(x, n);
         }
@@ -150,7 +150,7 @@ impl Gpu {
     /// A large copy goes through two page-locked buffers of the pool, each piece copied
     /// on by all cores while the next one crosses PCIe: into ordinary heap memory the
     /// driver alone copies at a fraction of the link's speed.
-    pub fn dtoh_staged(
+    pub(crate) fn dtoh_staged(
         &self,
         stream: &Arc<CudaStream>,
         (src, at): (&CudaSlice<u32>, Range<usize>),

@@ -34,85 +34,83 @@ pub struct LiftArgs {
     pub layout: (usize, usize),
 }
 
-impl Gpu {
-    /// `rns_dixon_lift`'s rows per block and bytes of shared memory for an `n × n`
-    /// matrix of `limbs` limbs and `l` right-hand sides, when its rows fit: a block per
-    /// multiprocessor at most, a warp per row at least, 1 to 32 right-hand sides.
-    pub fn lift_layout(&self, n: usize, limbs: usize, l: usize) -> Option<(usize, usize)> {
-        let warps = (LIFT_THREADS / 32) as usize;
-        let rows = n.div_ceil(self.multiprocessors().max(1)).max(1);
-        let bytes = 4 * (n * l + rows * (1 + limbs) * n + 4 * l * warps);
-        let fits = rows <= warps && (1..=32).contains(&l) && bytes <= self.shared_memory();
-        fits.then_some((rows, bytes))
-    }
+/// `rns_dixon_lift`'s rows per block and bytes of shared memory for an `n × n`
+/// matrix of `limbs` limbs and `l` right-hand sides, when its rows fit: a block per
+/// multiprocessor at most, a warp per row at least, 1 to 32 right-hand sides.
+pub fn lift_layout(gpu: &Gpu, n: usize, limbs: usize, l: usize) -> Option<(usize, usize)> {
+    let warps = (LIFT_THREADS / 32) as usize;
+    let rows = n.div_ceil(gpu.multiprocessors().max(1)).max(1);
+    let bytes = 4 * (n * l + rows * (1 + limbs) * n + 4 * l * warps);
+    let fits = rows <= warps && (1..=32).contains(&l) && bytes <= gpu.shared_memory();
+    fits.then_some((rows, bytes))
+}
 
-    /// An `n × n` matrix given as `limbs` signed 29-bit limb matrices (`a`, limb-major)
-    /// modulo each of `channels` primes (`moduli`, device words), channel `c` at `c·n·ld`,
-    /// rows `ld` wide: `a`'s `n` columns, then `ld − n` columns of the identity.
-    pub(crate) fn launch_limbs_mod(
-        &self,
-        stream: &Arc<CudaStream>,
-        (a, n, limbs): (&CudaSlice<u32>, usize, usize),
-        moduli: &CudaSlice<u32>,
-        channels: usize,
-        ld: usize,
-    ) -> Result<CudaSlice<u32>> {
-        need("limbs", a, limbs * n * n)?;
-        need("moduli", moduli, channels * MODULUS_WORDS)?;
-        let size = n * ld;
-        if size > u32::MAX as usize {
-            return Err(Error::Shape(format!(
-                "a {n} × {ld} matrix exceeds the limbs kernel's 32-bit index"
-            )));
-        }
-        let cfg = channel_grid(size, channels)?;
-        let mut out = self.alloc_on(stream, channels * size)?;
-        let (n, ld, l) = (n as u32, ld as u32, limbs as u32);
-        let mut b = stream.launch_builder(&self.kernels().limbs_mod);
-        b.arg(&mut out).arg(a).arg(moduli).arg(&n).arg(&n);
-        b.arg(&ld).arg(&l);
-        self.launch_built(b, cfg)?;
-        Ok(out)
+/// An `n × n` matrix given as `limbs` signed 29-bit limb matrices (`a`, limb-major)
+/// modulo each of `channels` primes (`moduli`, device words), channel `c` at `c·n·ld`,
+/// rows `ld` wide: `a`'s `n` columns, then `ld − n` columns of the identity.
+pub fn launch_limbs_mod(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    (a, n, limbs): (&CudaSlice<u32>, usize, usize),
+    moduli: &CudaSlice<u32>,
+    channels: usize,
+    ld: usize,
+) -> Result<CudaSlice<u32>> {
+    need("limbs", a, limbs * n * n)?;
+    need("moduli", moduli, channels * MODULUS_WORDS)?;
+    let size = n * ld;
+    if size > u32::MAX as usize {
+        return Err(Error::Shape(format!(
+            "a {n} × {ld} matrix exceeds the limbs kernel's 32-bit index"
+        )));
     }
+    let cfg = channel_grid(size, channels)?;
+    let mut out = gpu.alloc_on(stream, channels * size)?;
+    let (n, ld, l) = (n as u32, ld as u32, limbs as u32);
+    let mut b = stream.launch_builder(&gpu.kernels().limbs_mod);
+    b.arg(&mut out).arg(a).arg(moduli).arg(&n).arg(&n);
+    b.arg(&ld).arg(&l);
+    super::launch_built(gpu, b, cfg)?;
+    Ok(out)
+}
 
-    /// `args.steps` lifting steps in one cooperative launch on `stream`: the state
-    /// `[r, y, x, digits, first]` (residuals, tagged `y` and `x`, every row's digits,
-    /// row 0's) updated in place, from `[A | A⁻¹ mod p]` (`aug`, rows `2n` wide), `A`'s
-    /// limbs and the prime's device words.
-    pub(crate) fn launch_dixon_lift(
-        &self,
-        stream: &Arc<CudaStream>,
-        args: LiftArgs,
-        [r, y, x, digits, first]: [&mut CudaSlice<u32>; 5],
-        (aug, limbs, dm): (&CudaSlice<u32>, &CudaSlice<u32>, &CudaSlice<u32>),
-    ) -> Result<()> {
-        let LiftArgs { n, l, .. } = args;
-        let cap = digits.len() / (n * l).max(1);
-        if args.from + args.steps > cap || first.len() < cap * l {
-            return Err(Error::Internal("lifting past the digits' capacity".into()));
-        }
-        need("lifting matrix", aug, n * 2 * n)?;
-        need("lifting limbs", limbs, args.limbs * n * n)?;
-        need("lifting residuals", r, 4 * n * l)?;
-        need("lifting y", y, 2 * n * l)?;
-        need("lifting x", x, 2 * n * l)?;
-        need("moduli", dm, MODULUS_WORDS)?;
-        let (rows, smem) = args.layout;
-        let cfg = LaunchConfig {
-            grid_dim: (n.div_ceil(rows) as u32, 1, 1),
-            block_dim: (LIFT_THREADS, 1, 1),
-            shared_mem_bytes: smem as u32,
-        };
-        let p_inv = inverse_mod_2_128(args.m.m);
-        let (lo, hi) = (p_inv as u64, (p_inv >> 64) as u64);
-        let inv = aug.slice(n..);
-        let (nn, ll, ld, lb) = (n as u32, l as u32, 2 * n as u32, args.limbs as u32);
-        let (s0, s, rr) = (args.from as u32, args.steps as u32, rows as u32);
-        let mut b = stream.launch_builder(&self.kernels().dixon_lift);
-        b.arg(r).arg(y).arg(x);
-        b.arg(digits).arg(first).arg(&inv).arg(limbs).arg(dm);
-        b.arg(&nn).arg(&ll).arg(&ld).arg(&lb).arg(&lo).arg(&hi);
-        b.arg(&s0).arg(&s).arg(&rr);
-        self.launch_built_cooperative(b, cfg)
+/// `args.steps` lifting steps in one cooperative launch on `stream`: the state
+/// `[r, y, x, digits, first]` (residuals, tagged `y` and `x`, every row's digits,
+/// row 0's) updated in place, from `[A | A⁻¹ mod p]` (`aug`, rows `2n` wide), `A`'s
+/// limbs and the prime's device words.
+pub fn launch_dixon_lift(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    args: LiftArgs,
+    [r, y, x, digits, first]: [&mut CudaSlice<u32>; 5],
+    (aug, limbs, dm): (&CudaSlice<u32>, &CudaSlice<u32>, &CudaSlice<u32>),
+) -> Result<()> {
+    let LiftArgs { n, l, .. } = args;
+    let cap = digits.len() / (n * l).max(1);
+    if args.from + args.steps > cap || first.len() < cap * l {
+        return Err(Error::Internal("lifting past the digits' capacity".into()));
     }
+    need("lifting matrix", aug, n * 2 * n)?;
+    need("lifting limbs", limbs, args.limbs * n * n)?;
+    need("lifting residuals", r, 4 * n * l)?;
+    need("lifting y", y, 2 * n * l)?;
+    need("lifting x", x, 2 * n * l)?;
+    need("moduli", dm, MODULUS_WORDS)?;
+    let (rows, smem) = args.layout;
+    let cfg = LaunchConfig {
+        grid_dim: (n.div_ceil(rows) as u32, 1, 1),
+        block_dim: (LIFT_THREADS, 1, 1),
+        shared_mem_bytes: smem as u32,
+    };
+    let p_inv = inverse_mod_2_128(args.m.m);
+    let (lo, hi) = (p_inv as u64, (p_inv >> 64) as u64);
+    let inv = aug.slice(n..);
+    let (nn, ll, ld, lb) = (n as u32, l as u32, 2 * n as u32, args.limbs as u32);
+    let (s0, s, rr) = (args.from as u32, args.steps as u32, rows as u32);
+    let mut b = stream.launch_builder(&gpu.kernels().dixon_lift);
+    b.arg(r).arg(y).arg(x);
+    b.arg(digits).arg(first).arg(&inv).arg(limbs).arg(dm);
+    b.arg(&nn).arg(&ll).arg(&ld).arg(&lb).arg(&lo).arg(&hi);
+    b.arg(&s0).arg(&s).arg(&rr);
+    super::launch_built_cooperative(gpu, b, cfg)
 }

@@ -11,149 +11,138 @@ use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::*;
 use std::sync::Arc;
 
-impl Gpu {
-    /// Gaussian elimination, one block per channel, on `mats` (overwritten); `ranks` and
-    /// `dets` get one word per channel.
-    pub fn launch_eliminate(
-        &self,
-        stream: &CudaStream,
-        s: Eliminate,
-        ranks: &mut CudaSlice<u32>,
-        dets: &mut CudaSlice<u32>,
-        mats: &mut CudaSlice<u32>,
-        moduli: &CudaSlice<u32>,
-    ) -> Result<()> {
-        need("elimination matrices", mats, s.channels * s.rows * s.cols)?;
-        need("ranks", ranks, s.channels)?;
-        need("determinants", dets, s.channels)?;
-        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
-        let cfg = LaunchConfig {
-            grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
-            block_dim: (eliminate_threads(s.rows), 1, 1),
-            shared_mem_bytes: ELIMINATE_SMEM_BYTES,
-        };
-        let (r, c, p, j) = (
-            s.rows as u32,
-            s.cols as u32,
-            s.pivot_cols as u32,
-            s.jordan as u32,
-        );
-        let f = &self.kernels().eliminate;
-        launch!(self, stream, f, cfg, ranks, dets, mats, moduli, &r, &c, &p, &j)
-    }
+/// Gaussian elimination, one block per channel, on `mats` (overwritten); `ranks` and
+/// `dets` get one word per channel.
+pub fn launch_eliminate(
+    gpu: &Gpu,
+    stream: &CudaStream,
+    s: Eliminate,
+    ranks: &mut CudaSlice<u32>,
+    dets: &mut CudaSlice<u32>,
+    mats: &mut CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+) -> Result<()> {
+    need("elimination matrices", mats, s.channels * s.rows * s.cols)?;
+    need("ranks", ranks, s.channels)?;
+    need("determinants", dets, s.channels)?;
+    need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+    let cfg = LaunchConfig {
+        grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
+        block_dim: (eliminate_threads(s.rows), 1, 1),
+        shared_mem_bytes: ELIMINATE_SMEM_BYTES,
+    };
+    let (r, c, p, j) = (
+        s.rows as u32,
+        s.cols as u32,
+        s.pivot_cols as u32,
+        s.jordan as u32,
+    );
+    let f = &gpu.kernels().eliminate;
+    launch!(gpu, stream, f, cfg, ranks, dets, mats, moduli, &r, &c, &p, &j)
+}
 
-    /// Blocked LU determinant on `mats` (overwritten): the fused kernel, one block per
-    /// channel, or with the trailing updates on the tensor cores
-    /// ([`Gpu::det_on_tensor_cores`]).
-    pub fn launch_det(
-        &self,
-        stream: &Arc<CudaStream>,
-        s: Det,
-        dets: &mut CudaSlice<u32>,
-        mats: &mut CudaSlice<u32>,
-        moduli: &CudaSlice<u32>,
-    ) -> Result<()> {
-        need("determinant matrices", mats, s.channels * s.n * s.n)?;
-        need("determinants", dets, s.channels)?;
-        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
-        if self.det_on_tensor_cores(s.n, s.channels) {
-            return self.launch_det_tensor(stream, s, dets, mats, moduli);
-        }
-        let cfg = LaunchConfig {
-            grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
-            block_dim: (MM_THREADS_SIDE, MM_THREADS_SIDE, 1),
-            shared_mem_bytes: DET_SMEM_BYTES,
-        };
-        let n = s.n as u32;
-        launch!(
-            self,
-            stream,
-            &self.kernels().det_blocked,
-            cfg,
-            dets,
-            mats,
-            moduli,
-            &n
-        )
+/// Blocked LU determinant on `mats` (overwritten): the fused kernel, one block per
+/// channel, or with the trailing updates on the tensor cores
+/// ([`Gpu::det_on_tensor_cores`]).
+pub fn launch_det(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    s: Det,
+    dets: &mut CudaSlice<u32>,
+    mats: &mut CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+) -> Result<()> {
+    need("determinant matrices", mats, s.channels * s.n * s.n)?;
+    need("determinants", dets, s.channels)?;
+    need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+    if super::det_on_tensor_cores(gpu, s.n, s.channels) {
+        return super::launch_det_tensor(gpu, stream, s, dets, mats, moduli);
     }
+    let cfg = LaunchConfig {
+        grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
+        block_dim: (MM_THREADS_SIDE, MM_THREADS_SIDE, 1),
+        shared_mem_bytes: DET_SMEM_BYTES,
+    };
+    let n = s.n as u32;
+    launch!(
+        gpu,
+        stream,
+        &gpu.kernels().det_blocked,
+        cfg,
+        dets,
+        mats,
+        moduli,
+        &n
+    )
+}
 
-    /// `dst[r·w + j] = src[r·cols + from + j]` for `r < lines`, `j < w = cols − from`:
-    /// the columns `from..` of a stack of `lines` rows (`rns_gather_columns`).
-    pub fn launch_gather_columns(
-        &self,
-        stream: &Arc<CudaStream>,
-        dst: &mut CudaSlice<u32>,
-        src: &CudaSlice<u32>,
-        (lines, cols): (usize, usize),
-        from: usize,
-    ) -> Result<()> {
-        let width = cols.saturating_sub(from);
-        need("gathered columns", dst, lines * width)?;
-        need("gather input", src, lines * cols)?;
-        let len = lines * width;
-        if len == 0 {
-            return Ok(());
-        }
-        let cfg = LaunchConfig {
-            grid_dim: (
-                grid_limit(
-                    "gather blocks",
-                    len.div_ceil(256).min(65_535),
-                    i32::MAX as usize,
-                )?,
-                1,
-                1,
-            ),
-            block_dim: (256, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let [n, c, f] = [len, cols, from].map(|v| v as u64);
-        launch!(
-            self,
-            stream,
-            &self.kernels().gather_columns,
-            cfg,
-            dst,
-            src,
-            &n,
-            &c,
-            &f
-        )
+/// `dst[r·w + j] = src[r·cols + from + j]` for `r < lines`, `j < w = cols − from`:
+/// the columns `from..` of a stack of `lines` rows (`rns_gather_columns`).
+pub fn launch_gather_columns(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    dst: &mut CudaSlice<u32>,
+    src: &CudaSlice<u32>,
+    (lines, cols): (usize, usize),
+    from: usize,
+) -> Result<()> {
+    let width = cols.saturating_sub(from);
+    need("gathered columns", dst, lines * width)?;
+    need("gather input", src, lines * cols)?;
+    let len = lines * width;
+    if len == 0 {
+        return Ok(());
     }
+    let cfg = LaunchConfig {
+        grid_dim: (
+            grid_limit(
+                "gather blocks",
+                len.div_ceil(256).min(65_535),
+                i32::MAX as usize,
+            )?,
+            1,
+            1,
+        ),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let [n, c, f] = [len, cols, from].map(|v| v as u64);
+    launch!(
+        gpu,
+        stream,
+        &gpu.kernels().gather_columns,
+        cfg,
+        dst,
+        src,
+        &n,
+        &c,
+        &f
+    )
+}
 
-    /// `dst = srcᵀ` on `stream` for the `rows × cols` row-major words `src`
-    /// (`rns_transpose`): channel-major data to number-major.
-    pub fn launch_transpose(
-        &self,
-        stream: &Arc<CudaStream>,
-        dst: &mut CudaSlice<u32>,
-        src: &CudaSlice<u32>,
-        (rows, cols): (usize, usize),
-    ) -> Result<()> {
-        need("transpose output", dst, rows * cols)?;
-        need("transpose input", src, rows * cols)?;
-        if rows * cols == 0 {
-            return Ok(());
-        }
-        let cfg = LaunchConfig {
-            grid_dim: (
-                grid_limit("transpose tiles", cols.div_ceil(32), i32::MAX as usize)?,
-                grid_limit("transpose tiles", rows.div_ceil(32), GRID_YZ)?,
-                1,
-            ),
-            block_dim: (32, 8, 1),
-            shared_mem_bytes: 32 * 33 * 4,
-        };
-        let (r, c) = (rows as u32, cols as u32);
-        launch!(
-            self,
-            stream,
-            &self.kernels().transpose,
-            cfg,
-            dst,
-            src,
-            &r,
-            &c
-        )
+/// `dst = srcᵀ` on `stream` for the `rows × cols` row-major words `src`
+/// (`rns_transpose`): channel-major data to number-major.
+pub fn launch_transpose(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    dst: &mut CudaSlice<u32>,
+    src: &CudaSlice<u32>,
+    (rows, cols): (usize, usize),
+) -> Result<()> {
+    need("transpose output", dst, rows * cols)?;
+    need("transpose input", src, rows * cols)?;
+    if rows * cols == 0 {
+        return Ok(());
     }
+    let cfg = LaunchConfig {
+        grid_dim: (
+            grid_limit("transpose tiles", cols.div_ceil(32), i32::MAX as usize)?,
+            grid_limit("transpose tiles", rows.div_ceil(32), GRID_YZ)?,
+            1,
+        ),
+        block_dim: (32, 8, 1),
+        shared_mem_bytes: 32 * 33 * 4,
+    };
+    let (r, c) = (rows as u32, cols as u32);
+    launch!(gpu, stream, &gpu.kernels().transpose, cfg, dst, src, &r, &c)
 }

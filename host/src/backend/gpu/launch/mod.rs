@@ -4,6 +4,12 @@
 //! launch geometry of `rns_core::launch`. [`Gpu::launch_built`] and its cooperative twin
 //! are the only places that launch (after the fault hook's check).
 
+// Public (and used) only with the `raw-gpu` feature; crate-internal otherwise.
+#![cfg_attr(
+    not(feature = "raw-gpu"),
+    allow(unreachable_pub, unused_imports, dead_code)
+)]
+
 mod digits;
 mod dixon;
 mod linalg;
@@ -14,10 +20,27 @@ pub mod rows;
 pub mod shapes;
 mod vectors;
 
+pub use digits::{
+    digits_per_block, launch_cmp, launch_compare, launch_digits, launch_digits_limbs,
+    launch_digits_of, launch_interval, launch_interval_table, launch_mr_table,
+};
 pub use digits::{limbs_for, product_mod, MrcTables};
 pub use dixon::LiftArgs;
+pub use dixon::{launch_dixon_lift, launch_limbs_mod, lift_layout};
+pub use linalg::{launch_det, launch_eliminate, launch_gather_columns, launch_transpose};
+pub use lu::{
+    det_on_tensor_cores, det_scratch_words, gauss_jordan_on_tensor_cores, launch_det_tensor,
+    launch_gauss_jordan_tensor, lu_scratch_words,
+};
 pub use matmul::View;
+pub use matmul::{launch_matmul, matmul_scratch_words, small_moduli_planes, small_moduli_product};
+pub use resultant::{
+    interpolation_in_shared, launch_interpolate, launch_resultant, launch_resultant_block,
+    launch_resultant_points, resultant_in_blocks,
+};
+pub use rows::{eliminate_rows, eliminate_steps, rows_layout};
 pub use shapes::*;
+pub use vectors::{launch_elementwise, launch_equal, launch_mul_chain, launch_reduce};
 
 use super::driver::device::cuda;
 use super::driver::fault::FaultSite;
@@ -76,29 +99,27 @@ macro_rules! launch {
     ($gpu:expr, $stream:expr, $f:expr, $cfg:expr, $($arg:expr),+ $(,)?) => {{
         let mut b = $stream.launch_builder($f);
         $( b.arg($arg); )+
-        $gpu.launch_built(b, $cfg)
+        $crate::backend::gpu::launch::launch_built($gpu, b, $cfg)
     }};
 }
 pub(crate) use launch;
 
-impl Gpu {
-    /// Launches a kernel whose arguments `b` holds (the one place that launches, after
-    /// the fault hook's check).
-    pub(crate) fn launch_built(&self, mut b: LaunchArgs, cfg: LaunchConfig) -> Result<()> {
-        self.config().check_fault(FaultSite::Launch)?;
-        // SAFETY: every caller checks its buffers against the shape the kernel reads.
-        unsafe { b.launch(cfg) }.map_err(cuda).map(drop)
-    }
+/// Launches a kernel whose arguments `b` holds (the one place that launches, after
+/// the fault hook's check).
+pub(crate) fn launch_built(gpu: &Gpu, mut b: LaunchArgs, cfg: LaunchConfig) -> Result<()> {
+    gpu.config().check_fault(FaultSite::Launch)?;
+    // SAFETY: every caller checks its buffers against the shape the kernel reads.
+    unsafe { b.launch(cfg) }.map_err(cuda).map(drop)
+}
 
-    /// [`Gpu::launch_built`] as a cooperative launch: every block resident at once (for
-    /// kernels with grid-wide barriers; too large a grid is an error, never a hang).
-    pub(crate) fn launch_built_cooperative(
-        &self,
-        mut b: LaunchArgs,
-        cfg: LaunchConfig,
-    ) -> Result<()> {
-        self.config().check_fault(FaultSite::Launch)?;
-        // SAFETY: every caller checks its buffers against the shape the kernel reads.
-        unsafe { b.launch_cooperative(cfg) }.map_err(cuda).map(drop)
-    }
+/// [`Gpu::launch_built`] as a cooperative launch: every block resident at once (for
+/// kernels with grid-wide barriers; too large a grid is an error, never a hang).
+pub(crate) fn launch_built_cooperative(
+    gpu: &Gpu,
+    mut b: LaunchArgs,
+    cfg: LaunchConfig,
+) -> Result<()> {
+    gpu.config().check_fault(FaultSite::Launch)?;
+    // SAFETY: every caller checks its buffers against the shape the kernel reads.
+    unsafe { b.launch_cooperative(cfg) }.map_err(cuda).map(drop)
 }

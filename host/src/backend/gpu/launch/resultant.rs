@@ -23,135 +23,133 @@ fn need_resultant(
     need("moduli", moduli, channels * MODULUS_WORDS)
 }
 
-impl Gpu {
-    /// Univariate resultants, one thread per channel, on coefficients interleaved across
-    /// channels (`data[j·channels + c]`: `f`'s `df + 1`, then `g`'s `dg + 1`; overwritten).
-    pub fn launch_resultant(
-        &self,
-        stream: &CudaStream,
-        s: Resultant,
-        out: &mut CudaSlice<u32>,
-        data: &mut CudaSlice<u32>,
-        moduli: &CudaSlice<u32>,
-    ) -> Result<()> {
-        need_resultant(s.channels, s.df + s.dg + 2, out, data, moduli)?;
-        let cfg = LaunchConfig {
-            grid_dim: (
-                s.channels.div_ceil(RESULTANT_THREADS as usize).max(1) as u32,
-                1,
-                1,
-            ),
-            block_dim: (RESULTANT_THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let (c, df, dg) = (s.channels as u32, s.df as u32, s.dg as u32);
-        launch!(
-            self,
-            stream,
-            &self.kernels().resultant,
-            cfg,
-            out,
-            data,
-            moduli,
-            &c,
-            &df,
-            &dg
-        )
-    }
+/// Univariate resultants, one thread per channel, on coefficients interleaved across
+/// channels (`data[j·channels + c]`: `f`'s `df + 1`, then `g`'s `dg + 1`; overwritten).
+pub fn launch_resultant(
+    gpu: &Gpu,
+    stream: &CudaStream,
+    s: Resultant,
+    out: &mut CudaSlice<u32>,
+    data: &mut CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+) -> Result<()> {
+    need_resultant(s.channels, s.df + s.dg + 2, out, data, moduli)?;
+    let cfg = LaunchConfig {
+        grid_dim: (
+            s.channels.div_ceil(RESULTANT_THREADS as usize).max(1) as u32,
+            1,
+            1,
+        ),
+        block_dim: (RESULTANT_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let (c, df, dg) = (s.channels as u32, s.df as u32, s.dg as u32);
+    launch!(
+        gpu,
+        stream,
+        &gpu.kernels().resultant,
+        cfg,
+        out,
+        data,
+        moduli,
+        &c,
+        &df,
+        &dg
+    )
+}
 
-    /// Univariate resultants, one block per channel, on coefficients laid out per channel
-    /// (`data[c·(df + dg + 2) …]`: `f`'s `df + 1`, then `g`'s `dg + 1`; read only).
-    pub fn launch_resultant_block(
-        &self,
-        stream: &CudaStream,
-        s: ResultantBlock,
-        out: &mut CudaSlice<u32>,
-        data: &CudaSlice<u32>,
-        moduli: &CudaSlice<u32>,
-    ) -> Result<()> {
-        need_resultant(s.channels, s.df + s.dg + 2, out, data, moduli)?;
-        let cfg = LaunchConfig {
-            grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
-            block_dim: (s.threads, 1, 1),
-            shared_mem_bytes: (resultant_block_words(s.df, s.dg) * 4) as u32,
-        };
-        let (df, dg) = (s.df as u32, s.dg as u32);
-        let f = &self.kernels().resultant_block;
-        launch!(self, stream, f, cfg, out, data, moduli, &df, &dg)
-    }
+/// Univariate resultants, one block per channel, on coefficients laid out per channel
+/// (`data[c·(df + dg + 2) …]`: `f`'s `df + 1`, then `g`'s `dg + 1`; read only).
+pub fn launch_resultant_block(
+    gpu: &Gpu,
+    stream: &CudaStream,
+    s: ResultantBlock,
+    out: &mut CudaSlice<u32>,
+    data: &CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+) -> Result<()> {
+    need_resultant(s.channels, s.df + s.dg + 2, out, data, moduli)?;
+    let cfg = LaunchConfig {
+        grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
+        block_dim: (s.threads, 1, 1),
+        shared_mem_bytes: (resultant_block_words(s.df, s.dg) * 4) as u32,
+    };
+    let (df, dg) = (s.df as u32, s.dg as u32);
+    let f = &gpu.kernels().resultant_block;
+    launch!(gpu, stream, f, cfg, out, data, moduli, &df, &dg)
+}
 
-    /// Whether the block-per-channel resultant kernel runs for degrees `df`, `dg`: the
-    /// larger reaches the configured degree, and both polynomials and the step records
-    /// fit shared memory (which also keeps `df + dg` below the kernel's 2^16).
-    pub fn resultant_in_blocks(&self, df: usize, dg: usize) -> bool {
-        df.max(dg) >= self.config().block_resultant_from()
-            && df + dg < 1 << 16
-            && resultant_block_words(df, dg) * 4 <= self.shared_memory()
-    }
+/// Whether the block-per-channel resultant kernel runs for degrees `df`, `dg`: the
+/// larger reaches the configured degree, and both polynomials and the step records
+/// fit shared memory (which also keeps `df + dg` below the kernel's 2^16).
+pub fn resultant_in_blocks(gpu: &Gpu, df: usize, dg: usize) -> bool {
+    df.max(dg) >= gpu.config().block_resultant_from()
+        && df + dg < 1 << 16
+        && resultant_block_words(df, dg) * 4 <= gpu.shared_memory()
+}
 
-    /// Collins' step for every (channel, point): `vals` gets `channels × candidates`
-    /// resultants (or `NO_POINT`), `work` is scratch, `coeffs` holds `shape.len()`
-    /// residues per channel.
-    pub fn launch_resultant_points(
-        &self,
-        stream: &CudaStream,
-        s: ResultantPoints,
-        vals: &mut CudaSlice<u32>,
-        work: &mut CudaSlice<u32>,
-        coeffs: &CudaSlice<u32>,
-        moduli: &CudaSlice<u32>,
-    ) -> Result<()> {
-        let pairs = s.channels * s.candidates;
-        need("point values", vals, pairs)?;
-        need("point scratch", work, pairs * s.shape.work_len())?;
-        need("coefficients", coeffs, s.channels * s.shape.len())?;
-        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
-        let cfg = LaunchConfig {
-            grid_dim: (
-                s.candidates.div_ceil(RESULTANT_THREADS as usize).max(1) as u32,
-                grid_limit("channels", s.channels, GRID_YZ)?,
-                1,
-            ),
-            block_dim: (RESULTANT_THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
-        let (sh, points) = (s.shape, s.candidates as u32);
-        let f = &self.kernels().resultant_points;
-        let (fy, fx, gy, gx) = (&sh.fy, &sh.fx, &sh.gy, &sh.gx);
-        launch!(self, stream, f, cfg, vals, work, coeffs, moduli, fy, fx, gy, gx, &points)
-    }
+/// Collins' step for every (channel, point): `vals` gets `channels × candidates`
+/// resultants (or `NO_POINT`), `work` is scratch, `coeffs` holds `shape.len()`
+/// residues per channel.
+pub fn launch_resultant_points(
+    gpu: &Gpu,
+    stream: &CudaStream,
+    s: ResultantPoints,
+    vals: &mut CudaSlice<u32>,
+    work: &mut CudaSlice<u32>,
+    coeffs: &CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+) -> Result<()> {
+    let pairs = s.channels * s.candidates;
+    need("point values", vals, pairs)?;
+    need("point scratch", work, pairs * s.shape.work_len())?;
+    need("coefficients", coeffs, s.channels * s.shape.len())?;
+    need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+    let cfg = LaunchConfig {
+        grid_dim: (
+            s.candidates.div_ceil(RESULTANT_THREADS as usize).max(1) as u32,
+            grid_limit("channels", s.channels, GRID_YZ)?,
+            1,
+        ),
+        block_dim: (RESULTANT_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let (sh, points) = (s.shape, s.candidates as u32);
+    let f = &gpu.kernels().resultant_points;
+    let (fy, fx, gy, gx) = (&sh.fy, &sh.fx, &sh.gy, &sh.gx);
+    launch!(gpu, stream, f, cfg, vals, work, coeffs, moduli, fy, fx, gy, gx, &points)
+}
 
-    /// Whether the interpolation scratch of `n` coefficients from `candidates` points fits
-    /// a block's shared memory.
-    pub fn interpolation_in_shared(&self, n: usize, candidates: usize) -> bool {
-        interpolation_words(n, candidates) * 4 <= self.shared_memory()
-    }
+/// Whether the interpolation scratch of `n` coefficients from `candidates` points fits
+/// a block's shared memory.
+pub fn interpolation_in_shared(gpu: &Gpu, n: usize, candidates: usize) -> bool {
+    interpolation_words(n, candidates) * 4 <= gpu.shared_memory()
+}
 
-    /// Interpolation of `n` coefficients per channel from `vals` into `out`, the scratch
-    /// in shared memory when `s.shared`, else in `scratch`.
-    pub fn launch_interpolate(
-        &self,
-        stream: &CudaStream,
-        s: Interpolate,
-        out: &mut CudaSlice<u32>,
-        vals: &CudaSlice<u32>,
-        scratch: &mut CudaSlice<u32>,
-        moduli: &CudaSlice<u32>,
-    ) -> Result<()> {
-        let words = interpolation_words(s.n, s.candidates);
-        need("coefficients", out, s.channels * s.n)?;
-        need("point values", vals, s.channels * s.candidates)?;
-        if !s.shared {
-            need("interpolation scratch", scratch, s.channels * words)?;
-        }
-        need("moduli", moduli, s.channels * MODULUS_WORDS)?;
-        let cfg = LaunchConfig {
-            grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
-            block_dim: (INTERPOLATE_THREADS, 1, 1),
-            shared_mem_bytes: if s.shared { (words * 4) as u32 } else { 0 },
-        };
-        let (c, n, sh) = (s.candidates as u32, s.n as u32, s.shared as u32);
-        let f = &self.kernels().interpolate;
-        launch!(self, stream, f, cfg, out, vals, scratch, moduli, &c, &n, &sh)
+/// Interpolation of `n` coefficients per channel from `vals` into `out`, the scratch
+/// in shared memory when `s.shared`, else in `scratch`.
+pub fn launch_interpolate(
+    gpu: &Gpu,
+    stream: &CudaStream,
+    s: Interpolate,
+    out: &mut CudaSlice<u32>,
+    vals: &CudaSlice<u32>,
+    scratch: &mut CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+) -> Result<()> {
+    let words = interpolation_words(s.n, s.candidates);
+    need("coefficients", out, s.channels * s.n)?;
+    need("point values", vals, s.channels * s.candidates)?;
+    if !s.shared {
+        need("interpolation scratch", scratch, s.channels * words)?;
     }
+    need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+    let cfg = LaunchConfig {
+        grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
+        block_dim: (INTERPOLATE_THREADS, 1, 1),
+        shared_mem_bytes: if s.shared { (words * 4) as u32 } else { 0 },
+    };
+    let (c, n, sh) = (s.candidates as u32, s.n as u32, s.shared as u32);
+    let f = &gpu.kernels().interpolate;
+    launch!(gpu, stream, f, cfg, out, vals, scratch, moduli, &c, &n, &sh)
 }

@@ -26,130 +26,123 @@ const PIVOT_THREADS: u32 = 256;
 /// Rows covered by one block of `rns_step_update` (32 × 8 threads, four rows each).
 const UPDATE_BLOCK_ROWS: usize = 32;
 
-impl Gpu {
-    /// `rns_gauss_jordan`'s rows per block and bytes of shared memory for `channels`
-    /// matrices of `n` rows of `cols` words, when they fit: the multiprocessors shared
-    /// among the channels, a block each at most.
-    pub(crate) fn rows_layout(
-        &self,
-        channels: usize,
-        n: usize,
-        cols: usize,
-    ) -> Option<(usize, usize)> {
-        let sms = self.multiprocessors();
-        if channels == 0 || channels > sms {
-            return None;
-        }
-        let rows = n.div_ceil(sms / channels).max(1);
-        let bytes = 4 * ((rows + 2) * cols + 4);
-        (bytes <= self.shared_memory()).then_some((rows, bytes))
+/// `rns_gauss_jordan`'s rows per block and bytes of shared memory for `channels`
+/// matrices of `n` rows of `cols` words, when they fit: the multiprocessors shared
+/// among the channels, a block each at most.
+pub fn rows_layout(gpu: &Gpu, channels: usize, n: usize, cols: usize) -> Option<(usize, usize)> {
+    let sms = gpu.multiprocessors();
+    if channels == 0 || channels > sms {
+        return None;
     }
+    let rows = n.div_ceil(sms / channels).max(1);
+    let bytes = 4 * ((rows + 2) * cols + 4);
+    (bytes <= gpu.shared_memory()).then_some((rows, bytes))
+}
 
-    /// Eliminates each of the `moduli.len()` matrices `n × cols` in `mats` (device
-    /// words; where `at` says, its `x` the rows; `dm` the moduli's) without row swaps in
-    /// one cooperative launch of `rns_gauss_jordan` (`layout` from [`Gpu::rows_layout`]):
-    /// Gauss–Jordan when `jordan`, else forward. Per channel: the product of its pivots
-    /// and the step it stopped at, a zero pivot (`n` when it did not).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn eliminate_rows(
-        &self,
-        stream: &Arc<CudaStream>,
-        (mats, at): (&mut CudaSlice<u32>, View),
-        dm: &CudaSlice<u32>,
-        moduli: &[Modulus],
-        (n, cols): (usize, usize),
-        jordan: bool,
-        (rows, smem): (usize, usize),
-    ) -> Result<Vec<(u32, usize)>> {
-        let (channels, blocks) = (moduli.len(), n.div_ceil(rows));
-        let mut pivots = self.zeros_on(stream, 2 * channels * n * cols)?;
-        let mut dets = self.alloc_on(stream, channels * blocks)?;
-        let mut stop = self.upload_on(stream, &vec![n as u32; channels])?;
-        let cfg = LaunchConfig {
-            grid_dim: (blocks as u32, channels as u32, 1),
-            block_dim: (GAUSS_JORDAN_THREADS, 1, 1),
-            shared_mem_bytes: smem as u32,
+/// Eliminates each of the `moduli.len()` matrices `n × cols` in `mats` (device
+/// words; where `at` says, its `x` the rows; `dm` the moduli's) without row swaps in
+/// one cooperative launch of `rns_gauss_jordan` (`layout` from [`Gpu::rows_layout`]):
+/// Gauss–Jordan when `jordan`, else forward. Per channel: the product of its pivots
+/// and the step it stopped at, a zero pivot (`n` when it did not).
+#[allow(clippy::too_many_arguments)]
+pub fn eliminate_rows(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    (mats, at): (&mut CudaSlice<u32>, View),
+    dm: &CudaSlice<u32>,
+    moduli: &[Modulus],
+    (n, cols): (usize, usize),
+    jordan: bool,
+    (rows, smem): (usize, usize),
+) -> Result<Vec<(u32, usize)>> {
+    let (channels, blocks) = (moduli.len(), n.div_ceil(rows));
+    let mut pivots = gpu.zeros_on(stream, 2 * channels * n * cols)?;
+    let mut dets = gpu.alloc_on(stream, channels * blocks)?;
+    let mut stop = gpu.upload_on(stream, &vec![n as u32; channels])?;
+    let cfg = LaunchConfig {
+        grid_dim: (blocks as u32, channels as u32, 1),
+        block_dim: (GAUSS_JORDAN_THREADS, 1, 1),
+        shared_mem_bytes: smem as u32,
+    };
+    let (nn, cc, rr, jo) = (n as u32, cols as u32, rows as u32, jordan as u32);
+    let (size, offset, ld) = (at.channel as u64, at.offset as u64, at.stride_x as u32);
+    let mut b = stream.launch_builder(&gpu.kernels().gauss_jordan);
+    b.arg(&mut *mats)
+        .arg(&mut pivots)
+        .arg(&mut dets)
+        .arg(&mut stop);
+    b.arg(dm).arg(&size).arg(&offset).arg(&ld);
+    b.arg(&nn).arg(&cc).arg(&rr).arg(&jo);
+    super::launch_built_cooperative(gpu, b, cfg)?;
+    let dets = gpu.download_on(stream, &dets, channels * blocks)?;
+    let stops = gpu.download_on(stream, &stop, channels)?;
+    Ok(moduli
+        .iter()
+        .zip(dets.chunks(blocks))
+        .zip(stops)
+        .map(|((m, d), s)| (d.iter().fold(1, |p, &x| m.mul(p, x)), s as usize))
+        .collect())
+}
+
+/// Eliminates each of `channels` `rows × cols` matrices in `mats` (device words,
+/// channel-major) one pivot column at a time over the first `rows` columns, the
+/// whole grid on each step: Gauss–Jordan when `jordan`, else forward (for the
+/// determinant). `from`: the first pivot step and every channel's determinant so far
+/// (`(0, 1)` from the start). Returns each channel's state (`STATE_WORDS` words:
+/// determinant at 1, singular flag at 3).
+#[allow(clippy::too_many_arguments)]
+pub fn eliminate_steps(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    mats: &mut CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+    channels: usize,
+    (rows, cols): (usize, usize),
+    jordan: bool,
+    (from, det): (usize, u32),
+) -> Result<Vec<u32>> {
+    let z = grid_limit("primes", channels, GRID_YZ)?;
+    grid_limit("row groups", rows.div_ceil(UPDATE_BLOCK_ROWS), GRID_YZ)?;
+    let init: Vec<u32> = (0..channels).flat_map(|_| [0, det, 0, 0]).collect();
+    let mut state = gpu.upload_on(stream, &init)?;
+    {
+        let (pm, _g1) = mats.device_ptr_mut(stream);
+        let (ps, _g2) = state.device_ptr_mut(stream);
+        let (pq, _g3) = moduli.device_ptr(stream);
+        let (r, c, jo) = (rows as u32, cols as u32, jordan as u32);
+        let pivot_cfg = LaunchConfig {
+            grid_dim: (z, 1, 1),
+            block_dim: (PIVOT_THREADS, 1, 1),
+            shared_mem_bytes: 0,
         };
-        let (nn, cc, rr, jo) = (n as u32, cols as u32, rows as u32, jordan as u32);
-        let (size, offset, ld) = (at.channel as u64, at.offset as u64, at.stride_x as u32);
-        let mut b = stream.launch_builder(&self.kernels().gauss_jordan);
-        b.arg(&mut *mats)
-            .arg(&mut pivots)
-            .arg(&mut dets)
-            .arg(&mut stop);
-        b.arg(dm).arg(&size).arg(&offset).arg(&ld);
-        b.arg(&nn).arg(&cc).arg(&rr).arg(&jo);
-        self.launch_built_cooperative(b, cfg)?;
-        let dets = self.download_on(stream, &dets, channels * blocks)?;
-        let stops = self.download_on(stream, &stop, channels)?;
-        Ok(moduli
-            .iter()
-            .zip(dets.chunks(blocks))
-            .zip(stops)
-            .map(|((m, d), s)| (d.iter().fold(1, |p, &x| m.mul(p, x)), s as usize))
-            .collect())
-    }
-
-    /// Eliminates each of `channels` `rows × cols` matrices in `mats` (device words,
-    /// channel-major) one pivot column at a time over the first `rows` columns, the
-    /// whole grid on each step: Gauss–Jordan when `jordan`, else forward (for the
-    /// determinant). `from`: the first pivot step and every channel's determinant so far
-    /// (`(0, 1)` from the start). Returns each channel's state (`STATE_WORDS` words:
-    /// determinant at 1, singular flag at 3).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn eliminate_steps(
-        &self,
-        stream: &Arc<CudaStream>,
-        mats: &mut CudaSlice<u32>,
-        moduli: &CudaSlice<u32>,
-        channels: usize,
-        (rows, cols): (usize, usize),
-        jordan: bool,
-        (from, det): (usize, u32),
-    ) -> Result<Vec<u32>> {
-        let z = grid_limit("primes", channels, GRID_YZ)?;
-        grid_limit("row groups", rows.div_ceil(UPDATE_BLOCK_ROWS), GRID_YZ)?;
-        let init: Vec<u32> = (0..channels).flat_map(|_| [0, det, 0, 0]).collect();
-        let mut state = self.upload_on(stream, &init)?;
-        {
-            let (pm, _g1) = mats.device_ptr_mut(stream);
-            let (ps, _g2) = state.device_ptr_mut(stream);
-            let (pq, _g3) = moduli.device_ptr(stream);
-            let (r, c, jo) = (rows as u32, cols as u32, jordan as u32);
-            let pivot_cfg = LaunchConfig {
-                grid_dim: (z, 1, 1),
-                block_dim: (PIVOT_THREADS, 1, 1),
+        for k in from..rows.min(cols) {
+            let kk = k as u32;
+            let mut b = stream.launch_builder(&gpu.kernels().step_pivot);
+            b.arg(&pm).arg(&ps).arg(&pq).arg(&r).arg(&c).arg(&kk);
+            super::launch_built(gpu, b, pivot_cfg)?;
+            let (strip, below) = (cols - k - 1, if jordan { rows } else { rows - k - 1 });
+            if strip == 0 || below == 0 {
+                continue;
+            }
+            let cfg = LaunchConfig {
+                grid_dim: (
+                    strip.div_ceil(32) as u32,
+                    below.div_ceil(UPDATE_BLOCK_ROWS) as u32,
+                    z,
+                ),
+                block_dim: (32, 8, 1),
                 shared_mem_bytes: 0,
             };
-            for k in from..rows.min(cols) {
-                let kk = k as u32;
-                let mut b = stream.launch_builder(&self.kernels().step_pivot);
-                b.arg(&pm).arg(&ps).arg(&pq).arg(&r).arg(&c).arg(&kk);
-                self.launch_built(b, pivot_cfg)?;
-                let (strip, below) = (cols - k - 1, if jordan { rows } else { rows - k - 1 });
-                if strip == 0 || below == 0 {
-                    continue;
-                }
-                let cfg = LaunchConfig {
-                    grid_dim: (
-                        strip.div_ceil(32) as u32,
-                        below.div_ceil(UPDATE_BLOCK_ROWS) as u32,
-                        z,
-                    ),
-                    block_dim: (32, 8, 1),
-                    shared_mem_bytes: 0,
-                };
-                let mut b = stream.launch_builder(&self.kernels().step_update);
-                b.arg(&pm)
-                    .arg(&ps)
-                    .arg(&pq)
-                    .arg(&r)
-                    .arg(&c)
-                    .arg(&kk)
-                    .arg(&jo);
-                self.launch_built(b, cfg)?;
-            }
+            let mut b = stream.launch_builder(&gpu.kernels().step_update);
+            b.arg(&pm)
+                .arg(&ps)
+                .arg(&pq)
+                .arg(&r)
+                .arg(&c)
+                .arg(&kk)
+                .arg(&jo);
+            super::launch_built(gpu, b, cfg)?;
         }
-        self.download_on(stream, &state, channels * STATE_WORDS)
     }
+    gpu.download_on(stream, &state, channels * STATE_WORDS)
 }

@@ -8,6 +8,7 @@
 //! 0's also apart (what a determinant and a solve's early tries download).
 
 use crate::backend::gpu::driver::memory::moduli_words;
+use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::rows::STATE_WORDS;
 use crate::backend::gpu::launch::{LiftArgs, View};
 use crate::backend::gpu::Gpu;
@@ -61,17 +62,17 @@ fn gauss_jordan(
     m: Modulus,
     (n, cols): (usize, usize),
 ) -> Result<Vec<u32>> {
-    let (det, stopped) = match gpu.rows_layout(1, n, cols) {
+    let (det, stopped) = match launch::rows_layout(gpu, 1, n, cols) {
         Some(layout) => {
             let at = View::new(n * cols, 0, cols, 1);
-            gpu.eliminate_rows(stream, (mat, at), dm, &[m], (n, cols), true, layout)?[0]
+            launch::eliminate_rows(gpu, stream, (mat, at), dm, &[m], (n, cols), true, layout)?[0]
         }
         None => (1, 0),
     };
     if stopped >= n {
         return Ok(vec![0, det, 0, 0]);
     }
-    gpu.eliminate_steps(stream, mat, dm, 1, (n, cols), true, (stopped, det))
+    launch::eliminate_steps(gpu, stream, mat, dm, 1, (n, cols), true, (stopped, det))
 }
 
 /// `det a mod m` for each of `moduli` (few primes, large matrices), as
@@ -83,7 +84,8 @@ pub fn det_mod_limbs(gpu: &Gpu, a: &DeviceLimbs, moduli: &[Modulus]) -> Result<V
     }
     let (stream, n, channels) = (gpu.stream(), a.n, moduli.len());
     let dm = gpu.upload_on(stream, &moduli_words(moduli))?;
-    let mut mats = gpu.launch_limbs_mod(stream, (&a.words, a.n, a.limbs), &dm, channels, n)?;
+    let mut mats =
+        launch::launch_limbs_mod(gpu, stream, (&a.words, a.n, a.limbs), &dm, channels, n)?;
     super::few::few_dets_on_device(gpu, stream, (&mut mats, &dm), moduli, n, |again| {
         let primes: Vec<Modulus> = again.iter().map(|&c| moduli[c]).collect();
         det_mod_steps(gpu, stream, a, &primes)
@@ -101,9 +103,16 @@ fn det_mod_steps(
         return Ok(Vec::new());
     }
     let dm = gpu.upload_on(stream, &moduli_words(moduli))?;
-    let mut mats =
-        gpu.launch_limbs_mod(stream, (&a.words, a.n, a.limbs), &dm, moduli.len(), a.n)?;
-    let state = gpu.eliminate_steps(
+    let mut mats = launch::launch_limbs_mod(
+        gpu,
+        stream,
+        (&a.words, a.n, a.limbs),
+        &dm,
+        moduli.len(),
+        a.n,
+    )?;
+    let state = launch::eliminate_steps(
+        gpu,
         stream,
         &mut mats,
         &dm,
@@ -135,7 +144,7 @@ pub fn start_lift<'a>(
             rhs.len()
         )));
     }
-    let (rows, smem) = gpu.lift_layout(n, a.limbs, l).ok_or_else(|| {
+    let (rows, smem) = launch::lift_layout(gpu, n, a.limbs, l).ok_or_else(|| {
         Error::Shape(format!(
             "lifting a {n} × {n} system on the device: its rows do not fit in shared memory"
         ))
@@ -144,7 +153,8 @@ pub fn start_lift<'a>(
     let start = Instant::now();
     for m in primes {
         let dm = gpu.upload_on(stream, &moduli_words(&[m]))?;
-        let mut aug = gpu.launch_limbs_mod(stream, (&a.words, a.n, a.limbs), &dm, 1, 2 * n)?;
+        let mut aug =
+            launch::launch_limbs_mod(gpu, stream, (&a.words, a.n, a.limbs), &dm, 1, 2 * n)?;
         let state = gauss_jordan(gpu, stream, &mut aug, &dm, m, (n, 2 * n))?;
         if state[3] != 0 {
             continue;
@@ -233,7 +243,8 @@ impl Lift<'_> {
             steps,
             layout: self.layout,
         };
-        gpu.launch_dixon_lift(
+        launch::launch_dixon_lift(
+            gpu,
             stream,
             args,
             [

@@ -5,6 +5,7 @@
 //! modulo which `A` is singular are eliminated again by `rns_eliminate`.
 
 use crate::backend::gpu::driver::memory::moduli_words;
+use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::Eliminate;
 use crate::backend::gpu::{Gpu, Packed};
 use crate::error::{Error, Result};
@@ -44,7 +45,7 @@ pub fn eliminate_words(
     let blocked = jordan
         && pivot_cols == rows
         && keep.is_none_or(|from| from >= rows)
-        && gpu.gauss_jordan_on_tensor_cores(rows, cols, channels);
+        && launch::gauss_jordan_on_tensor_cores(gpu, rows, cols, channels);
     let group = match blocked {
         true => channels_fitting(gpu, packed, elimination_words(gpu, shape, keep, true))?,
         false => {
@@ -102,7 +103,7 @@ fn elimination_words(gpu: &Gpu, shape: Eliminate, keep: Option<usize>, blocked: 
         0
     };
     let scratch = match blocked {
-        true => gpu.lu_scratch_words(shape.rows, shape.cols),
+        true => launch::lu_scratch_words(gpu, shape.rows, shape.cols),
         false => 0,
     };
     3 + gathered + scratch
@@ -144,12 +145,19 @@ fn eliminate_group(
         let mut dmats = super::matrices::reduce_packed(gpu, st, &dm, packed, (channels, false))?;
         let (mut dr, mut dd) = (gpu.alloc_on(st, channels)?, gpu.alloc_on(st, channels)?);
         match blocked {
-            true => gpu.launch_gauss_jordan_tensor(st, s, &mut dd, &mut dmats, &dm)?,
-            false => gpu.launch_eliminate(st, s, &mut dr, &mut dd, &mut dmats, &dm)?,
+            true => launch::launch_gauss_jordan_tensor(gpu, st, s, &mut dd, &mut dmats, &dm)?,
+            false => launch::launch_eliminate(gpu, st, s, &mut dr, &mut dd, &mut dmats, &dm)?,
         }
         if keep.is_some() && from > 0 {
             let mut dkept = gpu.alloc_on(st, channels * kept)?;
-            gpu.launch_gather_columns(st, &mut dkept, &dmats, (channels * s.rows, s.cols), from)?;
+            launch::launch_gather_columns(
+                gpu,
+                st,
+                &mut dkept,
+                &dmats,
+                (channels * s.rows, s.cols),
+                from,
+            )?;
             dmats = dkept;
         }
         if let Some(o) = out.as_deref_mut() {

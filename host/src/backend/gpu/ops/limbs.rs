@@ -4,6 +4,7 @@
 //! (`rns_digits_limbs`, `rns_core::limbs`) with the redundant channel's check, so that
 //! the host reads and builds each integer with one copy.
 
+use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::Digits;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
@@ -73,11 +74,11 @@ pub fn signed_limbs(
         gpu.sync_stream(s)?;
         let mut digits = gpu.alloc_on(s, k * cl)?;
         let shape = Digits { len: cl, k };
-        gpu.launch_digits(s, shape, &mut digits, &dres, None, &t.moduli, &t.table)?;
+        launch::launch_digits(gpu, s, shape, &mut digits, &dres, None, &t.moduli, &t.table)?;
         let mut dflags = gpu.alloc_on(s, cl)?;
         gpu.dtod(s, &dres.slice(k * cl..channels * cl), &mut dflags)?;
-        gpu.launch_digits_limbs(s, &mut dres, &mut dflags, &digits, (&t, range), q, cl)?;
-        gpu.launch_transpose(s, &mut digits, &dres, (nlimbs, cl))?;
+        launch::launch_digits_limbs(gpu, s, &mut dres, &mut dflags, &digits, (&t, range), q, cl)?;
+        launch::launch_transpose(gpu, s, &mut digits, &dres, (nlimbs, cl))?;
         gpu.dtoh(s, &dflags, &mut flags[start..start + cl])?;
         let locked = out.is_locked();
         let dst = &mut out[start * nlimbs..(start + cl) * nlimbs];

@@ -5,6 +5,7 @@
 
 use crate::backend::gpu::driver::memory::{moduli_words, MODULUS_WORDS};
 use crate::backend::gpu::driver::pipeline::{HostIn, HostOut};
+use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::{Det, Digits, Eliminate, Matmul, Reduce};
 use crate::backend::gpu::{Gpu, Packed};
 use crate::error::Result;
@@ -37,7 +38,7 @@ pub fn matmul_per_channel<'a>(
         let (dm, da, db) = (gpu.upload(&mw)?, gpu.alloc(1)?, gpu.alloc(1)?);
         let mut d = gpu.alloc(channels * np)?;
         let shape = Matmul { n, k, p, channels };
-        gpu.launch_matmul(gpu.stream(), shape, &mut d, &da, &db, &dm)?;
+        launch::launch_matmul(gpu, gpu.stream(), shape, &mut d, &da, &db, &dm)?;
         return Ok(gpu.download(&d, channels * np)?.into());
     }
     let mut out = gpu.result_words(channels * np);
@@ -47,7 +48,10 @@ pub fn matmul_per_channel<'a>(
         HostIn::new(&mw, 1, MODULUS_WORDS),
     ];
     let mut outs = [HostOut::of(&mut out, 1, np)];
-    let (max, scratch) = (MAX_PRODUCT_CHANNELS, gpu.matmul_scratch_words(n, k, p));
+    let (max, scratch) = (
+        MAX_PRODUCT_CHANNELS,
+        launch::matmul_scratch_words(gpu, n, k, p),
+    );
     gpu.stream_chunks(
         channels,
         &ins,
@@ -61,7 +65,7 @@ pub fn matmul_per_channel<'a>(
                 p,
                 channels: r.len(),
             };
-            gpu.launch_matmul(s, shape, &mut dout[0], &di[0], &di[1], &di[2])
+            launch::launch_matmul(gpu, s, shape, &mut dout[0], &di[0], &di[1], &di[2])
         },
     )?;
     Ok(out)
@@ -122,7 +126,7 @@ pub fn eliminate_per_channel(
                 let (head, tail) = dout.split_at_mut(1);
                 let (mats_in, moduli) = di.split_at_mut(1);
                 let (dr, dd) = (&mut head[0], &mut tail[0]);
-                gpu.launch_eliminate(s, shape, dr, dd, &mut mats_in[0], &moduli[0])?;
+                launch::launch_eliminate(gpu, s, shape, dr, dd, &mut mats_in[0], &moduli[0])?;
                 if keep {
                     let n = r.len() * size;
                     gpu.dtod(s, &mats_in[0].slice(0..n), &mut tail[1].slice_mut(0..n))?;
@@ -159,7 +163,7 @@ pub fn det_per_channel(gpu: &Gpu, moduli: &[Modulus], n: usize, data: &[u32]) ->
         moduli.len(),
         &ins,
         &mut outs,
-        gpu.det_scratch_words(n),
+        launch::det_scratch_words(gpu, n),
         usize::MAX,
         &mut |s, di, dout, r| {
             let (mats, moduli) = di.split_at_mut(1);
@@ -167,7 +171,7 @@ pub fn det_per_channel(gpu: &Gpu, moduli: &[Modulus], n: usize, data: &[u32]) ->
                 n,
                 channels: r.len(),
             };
-            gpu.launch_det(s, shape, &mut dout[0], &mut mats[0], &moduli[0])
+            launch::launch_det(gpu, s, shape, &mut dout[0], &mut mats[0], &moduli[0])
         },
     )?;
     Ok(dets)
@@ -188,7 +192,7 @@ pub(crate) fn reduce_packed(
     if number_major {
         let by_word = dw;
         dw = gpu.alloc_on(s, words.len())?;
-        gpu.launch_transpose(s, &mut dw, &by_word, (len, nwords))?;
+        launch::launch_transpose(gpu, s, &mut dw, &by_word, (len, nwords))?;
     }
     let mut dres = gpu.alloc_on(s, channels * len)?;
     let shape = Reduce {
@@ -196,7 +200,7 @@ pub(crate) fn reduce_packed(
         channels,
         nwords,
     };
-    gpu.launch_reduce(s, shape, &mut dres, &dw, &dn, dm)?;
+    launch::launch_reduce(gpu, s, shape, &mut dres, &dw, &dn, dm)?;
     Ok(dres)
 }
 
@@ -222,7 +226,7 @@ pub fn det_words(
     n: usize,
 ) -> Result<Option<Vec<u32>>> {
     let channels = moduli.len();
-    if !fits_reduced(gpu, packed, channels, 1 + gpu.det_scratch_words(n))? {
+    if !fits_reduced(gpu, packed, channels, 1 + launch::det_scratch_words(gpu, n))? {
         return Ok(None);
     }
     let streams = gpu.lease_streams(1)?;
@@ -243,7 +247,7 @@ pub(crate) fn dets_on_device(
     s: Det,
 ) -> Result<Vec<u32>> {
     let mut dd = gpu.alloc_on(stream, s.channels)?;
-    gpu.launch_det(stream, s, &mut dd, mats, dm)?;
+    launch::launch_det(gpu, stream, s, &mut dd, mats, dm)?;
     gpu.download_on(stream, &dd, s.channels)
 }
 
@@ -274,7 +278,16 @@ pub fn matmul_limbs(
     let t = super::tables::mrc_tables(gpu, &moduli[..range])?;
     let mut digits = gpu.alloc_on(s, range * np)?;
     let shape = Digits { len: np, k: range };
-    gpu.launch_digits(s, shape, &mut digits, &dprod, None, &t.moduli, &t.table)?;
+    launch::launch_digits(
+        gpu,
+        s,
+        shape,
+        &mut digits,
+        &dprod,
+        None,
+        &t.moduli,
+        &t.table,
+    )?;
     let mut flags = gpu.alloc_on(s, np)?;
     gpu.dtod(s, &dprod.slice(range * np..channels * np), &mut flags)?;
     // The limbs limb-major over the product's range channels (nlimbs ≤ K), then
@@ -282,7 +295,8 @@ pub fn matmul_limbs(
     // pool lends it.
     let nlimbs = t.limbs;
     let tables = (&*t, &moduli[..range]);
-    gpu.launch_digits_limbs(
+    launch::launch_digits_limbs(
+        gpu,
         s,
         &mut dprod,
         &mut flags,
@@ -291,7 +305,7 @@ pub fn matmul_limbs(
         moduli[range],
         np,
     )?;
-    gpu.launch_transpose(s, &mut digits, &dprod, (nlimbs, np))?;
+    launch::launch_transpose(gpu, s, &mut digits, &dprod, (nlimbs, np))?;
     let flags = gpu.download_on(s, &flags, np)?;
     let mut out = gpu.result_words(nlimbs * np);
     if out.is_locked() {
@@ -338,7 +352,7 @@ fn matmul_on_device(
     // Number-major words are uploaded, then transposed into a second buffer.
     let copies = 1 + number_major as usize;
     let words = copies * (a.0.len() + b.0.len()) + a.1.len() + b.1.len();
-    let scratch = gpu.matmul_scratch_words(n, k, p);
+    let scratch = launch::matmul_scratch_words(gpu, n, k, p);
     let bytes = 4 * (channels * (n * k + k * p + np + scratch) + words + extra);
     if np == 0 || n * k == 0 || channels > MAX_PRODUCT_CHANNELS || bytes > gpu.budget()? {
         return Ok(None);
@@ -347,7 +361,15 @@ fn matmul_on_device(
     let da = reduce_packed(gpu, s, &dm, a, (channels, number_major))?;
     let db = reduce_packed(gpu, s, &dm, b, (channels, number_major))?;
     let mut dprod = gpu.alloc_on(s, channels * np)?;
-    gpu.launch_matmul(s, Matmul { n, k, p, channels }, &mut dprod, &da, &db, &dm)?;
+    launch::launch_matmul(
+        gpu,
+        s,
+        Matmul { n, k, p, channels },
+        &mut dprod,
+        &da,
+        &db,
+        &dm,
+    )?;
     Ok(Some(dprod))
 }
 

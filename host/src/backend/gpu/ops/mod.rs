@@ -6,6 +6,12 @@
 //! ([`few`], [`schur`]); Dixon's lifting ([`dixon`]); resultants ([`resultant`]);
 //! device-resident values ([`resident`]); the device's measured speed ([`speed`]).
 
+// Public (and used) only with the `raw-gpu` feature; crate-internal otherwise.
+#![cfg_attr(
+    not(feature = "raw-gpu"),
+    allow(unreachable_pub, unused_imports, dead_code)
+)]
+
 pub mod dixon;
 pub mod eliminate;
 pub mod few;

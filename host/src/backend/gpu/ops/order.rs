@@ -3,6 +3,7 @@
 //! all on one stream (no wait on the host in between).
 
 use crate::backend::gpu::driver::memory::moduli_words;
+use crate::backend::gpu::launch;
 use crate::backend::gpu::Gpu;
 use crate::error::Result;
 use rns_core::Modulus;
@@ -17,6 +18,6 @@ pub fn cofactor_inverses(gpu: &Gpu, range: &[Modulus]) -> Result<Vec<u32>> {
     // The kernel writes the interval pass's weights and terms of 0 too (O(K), unused
     // here; the mixed-radix tables of `mrc_tables` would take K² words).
     let (mut weights, mut zero_terms) = (gpu.alloc(2 * k)?, gpu.alloc(2 * k)?);
-    gpu.launch_interval_table(s, k, &mut coef, &mut weights, &mut zero_terms, &moduli)?;
+    launch::launch_interval_table(gpu, s, k, &mut coef, &mut weights, &mut zero_terms, &moduli)?;
     gpu.download(&coef, k)
 }

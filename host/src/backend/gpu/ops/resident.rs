@@ -4,6 +4,7 @@
 //! signs, digits, a download) wait and cross PCIe.
 
 use crate::backend::gpu::driver::memory::moduli_words;
+use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::MrcTables;
 use crate::backend::gpu::launch::{Digits, Elementwise, Equal, EqualKernel};
 use crate::backend::gpu::Gpu;
@@ -77,7 +78,15 @@ impl DeviceWords {
         let ds = g.upload(scalar)?;
         let bufs: Vec<&CudaSlice<u32>> = inputs.iter().map(|x| &x.buf).collect();
         let shape = Elementwise { op, len, channels };
-        g.launch_elementwise(g.stream(), shape, &mut out.buf, &bufs, &ds, &first.moduli)?;
+        launch::launch_elementwise(
+            g,
+            g.stream(),
+            shape,
+            &mut out.buf,
+            &bufs,
+            &ds,
+            &first.moduli,
+        )?;
         Ok(out)
     }
 
@@ -90,7 +99,7 @@ impl DeviceWords {
             len,
             channels,
         };
-        g.launch_equal(g.stream(), shape, &mut out, &self.buf, &other.buf)?;
+        launch::launch_equal(g, g.stream(), shape, &mut out, &self.buf, &other.buf)?;
         Ok(g.download(&out, len)?.into_iter().map(|x| x != 0).collect())
     }
 
@@ -100,7 +109,8 @@ impl DeviceWords {
         let g = &self.gpu;
         let mut d = g.alloc(t.k * len)?;
         let shape = Digits { len, k: t.k };
-        g.launch_digits(
+        launch::launch_digits(
+            g,
             g.stream(),
             shape,
             &mut d,
@@ -127,7 +137,7 @@ impl DeviceWords {
             .collect::<Result<Vec<_>>>()?;
         let mut out = g.alloc(len)?;
         let b = other.map(|b| &b.buf);
-        g.launch_compare(g.stream(), &t, len, &self.buf, b, &mut scratch, &mut out)?;
+        launch::launch_compare(g, g.stream(), &t, len, &self.buf, b, &mut scratch, &mut out)?;
         Ok(g.download(&out, len)?
             .into_iter()
             .map(|x| x as i32)

@@ -4,6 +4,7 @@
 
 use crate::backend::gpu::driver::memory::{moduli_words, ranges, MODULUS_WORDS};
 use crate::backend::gpu::driver::pipeline::{HostIn, HostOut};
+use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::{
     Digits, Interpolate, Reduce, Resultant, ResultantBlock, ResultantPoints,
 };
@@ -28,7 +29,7 @@ pub fn resultant_per_channel(
     data: &[u32],
 ) -> Result<Vec<u32>> {
     let (per, channels) = (df + dg + 2, moduli.len());
-    let blocks = gpu.resultant_in_blocks(df, dg);
+    let blocks = launch::resultant_in_blocks(gpu, df, dg);
     // One thread per channel reads coefficient j of every channel together
     // (coalesced): a chunk of channels is then `per` rows of its channels. A block per
     // channel reads its channel's coefficients together, as they are.
@@ -60,10 +61,10 @@ pub fn resultant_per_channel(
                     dg,
                     threads,
                 };
-                gpu.launch_resultant_block(s, shape, &mut dout[0], &coeffs[0], &moduli[0])
+                launch::launch_resultant_block(gpu, s, shape, &mut dout[0], &coeffs[0], &moduli[0])
             } else {
                 let shape = Resultant { channels, df, dg };
-                gpu.launch_resultant(s, shape, &mut dout[0], &mut coeffs[0], &moduli[0])
+                launch::launch_resultant(gpu, s, shape, &mut dout[0], &mut coeffs[0], &moduli[0])
             }
         },
     )?;
@@ -84,7 +85,7 @@ pub fn resultant_words(
     dg: usize,
 ) -> Result<Vec<u32>> {
     let (len, channels) = (df + dg + 2, moduli.len());
-    if !gpu.resultant_in_blocks(df, dg) {
+    if !launch::resultant_in_blocks(gpu, df, dg) {
         let residues = super::vectors::reduce_words(gpu, moduli, words, neg, len, nwords)?;
         return resultant_per_channel(gpu, moduli, df, dg, &residues);
     }
@@ -105,7 +106,7 @@ pub fn resultant_words(
             channels: k,
             nwords,
         };
-        gpu.launch_reduce(s, reduce, &mut residues, &dw, &dn, &dm)?;
+        launch::launch_reduce(gpu, s, reduce, &mut residues, &dw, &dn, &dm)?;
         let mut dout = gpu.alloc_on(s, k)?;
         let shape = ResultantBlock {
             channels: k,
@@ -113,7 +114,7 @@ pub fn resultant_words(
             dg,
             threads,
         };
-        gpu.launch_resultant_block(s, shape, &mut dout, &residues, &dm)?;
+        launch::launch_resultant_block(gpu, s, shape, &mut dout, &residues, &dm)?;
         gpu.dtoh(s, &dout.slice(0..k), &mut out[chans])?;
     }
     gpu.sync_stream(s)?;
@@ -138,7 +139,7 @@ pub fn resultant_xy_words(
 ) -> Result<(Words, Option<Vec<u32>>, Laps)> {
     let mut laps = Laps::start();
     let (len, n, channels) = (shape.len(), shape.degree_bound() + 1, moduli.len());
-    let shared = gpu.interpolation_in_shared(n, candidates);
+    let shared = launch::interpolation_in_shared(gpu, n, candidates);
     let scratch = if shared {
         0
     } else {
@@ -164,7 +165,7 @@ pub fn resultant_xy_words(
             channels: k,
             nwords,
         };
-        gpu.launch_reduce(s, reduce, &mut dcoeffs, &dw, &dn, &dm)?;
+        launch::launch_reduce(gpu, s, reduce, &mut dcoeffs, &dw, &dn, &dm)?;
         sync()?;
         laps.stage("reduce")?;
         let mut dvals = gpu.alloc_on(s, k * candidates)?;
@@ -174,7 +175,7 @@ pub fn resultant_xy_words(
             candidates,
             channels: k,
         };
-        gpu.launch_resultant_points(s, points, &mut dvals, &mut dwork, &dcoeffs, &dm)?;
+        launch::launch_resultant_points(gpu, s, points, &mut dvals, &mut dwork, &dcoeffs, &dm)?;
         sync()?;
         laps.stage("resultants mod p")?;
         drop(dwork);
@@ -186,7 +187,7 @@ pub fn resultant_xy_words(
             shared,
             channels: k,
         };
-        gpu.launch_interpolate(s, interp, &mut dout, &dvals, &mut dscratch, &dm)?;
+        launch::launch_interpolate(gpu, s, interp, &mut dout, &dvals, &mut dscratch, &dm)?;
         gpu.dtod(s, &dout, &mut all.slice_mut(start * n..(start + k) * n))?;
         sync()?;
         laps.lap("interpolation");
@@ -201,7 +202,7 @@ pub fn resultant_xy_words(
     let t = super::tables::mrc_tables(gpu, &moduli[..range])?;
     let mut digits = gpu.alloc_on(s, range * n)?;
     let shape = Digits { len: n, k: range };
-    gpu.launch_digits(s, shape, &mut digits, &all, None, &t.moduli, &t.table)?;
+    launch::launch_digits(gpu, s, shape, &mut digits, &all, None, &t.moduli, &t.table)?;
     let digits = gpu.download_words(&digits, range * n)?;
     laps.lap("digits (crt on the device)");
     Ok((residues, Some(digits), laps))

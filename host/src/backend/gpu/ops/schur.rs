@@ -9,6 +9,7 @@
 //! strips' pivots and the last elimination's. A prime modulo which an `M11` needs a row
 //! swap (a zero pivot) is left to the caller, as the elimination kernels' are.
 
+use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::Matmul;
 use crate::backend::gpu::launch::View;
 use crate::backend::gpu::Gpu;
@@ -33,7 +34,7 @@ const STRIP_MIN: usize = 32;
 pub(crate) fn schur_strips(gpu: &Gpu, channels: usize, n: usize) -> Option<Vec<usize>> {
     let blocks = gpu.multiprocessors().checked_div(channels)?;
     let (mut strips, mut m) = (Vec::new(), n);
-    while gpu.rows_layout(channels, m, m).is_none() {
+    while launch::rows_layout(gpu, channels, m, m).is_none() {
         // A block's shared memory: its rows and two pivot rows of `m` words, 4 more.
         let per_block = (gpu.shared_memory() / 4).checked_sub(4)? / m;
         let h = (per_block.checked_sub(2)? * blocks).min(STRIP_ROWS);
@@ -41,7 +42,7 @@ pub(crate) fn schur_strips(gpu: &Gpu, channels: usize, n: usize) -> Option<Vec<u
         if h < STRIP_MIN || h >= m || (first && !gpu.config().tensor_cores_for(m - h, h, m - h)) {
             return None;
         }
-        gpu.rows_layout(channels, h, m)?;
+        launch::rows_layout(gpu, channels, h, m)?;
         moduli_for(h)?;
         strips.push(h);
         m -= h;
@@ -74,10 +75,10 @@ pub(crate) fn dets_by_schur(
     let mut k = 0;
     for &h in strips {
         let m = n - k;
-        let layout = gpu.rows_layout(channels, h, m).ok_or_else(unplanned)?;
+        let layout = launch::rows_layout(gpu, channels, h, m).ok_or_else(unplanned)?;
         let strip = View::new(nn, k * n + k, n, 1);
         fold(
-            gpu.eliminate_rows(stream, (mats, strip), dm, moduli, (h, m), true, layout)?,
+            launch::eliminate_rows(gpu, stream, (mats, strip), dm, moduli, (h, m), true, layout)?,
             h,
         );
         // M22 −= M21 · T, T = M11⁻¹·M12 now in the strip right of M11.
@@ -92,16 +93,30 @@ pub(crate) fn dets_by_schur(
         let t = View::new(nn, k * n + k + h, 1, n);
         let m22 = View::new(nn, (k + h) * n + k + h, n, 1);
         let count = moduli_for(h).ok_or_else(unplanned)?;
-        let planes =
-            gpu.small_moduli_planes(stream, shape, [(&*mats, m21), (&*mats, t)], dm, count)?;
-        gpu.small_moduli_product(stream, shape, planes, (&mut *mats, m22, true), dm, count)?;
+        let planes = launch::small_moduli_planes(
+            gpu,
+            stream,
+            shape,
+            [(&*mats, m21), (&*mats, t)],
+            dm,
+            count,
+        )?;
+        launch::small_moduli_product(
+            gpu,
+            stream,
+            shape,
+            planes,
+            (&mut *mats, m22, true),
+            dm,
+            count,
+        )?;
         k += h;
     }
     let m = n - k;
-    let layout = gpu.rows_layout(channels, m, m).ok_or_else(unplanned)?;
+    let layout = launch::rows_layout(gpu, channels, m, m).ok_or_else(unplanned)?;
     let last = View::new(nn, k * n + k, n, 1);
     fold(
-        gpu.eliminate_rows(stream, (mats, last), dm, moduli, (m, m), false, layout)?,
+        launch::eliminate_rows(gpu, stream, (mats, last), dm, moduli, (m, m), false, layout)?,
         m,
     );
     Ok(dets)

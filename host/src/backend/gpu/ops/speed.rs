@@ -2,6 +2,7 @@
 //! several GPUs ([`crate::backend::split`]).
 
 use crate::backend::gpu::driver::memory::moduli_words;
+use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::Matmul;
 use crate::backend::gpu::Gpu;
 use crate::error::Result;
@@ -36,10 +37,10 @@ fn measure_speed(gpu: &Gpu) -> Result<f64> {
         channels: CHANNELS,
     };
     let s = gpu.stream();
-    gpu.launch_matmul(s, shape, &mut out, &da, &db, &dm)?;
+    launch::launch_matmul(gpu, s, shape, &mut out, &da, &db, &dm)?;
     let mut best = f64::INFINITY;
     for _ in 0..3 {
-        let ms = gpu.time_ms(|| gpu.launch_matmul(s, shape, &mut out, &da, &db, &dm))?;
+        let ms = gpu.time_ms(|| launch::launch_matmul(gpu, s, shape, &mut out, &da, &db, &dm))?;
         best = best.min(ms);
     }
     Ok((N * N * N * CHANNELS) as f64 / (best.max(1e-6) * 1e6))

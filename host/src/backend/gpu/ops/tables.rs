@@ -6,6 +6,7 @@
 //! that repeated conversions over one basis pay once.
 
 use crate::backend::gpu::driver::memory::moduli_words;
+use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::{limbs_for, Digits, MrcTables};
 use crate::backend::gpu::Gpu;
 use crate::error::Result;
@@ -21,14 +22,31 @@ pub fn mrc_tables(gpu: &Gpu, range: &[Modulus]) -> Result<Arc<MrcTables>> {
         let s = gpu.stream();
         let moduli = gpu.upload(&moduli_words(range))?;
         let mut table = gpu.alloc(k * k)?;
-        gpu.launch_mr_table(s, k, &mut table, &moduli)?;
+        launch::launch_mr_table(gpu, s, k, &mut table, &moduli)?;
         let half = gpu.upload(&half_residues(range))?;
         let mut half_digits = gpu.alloc(k)?;
         let shape = Digits { len: 1, k };
-        gpu.launch_digits(s, shape, &mut half_digits, &half, None, &moduli, &table)?;
+        launch::launch_digits(
+            gpu,
+            s,
+            shape,
+            &mut half_digits,
+            &half,
+            None,
+            &moduli,
+            &table,
+        )?;
         let mut coef = gpu.alloc(k)?;
         let (mut weights, mut zero_terms) = (gpu.alloc(2 * k)?, gpu.alloc(2 * k)?);
-        gpu.launch_interval_table(s, k, &mut coef, &mut weights, &mut zero_terms, &moduli)?;
+        launch::launch_interval_table(
+            gpu,
+            s,
+            k,
+            &mut coef,
+            &mut weights,
+            &mut zero_terms,
+            &moduli,
+        )?;
         Ok(MrcTables {
             moduli,
             table,

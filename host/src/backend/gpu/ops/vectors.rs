@@ -4,6 +4,7 @@
 
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::driver::pipeline::{HostIn, HostOut};
+use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::{Digits, Elementwise, Equal, EqualKernel, Reduce};
 use crate::backend::gpu::Gpu;
 use crate::error::Result;
@@ -45,7 +46,7 @@ pub fn elementwise(
                 len: r.len(),
                 channels,
             };
-            gpu.launch_elementwise(s, shape, &mut dout[0], &refs, &ds, &dm)
+            launch::launch_elementwise(gpu, s, shape, &mut dout[0], &refs, &ds, &dm)
         },
     )?;
     Ok(out)
@@ -75,7 +76,7 @@ pub fn equal(
                 len: r.len(),
                 channels,
             };
-            gpu.launch_equal(s, shape, &mut dout[0], &di[0], &di[1])
+            launch::launch_equal(gpu, s, shape, &mut dout[0], &di[0], &di[1])
         },
     )?;
     Ok(out.into_iter().map(|x| x != 0).collect())
@@ -97,7 +98,16 @@ pub fn digits(gpu: &Gpu, range: &[Modulus], len: usize, x: &[u32]) -> Result<Vec
         usize::MAX,
         &mut |s, di, dout, r| {
             let shape = Digits { len: r.len(), k };
-            gpu.launch_digits(s, shape, &mut dout[0], &di[0], None, &t.moduli, &t.table)
+            launch::launch_digits(
+                gpu,
+                s,
+                shape,
+                &mut dout[0],
+                &di[0],
+                None,
+                &t.moduli,
+                &t.table,
+            )
         },
     )?;
     Ok(out)
@@ -132,7 +142,7 @@ pub fn compare(
             let mut scratch = (0..sides)
                 .map(|_| gpu.alloc_on(s, k * n))
                 .collect::<Result<Vec<_>>>()?;
-            gpu.launch_compare(s, &t, n, &di[0], di.get(1), &mut scratch, &mut dout[0])
+            launch::launch_compare(gpu, s, &t, n, &di[0], di.get(1), &mut scratch, &mut dout[0])
         },
     )?;
     Ok(out.into_iter().map(|x| x as i32).collect())
@@ -166,7 +176,7 @@ pub fn reduce_words(
                 channels,
                 nwords,
             };
-            gpu.launch_reduce(s, shape, &mut dout[0], &di[0], &di[1], &dm)
+            launch::launch_reduce(gpu, s, shape, &mut dout[0], &di[0], &di[1], &dm)
         },
     )?;
     Ok(out)
