@@ -120,6 +120,24 @@ fn parse_devices(s: &str) -> std::result::Result<Devices, String> {
     s.parse().map_err(|e: rns::Error| e.to_string())
 }
 
+/// The long help of `--method`, from the library's own rule.
+fn method_help() -> String {
+    format!(
+        "The algorithm of det, solve and inverse over Z or Q: p-adic (`dixon`: Dixon's \
+         lifting; for det, FLINT's divisor trick), `multimodular`, or `auto`: {}.",
+        Method::auto_rule()
+    )
+}
+
+/// The long help of `compare --only`, from the runner's list of operations.
+fn only_help() -> String {
+    let ops: Vec<&str> = compare::OPERATIONS.iter().map(|(op, _)| *op).collect();
+    format!(
+        "Only these operations (comma-separated: {}).",
+        ops.join(", ")
+    )
+}
+
 fn parse_method(s: &str) -> std::result::Result<Method, String> {
     Method::from_name(s).ok_or_else(|| "expected auto, dixon or multimodular".into())
 }
@@ -130,12 +148,8 @@ struct ModOpts {
     /// Work modulo this prime (2^30 < P < 2^31) instead of over Z or Q.
     #[arg(long = "mod", value_name = "P")]
     modulus: Option<u32>,
-    /// The algorithm of det, solve and inverse over Z or Q: p-adic (`dixon`: Dixon's
-    /// lifting; for det, FLINT's divisor trick), `multimodular`, or `auto` (dixon on the
-    /// CPU backend for n ≥ 40 (det) or n ≥ 10 with few right-hand sides (solve); on the
-    /// GPU for det with n ≥ 400 and solve with n ≥ 300 and up to n/64 right-hand sides
-    /// (one at least), when the lifting fits the device).
-    #[arg(long, default_value = "auto", value_parser = parse_method)]
+    /// The algorithm of det, solve and inverse over Z or Q.
+    #[arg(long, default_value = "auto", value_parser = parse_method, long_help = method_help())]
     method: Method,
     #[command(flatten)]
     run: RunOpts,
@@ -241,8 +255,8 @@ struct CompareArgs {
     /// Small sizes: finishes in under 30 s on a 2-core machine.
     #[arg(long)]
     quick: bool,
-    /// Only these operations (comma-separated: add, mul, mul_naive, abcd, equal, sign, to_rns, crt, matmul, det, resultant, resultant_xy).
-    #[arg(long, value_delimiter = ',')]
+    /// Only these operations (comma-separated).
+    #[arg(long, value_delimiter = ',', long_help = only_help())]
     only: Option<Vec<String>>,
     /// Write the raw rows as CSV.
     #[arg(long)]

@@ -381,3 +381,22 @@ fn a_failing_device_operation_prints_no_answer() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn help_states_the_thresholds_the_code_uses() {
+    use rns::algo::method::{DIXON_DET_MIN, DIXON_GPU_DET_MIN, DIXON_GPU_SOLVE_MIN};
+    let out = rns(&["det", "--help"], "");
+    assert_eq!(out.status.code(), Some(0));
+    let help = text(&out.stdout);
+    for n in [DIXON_DET_MIN, DIXON_GPU_DET_MIN, DIXON_GPU_SOLVE_MIN] {
+        assert!(
+            help.contains(&format!("n ≥ {n}")),
+            "{n} missing from:\n{help}"
+        );
+    }
+    let out = rns(&["compare", "--help"], "");
+    let help = text(&out.stdout);
+    for (op, _) in rns_cli::compare::OPERATIONS {
+        assert!(help.contains(op), "{op} missing from:\n{help}");
+    }
+}

@@ -28,6 +28,12 @@ pub const DIXON_GPU_DET_MIN: usize = 400;
 pub const DIXON_GPU_SOLVE_MIN: usize = 300;
 /// Below this dimension `Auto` solves stay multimodular.
 pub const DIXON_SOLVE_MIN: usize = 10;
+/// `Auto` solves on the CPU lift with up to `max(2, n / DIXON_RHS_DIVISOR)` right-hand
+/// sides.
+pub const DIXON_RHS_DIVISOR: usize = 8;
+/// `Auto` solves on the GPU lift with up to `max(1, n / DIXON_GPU_RHS_DIVISOR)`
+/// right-hand sides.
+pub const DIXON_GPU_RHS_DIVISOR: usize = 64;
 
 /// Where a p-adic lifting runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,11 +68,11 @@ impl Method {
         on_gpu: bool,
         fits_gpu: impl FnOnce() -> bool,
     ) -> Option<Lifting> {
-        let cpu = n >= DIXON_SOLVE_MIN && l <= (n / 8).max(2);
+        let cpu = n >= DIXON_SOLVE_MIN && l <= (n / DIXON_RHS_DIVISOR).max(2);
         // On the GPU the multimodular solve is fast and the lifting's reconstruction and
         // exact check (on the host, per right-hand side) weigh more: at 1000² 8
         // right-hand sides lift in 5.0 s against 7.1 s, at 500² 32 in 4.0 against 2.5 s.
-        let gpu = n >= DIXON_GPU_SOLVE_MIN && l <= (n / 64).max(1);
+        let gpu = n >= DIXON_GPU_SOLVE_MIN && l <= (n / DIXON_GPU_RHS_DIVISOR).max(1);
         self.lifting(on_gpu, cpu, gpu, fits_gpu)
     }
 
@@ -87,6 +93,17 @@ impl Method {
             Method::Dixon => Some(Lifting::Cpu),
             Method::Multimodular => None,
         }
+    }
+
+    /// What `Auto` does, in words, from the same constants as the code (the CLI's help).
+    pub fn auto_rule() -> String {
+        format!(
+            "dixon on the CPU backend for det with n ≥ {DIXON_DET_MIN} and solve with \
+             n ≥ {DIXON_SOLVE_MIN} and up to max(2, n/{DIXON_RHS_DIVISOR}) right-hand sides; \
+             on the GPU for det with n ≥ {DIXON_GPU_DET_MIN} and solve with \
+             n ≥ {DIXON_GPU_SOLVE_MIN} and up to max(1, n/{DIXON_GPU_RHS_DIVISOR}) right-hand \
+             sides, when the lifting fits the device; multimodular otherwise"
+        )
     }
 
     /// Every method.
