@@ -93,7 +93,7 @@ impl Backend {
     /// [`Backend::to_integers`], checked against the redundant channel
     /// ([`RnsVec::check_redundant`]): an error, never a wrong number, for a value that
     /// left the range. On the GPU, for a block of numbers or more, the device converts
-    /// the residues to signed binary limbs and checks them ([`signed_limbs`](crate::backend::gpu::ops::limbs::signed_limbs)): the
+    /// the residues to signed binary limbs and checks them (`signed_limbs`): the
     /// host only copies each integer's limbs.
     pub fn to_integers_checked(&self, a: &RnsVec) -> Result<Vec<Integer>> {
         let (b, k) = (a.basis(), a.basis().range_len());

@@ -22,7 +22,7 @@ use std::sync::{Arc, OnceLock};
 impl Backend {
     /// The determinant of the `n × n` matrix held in each channel: `matrices` holds
     /// `n²` numbers (a row-major matrix), and the result has one residue per channel.
-    /// On the GPU, blocked LU ([`super::Gpu::launch_det`]: the fused `rns_det_blocked`, or
+    /// On the GPU, blocked LU (`launch_det`: the fused `rns_det_blocked`, or
     /// the trailing updates on the tensor cores); on the CPU, [`rns_core::linalg::eliminate`].
     pub fn det_per_channel(&self, matrices: &RnsVec, n: usize) -> Result<Vec<u32>> {
         if matrices.len() != n * n {

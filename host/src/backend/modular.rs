@@ -24,7 +24,7 @@ impl Backend {
     }
 
     /// The determinant of each (square) matrix. On a GPU backend a few large ones have
-    /// the whole device ([`crate::backend::gpu::Gpu::det_mod_few`]).
+    /// the whole device (`det_mod_few`).
     pub fn det_mod(&self, a: &ModMatrices) -> Result<Vec<u32>> {
         let n = a.require_square("the determinant")?;
         if let Some(g) = self.device_for(a.data.len()) {

@@ -3,7 +3,7 @@
 //! [`Backend::on_gpus`]); every operation then asks [`Backend::plan`] where its work
 //! goes (this host's cores, one GPU, the GPUs of this process, or MPI ranks), and runs
 //! through one of the runners below, giving only its CPU and GPU bodies:
-//! [`Backend::whole`] for work that is never split (vectors, conversions),
+//! `whole` for work that is never split (vectors, conversions),
 //! `per_channel` and `per_channel_mut` for channel-parallel work. The
 //! per-computation choice of the CLI and Python (the cost model and what is left of
 //! CUDA's start-up) is [`super::auto::Chooser`].

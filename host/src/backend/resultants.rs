@@ -196,11 +196,11 @@ impl Backend {
     /// holds the `df + 1` coefficients of `f` then the `dg + 1` of `g` (constant terms
     /// first, each in the basis's signed range), and neither leading coefficient may
     /// vanish modulo a channel. On a GPU the coefficients are reduced on the device and,
-    /// with a block per channel, never come back as residues ([`resultant_words`](crate::backend::gpu::ops::resultant::resultant_words));
+    /// with a block per channel, never come back as residues (`resultant_words`);
     /// the channels are split across ranks and devices as for
     /// [`Backend::resultant_per_channel`].
     ///
-    /// [`resultant_words`](crate::backend::gpu::ops::resultant::resultant_words): super::gpu::Gpu::resultant_words
+    /// `resultant_words`: super::gpu::Gpu::resultant_words
     pub fn resultant_of_integers(
         &self,
         basis: &Arc<RnsBasis>,

@@ -2,7 +2,7 @@
 //! is a fixed number of words per channel runs as shares of the channels (as
 //! [`super::plan`] decides): one share per MPI rank ([`crate::cluster`]), each rank's
 //! share again split across its GPUs in proportion to their measured speed
-//! ([`ops::speed()`]), one host thread per device so that the devices run at once.
+//! (`ops::speed`), one host thread per device so that the devices run at once.
 
 use super::gpu::{ops, Gpu};
 use crate::cluster;

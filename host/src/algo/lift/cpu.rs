@@ -1,5 +1,5 @@
 //! Dixon's lifting on the CPU: `A⁻¹ mod p` by the CPU backend, then the steps of
-//! [`super::steps`] by all cores. `A`'s entries are split into signed 29-bit limbs, so
+//! `steps` by all cores. `A`'s entries are split into signed 29-bit limbs, so
 //! each step's product `A·X_i` is dot products of 32-bit integers whose terms stay below
 //! `2^60` (summed four at a time in 64-bit lanes, which vector units multiply several at
 //! once), and only the update touches big integers.

@@ -1,4 +1,4 @@
-//! Dixon's lifting on the GPU ([`crate::backend::gpu::ops::dixon`]) for the divisor trick and
+//! Dixon's lifting on the GPU (`crate::backend::gpu::ops::dixon`) for the divisor trick and
 //! for solves with up to 32 right-hand sides: the same primes, step counts and reconstruction
 //! as [`super::cpu::divisor`] and [`super::cpu::solve`], so the same
 //! divisor and solution, with the inverse and the lifting steps on the device. It
@@ -41,7 +41,7 @@ pub struct GpuDivisor<T> {
 
 /// Whether the lifting for `A X = B` runs on `gpu`: 1 to 32 right-hand sides, the
 /// residuals fit in 128 bits and the rows of `A` and of its inverse in the
-/// multiprocessors' shared memory ([`Gpu::lift_layout`]: up to about 1300 × 1300 for
+/// multiprocessors' shared memory (`lift_layout`: up to about 1300 × 1300 for
 /// 64-bit entries and one right-hand side on an H200).
 pub fn fits(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
     device_limbs(gpu, a, b).is_some()

@@ -5,11 +5,11 @@
 //! first, public only with the `raw-gpu` feature: benchmarks, tests, the comparison
 //! runner):
 //! - [`driver`]: the device ([`Gpu`]: context, module, kernels, settings, streams), its
-//!   memory, and every host↔device copy ([`driver::transfer`], streamed in chunks by
-//!   [`driver::pipeline`] through the page-locked buffers of `driver::staging`);
-//! - [`launch`]: the typed kernel launches, one file per kernel family, each shape
+//!   memory, and every host↔device copy (`transfer`, streamed in chunks by
+//!   `pipeline` through the page-locked buffers of `driver::staging`);
+//! - `launch`: the typed kernel launches, one file per kernel family, each shape
 //!   checked against the buffers' lengths; the only code that launches;
-//! - [`ops`]: the algorithms, functions over a device composed from the two below
+//! - `ops`: the algorithms, functions over a device composed from the two below
 //!   (vectors, comparison, conversions, matrices, eliminations, determinants of few
 //!   primes, Dixon's lifting, resultants, device-resident values).
 //!

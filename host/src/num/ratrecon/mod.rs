@@ -7,7 +7,7 @@ mod half;
 use euclid::steps;
 use rug::Integer;
 
-/// From this size of the modulus on, a half-gcd reduction ([`half::reduce`]) runs first.
+/// From this size of the modulus on, a half-gcd reduction (`reduce`) runs first.
 const HALF_GCD_FROM_BITS: u32 = 4096;
 
 /// The fraction `a/b` (`b > 0`, in lowest terms) with `a ≡ b·u (mod m)`, `|a| ≤ bound`
@@ -16,7 +16,7 @@ const HALF_GCD_FROM_BITS: u32 = 4096;
 ///
 /// Euclid's algorithm on `(m, u mod m)`, the cofactors of `u` alongside, stopped at the
 /// first remainder within the bound (Wang's method). Large moduli first go most of the
-/// way by a half-gcd reduction on leading bits ([`half::reduce`]: products of large
+/// way by a half-gcd reduction on leading bits (`reduce`: products of large
 /// numbers instead of a quadratic number of small steps); its end state is only used
 /// when it is a valid Euclidean state, and a fraction it leads to is within the bounds,
 /// hence the unique one. Should it lead to none, plain Euclid decides.

@@ -3,7 +3,7 @@
 //! gives for such a failure, so that tests can show that a failure at every site gives
 //! a clean error, no partial output, and a device that still works afterwards.
 //!
-//! Armed through [`super::GpuConfig::set_fault`], or for a whole process (the CLI)
+//! Armed through [`crate::backend::gpu::GpuConfig::set_fault`], or for a whole process (the CLI)
 //! through `RNS_GPU_FAULT=SITE:N`, read when the device opens.
 
 use crate::error::{Error, Result};

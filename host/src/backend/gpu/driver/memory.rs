@@ -72,7 +72,7 @@ impl Gpu {
     }
 
     /// Bytes one operation may place on the device: the cap of
-    /// [`super::GpuConfig::set_memory_limit`] (or `RNS_GPU_MEM_LIMIT`), else 70% of the
+    /// [`crate::backend::gpu::GpuConfig::set_memory_limit`] (or `RNS_GPU_MEM_LIMIT`), else 70% of the
     /// free memory.
     pub fn budget(&self) -> Result<usize> {
         if let Some(cap) = self.config().memory_limit() {

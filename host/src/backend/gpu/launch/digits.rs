@@ -97,7 +97,7 @@ pub fn launch_digits(
     launch_digits_of(gpu, stream, s, digits, ins, None)
 }
 
-/// As [`Gpu::launch_digits`] (`ins` = `x`, `offset`, `moduli`, `table`), converting
+/// As [`launch_digits`] (`ins` = `x`, `offset`, `moduli`, `table`), converting
 /// only the numbers whose entry of `pending` (one per number, when given) is
 /// `interval::AMBIGUOUS`; blocks without such numbers return at once.
 pub fn launch_digits_of(

@@ -30,7 +30,7 @@ pub struct LiftArgs {
     pub from: usize,
     /// Steps of this run.
     pub steps: usize,
-    /// Rows per block and bytes of shared memory ([`Gpu::lift_layout`]).
+    /// Rows per block and bytes of shared memory ([`lift_layout`]).
     pub layout: (usize, usize),
 }
 

@@ -43,7 +43,7 @@ pub fn launch_eliminate(
 
 /// Blocked LU determinant on `mats` (overwritten): the fused kernel, one block per
 /// channel, or with the trailing updates on the tensor cores
-/// ([`Gpu::det_on_tensor_cores`]).
+/// ([`det_on_tensor_cores`](super::det_on_tensor_cores)).
 pub fn launch_det(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,

@@ -1,8 +1,8 @@
 //! The determinant with its trailing updates on the tensor cores: per panel of
-//! [`super::GpuConfig::det_panel`] columns, `rns_lu_panel` factors the panel and solves the rows right of it
+//! [`crate::backend::gpu::GpuConfig::det_panel`] columns, `rns_lu_panel` factors the panel and solves the rows right of it
 //! (one block per channel), then `A22 −= L21 · U12` runs for every channel at once as a
-//! product by small moduli ([`Gpu::small_moduli_planes`], [`Gpu::small_moduli_product`]).
-//! Chosen by [`super::GpuConfig::tensor_det_for`]; the fused `rns_det_blocked` otherwise.
+//! product by small moduli ([`small_moduli_planes`](super::small_moduli_planes), [`small_moduli_product`](super::small_moduli_product)).
+//! Chosen by [`crate::backend::gpu::GpuConfig::tensor_det_for`]; the fused `rns_det_blocked` otherwise.
 
 use super::View;
 use super::{grid_limit, launch, need, Det, Eliminate, Matmul, GRID_YZ};
@@ -48,8 +48,8 @@ pub fn det_scratch_words(gpu: &Gpu, n: usize) -> usize {
 
 /// Whether the Gauss–Jordan elimination of `n × cols` matrices (`cols ≥ n`, pivots
 /// in the first `n` columns) over `channels` channels takes the blocked path with
-/// the tensor cores ([`Gpu::launch_gauss_jordan_tensor`]): as the config says
-/// ([`super::GpuConfig::tensor_gauss_jordan_for`]), and when the panels fit.
+/// the tensor cores ([`launch_gauss_jordan_tensor`]): as the config says
+/// ([`crate::backend::gpu::GpuConfig::tensor_gauss_jordan_for`]), and when the panels fit.
 pub fn gauss_jordan_on_tensor_cores(gpu: &Gpu, n: usize, cols: usize, channels: usize) -> bool {
     gpu.config().tensor_gauss_jordan_for(n) && panels_fit(gpu, (n, cols), channels)
 }
@@ -70,7 +70,7 @@ pub fn lu_scratch_words(gpu: &Gpu, n: usize, cols: usize) -> usize {
 
 /// The determinant modulo each channel of `mats` (`s.channels` matrices `s.n × s.n`,
 /// overwritten) into `dets`, by panels with the trailing updates on the tensor cores.
-/// Buffers as for [`Gpu::launch_det`], checked by it.
+/// Buffers as for [`launch_det`](super::launch_det), checked by it.
 pub fn launch_det_tensor(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
@@ -125,7 +125,7 @@ pub fn launch_gauss_jordan_tensor(
 }
 
 /// The blocked factorization of `channels` matrices `n × cols` by panels of
-/// [`super::GpuConfig::det_panel`] columns: LU for determinants, or Gauss–Jordan
+/// [`crate::backend::gpu::GpuConfig::det_panel`] columns: LU for determinants, or Gauss–Jordan
 /// (`jordan`: the panel's rows solved by `U11` too, and the rows above it updated).
 #[allow(clippy::too_many_arguments)]
 fn lu_tensor(

@@ -1,8 +1,8 @@
 //! Launches of the batched modular matrix product: on the integer units
 //! (`rns_matmul`) or on the INT8 tensor cores, chosen by
-//! [`super::GpuConfig::tensor_cores_for`]; there by small moduli (`rns_ozaki_planes`,
+//! [`crate::backend::gpu::GpuConfig::tensor_cores_for`]; there by small moduli (`rns_ozaki_planes`,
 //! `rns_matmul_ozaki`, `rns_ozaki_combine`) or by byte planes (`rns_imma_planes`, then
-//! `rns_matmul_imma`), chosen by [`super::GpuConfig::tensor_split_for`].
+//! `rns_matmul_imma`), chosen by [`crate::backend::gpu::GpuConfig::tensor_split_for`].
 
 use super::{grid_limit, launch, need, Matmul, GRID_YZ};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 /// The batched product `out = a · b` per channel: on the integer units
 /// (`rns_matmul`), or on the INT8 tensor cores when the config asks for them
-/// ([`Gpu::launch_matmul_imma`]).
+/// (`launch_matmul_imma`).
 pub fn launch_matmul(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
@@ -61,7 +61,7 @@ pub fn launch_matmul(
     )
 }
 
-/// Device words of scratch per channel that [`Gpu::launch_matmul`] allocates for an
+/// Device words of scratch per channel that [`launch_matmul`] allocates for an
 /// `n × k` by `k × p` product: on the tensor cores the padded byte planes of both
 /// operands (and the small residues of the product), none on the integer units.
 pub fn matmul_scratch_words(gpu: &Gpu, n: usize, k: usize, p: usize) -> usize {
@@ -82,7 +82,7 @@ pub fn matmul_scratch_words(gpu: &Gpu, n: usize, k: usize, p: usize) -> usize {
 }
 
 /// How many small moduli a product on the tensor cores splits into, when it takes
-/// them: as [`super::GpuConfig::tensor_split_for`] says, and when every product's
+/// them: as [`crate::backend::gpu::GpuConfig::tensor_split_for`] says, and when every product's
 /// entries and every (channel, modulus) fit the kernels' indices and grid.
 fn small_moduli_for(gpu: &Gpu, s: Matmul) -> Option<usize> {
     if gpu.config().tensor_split_for(s.n, s.k, s.p) != TensorSplit::SmallModuli {
@@ -94,7 +94,7 @@ fn small_moduli_for(gpu: &Gpu, s: Matmul) -> Option<usize> {
 }
 
 /// The batched product on the tensor cores by `count` small moduli, contiguous
-/// operands and result ([`Gpu::small_moduli_planes`], [`Gpu::small_moduli_product`]).
+/// operands and result ([`small_moduli_planes`](super::small_moduli_planes), [`small_moduli_product`](super::small_moduli_product)).
 #[allow(clippy::too_many_arguments)]
 fn launch_matmul_ozaki(
     gpu: &Gpu,
@@ -218,7 +218,7 @@ pub fn small_moduli_product(
 
 /// The batched product on the INT8 tensor cores: both operands split into padded
 /// byte planes on `stream` (`rns_imma_planes`, scratch as large as the operands),
-/// then `rns_matmul_imma`. Buffers as for [`Gpu::launch_matmul`], checked by it.
+/// then `rns_matmul_imma`. Buffers as for [`launch_matmul`], checked by it.
 fn launch_matmul_imma(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,

@@ -1,7 +1,7 @@
 //! The launch layer: typed kernel launches, one file per kernel family, each with a shape
 //! struct ([`shapes`]) whose lengths are checked against the buffers before the launch (a
 //! short buffer is an [`Error::Internal`], never an out-of-bounds access), with the
-//! launch geometry of `rns_core::launch`. [`Gpu::launch_built`] and its cooperative twin
+//! launch geometry of `rns_core::launch`. `launch_built` and its cooperative twin
 //! are the only places that launch (after the fault hook's check).
 
 // Public (and used) only with the `raw-gpu` feature; crate-internal otherwise.
@@ -112,7 +112,7 @@ pub(crate) fn launch_built(gpu: &Gpu, mut b: LaunchArgs, cfg: LaunchConfig) -> R
     unsafe { b.launch(cfg) }.map_err(cuda).map(drop)
 }
 
-/// [`Gpu::launch_built`] as a cooperative launch: every block resident at once (for
+/// `launch_built` as a cooperative launch: every block resident at once (for
 /// kernels with grid-wide barriers; too large a grid is an error, never a hang).
 pub(crate) fn launch_built_cooperative(
     gpu: &Gpu,

@@ -41,7 +41,7 @@ pub fn rows_layout(gpu: &Gpu, channels: usize, n: usize, cols: usize) -> Option<
 
 /// Eliminates each of the `moduli.len()` matrices `n × cols` in `mats` (device
 /// words; where `at` says, its `x` the rows; `dm` the moduli's) without row swaps in
-/// one cooperative launch of `rns_gauss_jordan` (`layout` from [`Gpu::rows_layout`]):
+/// one cooperative launch of `rns_gauss_jordan` (`layout` from [`rows_layout`]):
 /// Gauss–Jordan when `jordan`, else forward. Per channel: the product of its pivots
 /// and the step it stopped at, a zero pivot (`n` when it did not).
 #[allow(clippy::too_many_arguments)]

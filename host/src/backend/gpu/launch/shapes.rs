@@ -1,4 +1,4 @@
-//! The shape of each kernel family's launch: what [`super::launch`] checks the buffers
+//! The shape of each kernel family's launch: what `launch` checks the buffers
 //! against and derives the grid from.
 
 use crate::num::op::Op;
@@ -167,7 +167,7 @@ pub struct Interpolate {
     pub candidates: usize,
     /// Coefficients per channel.
     pub n: usize,
-    /// Whether the scratch sits in shared memory ([`super::Gpu::interpolation_in_shared`]).
+    /// Whether the scratch sits in shared memory ([`interpolation_in_shared`](super::interpolation_in_shared)).
     pub shared: bool,
     /// Channels.
     pub channels: usize,

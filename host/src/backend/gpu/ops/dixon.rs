@@ -51,9 +51,9 @@ pub fn upload_limbs(
 }
 
 /// Gauss–Jordan on one channel's `n × cols` matrix `mat` modulo `m` (`dm`, its
-/// device words): [`Gpu::eliminate_rows`] while no row swap is needed, then the step
+/// device words): [`eliminate_rows`](crate::backend::gpu::launch::eliminate_rows) while no row swap is needed, then the step
 /// kernels from the first zero pivot on (every step when the rows do not fit in
-/// shared memory). The state as [`Gpu::eliminate_steps`]'.
+/// shared memory). The state as [`eliminate_steps`](crate::backend::gpu::launch::eliminate_steps)'.
 fn gauss_jordan(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
@@ -76,7 +76,7 @@ fn gauss_jordan(
 }
 
 /// `det a mod m` for each of `moduli` (few primes, large matrices), as
-/// [`few_dets_on_device`](super::few::few_dets_on_device); a prime that needs a row swap again from the limbs,
+/// `few_dets_on_device`(super::few::few_dets_on_device); a prime that needs a row swap again from the limbs,
 /// one pivot per launch.
 pub fn det_mod_limbs(gpu: &Gpu, a: &DeviceLimbs, moduli: &[Modulus]) -> Result<Vec<u32>> {
     if moduli.is_empty() {
@@ -129,7 +129,7 @@ fn det_mod_steps(
 /// (`None` when there is none): the inverse by Gauss–Jordan on the device, room for
 /// `capacity(p)` steps. The caller checks that the residuals fit in 128 bits
 /// (`rns_core::padic::residual_fits`) and the rows in shared memory
-/// ([`Gpu::lift_layout`]).
+/// ([`lift_layout`](crate::backend::gpu::launch::lift_layout)).
 pub fn start_lift<'a>(
     gpu: &'a Gpu,
     a: &'a DeviceLimbs,

@@ -1,7 +1,7 @@
 //! Gaussian elimination of an integer matrix's images modulo many primes, reduced on
 //! the device: `rns_eliminate` (one block per prime, one pivot at a time), or for
 //! Gauss–Jordan on `[A | B]` with `A` square, by panels with the updates above and
-//! below each panel on the tensor cores ([`Gpu::launch_gauss_jordan_tensor`]); the primes
+//! below each panel on the tensor cores ([`launch_gauss_jordan_tensor`](crate::backend::gpu::launch::launch_gauss_jordan_tensor)); the primes
 //! modulo which `A` is singular are eliminated again by `rns_eliminate`.
 
 use crate::backend::gpu::driver::memory::moduli_words;

@@ -3,7 +3,7 @@
 //! GPU for the few primes: all at once with each matrix's rows in shared memory
 //! (`super::rows`) where they fit; else by Schur complements (`super::schur`) where
 //! their strips fit; else by panels with the trailing updates on the tensor cores
-//! ([`Gpu::det_on_tensor_cores`]); a prime that needs a row swap, and every prime when
+//! ([`det_on_tensor_cores`](crate::backend::gpu::launch::det_on_tensor_cores)(crate::backend::gpu::launch::det_on_tensor_cores)); a prime that needs a row swap, and every prime when
 //! none of the three applies, one pivot per launch.
 
 use crate::backend::gpu::driver::memory::moduli_words;
@@ -73,7 +73,7 @@ pub(crate) fn few_dets_on_device(
 
 /// The determinant modulo each of `moduli` of its `n × n` matrix in `data` (one
 /// row-major matrix per modulus, one after another), a few large ones
-/// ([`det_few_for`]): as [`few_dets_on_device`], the primes that need a
+/// ([`det_few_for`]): as `few_dets_on_device`, the primes that need a
 /// row swap uploaded again and eliminated one pivot per launch.
 pub fn det_mod_few(gpu: &Gpu, moduli: &[Modulus], n: usize, data: &[u32]) -> Result<Vec<u32>> {
     let size = n * n;

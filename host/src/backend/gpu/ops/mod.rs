@@ -4,7 +4,7 @@
 //! product's two ends ([`limbs`]); matrices modulo many primes ([`matrices`],
 //! [`eliminate`]); determinants of a few large matrices with the whole device
 //! ([`few`], [`schur`]); Dixon's lifting ([`dixon`]); resultants ([`resultant`]);
-//! device-resident values ([`resident`]); the device's measured speed ([`speed`]).
+//! device-resident values ([`resident`]); the device's measured speed ([`speed()`]).
 
 // Public (and used) only with the `raw-gpu` feature; crate-internal otherwise.
 #![cfg_attr(

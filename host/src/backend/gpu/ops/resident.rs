@@ -123,7 +123,7 @@ impl DeviceWords {
     }
 
     /// `a[i]` against `b[i]` (or 0) over the moduli of `range`: −1, 0, 1 per number, as
-    /// [`compare`](super::vectors::compare).
+    /// `vectors::compare`.
     pub fn compare(
         &self,
         other: Option<&DeviceWords>,

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 /// Resultant modulo each channel of `f` (degree `df`) and `g` (degree `dg`): `data` is
 /// channel-major, `df + 1` coefficients of `f` then `dg + 1` of `g` per channel. A
-/// block per channel when [`Gpu::resultant_in_blocks`] says so, else a thread each.
+/// block per channel when [`resultant_in_blocks`](crate::backend::gpu::launch::resultant_in_blocks) says so, else a thread each.
 pub fn resultant_per_channel(
     gpu: &Gpu,
     moduli: &[Modulus],
@@ -73,7 +73,7 @@ pub fn resultant_per_channel(
 
 /// Resultant modulo each of `moduli` of the integer polynomials packed as for
 /// [`reduce_words`](super::vectors::reduce_words) (`f`'s `df + 1` coefficients, then `g`'s `dg + 1`): with a
-/// block per channel ([`Gpu::resultant_in_blocks`]) the residues are reduced on the
+/// block per channel ([`resultant_in_blocks`](crate::backend::gpu::launch::resultant_in_blocks)) the residues are reduced on the
 /// device and read there by the resultant kernel, in chunks of channels that fit the
 /// memory budget, and only one word per channel comes back; otherwise reduced on the
 /// device, downloaded and passed to [`resultant_per_channel`].

@@ -1,5 +1,5 @@
 //! Operations on residue vectors held on the host, streamed through the device
-//! ([`Gpu::stream_chunks`]): elementwise arithmetic, equality, mixed-radix digits,
+//! (`stream_chunks`): elementwise arithmetic, equality, mixed-radix digits,
 //! sign and comparison, and the reduction of integers into residues.
 
 use crate::backend::gpu::driver::memory::moduli_words;
