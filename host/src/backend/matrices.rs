@@ -32,11 +32,7 @@ impl Backend {
             )));
         }
         let (moduli, data, nn) = (matrices.basis().moduli(), matrices.residues(), n * n);
-        let job = Channels {
-            count: moduli.len(),
-            per: 1,
-            work: data.len(),
-        };
+        let job = Channels::new(moduli.len(), 1, data.len());
         let part = |r: &Range<usize>| (&moduli[r.clone()], &data[r.start * nn..r.end * nn]);
         let dets = self.per_channel(
             job,
@@ -68,11 +64,7 @@ impl Backend {
             )));
         }
         check_range(basis, entries)?;
-        let job = Channels {
-            count: basis.channels(),
-            per: 1,
-            work: entries.len() * basis.channels(),
-        };
+        let job = Channels::new(basis.channels(), 1, entries.len() * basis.channels());
         let packed = Packing::new(entries);
         let dets = self.per_channel(
             job,
@@ -107,11 +99,7 @@ impl Backend {
                 moduli.len()
             )));
         }
-        let job = Channels {
-            count: moduli.len(),
-            per: 2,
-            work: data.len(),
-        };
+        let job = Channels::new(moduli.len(), 2, data.len());
         let out = self.per_channel_mut(
             job,
             (data, rows * cols, keep),
@@ -162,11 +150,7 @@ impl Backend {
         // Words kept per channel.
         let kept = keep.map_or(0, |from| rows * (cols - from));
         let mut data = vec![0u32; basis.channels() * kept];
-        let job = Channels {
-            count: basis.channels(),
-            per: 2,
-            work: entries.len() * basis.channels(),
-        };
+        let job = Channels::new(basis.channels(), 2, entries.len() * basis.channels());
         let packed = Packing::new(entries);
         let out = self.per_channel_mut(
             job,
@@ -244,11 +228,7 @@ impl Backend {
     ) -> Result<Vec<Integer>> {
         check_range(basis, a)?;
         check_range(basis, b)?;
-        let job = Channels {
-            count: basis.channels(),
-            per: n * p,
-            work: basis.channels() * n * p,
-        };
+        let job = Channels::new(basis.channels(), n * p, basis.channels() * n * p);
         let (pa, pb) = (Packing::new(a), Packing::new(b));
         let prod = self.per_channel(
             job,
@@ -290,11 +270,7 @@ impl Backend {
             data: &w.data[r.start * per..r.end * per],
             locked: w.locked,
         };
-        let job = Channels {
-            count: c,
-            per: n * p,
-            work: c * n * p,
-        };
+        let job = Channels::new(c, n * p, c * n * p);
         self.per_channel(
             job,
             &|r| {

@@ -87,6 +87,13 @@ pub(crate) struct Channels {
     pub work: usize,
 }
 
+impl Channels {
+    /// `count` channels of `per` result words each, `work` in all.
+    pub(crate) fn new(count: usize, per: usize, work: usize) -> Channels {
+        Channels { count, per, work }
+    }
+}
+
 /// A share of channels on the host's cores: the result words of the channels `range`.
 pub(crate) type CpuShare<'a> = dyn Fn(Range<usize>) -> Result<Words> + Sync + 'a;
 /// A share of channels on one GPU.

@@ -96,11 +96,11 @@ impl Backend {
     ) -> Result<(Computed, Laps)> {
         let mut laps = Laps::start();
         check_range(basis, coeffs)?;
-        let job = Channels {
-            count: basis.channels(),
-            per: shape.degree_bound() + 1,
-            work: basis.channels() * candidates * shape.work_len(),
-        };
+        let job = Channels::new(
+            basis.channels(),
+            shape.degree_bound() + 1,
+            basis.channels() * candidates * shape.work_len(),
+        );
         let packed = Packing::new(coeffs);
         let residues = self.per_channel(
             job,
@@ -211,11 +211,7 @@ impl Backend {
         check_pair(coeffs.len(), df, dg)?;
         check_range(basis, coeffs)?;
         let moduli = basis.moduli();
-        let job = Channels {
-            count: moduli.len(),
-            per: 1,
-            work: df * dg.max(1) * moduli.len(),
-        };
+        let job = Channels::new(moduli.len(), 1, df * dg.max(1) * moduli.len());
         let packed = Packing::new(coeffs);
         let out = self.per_channel(
             job,
@@ -234,11 +230,7 @@ impl Backend {
     pub fn resultant_per_channel(&self, coeffs: &RnsVec, df: usize, dg: usize) -> Result<Vec<u32>> {
         check_pair(coeffs.len(), df, dg)?;
         let (moduli, data, len) = (coeffs.basis().moduli(), coeffs.residues(), coeffs.len());
-        let job = Channels {
-            count: moduli.len(),
-            per: 1,
-            work: df * dg.max(1) * moduli.len(),
-        };
+        let job = Channels::new(moduli.len(), 1, df * dg.max(1) * moduli.len());
         let part = |r: &Range<usize>| (&moduli[r.clone()], &data[r.start * len..r.end * len]);
         let out = self.per_channel(
             job,
