@@ -363,7 +363,7 @@ fn a_failing_device_operation_prints_no_answer() {
                 text(&out.stdout)
             );
             assert!(
-                err.contains(&format!("(injected {site})")),
+                err.contains(&format!("injected {site}")),
                 "{args:?} {fault}: {err}"
             );
             assert_eq!(err.trim_end().lines().count(), 1, "{err}");

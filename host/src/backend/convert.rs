@@ -79,12 +79,11 @@ impl Backend {
             );
         }
         // Fewer numbers than a block of the digit kernel: the host's CRT.
-        let work = match a.len() >= NUMBERS_PER_BLOCK as usize {
-            true => a.len() * k * k,
-            false => 0,
-        };
+        if a.len() < NUMBERS_PER_BLOCK as usize {
+            return Ok(a.to_integers());
+        }
         self.whole(
-            work,
+            a.len() * k * k,
             || Ok(a.to_integers()),
             |_| Ok(crt::from_digits_many(b, &self.mixed_radix_digits(a)?)),
         )
@@ -97,19 +96,14 @@ impl Backend {
     /// host only copies each integer's limbs.
     pub fn to_integers_checked(&self, a: &RnsVec) -> Result<Vec<Integer>> {
         let (b, k) = (a.basis(), a.basis().range_len());
-        let work = match a.len() >= NUMBERS_PER_BLOCK as usize {
-            true => a.len() * k * k,
-            false => 0,
-        };
-        self.whole(
-            work,
-            || a.check_redundant(self.to_integers(a)?),
-            |g| {
-                let (limbs, flags, nlimbs) =
-                    ops::signed_limbs(g, b.moduli(), a.residues(), a.len())?;
-                crt::from_signed_limbs(&limbs, &flags, nlimbs, b.range_bits())
-            },
-        )
+        let cpu = || a.check_redundant(self.to_integers(a)?);
+        if a.len() < NUMBERS_PER_BLOCK as usize {
+            return cpu();
+        }
+        self.whole(a.len() * k * k, cpu, |g| {
+            let (limbs, flags, nlimbs) = ops::signed_limbs(g, b.moduli(), a.residues(), a.len())?;
+            crt::from_signed_limbs(&limbs, &flags, nlimbs, b.range_bits())
+        })
     }
 
     /// [`Backend::reconstruct`] of `len` numbers a backend computed, from the digits when
