@@ -51,7 +51,7 @@ for run in $(seq 1 "$rounds"); do
             s=$(date +%s%N)
             "$d/rns" "${args[@]}" --backend gpu --stats > "$T/$job.$i.out" 2> "$T/$job.$i.$run.err"
             e=$(date +%s%N)
-            echo "$job $i $(grep -E '^ +compute:' "$T/$job.$i.$run.err" | awk '{print $2}') $(( (e - s) / 1000000 ))" >> "$T/times"
+            echo "$job $i $(grep -E '^ +compute: +[0-9.]+ ms' "$T/$job.$i.$run.err" | awk '{print $2}') $(( (e - s) / 1000000 ))" >> "$T/times"
             [ "$run" = 1 ] && { echo "== $d: rns ${args[0]} --stats, run 1"; cat "$T/$job.$i.$run.err"; }
         done
     done
