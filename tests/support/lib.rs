@@ -1,6 +1,8 @@
 //! Reference algorithms and input generators shared by the cross-crate tests and the
 //! examples: nothing here goes through residues, so it can check what does.
 
+pub mod lifting;
+
 use rns::backend::gpu::Gpu;
 use rns::poly::sylvester::sylvester_of;
 use rns::{Backend, BackendChoice, BiPoly, IntMatrix, IntPoly, RnsBasis, RnsVec};
@@ -369,6 +371,7 @@ impl Drop for LiftCaps {
             g.config().set_tensor_cores(None);
             g.config().set_tensor_split(None);
             g.config().set_det_panel(None);
+            g.config().set_lift_rows(None);
         }
     }
 }

@@ -134,7 +134,7 @@ pub unsafe extern "ptx-kernel" fn rns_step_update(
 
 /// `x` of lane `lane + delta` (`shfl.sync.down`, the whole warp).
 #[inline(always)]
-unsafe fn shuffle_down(x: u32, delta: u32) -> u32 {
+pub(super) unsafe fn shuffle_down(x: u32, delta: u32) -> u32 {
     let r: u32;
     core::arch::asm!(
         "shfl.sync.down.b32 {r}, {x}, {d}, 0x1f, 0xffffffff;",
@@ -147,7 +147,7 @@ unsafe fn shuffle_down(x: u32, delta: u32) -> u32 {
 
 /// The sum over the warp of a signed 128-bit value, in lane 0.
 #[inline(always)]
-unsafe fn warp_sum_i128(mut v: i128) -> i128 {
+pub(super) unsafe fn warp_sum_i128(mut v: i128) -> i128 {
     let mut d = 16;
     while d > 0 {
         let u = v as u128;

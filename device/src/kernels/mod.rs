@@ -7,6 +7,7 @@ use core::arch::nvptx::*;
 mod dixon;
 mod gauss_jordan;
 mod imma;
+mod lift;
 mod limbs;
 mod linalg;
 mod lu;

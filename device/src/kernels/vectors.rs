@@ -420,8 +420,9 @@ pub unsafe extern "ptx-kernel" fn rns_reduce_words(
 
 /// `dst = srcᵀ` for a `rows × cols` row-major matrix of words (`dst` is `cols × rows`):
 /// channel-major data to number-major. A block of 32 × 8 threads per 32 × 32 tile
-/// (`blockIdx.x` along the columns, `blockIdx.y` along the rows), staged in shared memory
-/// (dynamic, `32 × 33` words: no bank conflicts either way).
+/// (`blockIdx.x` along the columns, `blockIdx.y` along the rows, looping over the row
+/// tiles beyond the grid's y limit), staged in shared memory (dynamic, `32 × 33` words:
+/// no bank conflicts either way).
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn rns_transpose(
     dst: *mut u32,
@@ -430,26 +431,32 @@ pub unsafe extern "ptx-kernel" fn rns_transpose(
     cols: u32,
 ) {
     let tile = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
-    let (bx, by) = (_block_idx_x() * 32, _block_idx_y() * 32);
+    let bx = _block_idx_x() * 32;
     let (tx, ty) = (_thread_idx_x(), _thread_idx_y());
     let (rows_u, cols_u) = (rows as usize, cols as usize);
-    let mut j = ty;
-    while j < 32 {
-        let (r, c) = (by + j, bx + tx);
-        if r < rows && c < cols {
-            *tile.add((j * 33 + tx) as usize) = *src.add(r as usize * cols_u + c as usize);
+    let mut by = _block_idx_y() as usize * 32;
+    while by < rows_u {
+        let mut j = ty;
+        while j < 32 {
+            let (r, c) = (by + j as usize, bx + tx);
+            if r < rows_u && c < cols {
+                *tile.add((j * 33 + tx) as usize) = *src.add(r * cols_u + c as usize);
+            }
+            j += 8;
         }
-        j += 8;
-    }
-    _syncthreads();
-    let mut j = ty;
-    while j < 32 {
-        // Row bx + j of dst is column bx + j of src.
-        let (r, c) = (bx + j, by + tx);
-        if r < cols && c < rows {
-            *dst.add(r as usize * rows_u + c as usize) = *tile.add((tx * 33 + j) as usize);
+        _syncthreads();
+        let mut j = ty;
+        while j < 32 {
+            // Row bx + j of dst is column bx + j of src.
+            let (r, c) = (bx + j, by + tx as usize);
+            if r < cols && c < rows_u {
+                *dst.add(r as usize * rows_u + c) = *tile.add((tx * 33 + j) as usize);
+            }
+            j += 8;
         }
-        j += 8;
+        // The tile is read before the next row tile overwrites it.
+        _syncthreads();
+        by += _grid_dim_y() as usize * 32;
     }
 }
 

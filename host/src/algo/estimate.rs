@@ -10,14 +10,16 @@ use crate::mat::matrix::IntMatrix;
 use crate::poly::bipoly::{pair_shape, BiPoly};
 use crate::poly::bounds::{resultant_bits, resultant_xy_bits};
 use crate::poly::intpoly::IntPoly;
-use rns_core::padic::residual_fits;
+use rns_core::launch::{LIFT_GLOBAL_MAX_LIMBS, LIFT_GLOBAL_MAX_RHS};
+use rns_core::padic::{limbs_for_bits, residual_fits};
 
-/// Whether the GPU lifts `A X = B` for `A` `n × n` with `bits`-bit entries and a
-/// right-hand side of `rhs_bits`: the residuals fit in 128 bits and the rows (about) in
-/// shared memory.
-fn gpu_lifts(n: usize, a_bits: u64, rhs_bits: u64) -> bool {
+/// Whether the GPU lifts `A X = B` for `A` `n × n` with `bits`-bit entries and `l`
+/// right-hand sides of `rhs_bits`: the residuals fit in 128 bits, and the rows (about)
+/// in shared memory or a global-memory launch takes them (few right-hand sides).
+fn gpu_lifts(n: usize, a_bits: u64, (l, rhs_bits): (usize, u64)) -> bool {
     let bits = |b: u64| b.min(u32::MAX as u64) as u32;
-    n <= cost::GPU_LIFT_MAX_N && residual_fits(n, bits(a_bits), bits(rhs_bits))
+    let global = l <= LIFT_GLOBAL_MAX_RHS && limbs_for_bits(bits(a_bits)) <= LIFT_GLOBAL_MAX_LIMBS;
+    (n <= cost::GPU_LIFT_MAX_N || global) && residual_fits(n, bits(a_bits), bits(rhs_bits))
 }
 
 /// The shape and entry size of an input matrix, for the cost model.
@@ -71,7 +73,7 @@ pub fn matrix(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
             let multimodular = cost::det(n, minors());
             let cpu = auto.det_lifting(n, false, || false).is_some();
             let gpu = auto
-                .det_lifting(n, true, || gpu_lifts(n, a.bits, 1))
+                .det_lifting(n, true, || gpu_lifts(n, a.bits, (1, 1)))
                 .is_some();
             priced(n, (a.bits, 1), (cpu, gpu), multimodular)
         }
@@ -95,7 +97,7 @@ pub fn matrix(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
             }
             let l = b.cols;
             let cpu = auto.solve_lifting(n, l, false, || false).is_some();
-            let fits = || gpu_lifts(n, a.bits, b.bits);
+            let fits = || gpu_lifts(n, a.bits, (l, b.bits));
             let gpu = auto.solve_lifting(n, l, true, fits).is_some();
             priced(n, (a.bits, l.max(1)), (cpu, gpu), multimodular)
         }

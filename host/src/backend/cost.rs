@@ -47,8 +47,12 @@ const CPU_LIFT_PER_CORE: f64 = 1.0e6;
 const GPU_STEP_US: f64 = 3.0;
 const GPU_STEP_US_PER_M: f64 = 5.0;
 /// Orders up to which the GPU lifting's rows fit in shared memory (64-bit entries, one
-/// right-hand side, an H200's 132 multiprocessors: about 1300).
+/// right-hand side, an H200's 132 multiprocessors: about 1300); beyond, each step reads
+/// the matrices from global memory.
 pub const GPU_LIFT_MAX_N: usize = 1300;
+/// Bytes per µs a lifting step reads from global memory (a prediction: 2/3 of the
+/// H100's 3 TB/s; `docs/performance.md` has the measurement).
+const GPU_LIFT_BYTES_PER_US: f64 = 2.0e6;
 
 /// Estimated milliseconds of one computation on each backend (the GPU's without its
 /// start-up, which [`Estimate::gpu_wins`] adds when it is still to come).
@@ -158,8 +162,11 @@ pub fn lifting(n: usize, bits: u64, l: usize, gpu: bool, otherwise: Estimate) ->
         cpu_ms: work / (CPU_LIFT_PER_CORE * cpu_threads()),
         gpu_ms: match gpu {
             true => {
-                steps * (GPU_STEP_US + GPU_STEP_US_PER_M * nf * nf * lf / 1e6) / 1e3
-                    + 4.0 * nf * nf * limbs / PCIE_PAGEABLE
+                let per_step = match n <= GPU_LIFT_MAX_N {
+                    true => GPU_STEP_US_PER_M * nf * nf * lf / 1e6,
+                    false => 4.0 * nf * nf * (1.0 + limbs) * lf / GPU_LIFT_BYTES_PER_US,
+                };
+                steps * (GPU_STEP_US + per_step) / 1e3 + 4.0 * nf * nf * limbs / PCIE_PAGEABLE
             }
             false => otherwise.gpu_ms,
         },

@@ -39,10 +39,11 @@ pub struct GpuDivisor<T> {
     pub laps: Laps,
 }
 
-/// Whether the lifting for `A X = B` runs on `gpu`: 1 to 32 right-hand sides, the
-/// residuals fit in 128 bits and the rows of `A` and of its inverse in the
-/// multiprocessors' shared memory (`lift_layout`: up to about 1300 × 1300 for
-/// 64-bit entries and one right-hand side on an H200).
+/// Whether the lifting for `A X = B` runs on `gpu`: the residuals fit in 128 bits, the
+/// launch has a layout (`lift_layout`: rows in shared memory up to about 1300 × 1300
+/// for 64-bit entries and one right-hand side on an H200, 1 to 32 right-hand sides;
+/// beyond, read from global memory, 1 to 4 right-hand sides) and its buffers fit the
+/// device's memory budget.
 pub fn fits(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
     device_limbs(gpu, a, b).is_some()
 }
@@ -58,8 +59,22 @@ fn device_limbs(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> Option<usize> {
     let bits = |m: &IntMatrix| m.max_bits().min(u32::MAX as u64) as u32;
     let a_bits = bits(a);
     let limbs = limbs_for_bits(a_bits);
-    (residual_fits(n, a_bits, bits(b)) && launch::lift_layout(gpu, n, limbs, l).is_some())
-        .then_some(limbs)
+    let fits = residual_fits(n, a_bits, bits(b))
+        && launch::lift_layout(gpu, n, limbs, l).is_some()
+        && device_bytes(n, (limbs, a_bits), (l, bits(b))) <= gpu.budget().unwrap_or(0) as u128;
+    fits.then_some(limbs)
+}
+
+/// Device bytes of a lifting of `A X = B`, `A` `n × n` with entries of `a_bits` bits
+/// (`limbs` limbs), `l` right-hand sides of `b_bits` bits: `A`'s limbs, `[A | A⁻¹ mod
+/// p]`, the residuals and tagged words, and the digits of every step up to Cramer's
+/// bound (bounded here from the entries' sizes).
+fn device_bytes(n: usize, (limbs, a_bits): (usize, u32), (l, b_bits): (usize, u32)) -> u128 {
+    let (n, l) = (n as u128, l as u128);
+    let log_n = (n.max(2) as f64).log2() / 2.0;
+    let cramer = n as f64 * (a_bits.max(b_bits) as f64 + log_n) + 1.0;
+    let steps = ((2.0 * cramer + 2.0) / 30.9).ceil() as u128;
+    4 * ((limbs as u128 + 2) * n * n + 8 * n * l + steps * (n * l + l))
 }
 
 /// `A` on the device and what the lifting starts from.

@@ -30,7 +30,7 @@ pub(crate) mod ops;
 /// The device buffer type of the launch functions (cudarc's), for callers that launch.
 pub use cudarc::driver::CudaSlice;
 pub use driver::config::{
-    GpuConfig, TensorSplit, SMALL_MODULI_FROM, TENSOR_CORES_FROM, TENSOR_DET_FROM,
+    GpuConfig, LiftRows, TensorSplit, SMALL_MODULI_FROM, TENSOR_CORES_FROM, TENSOR_DET_FROM,
 };
 pub use driver::device::PTX;
 pub use driver::fault::{Fault, FaultSite};

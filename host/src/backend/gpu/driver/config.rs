@@ -41,6 +41,19 @@ pub enum TensorSplit {
     SmallModuli,
 }
 
+/// Where Dixon's lifting keeps the rows of `A⁻¹ mod p` and of `A`'s limbs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LiftRows {
+    /// In the blocks' shared memory for the whole launch (`rns_dixon_lift`).
+    Shared,
+    /// In global memory, read on every step (`rns_dixon_lift_global`), on `blocks`
+    /// blocks (`None`: every block that fits on the device at once).
+    Global {
+        /// Blocks of the launch, when capped (tests: several rows per warp).
+        blocks: Option<usize>,
+    },
+}
+
 /// Settings of one device. Every field is atomic: operations on other threads see a
 /// change at their next allocation.
 #[derive(Debug)]
@@ -59,6 +72,10 @@ pub struct GpuConfig {
     tensor_split: AtomicU8,
     /// Columns per panel of the determinant on the tensor cores.
     det_panel: AtomicUsize,
+    /// Dixon's lifting: 0 rows in shared memory where they fit, 1 always there, 2
+    /// always in global memory; with 2, the blocks of the launch (0: all that fit).
+    lift_rows: AtomicU8,
+    lift_blocks: AtomicUsize,
     /// The armed test fault, if any ([`super::fault`]).
     faults: Faults,
 }
@@ -84,6 +101,8 @@ impl GpuConfig {
             tensor_cores: AtomicU8::new(0),
             tensor_split: AtomicU8::new(0),
             det_panel: AtomicUsize::new(0),
+            lift_rows: AtomicU8::new(0),
+            lift_blocks: AtomicUsize::new(0),
             faults,
         })
     }
@@ -222,6 +241,29 @@ impl GpuConfig {
             2 => TensorSplit::SmallModuli,
             _ if n.min(k).min(p) >= SMALL_MODULI_FROM => TensorSplit::SmallModuli,
             _ => TensorSplit::BytePlanes,
+        }
+    }
+
+    /// Keeps the lifting's rows as given (`None`, the default: in shared memory where
+    /// they fit, else in global memory); tests force either.
+    pub fn set_lift_rows(&self, rows: Option<LiftRows>) {
+        let (mode, blocks) = match rows {
+            None => (0, 0),
+            Some(LiftRows::Shared) => (1, 0),
+            Some(LiftRows::Global { blocks }) => (2, blocks.unwrap_or(0)),
+        };
+        self.lift_blocks.store(blocks, Ordering::Relaxed);
+        self.lift_rows.store(mode, Ordering::Relaxed);
+    }
+
+    /// Where the lifting's rows are kept: `None` by fit, else as set.
+    pub fn lift_rows(&self) -> Option<LiftRows> {
+        match self.lift_rows.load(Ordering::Relaxed) {
+            1 => Some(LiftRows::Shared),
+            2 => Some(LiftRows::Global {
+                blocks: Some(self.lift_blocks.load(Ordering::Relaxed)).filter(|&b| b > 0),
+            }),
+            _ => None,
         }
     }
 

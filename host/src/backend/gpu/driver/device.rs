@@ -37,6 +37,7 @@ pub(crate) struct Kernels {
     pub step_pivot: CudaFunction,
     pub step_update: CudaFunction,
     pub dixon_lift: CudaFunction,
+    pub dixon_lift_global: CudaFunction,
     pub gauss_jordan: CudaFunction,
     pub eliminate: CudaFunction,
     pub det_blocked: CudaFunction,
@@ -83,6 +84,7 @@ impl Kernels {
             step_pivot: f("rns_step_pivot")?,
             step_update: f("rns_step_update")?,
             dixon_lift: f("rns_dixon_lift")?,
+            dixon_lift_global: f("rns_dixon_lift_global")?,
             gauss_jordan: f("rns_gauss_jordan")?,
             eliminate: f("rns_eliminate")?,
             det_blocked: f("rns_det_blocked")?,
@@ -189,6 +191,7 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
         &kernels.resultant_block,
         &kernels.matmul_ozaki,
         &kernels.dixon_lift,
+        &kernels.dixon_lift_global,
         &kernels.gauss_jordan,
     ] {
         f.set_attribute(

@@ -1,13 +1,17 @@
-//! Launches of Dixon's lifting (`device/src/kernels/dixon.rs`): a matrix of signed
-//! 29-bit limbs reduced modulo primes (`rns_limbs_mod`), and the lifting steps in one
-//! cooperative launch (`rns_dixon_lift`): digits `A⁻¹ y mod p`, the exact update of the
-//! 128-bit residuals, `y` and `x` exchanged between the blocks as tagged words.
+//! Launches of Dixon's lifting (`device/src/kernels/dixon.rs`, `lift.rs`): a matrix of
+//! signed 29-bit limbs reduced modulo primes (`rns_limbs_mod`), and the lifting steps in
+//! one cooperative launch: digits `A⁻¹ y mod p`, the exact update of the 128-bit
+//! residuals, `y` and `x` exchanged between the blocks as tagged words. The rows of
+//! `A⁻¹ mod p` and of `A`'s limbs stay in the blocks' shared memory where they fit
+//! (`rns_dixon_lift`), else every step reads them from global memory
+//! (`rns_dixon_lift_global`: any order whose matrices fit the device).
 
-use super::{channel_grid, need};
+use super::{channel_grid, channel_ranges, need};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
-use crate::backend::gpu::Gpu;
+use crate::backend::gpu::{Gpu, LiftRows};
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use rns_core::launch::{LIFT_GLOBAL_MAX_LIMBS, LIFT_GLOBAL_MAX_RHS, LIFT_GLOBAL_THREADS};
 use rns_core::padic::inverse_mod_2_128;
 use rns_core::Modulus;
 use std::sync::Arc;
@@ -30,19 +34,64 @@ pub struct LiftArgs {
     pub from: usize,
     /// Steps of this run.
     pub steps: usize,
-    /// Rows per block and bytes of shared memory ([`lift_layout`]).
-    pub layout: (usize, usize),
+    /// Where the rows are kept, and the launch's shape ([`lift_layout`]).
+    pub layout: LiftLayout,
 }
 
-/// `rns_dixon_lift`'s rows per block and bytes of shared memory for an `n × n`
-/// matrix of `limbs` limbs and `l` right-hand sides, when its rows fit: a block per
-/// multiprocessor at most, a warp per row at least, 1 to 32 right-hand sides.
-pub fn lift_layout(gpu: &Gpu, n: usize, limbs: usize, l: usize) -> Option<(usize, usize)> {
-    let warps = (LIFT_THREADS / 32) as usize;
-    let rows = n.div_ceil(gpu.multiprocessors().max(1)).max(1);
-    let bytes = 4 * (n * l + rows * (1 + limbs) * n + 4 * l * warps);
-    let fits = rows <= warps && (1..=32).contains(&l) && bytes <= gpu.shared_memory();
-    fits.then_some((rows, bytes))
+/// The shape of a lifting launch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LiftLayout {
+    /// `rns_dixon_lift`: `rows` rows of the matrices per block in shared memory,
+    /// `smem` bytes of it.
+    Shared {
+        /// Rows per block.
+        rows: usize,
+        /// Bytes of dynamic shared memory.
+        smem: usize,
+    },
+    /// `rns_dixon_lift_global`: `blocks` blocks, the matrices read from global memory,
+    /// `smem` bytes of shared memory (`y` or `x` staged).
+    Global {
+        /// Blocks of the launch.
+        blocks: usize,
+        /// Bytes of dynamic shared memory.
+        smem: usize,
+    },
+}
+
+/// The launch of the lifting of an `n × n` matrix of `limbs` limbs with `l` right-hand
+/// sides: its rows in shared memory (a block per multiprocessor at most, a warp per row
+/// at least, 1 to 32 right-hand sides) where they fit, else read from global memory
+/// (at most `LIFT_GLOBAL_MAX_LIMBS` limbs and `LIFT_GLOBAL_MAX_RHS` right-hand sides,
+/// `y` staged in shared memory), as [`crate::backend::gpu::GpuConfig::lift_rows`]
+/// allows. `None` when neither applies.
+pub fn lift_layout(gpu: &Gpu, n: usize, limbs: usize, l: usize) -> Option<LiftLayout> {
+    let shared = || {
+        let warps = (LIFT_THREADS / 32) as usize;
+        let rows = n.div_ceil(gpu.multiprocessors().max(1)).max(1);
+        let smem = 4 * (n * l + rows * (1 + limbs) * n + 4 * l * warps);
+        let fits = rows <= warps && (1..=32).contains(&l) && smem <= gpu.shared_memory();
+        fits.then_some(LiftLayout::Shared { rows, smem })
+    };
+    let global = |cap: Option<usize>| {
+        let smem = 4 * n * l;
+        let fits = n > 0
+            && (1..=LIFT_GLOBAL_MAX_RHS).contains(&l)
+            && (1..=LIFT_GLOBAL_MAX_LIMBS).contains(&limbs)
+            && smem <= gpu.shared_memory()
+            && u32::try_from(2 * n * n).is_ok();
+        let f = &gpu.kernels().dixon_lift_global;
+        let per_sm = f
+            .occupancy_max_active_blocks_per_multiprocessor(LIFT_GLOBAL_THREADS, smem, None)
+            .ok()? as usize;
+        let blocks = (per_sm * gpu.multiprocessors()).min(cap.unwrap_or(usize::MAX));
+        (fits && blocks > 0).then_some(LiftLayout::Global { blocks, smem })
+    };
+    match gpu.config().lift_rows() {
+        Some(LiftRows::Shared) => shared(),
+        Some(LiftRows::Global { blocks }) => global(blocks),
+        None => shared().or_else(|| global(None)),
+    }
 }
 
 /// An `n × n` matrix given as `limbs` signed 29-bit limb matrices (`a`, limb-major)
@@ -64,20 +113,24 @@ pub fn launch_limbs_mod(
             "a {n} × {ld} matrix exceeds the limbs kernel's 32-bit index"
         )));
     }
-    let cfg = channel_grid(size, channels)?;
     let mut out = gpu.alloc_on(stream, channels * size)?;
     let (n, ld, l) = (n as u32, ld as u32, limbs as u32);
-    let mut b = stream.launch_builder(&gpu.kernels().limbs_mod);
-    b.arg(&mut out).arg(a).arg(moduli).arg(&n).arg(&n);
-    b.arg(&ld).arg(&l);
-    super::launch_built(gpu, b, cfg)?;
+    for r in channel_ranges(channels) {
+        let mut o = out.slice_mut(r.start * size..r.end * size);
+        let m = moduli.slice(r.start * MODULUS_WORDS..r.end * MODULUS_WORDS);
+        let cfg = channel_grid(size, r.len())?;
+        let mut b = stream.launch_builder(&gpu.kernels().limbs_mod);
+        b.arg(&mut o).arg(a).arg(&m).arg(&n).arg(&n);
+        b.arg(&ld).arg(&l);
+        super::launch_built(gpu, b, cfg)?;
+    }
     Ok(out)
 }
 
 /// `args.steps` lifting steps in one cooperative launch on `stream`: the state
 /// `[r, y, x, digits, first]` (residuals, tagged `y` and `x`, every row's digits,
 /// row 0's) updated in place, from `[A | A⁻¹ mod p]` (`aug`, rows `2n` wide), `A`'s
-/// limbs and the prime's device words.
+/// limbs and the prime's device words; the kernel as `args.layout` says.
 pub fn launch_dixon_lift(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
@@ -96,21 +149,39 @@ pub fn launch_dixon_lift(
     need("lifting y", y, 2 * n * l)?;
     need("lifting x", x, 2 * n * l)?;
     need("moduli", dm, MODULUS_WORDS)?;
-    let (rows, smem) = args.layout;
-    let cfg = LaunchConfig {
-        grid_dim: (n.div_ceil(rows) as u32, 1, 1),
-        block_dim: (LIFT_THREADS, 1, 1),
-        shared_mem_bytes: smem as u32,
-    };
     let p_inv = inverse_mod_2_128(args.m.m);
     let (lo, hi) = (p_inv as u64, (p_inv >> 64) as u64);
     let inv = aug.slice(n..);
     let (nn, ll, ld, lb) = (n as u32, l as u32, 2 * n as u32, args.limbs as u32);
-    let (s0, s, rr) = (args.from as u32, args.steps as u32, rows as u32);
-    let mut b = stream.launch_builder(&gpu.kernels().dixon_lift);
+    let (s0, s) = (args.from as u32, args.steps as u32);
+    let k = gpu.kernels();
+    let (f, cfg, rows) = match args.layout {
+        LiftLayout::Shared { rows, smem } => (
+            &k.dixon_lift,
+            LaunchConfig {
+                grid_dim: (n.div_ceil(rows) as u32, 1, 1),
+                block_dim: (LIFT_THREADS, 1, 1),
+                shared_mem_bytes: smem as u32,
+            },
+            Some(rows as u32),
+        ),
+        LiftLayout::Global { blocks, smem } => (
+            &k.dixon_lift_global,
+            LaunchConfig {
+                grid_dim: (blocks as u32, 1, 1),
+                block_dim: (LIFT_GLOBAL_THREADS, 1, 1),
+                shared_mem_bytes: smem as u32,
+            },
+            None,
+        ),
+    };
+    let mut b = stream.launch_builder(f);
     b.arg(r).arg(y).arg(x);
     b.arg(digits).arg(first).arg(&inv).arg(limbs).arg(dm);
     b.arg(&nn).arg(&ll).arg(&ld).arg(&lb).arg(&lo).arg(&hi);
-    b.arg(&s0).arg(&s).arg(&rr);
+    b.arg(&s0).arg(&s);
+    if let Some(rows) = &rows {
+        b.arg(rows);
+    }
     super::launch_built_cooperative(gpu, b, cfg)
 }

@@ -6,7 +6,7 @@ use super::shapes::{Det, Eliminate};
 use super::{grid_limit, launch, need, GRID_YZ};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::*;
 use std::sync::Arc;
@@ -137,12 +137,18 @@ pub fn launch_transpose(
     let cfg = LaunchConfig {
         grid_dim: (
             grid_limit("transpose tiles", cols.div_ceil(32), i32::MAX as usize)?,
-            grid_limit("transpose tiles", rows.div_ceil(32), GRID_YZ)?,
+            // The kernel loops over the row tiles beyond the grid's limit.
+            rows.div_ceil(32).clamp(1, GRID_YZ) as u32,
             1,
         ),
         block_dim: (32, 8, 1),
         shared_mem_bytes: 32 * 33 * 4,
     };
-    let (r, c) = (rows as u32, cols as u32);
+    let dims = (u32::try_from(rows), u32::try_from(cols));
+    let (Ok(r), Ok(c)) = dims else {
+        return Err(Error::Shape(format!(
+            "a transpose of {rows} × {cols} words exceeds the kernel's 32-bit sizes"
+        )));
+    };
     launch!(gpu, stream, &gpu.kernels().transpose, cfg, dst, src, &r, &c)
 }

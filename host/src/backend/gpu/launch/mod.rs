@@ -25,8 +25,8 @@ pub use digits::{
     launch_digits_of, launch_interval, launch_interval_table, launch_mr_table,
 };
 pub use digits::{limbs_for, product_mod, MrcTables};
-pub use dixon::LiftArgs;
 pub use dixon::{launch_dixon_lift, launch_limbs_mod, lift_layout};
+pub use dixon::{LiftArgs, LiftLayout};
 pub use linalg::{launch_det, launch_eliminate, launch_gather_columns, launch_transpose};
 pub use lu::{
     det_on_tensor_cores, det_scratch_words, gauss_jordan_on_tensor_cores, launch_det_tensor,
@@ -48,6 +48,7 @@ use super::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, LaunchArgs, LaunchConfig};
 use rns_core::launch::ELEMENT_THREADS;
+use std::ops::Range;
 
 /// The inputs of a mixed-radix launch: residues, offset (or none), moduli, table.
 pub type DigitsInputs<'a> = (
@@ -81,7 +82,17 @@ pub(crate) fn grid_limit(what: &str, n: usize, limit: usize) -> Result<u32> {
     Ok(n.max(1) as u32)
 }
 
-/// The per-channel elementwise grid: x over numbers (grid-stride), y over channels.
+/// The channel ranges of a launch over `channels` channels, at most the grid's y limit
+/// each: such a launch goes one range at a time, every per-channel buffer viewed from the
+/// range's first channel (none for no channel).
+pub(crate) fn channel_ranges(channels: usize) -> impl Iterator<Item = Range<usize>> {
+    (0..channels)
+        .step_by(GRID_YZ)
+        .map(move |s| s..(s + GRID_YZ).min(channels))
+}
+
+/// The per-channel elementwise grid: x over numbers (grid-stride), y over `channels`
+/// channels (at most [`GRID_YZ`]: see [`channel_ranges`]).
 pub(crate) fn channel_grid(len: usize, channels: usize) -> Result<LaunchConfig> {
     Ok(LaunchConfig {
         grid_dim: (

@@ -2,7 +2,7 @@
 //! of multi-word integers into residues.
 
 use super::shapes::{Elementwise, Equal, EqualKernel, MulChain, Reduce};
-use super::{channel_grid, launch, need};
+use super::{channel_grid, channel_ranges, launch, need};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
@@ -37,24 +37,22 @@ pub fn launch_elementwise(
     }
     need("moduli", moduli, s.channels * MODULUS_WORDS)?;
     let f = &gpu.kernels().elementwise[s.op.index()];
-    let len = s.len as u32;
-    // Operand slots a, b, c, d: unused ones repeat the last given (never read).
-    let x = |k: usize| inputs[k.min(inputs.len() - 1)];
-    let cfg = channel_grid(s.len, s.channels)?;
-    launch!(
-        gpu,
-        stream,
-        f,
-        cfg,
-        out,
-        x(0),
-        x(1),
-        x(2),
-        x(3),
-        scalar,
-        moduli,
-        &len
-    )
+    let (n, len) = (s.len, s.len as u32);
+    for r in channel_ranges(s.channels) {
+        let words = r.start * n..r.end * n;
+        // Operand slots a, b, c, d: unused ones repeat the last given (never read).
+        let x = |k: usize| inputs[k.min(inputs.len() - 1)].slice(words.clone());
+        let (a, b, c, d) = (x(0), x(1), x(2), x(3));
+        let sc = match s.op.has_scalar() {
+            true => scalar.slice(r.clone()),
+            false => scalar.slice(..),
+        };
+        let m = moduli.slice(r.start * MODULUS_WORDS..r.end * MODULUS_WORDS);
+        let mut o = out.slice_mut(words.clone());
+        let cfg = channel_grid(n, r.len())?;
+        launch!(gpu, stream, f, cfg, &mut o, &a, &b, &c, &d, &sc, &m, &len)?;
+    }
+    Ok(())
 }
 
 /// The `mul_m` throughput probe (`out`, `a`: `len × channels` words).
@@ -69,19 +67,16 @@ pub fn launch_mul_chain(
     need("mul_chain output", out, words)?;
     need("mul_chain input", a, words)?;
     need("moduli", moduli, s.channels * MODULUS_WORDS)?;
-    let len = s.len as u32;
-    let cfg = channel_grid(s.len, s.channels)?;
-    launch!(
-        gpu,
-        gpu.stream(),
-        &gpu.kernels().mul_chain,
-        cfg,
-        out,
-        a,
-        moduli,
-        &len,
-        &s.iters
-    )
+    let (n, len) = (s.len, s.len as u32);
+    for r in channel_ranges(s.channels) {
+        let words = r.start * n..r.end * n;
+        let (mut o, x) = (out.slice_mut(words.clone()), a.slice(words));
+        let m = moduli.slice(r.start * MODULUS_WORDS..r.end * MODULUS_WORDS);
+        let cfg = channel_grid(n, r.len())?;
+        let f = &gpu.kernels().mul_chain;
+        launch!(gpu, gpu.stream(), f, cfg, &mut o, &x, &m, &len, &s.iters)?;
+    }
+    Ok(())
 }
 
 /// Whether numbers `a[i]`, `b[i]` agree in every channel: one word per number.
@@ -129,8 +124,13 @@ pub fn launch_reduce(
     need("reduction words", words, s.nwords * s.len)?;
     need("reduction signs", neg, s.len)?;
     need("moduli", moduli, s.channels * MODULUS_WORDS)?;
-    let (len, nw) = (s.len as u32, s.nwords as u32);
-    let cfg = channel_grid(s.len, s.channels)?;
+    let (n, len, nw) = (s.len, s.len as u32, s.nwords as u32);
     let f = &gpu.kernels().reduce_words;
-    launch!(gpu, stream, f, cfg, out, words, neg, moduli, &len, &nw)
+    for r in channel_ranges(s.channels) {
+        let mut o = out.slice_mut(r.start * n..r.end * n);
+        let m = moduli.slice(r.start * MODULUS_WORDS..r.end * MODULUS_WORDS);
+        let cfg = channel_grid(n, r.len())?;
+        launch!(gpu, stream, f, cfg, &mut o, words, neg, &m, &len, &nw)?;
+    }
+    Ok(())
 }

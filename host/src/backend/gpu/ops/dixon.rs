@@ -10,7 +10,7 @@
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::rows::STATE_WORDS;
-use crate::backend::gpu::launch::{LiftArgs, View};
+use crate::backend::gpu::launch::{LiftArgs, LiftLayout, View};
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream};
@@ -76,9 +76,32 @@ fn gauss_jordan(
 }
 
 /// `det a mod m` for each of `moduli` (few primes, large matrices), as
-/// `few_dets_on_device`(super::few::few_dets_on_device); a prime that needs a row swap again from the limbs,
-/// one pivot per launch.
+/// `few_dets_on_device`; a prime that needs a row swap again from the limbs, one pivot
+/// per launch. In groups of primes whose matrices (and the trailing updates' scratch)
+/// fit the memory budget; an error naming the bytes when not even one does.
 pub fn det_mod_limbs(gpu: &Gpu, a: &DeviceLimbs, moduli: &[Modulus]) -> Result<Vec<u32>> {
+    let n = a.n;
+    let per_prime = 4 * (2 * n * n + launch::lu_scratch_words(gpu, n, n));
+    let budget = gpu.budget()?;
+    if per_prime > budget && !moduli.is_empty() {
+        return Err(Error::GpuOutOfMemory {
+            what: format!(
+                "the determinant of a {n} × {n} matrix modulo a prime needs {per_prime} bytes \
+                 of device memory; {budget} are available"
+            ),
+            source: None,
+        });
+    }
+    let group = (budget / per_prime.max(1)).max(1);
+    let mut dets = Vec::with_capacity(moduli.len());
+    for primes in moduli.chunks(group) {
+        dets.extend(det_mod_limbs_group(gpu, a, primes)?);
+    }
+    Ok(dets)
+}
+
+/// [`det_mod_limbs`] for primes whose matrices fit the device at once.
+fn det_mod_limbs_group(gpu: &Gpu, a: &DeviceLimbs, moduli: &[Modulus]) -> Result<Vec<u32>> {
     if moduli.is_empty() {
         return Ok(Vec::new());
     }
@@ -128,7 +151,7 @@ fn det_mod_steps(
 /// row-major, 128-bit) modulo the first of `primes` modulo which `a` is invertible
 /// (`None` when there is none): the inverse by Gauss–Jordan on the device, room for
 /// `capacity(p)` steps. The caller checks that the residuals fit in 128 bits
-/// (`rns_core::padic::residual_fits`) and the rows in shared memory
+/// (`rns_core::padic::residual_fits`) and that the lifting has a launch
 /// ([`lift_layout`](crate::backend::gpu::launch::lift_layout)).
 pub fn start_lift<'a>(
     gpu: &'a Gpu,
@@ -144,9 +167,10 @@ pub fn start_lift<'a>(
             rhs.len()
         )));
     }
-    let (rows, smem) = launch::lift_layout(gpu, n, a.limbs, l).ok_or_else(|| {
+    let layout = launch::lift_layout(gpu, n, a.limbs, l).ok_or_else(|| {
         Error::Shape(format!(
-            "lifting a {n} × {n} system on the device: its rows do not fit in shared memory"
+            "lifting a {n} × {n} system with {} limbs and {l} right-hand sides on the device",
+            a.limbs
         ))
     })?;
     let stream = gpu.stream();
@@ -181,7 +205,7 @@ pub fn start_lift<'a>(
             aug,
             dm,
             m,
-            layout: (rows, smem),
+            layout,
             done: 0,
             capacity: cap,
             det_mod_prime: state[1],
@@ -207,7 +231,7 @@ pub struct Lift<'a> {
     m: Modulus,
     /// Right-hand sides.
     l: usize,
-    layout: (usize, usize),
+    layout: LiftLayout,
     done: usize,
     capacity: usize,
     /// `det A mod p`.

@@ -1,0 +1,218 @@
+//! The scaling table: each dense operation timed at growing orders on one backend, until
+//! a run takes more than the time limit (or the next order would), with the answers of
+//! known-determinant matrices checked at every order.
+//!
+//! `cargo run --release --example scale -- [--backend gpu|cpu|auto] [--ops det,...]
+//! [--sizes 250,500,1000,...] [--bits 64] [--limit 120] [--csv FILE]`
+//!
+//! Operations: `det` (over Z, a random matrix), `det_known` (over Z, a matrix whose
+//! determinant is known: an upper triangular matrix with a chosen diagonal, its rows
+//! mixed by row operations and permuted), `solve` (over Q, one right-hand side),
+//! `rank` (over Q), `matmul` (exact), and modulo one prime `det_mod`, `rank_mod`,
+//! `inverse_mod`, `solve_mod`, `matmul_mod`. Inputs are made by all cores from a fixed
+//! seed. Each row: operation, order, entry bits, backend, seconds (the library call,
+//! inputs already built), and the check.
+
+use rayon::prelude::*;
+use rns::{Backend, BackendChoice, IntMatrix, ModMatrices};
+use rug::Integer;
+use std::time::Instant;
+
+type R<T> = Result<T, Box<dyn std::error::Error>>;
+
+/// The prime of the modular operations.
+const P: u32 = 2_147_483_629;
+
+/// The `i`-th value of a fixed pseudo-random stream (splitmix64).
+fn mix(seed: u64, i: u64) -> u64 {
+    let mut z = seed.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A signed value of at most `bits` bits (≤ 64).
+fn value(seed: u64, i: u64, bits: u32) -> i128 {
+    let v = mix(seed, i);
+    let mag = if bits >= 64 {
+        v >> 1
+    } else {
+        v & ((1u64 << (bits - 1)) - 1)
+    };
+    if v & 1 == 1 {
+        -(mag as i128)
+    } else {
+        mag as i128
+    }
+}
+
+/// A random `rows × cols` matrix with entries of `bits` bits, by all cores.
+fn random(rows: usize, cols: usize, bits: u32, seed: u64) -> IntMatrix {
+    let data = (0..rows * cols)
+        .into_par_iter()
+        .map(|e| Integer::from(value(seed, e as u64, bits)))
+        .collect();
+    IntMatrix::new(rows, cols, data).expect("shape")
+}
+
+/// An `n × n` matrix with a known determinant and entries below `2^bits`: `U` upper
+/// triangular (entries of `bits − 3` bits, a diagonal of ±1, ±2, ±3), then each row `i ≥ 1`
+/// plus row `i − 1` of `U` (a unit lower bidiagonal factor), then rows `i` and `n − 1 − i`
+/// swapped for even `i` below `n/2` (each swap negates the determinant).
+fn known_det(n: usize, bits: u32, seed: u64) -> (IntMatrix, Integer) {
+    let u = |i: usize, j: usize| -> i128 {
+        match j.cmp(&i) {
+            std::cmp::Ordering::Less => 0,
+            std::cmp::Ordering::Equal => {
+                let d = 1 + (mix(seed, (i * n + j) as u64) % 3) as i128;
+                if mix(seed ^ 1, i as u64) & 1 == 1 {
+                    -d
+                } else {
+                    d
+                }
+            }
+            std::cmp::Ordering::Greater => value(seed, (i * n + j) as u64, bits - 3),
+        }
+    };
+    let rows: Vec<Vec<Integer>> = (0..n)
+        .into_par_iter()
+        .map(|i| {
+            (0..n)
+                .map(|j| Integer::from(u(i, j) + if i > 0 { u(i - 1, j) } else { 0 }))
+                .collect()
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut swaps = 0;
+    for i in (0..n / 2).step_by(2) {
+        order.swap(i, n - 1 - i);
+        swaps += 1;
+    }
+    let data = order.iter().flat_map(|&i| rows[i].clone()).collect();
+    let mut det = (0..n).fold(Integer::from(1), |d, i| d * u(i, i));
+    if swaps % 2 == 1 {
+        det = -det;
+    }
+    (IntMatrix::new(n, n, data).expect("square"), det)
+}
+
+fn arg(args: &[String], name: &str) -> Option<String> {
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
+}
+
+/// Runs operation `op` at order `n` with `bits`-bit entries: the seconds and the check.
+fn run(op: &str, n: usize, bits: u32, be: &Backend) -> R<(f64, String)> {
+    let a = random(n, n, bits, 1);
+    let modp = |m: &IntMatrix| ModMatrices::from_int_matrix(m, &[P]);
+    let t = Instant::now();
+    let note = match op {
+        "det" => format!("{} bits", rns::det(&a, be)?.significant_bits()),
+        "det_known" => {
+            let (k, want) = known_det(n, bits, 2);
+            let t = Instant::now();
+            let got = rns::det(&k, be)?;
+            let s = t.elapsed().as_secs_f64();
+            if got != want {
+                return Err(format!("det_known {n}: wrong determinant").into());
+            }
+            return Ok((s, "known determinant: ok".into()));
+        }
+        "solve" => {
+            let b = random(n, 1, bits, 3);
+            let t = Instant::now();
+            let x = rns::solve(&a, &b, be)?;
+            let s = t.elapsed().as_secs_f64();
+            return Ok((s, format!("{} entries", x.entries().len())));
+        }
+        "rank" => format!("rank {}", rns::rank(&a, be)?),
+        "matmul" => {
+            let b = random(n, n, bits, 4);
+            let t = Instant::now();
+            let c = rns::matmul(&a, &b, be)?;
+            let s = t.elapsed().as_secs_f64();
+            return Ok((s, format!("{} entries", c.entries().len())));
+        }
+        "det_mod" | "rank_mod" | "inverse_mod" | "solve_mod" | "matmul_mod" => {
+            let m = modp(&a)?;
+            let b = modp(&random(n, 1, bits, 5))?;
+            let sq = modp(&random(n, n, bits, 6))?;
+            let t = Instant::now();
+            let note = match op {
+                "det_mod" => format!("det {}", be.det_mod(&m)?[0]),
+                "rank_mod" => format!("rank {}", be.rank_mod(&m)?[0]),
+                "inverse_mod" => format!("{} words", be.inverse_mod(&m)?.data().len()),
+                "solve_mod" => format!("{} words", be.solve_mod(&m, &b)?.data().len()),
+                _ => format!("{} words", be.matmul_mod(&m, &sq)?.data().len()),
+            };
+            return Ok((t.elapsed().as_secs_f64(), note));
+        }
+        _ => return Err(format!("unknown operation {op}").into()),
+    };
+    Ok((t.elapsed().as_secs_f64(), note))
+}
+
+fn main() -> R<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let choice = match arg(&args, "--backend").as_deref() {
+        Some("cpu") => BackendChoice::Cpu,
+        Some("auto") => BackendChoice::Auto,
+        _ => BackendChoice::Gpu,
+    };
+    let be = Backend::select(choice)?;
+    let ops = arg(&args, "--ops").unwrap_or_else(|| {
+        "det_known,det,solve,rank,matmul,det_mod,rank_mod,inverse_mod,solve_mod,matmul_mod".into()
+    });
+    let sizes: Vec<usize> = arg(&args, "--sizes")
+        .unwrap_or_else(|| "250,500,1000,2000,4000,8000".into())
+        .split(',')
+        .map(|s| s.parse())
+        .collect::<Result<_, _>>()?;
+    let bits: u32 = arg(&args, "--bits").map_or(Ok(64), |s| s.parse())?;
+    let limit: f64 = arg(&args, "--limit").map_or(Ok(120.0), |s| s.parse())?;
+    let mut csv = String::from("operation,n,bits,backend,seconds,note\n");
+    println!(
+        "{:<12} {:>6} {:>5} {:>8} {:>10}  note",
+        "operation", "n", "bits", "backend", "seconds"
+    );
+    for op in ops.split(',') {
+        let mut last: Option<(usize, f64)> = None;
+        for &n in &sizes {
+            // The next order would take about (n / last)³ times as long.
+            if let Some((m, s)) = last {
+                if s * (n as f64 / m as f64).powi(3) > limit {
+                    println!(
+                        "{op:<12} {n:>6} {bits:>5} {:>8} {:>10}  skipped: over {limit} s",
+                        be.name(),
+                        "-"
+                    );
+                    continue;
+                }
+            }
+            match run(op, n, bits, &be) {
+                Ok((s, note)) => {
+                    println!(
+                        "{op:<12} {n:>6} {bits:>5} {:>8} {s:>10.3}  {note}",
+                        be.name()
+                    );
+                    csv.push_str(&format!("{op},{n},{bits},{},{s:.6},{note}\n", be.name()));
+                    last = Some((n, s));
+                }
+                Err(e) => {
+                    println!(
+                        "{op:<12} {n:>6} {bits:>5} {:>8} {:>10}  error: {e}",
+                        be.name(),
+                        "-"
+                    );
+                    csv.push_str(&format!("{op},{n},{bits},{},,error: {e}\n", be.name()));
+                    break;
+                }
+            }
+        }
+    }
+    if let Some(path) = arg(&args, "--csv") {
+        std::fs::write(path, csv)?;
+    }
+    Ok(())
+}

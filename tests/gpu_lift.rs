@@ -1,0 +1,121 @@
+//! Dixon's lifting with the matrices read from global memory on every step
+//! (`rns_dixon_lift_global`, for orders whose rows do not fit in shared memory): the
+//! same divisors, solutions, primes and steps as the CPU's lifting and the shared-memory
+//! kernel, one warp a row or several rows a warp, and the switch between the two at the
+//! order where the rows stop fitting.
+
+use rns::backend::gpu::launch::{lift_layout, LiftLayout};
+use rns::backend::gpu::LiftRows;
+use rns::{Backend, Method};
+use rns_suite::lifting::{divisible_by_first, same_as_cpu, solve_same_as_cpu, unit_upper};
+use rns_suite::{dev, gpu_backend as gpu, naive_matmul, Gen, LiftCaps};
+use std::sync::{Mutex, MutexGuard};
+
+/// The device's settings are shared by this binary's tests: each holds this while it
+/// runs.
+fn settings() -> MutexGuard<'static, ()> {
+    static LOCK: Mutex<()> = Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The lifting from global memory on all the blocks that fit, and on one block (16
+/// warps: several rows each).
+const GLOBAL: [LiftRows; 2] = [
+    LiftRows::Global { blocks: None },
+    LiftRows::Global { blocks: Some(1) },
+];
+
+#[test]
+fn determinants_lifted_from_global_memory_match_the_cpu() {
+    let _settings = settings();
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    let mut gen = Gen::new(191);
+    for rows in GLOBAL {
+        dev(&g).config().set_lift_rows(Some(rows));
+        for (n, bits, bareiss) in [
+            (1, 10, true),
+            (2, 64, true),
+            (17, 63, true),
+            (40, 80, false),
+            (129, 64, false),
+            (300, 20, false),
+        ] {
+            let a = gen.matrix(n, n, bits);
+            let what = format!("{rows:?}: {n}×{n} {bits}-bit");
+            assert!(matches!(
+                lift_layout(dev(&g), n, bits.div_ceil(29) as usize, 1),
+                Some(LiftLayout::Global { .. })
+            ));
+            same_as_cpu(&g, &a, bareiss, &what);
+        }
+        // Unimodular (d = 1 after lifting to the bound), and det ≡ 0 modulo the first
+        // prime tried (the second is lifted).
+        let u = unit_upper(&mut gen, 60, 10);
+        let uu = naive_matmul(&u, &u.transpose());
+        assert_eq!(same_as_cpu(&g, &uu, true, "unimodular").to_u32(), Some(1));
+        let (e, _) = divisible_by_first(&mut gen, 50);
+        same_as_cpu(&g, &e, true, "det ≡ 0 mod the first prime");
+    }
+}
+
+#[test]
+fn solves_lifted_from_global_memory_match_the_cpu() {
+    let _settings = settings();
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    let mut gen = Gen::new(192);
+    for rows in GLOBAL {
+        dev(&g).config().set_lift_rows(Some(rows));
+        for (n, bits, l) in [
+            (1, 10, 1),
+            (3, 64, 2),
+            (33, 60, 1),
+            (150, 40, 4),
+            (257, 30, 3),
+        ] {
+            let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, l, bits));
+            solve_same_as_cpu(
+                &g,
+                &a,
+                &b,
+                &format!("{rows:?}: {n}×{n} {bits}-bit, {l} columns"),
+            );
+        }
+    }
+    // Five right-hand sides are beyond the global kernel: the CPU lifts them.
+    dev(&g)
+        .config()
+        .set_lift_rows(Some(LiftRows::Global { blocks: None }));
+    let (a, b) = (gen.matrix(20, 20, 30), gen.matrix(20, 5, 30));
+    assert!(!rns::algo::lift::gpu::fits(dev(&g), &a, &b));
+    let opts = rns::SolveOptions {
+        method: Method::Dixon,
+    };
+    let want = rns::solve_with(&a, &b, &Backend::Cpu, &opts).unwrap().0;
+    assert_eq!(rns::solve_with(&a, &b, &g, &opts).unwrap().0, want);
+}
+
+#[test]
+fn the_rows_move_to_global_memory_where_shared_memory_ends() {
+    let _settings = settings();
+    let Some(g) = gpu() else { return };
+    let d = dev(&g);
+    // The first order whose rows (1 limb, one right-hand side) no longer fit.
+    let shared = |n| matches!(lift_layout(d, n, 1, 1), Some(LiftLayout::Shared { .. }));
+    let edge = (64..20_000)
+        .find(|&n| !shared(n))
+        .expect("an order beyond shared memory");
+    assert!(shared(edge - 1));
+    assert!(matches!(
+        lift_layout(d, edge, 1, 1),
+        Some(LiftLayout::Global { .. })
+    ));
+    // Both sides of it, 10-bit entries (one limb), against the CPU's lifting.
+    let mut gen = Gen::new(193);
+    for n in [edge - 1, edge] {
+        let a = gen.matrix(n, n, 10);
+        let d = same_as_cpu(&g, &a, false, &format!("{n}×{n} at the edge"));
+        assert_ne!(d, 0);
+    }
+}

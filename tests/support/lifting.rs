@@ -1,0 +1,108 @@
+//! The checks of Dixon's lifting on the device shared by the GPU tests: the
+//! determinant and the solve lifted there against the CPU's lifting (the same divisor,
+//! prime, steps and fractions) and the multimodular method, and the matrices with known
+//! answers they use.
+
+use crate::{bareiss_det, dev, Gen};
+use rns::algo::lift::cpu::solve as solve_dixon;
+use rns::algo::lift::gpu::{fits as lifts_on_gpu, solve as solve_dixon_gpu};
+use rns::{Backend, IntMatrix, Method};
+use rug::Integer;
+
+pub fn ones(n: usize) -> IntMatrix {
+    IntMatrix::new(n, 1, vec![Integer::from(1); n]).unwrap()
+}
+
+/// The determinant by the divisor trick on `g` (lifting on the device) against the
+/// CPU's divisor trick, stage for stage, and against Bareiss when `bareiss`.
+pub fn same_as_cpu(g: &Backend, a: &IntMatrix, bareiss: bool, what: &str) -> Integer {
+    assert!(
+        lifts_on_gpu(dev(g), a, &ones(a.rows())),
+        "{what}: fits the device"
+    );
+    let (d, st) = rns::det_with(
+        a,
+        g,
+        &rns::DetOptions {
+            method: Method::Dixon,
+        },
+    )
+    .unwrap();
+    let (want, cpu) = rns::det_with(
+        a,
+        &Backend::Cpu,
+        &rns::DetOptions {
+            method: Method::Dixon,
+        },
+    )
+    .unwrap();
+    assert_eq!(d, want, "{what}");
+    if bareiss {
+        assert_eq!(d, bareiss_det(a), "{what}: Bareiss");
+    }
+    assert_eq!(
+        (st.method, st.divisor_bits, st.lifting_steps, st.primes),
+        (cpu.method, cpu.divisor_bits, cpu.lifting_steps, cpu.primes),
+        "{what}: the same divisor, steps and primes"
+    );
+    d
+}
+
+/// `U` upper unitriangular with `bits`-bit entries above the diagonal (`U·Uᵀ` is
+/// unimodular).
+pub fn unit_upper(gen: &mut Gen, n: usize, bits: u32) -> IntMatrix {
+    let mut u = IntMatrix::identity(n).entries().to_vec();
+    for i in 0..n {
+        for j in i + 1..n {
+            u[i * n + j] = gen.signed(bits);
+        }
+    }
+    IntMatrix::new(n, n, u).unwrap()
+}
+
+/// A non-singular `n × n` matrix whose determinant the first prime the lifting tries
+/// divides (row 0 = 3·row 1 + that prime times a 0/1 vector), and the prime.
+pub fn divisible_by_first(gen: &mut Gen, n: usize) -> (IntMatrix, u32) {
+    let first = rns_core::prime::moduli_descending(|_| false)
+        .next()
+        .unwrap();
+    let mut e = gen.matrix(n, n, 20).entries().to_vec();
+    for j in 0..n {
+        e[j] = Integer::from(&e[n + j] * 3u32) + Integer::from(first) * (j as u32 % 2);
+    }
+    (IntMatrix::new(n, n, e).unwrap(), first)
+}
+
+/// The solve lifted on the device against the CPU's lifting (the same prime, steps and
+/// fractions) and against the multimodular solve.
+pub fn solve_same_as_cpu(g: &Backend, a: &IntMatrix, b: &IntMatrix, what: &str) {
+    assert!(lifts_on_gpu(dev(g), a, b), "{what}: fits the device");
+    let (s, laps) = solve_dixon_gpu(dev(g), a, b)
+        .unwrap()
+        .expect("invertible modulo a prime");
+    assert_eq!(
+        Some(s),
+        solve_dixon(a, b).unwrap(),
+        "{what}: as the CPU's lifting"
+    );
+    assert!(laps.into_stages().iter().any(|(n, _)| *n == "lift: steps"));
+    let (x, _) = rns::solve_with(
+        a,
+        b,
+        g,
+        &rns::SolveOptions {
+            method: Method::Dixon,
+        },
+    )
+    .unwrap();
+    let (want, _) = rns::solve_with(
+        a,
+        b,
+        &Backend::Cpu,
+        &rns::SolveOptions {
+            method: Method::Multimodular,
+        },
+    )
+    .unwrap();
+    assert_eq!(x, want, "{what}: as the multimodular solve");
+}
