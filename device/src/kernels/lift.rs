@@ -140,6 +140,8 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift_global(
             }
             i += warps;
         }
+        // Every warp of the block is done with `y` before `x` takes its place.
+        _syncthreads();
         stage(x, sh, (n, l), step + 1, None);
         // The residuals of this warp's rows.
         let mut i = warp;
@@ -178,6 +180,8 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift_global(
             }
             i += warps;
         }
+        // And done with `x` before the next step's `y` takes its place.
+        _syncthreads();
         step += 1;
     }
 }

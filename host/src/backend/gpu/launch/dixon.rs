@@ -81,6 +81,8 @@ pub fn lift_layout(gpu: &Gpu, n: usize, limbs: usize, l: usize) -> Option<LiftLa
             && smem <= gpu.shared_memory()
             && u32::try_from(2 * n * n).is_ok();
         let f = &gpu.kernels().dixon_lift_global;
+        // The occupancy query needs the device's context on this thread.
+        gpu.context().bind_to_thread().ok()?;
         let per_sm = f
             .occupancy_max_active_blocks_per_multiprocessor(LIFT_GLOBAL_THREADS, smem, None)
             .ok()? as usize;
