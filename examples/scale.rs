@@ -108,7 +108,21 @@ fn run(op: &str, n: usize, bits: u32, be: &Backend) -> R<(f64, String)> {
     let modp = |m: &IntMatrix| ModMatrices::from_int_matrix(m, &[P]);
     let t = Instant::now();
     let note = match op {
-        "det" => format!("{} bits", rns::det(&a, be)?.significant_bits()),
+        "det" => {
+            let (d, st) = rns::det_with(&a, be, &rns::DetOptions::default())?;
+            let stages: Vec<String> = st
+                .stages
+                .iter()
+                .map(|(name, t)| format!("{name} {:.0}", t.as_secs_f64() * 1e3))
+                .collect();
+            format!(
+                "{} bits, {} steps, {} primes; ms: {}",
+                d.significant_bits(),
+                st.lifting_steps,
+                st.primes,
+                stages.join(", ")
+            )
+        }
         "det_known" => {
             let (k, want) = known_det(n, bits, 2);
             let t = Instant::now();
