@@ -18,11 +18,13 @@ fn settings() -> MutexGuard<'static, ()> {
     LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// The lifting from global memory on all the blocks that fit, and on one block (16
-/// warps: several rows each).
-const GLOBAL: [LiftRows; 2] = [
+/// The lifting from global memory on all the blocks that fit (several warps a row at
+/// small orders), on one block (16 warps: several rows each), and on blocks of 9 rows of
+/// 300 (a warp a row, some warps idle).
+const GLOBAL: [LiftRows; 3] = [
     LiftRows::Global { blocks: None },
     LiftRows::Global { blocks: Some(1) },
+    LiftRows::Global { blocks: Some(34) },
 ];
 
 #[test]

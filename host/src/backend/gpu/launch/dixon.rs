@@ -50,7 +50,7 @@ pub enum LiftLayout {
         smem: usize,
     },
     /// `rns_dixon_lift_global`: `blocks` blocks, the matrices read from global memory,
-    /// `smem` bytes of shared memory (`y` or `x` staged).
+    /// `smem` bytes of shared memory (`y` or `x` staged, the warps' partial sums).
     Global {
         /// Blocks of the launch.
         blocks: usize,
@@ -74,7 +74,8 @@ pub fn lift_layout(gpu: &Gpu, n: usize, limbs: usize, l: usize) -> Option<LiftLa
         fits.then_some(LiftLayout::Shared { rows, smem })
     };
     let global = |cap: Option<usize>| {
-        let smem = 4 * n * l;
+        let warps = (LIFT_GLOBAL_THREADS / 32) as usize;
+        let smem = 4 * (n * l + 4 * l * warps);
         let fits = n > 0
             && (1..=LIFT_GLOBAL_MAX_RHS).contains(&l)
             && (1..=LIFT_GLOBAL_MAX_LIMBS).contains(&limbs)
