@@ -1,6 +1,8 @@
 //! Matrices modulo primes on a backend ([`ModMatrices`]): product, determinant, rank,
-//! reduced echelon form, inverse and solve, every prime at once. On a GPU backend the
-//! determinants of a few large matrices have the whole device.
+//! reduced echelon form, inverse and solve, every prime at once. On a GPU backend a few
+//! large matrices have the whole device (a block per prime would leave it idle): their
+//! determinants, their solves and inverses by Gauss–Jordan over the whole grid, and
+//! their rank where the determinant is not zero.
 
 use super::gpu::ops;
 use super::Backend;
@@ -37,12 +39,38 @@ impl Backend {
         Ok(e.into_iter().map(|e| e.det).collect())
     }
 
-    /// The rank of each matrix.
+    /// The rank of each matrix. A few large square ones on a GPU backend: full rank where
+    /// the determinant (with the whole device) is not zero, an elimination for the rest.
     pub fn rank_mod(&self, a: &ModMatrices) -> Result<Vec<usize>> {
-        let mut data = a.data.clone();
+        let n = a.rows;
+        let few = a.rows == a.cols
+            && self
+                .device_for(a.data.len())
+                .is_some_and(|g| ops::det_few_for(g, a.moduli.len(), n));
+        let mut ranks = vec![n; a.moduli.len()];
+        let redo: Vec<usize> = match few {
+            true => {
+                let dets = self.det_mod(a)?;
+                (0..dets.len()).filter(|&c| dets[c] == 0).collect()
+            }
+            false => (0..a.moduli.len()).collect(),
+        };
+        if redo.is_empty() {
+            return Ok(ranks);
+        }
+        let size = a.rows * a.cols;
+        let moduli: Vec<_> = redo.iter().map(|&c| a.moduli[c]).collect();
+        let mut data: Vec<u32> = redo
+            .iter()
+            .flat_map(|&c| &a.data[c * size..(c + 1) * size])
+            .copied()
+            .collect();
         let shape = (a.rows, a.cols, a.cols);
-        let e = self.eliminate_per_channel(&a.moduli, shape, false, &mut data, false)?;
-        Ok(e.into_iter().map(|e| e.rank as usize).collect())
+        let e = self.eliminate_per_channel(&moduli, shape, false, &mut data, false)?;
+        for (&c, e) in redo.iter().zip(e) {
+            ranks[c] = e.rank as usize;
+        }
+        Ok(ranks)
     }
 
     /// The reduced row echelon form and rank of each matrix.
@@ -71,12 +99,33 @@ impl Backend {
         a.require_same_moduli(b)?;
         require_rhs(n, b.rows)?;
         let mut ab = a.augment(b);
+        let singular = |c: usize| Error::Singular {
+            prime: Some(a.moduli[c].m),
+        };
+        if let Some(g) = self.device_for(ab.data.len()) {
+            if ops::det_few_for(g, a.moduli.len(), n) {
+                let cols = ab.cols;
+                let x = ops::few::solve_mod_few(g, &a.moduli, (n, cols), &ab.data)?;
+                if let Some(c) = x.iter().position(Option::is_none) {
+                    return Err(singular(c));
+                }
+                return Ok(ModMatrices {
+                    moduli: a.moduli.clone(),
+                    rows: n,
+                    cols: b.cols,
+                    data: x
+                        .into_iter()
+                        .flatten()
+                        .flatten()
+                        .collect::<Vec<u32>>()
+                        .into(),
+                });
+            }
+        }
         let shape = (n, ab.cols, n);
         let e = self.eliminate_per_channel(&a.moduli, shape, true, &mut ab.data, true)?;
         if let Some(c) = e.iter().position(|e| e.rank as usize != n) {
-            return Err(Error::Singular {
-                prime: Some(a.moduli[c].m),
-            });
+            return Err(singular(c));
         }
         Ok(ab.columns_from(n))
     }

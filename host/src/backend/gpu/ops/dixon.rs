@@ -10,7 +10,7 @@
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::rows::STATE_WORDS;
-use crate::backend::gpu::launch::{LiftArgs, LiftLayout, View};
+use crate::backend::gpu::launch::{LiftArgs, LiftLayout};
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream};
@@ -48,31 +48,6 @@ pub fn upload_limbs(
         n,
         limbs,
     })
-}
-
-/// Gauss–Jordan on one channel's `n × cols` matrix `mat` modulo `m` (`dm`, its
-/// device words): [`eliminate_rows`](crate::backend::gpu::launch::eliminate_rows) while no row swap is needed, then the step
-/// kernels from the first zero pivot on (every step when the rows do not fit in
-/// shared memory). The state as [`eliminate_steps`](crate::backend::gpu::launch::eliminate_steps)'.
-fn gauss_jordan(
-    gpu: &Gpu,
-    stream: &Arc<CudaStream>,
-    mat: &mut CudaSlice<u32>,
-    dm: &CudaSlice<u32>,
-    m: Modulus,
-    (n, cols): (usize, usize),
-) -> Result<Vec<u32>> {
-    let (det, stopped) = match launch::rows_layout(gpu, 1, n, cols) {
-        Some(layout) => {
-            let at = View::new(n * cols, 0, cols, 1);
-            launch::eliminate_rows(gpu, stream, (mat, at), dm, &[m], (n, cols), true, layout)?[0]
-        }
-        None => (1, 0),
-    };
-    if stopped >= n {
-        return Ok(vec![0, det, 0, 0]);
-    }
-    launch::eliminate_steps(gpu, stream, mat, dm, 1, (n, cols), true, (stopped, det))
 }
 
 /// `det a mod m` for each of `moduli` (few primes, large matrices), as
@@ -179,7 +154,7 @@ pub fn start_lift<'a>(
         let dm = gpu.upload_on(stream, &moduli_words(&[m]))?;
         let mut aug =
             launch::launch_limbs_mod(gpu, stream, (&a.words, a.n, a.limbs), &dm, 1, 2 * n)?;
-        let state = gauss_jordan(gpu, stream, &mut aug, &dm, m, (n, 2 * n))?;
+        let state = super::few::gauss_jordan(gpu, stream, &mut aug, &dm, m, (n, 2 * n))?;
         if state[3] != 0 {
             continue;
         }

@@ -12,6 +12,7 @@ use crate::backend::gpu::launch::rows::STATE_WORDS;
 use crate::backend::gpu::launch::View;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
+use crate::num::layout::columns_from;
 use cudarc::driver::{CudaSlice, CudaStream};
 use rns_core::Modulus;
 use std::sync::Arc;
@@ -114,4 +115,64 @@ pub fn det_mod_few(gpu: &Gpu, moduli: &[Modulus], n: usize, data: &[u32]) -> Res
         )?;
         Ok(state.chunks(STATE_WORDS).map(|s| s[1]).collect())
     })
+}
+
+/// Gauss–Jordan on one channel's `n × cols` matrix `mat` modulo `m` (`dm`, its
+/// device words): [`eliminate_rows`](crate::backend::gpu::launch::eliminate_rows) while no row swap is needed, then the step
+/// kernels from the first zero pivot on (every step when the rows do not fit in
+/// shared memory). The state as [`eliminate_steps`](crate::backend::gpu::launch::eliminate_steps)'.
+pub(crate) fn gauss_jordan(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    mat: &mut CudaSlice<u32>,
+    dm: &CudaSlice<u32>,
+    m: Modulus,
+    (n, cols): (usize, usize),
+) -> Result<Vec<u32>> {
+    let (det, stopped) = match launch::rows_layout(gpu, 1, n, cols) {
+        Some(layout) => {
+            let at = View::new(n * cols, 0, cols, 1);
+            launch::eliminate_rows(gpu, stream, (mat, at), dm, &[m], (n, cols), true, layout)?[0]
+        }
+        None => (1, 0),
+    };
+    if stopped >= n {
+        return Ok(vec![0, det, 0, 0]);
+    }
+    launch::eliminate_steps(gpu, stream, mat, dm, 1, (n, cols), true, (stopped, det))
+}
+
+/// `A⁻¹·B` modulo each of `moduli` (few primes, large matrices) from its `n × cols`
+/// augmented matrix `[A | B]` in `data` (one row-major matrix per modulus, one after
+/// another), by Gauss–Jordan with the whole GPU ([`gauss_jordan`]): per channel its
+/// `n × (cols − n)` solution, or `None` where `A` is singular modulo its prime.
+pub fn solve_mod_few(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    (n, cols): (usize, usize),
+    data: &[u32],
+) -> Result<Vec<Option<Vec<u32>>>> {
+    let size = n * cols;
+    if data.len() != moduli.len() * size || cols < n {
+        return Err(Error::Shape(format!(
+            "{} residues do not form {} matrices of {n}×{cols}",
+            data.len(),
+            moduli.len()
+        )));
+    }
+    let stream = gpu.stream();
+    moduli
+        .iter()
+        .enumerate()
+        .map(|(c, &m)| {
+            let dm = gpu.upload_on(stream, &moduli_words(&[m]))?;
+            let mut mat = gpu.upload_words(&data[c * size..(c + 1) * size])?;
+            let state = gauss_jordan(gpu, stream, &mut mat, &dm, m, (n, cols))?;
+            if state[3] != 0 {
+                return Ok(None);
+            }
+            let all = gpu.download_words(&mat, size)?;
+            Ok(Some(columns_from(all, cols, n)))
+        })
+        .collect()
 }
