@@ -223,15 +223,23 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift_global(
                 let mut sums = [0i128; MAX_LIMBS];
                 let row = a.add(i as usize * nu);
                 let mut j = j0;
-                while j < nu {
-                    let (x0, j1) = (*xs.add(j) as i64, j + stride);
-                    let x1 = if j1 < nu { *xs.add(j1) as i64 } else { 0 };
+                // Four columns a lane at a time where they are all there.
+                while j + 3 * stride < nu {
+                    let xv = [0, 1, 2, 3].map(|k| *xs.add(j + k * stride) as i64);
                     for (t, s) in sums.iter_mut().enumerate().take(limbs as usize) {
                         let limb = row.add(t * nu * nu);
-                        let a1 = if j1 < nu { *limb.add(j1) as i64 } else { 0 };
-                        *s += (*limb.add(j) as i64 * x0) as i128 + (a1 * x1) as i128;
+                        let av = [0, 1, 2, 3].map(|k| *limb.add(j + k * stride) as i64);
+                        let pairs = (av[0] * xv[0] + av[1] * xv[1]) as i128;
+                        *s += pairs + (av[2] * xv[2]) as i128 + (av[3] * xv[3]) as i128;
                     }
-                    j += 2 * stride;
+                    j += 4 * stride;
+                }
+                while j < nu {
+                    let x0 = *xs.add(j) as i64;
+                    for (t, s) in sums.iter_mut().enumerate().take(limbs as usize) {
+                        *s += (*row.add(t * nu * nu + j) as i64 * x0) as i128;
+                    }
+                    j += stride;
                 }
                 let limb_sum = |t: usize| sums.get(t).copied().unwrap_or(0);
                 let total = warp_sum_i128(padic::join(limbs as usize, limb_sum));
