@@ -22,6 +22,8 @@
 #   scripts/gpu-check.sh --run --multi         # and several GPUs against one (examples/multi_gpu_bench.rs),
 #                                              # and mpirun with one rank per GPU when OpenMPI is there
 #   scripts/gpu-check.sh --run --only --python # only the parts named (no suite, SASS or benchmarks)
+#   scripts/gpu-check.sh --run --scale         # and the scaling table (examples/scale.rs: every dense
+#                                              # operation at n = 250 … 8000; CSV to $OUT when set)
 #   scripts/gpu-check.sh --run --sweep         # and the FLINT differential sweep on the GPU backend:
 #                                              # SWEEP_PROCS processes (8) for SWEEP_SECONDS (450), seeds apart
 set -euo pipefail
@@ -200,6 +202,10 @@ if [[ " $* " == *" --multi "* ]]; then
     else
         echo "no mpirun on this host: the MPI runs were not made"
     fi
+fi
+if [[ " $* " == *" --scale "* ]]; then
+    echo "== the scaling table (library calls, the GPU backend; known determinants checked)"
+    $B/scale --limit "${SCALE_LIMIT:-60}" --csv "${OUT:-/tmp}/scale.csv" || status=1
 fi
 if [[ " $* " == *" --sweep "* ]]; then
     procs=${SWEEP_PROCS:-8}

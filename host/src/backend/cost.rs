@@ -50,9 +50,9 @@ const GPU_STEP_US_PER_M: f64 = 5.0;
 /// right-hand side, an H200's 132 multiprocessors: about 1300); beyond, each step reads
 /// the matrices from global memory.
 pub const GPU_LIFT_MAX_N: usize = 1300;
-/// Bytes per µs a lifting step reads from global memory (a prediction: 2/3 of the
-/// H100's 3 TB/s; `docs/performance.md` has the measurement).
-const GPU_LIFT_BYTES_PER_US: f64 = 2.0e6;
+/// Bytes per µs a lifting step reads from global memory (measured: 1.1–1.7 TB/s on the
+/// H100 and H200 hosts at 2000² to 8000², `docs/performance.md`).
+const GPU_LIFT_BYTES_PER_US: f64 = 1.5e6;
 
 /// Estimated milliseconds of one computation on each backend (the GPU's without its
 /// start-up, which [`Estimate::gpu_wins`] adds when it is still to come).
