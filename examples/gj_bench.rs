@@ -88,14 +88,7 @@ fn main() -> R<()> {
     gpu.config().set_tensor_cores(None);
     for _ in 0..runs.min(2) {
         let t = Instant::now();
-        let (_, stages) = rns::solve_with(
-            &a,
-            &b,
-            &g,
-            &rns::SolveOptions {
-                method: Method::Multimodular,
-            },
-        )?;
+        let (_, stages) = rns::solve_with(&a, &b, &g, &Method::Multimodular.into())?;
         let s: Vec<String> = stages
             .iter()
             .map(|(w, d)| format!("{w} {:.1}", d.as_secs_f64() * 1e3))

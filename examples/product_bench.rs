@@ -177,28 +177,12 @@ fn det_on_gpu(gpu: &Backend, n: usize) -> R<()> {
     let a = Gen::new(7).matrix(n, n, 64);
     let g = gpu.gpu().ok_or("no GPU backend")?;
     g.config().set_tensor_cores(Some(false));
-    let (simt, (want, _)) = time(3, || {
-        rns::det_with(
-            &a,
-            gpu,
-            &rns::DetOptions {
-                method: Method::Multimodular,
-            },
-        )
-    })?;
+    let (simt, (want, _)) = time(3, || rns::det_with(&a, gpu, &Method::Multimodular.into()))?;
     println!("exact det {n}² 64-bit, gpu multimodular: integer units {simt:.1} ms");
     g.config().set_tensor_cores(Some(true));
     for panel in [32, 64, 128, 256] {
         g.config().set_det_panel(Some(panel));
-        let (ms, (d, _)) = time(3, || {
-            rns::det_with(
-                &a,
-                gpu,
-                &rns::DetOptions {
-                    method: Method::Multimodular,
-                },
-            )
-        })?;
+        let (ms, (d, _)) = time(3, || rns::det_with(&a, gpu, &Method::Multimodular.into()))?;
         if d != want {
             return Err(format!("the determinants differ (panels of {panel})").into());
         }
@@ -211,25 +195,9 @@ fn det_on_gpu(gpu: &Backend, n: usize) -> R<()> {
     // The default method (the divisor trick, lifted on the device): `det A / d` modulo
     // its few primes by panels on the tensor cores, or one pivot per launch.
     g.config().set_tensor_cores(Some(false));
-    let (dixon_simt, (d, _)) = time(3, || {
-        rns::det_with(
-            &a,
-            gpu,
-            &rns::DetOptions {
-                method: Method::Auto,
-            },
-        )
-    })?;
+    let (dixon_simt, (d, _)) = time(3, || rns::det_with(&a, gpu, &Method::Auto.into()))?;
     g.config().set_tensor_cores(None);
-    let (dixon, (e, st)) = time(3, || {
-        rns::det_with(
-            &a,
-            gpu,
-            &rns::DetOptions {
-                method: Method::Auto,
-            },
-        )
-    })?;
+    let (dixon, (e, st)) = time(3, || rns::det_with(&a, gpu, &Method::Auto.into()))?;
     if d != want || e != want {
         return Err("the divisor trick's determinant differs".into());
     }

@@ -170,14 +170,7 @@ fn divisor_trick_determinants_match_bareiss() {
     for (n, bits) in [(1, 10), (2, 64), (40, 20), (45, 100), (64, 64), (41, 1)] {
         let a = g.matrix(n, n, bits);
         det_both(&a, &format!("{n}×{n} {bits}-bit"));
-        let (_, st) = rns::det_with(
-            &a,
-            &Backend::Cpu,
-            &rns::DetOptions {
-                method: Method::Dixon,
-            },
-        )
-        .unwrap();
+        let (_, st) = rns::det_with(&a, &Backend::Cpu, &Method::Dixon.into()).unwrap();
         assert_eq!(st.method, "dixon");
         // The divisor is most of the determinant: few primes remain.
         if n >= 40 && bits >= 20 {
@@ -210,14 +203,7 @@ fn divisor_trick_determinants_match_bareiss() {
         Integer::from(d6.abs_ref()),
         Integer::from(Integer::u_pow_u(6, n as u32))
     );
-    let (_, st) = rns::det_with(
-        &six,
-        &Backend::Cpu,
-        &rns::DetOptions {
-            method: Method::Dixon,
-        },
-    )
-    .unwrap();
+    let (_, st) = rns::det_with(&six, &Backend::Cpu, &Method::Dixon.into()).unwrap();
     assert!(st.divisor_bits <= 3 && st.primes > 3, "{st:?}");
 }
 
@@ -247,13 +233,6 @@ fn singular_determinants_and_primes_that_divide_them() {
     let d = IntMatrix::new(n, n, d).unwrap();
     let want = det_both(&d, "det divisible by the lifting primes");
     assert!(want.is_divisible_u(primes[0]) && want != 0);
-    let (_, st) = rns::det_with(
-        &d,
-        &Backend::Cpu,
-        &rns::DetOptions {
-            method: Method::Dixon,
-        },
-    )
-    .unwrap();
+    let (_, st) = rns::det_with(&d, &Backend::Cpu, &Method::Dixon.into()).unwrap();
     assert_eq!(st.method, "multimodular", "fell back");
 }

@@ -286,15 +286,7 @@ fn chunked_paths_match_cpu() {
     assert_eq!(rns::matmul(&x, &y, &g).unwrap(), naive_matmul(&x, &y));
     // Nor does the solve's: eliminated in chunks, its right-hand sides cut on the host.
     let (a, rhs) = (gen.matrix(12, 12, 40), gen.matrix(12, 3, 40));
-    let (x, _) = rns::solve_with(
-        &a,
-        &rhs,
-        &g,
-        &rns::SolveOptions {
-            method: Method::Multimodular,
-        },
-    )
-    .unwrap();
+    let (x, _) = rns::solve_with(&a, &rhs, &g, &Method::Multimodular.into()).unwrap();
     assert_eq!(
         x.entries(),
         &rational_solve(&a, &rhs).unwrap()[..],
@@ -452,14 +444,7 @@ fn every_method_matches_cpu() {
     }
     let six: Vec<Integer> = u.iter().map(|x| Integer::from(x * 6)).collect();
     let six = IntMatrix::new(n, n, six).unwrap();
-    let (d, st) = rns::det_with(
-        &six,
-        &g,
-        &rns::DetOptions {
-            method: Method::Dixon,
-        },
-    )
-    .unwrap();
+    let (d, st) = rns::det_with(&six, &g, &Method::Dixon.into()).unwrap();
     assert_eq!(d, det(&six, &Backend::Cpu).unwrap());
     assert!(st.primes > 3, "{st:?}");
 }

@@ -40,14 +40,7 @@ fn lifting_on_the_device_matches_the_cpu() {
         let a = gen.matrix(n, n, bits);
         let what = format!("{n}×{n} {bits}-bit");
         same_as_cpu(&g, &a, bareiss, &what);
-        let (_, st) = rns::det_with(
-            &a,
-            &g,
-            &rns::DetOptions {
-                method: Method::Dixon,
-            },
-        )
-        .unwrap();
+        let (_, st) = rns::det_with(&a, &g, &Method::Dixon.into()).unwrap();
         assert_eq!(st.method, "dixon", "{what}");
     }
     // Range ends: every entry ±(2^63 − 1), −2^63, 0, 1.
@@ -115,14 +108,7 @@ fn adversarial_determinants_on_the_device() {
     );
     // Singular (rank n − 1): singular modulo every prime, the multimodular path decides.
     let low = gen.low_rank(n, n, n - 1, 30);
-    let (d, st) = rns::det_with(
-        &low,
-        &g,
-        &rns::DetOptions {
-            method: Method::Dixon,
-        },
-    )
-    .unwrap();
+    let (d, st) = rns::det_with(&low, &g, &Method::Dixon.into()).unwrap();
     assert_eq!((d, st.method), (Integer::new(), "multimodular"));
     // A zero column: zero at once.
     let mut z = gen.matrix(n, n, 30).entries().to_vec();
@@ -130,18 +116,7 @@ fn adversarial_determinants_on_the_device() {
         z[i * n + 5] = Integer::new();
     }
     let z = IntMatrix::new(n, n, z).unwrap();
-    assert_eq!(
-        rns::det_with(
-            &z,
-            &g,
-            &rns::DetOptions {
-                method: Method::Dixon
-            }
-        )
-        .unwrap()
-        .0,
-        0
-    );
+    assert_eq!(rns::det_with(&z, &g, &Method::Dixon.into()).unwrap().0, 0);
     // det divisible by the first prime tried: the device lifts modulo the second.
     let (e, first) = divisible_by_first(&mut gen, n);
     let d = same_as_cpu(&g, &e, true, "det ≡ 0 mod the first prime");
@@ -154,26 +129,13 @@ fn too_wide_for_the_device_lifts_on_the_cpu() {
     let Some(g) = gpu() else { return };
     let a = Gen::new(93).matrix(64, 64, 100);
     assert!(!lifts_on_gpu(dev(&g), &a, &ones(64)));
-    let (d, st) = rns::det_with(
-        &a,
-        &g,
-        &rns::DetOptions {
-            method: Method::Dixon,
-        },
-    )
-    .unwrap();
+    let (d, st) = rns::det_with(&a, &g, &Method::Dixon.into()).unwrap();
     assert_eq!(st.method, "dixon");
     assert_eq!(
         d,
-        rns::det_with(
-            &a,
-            &Backend::Cpu,
-            &rns::DetOptions {
-                method: Method::Multimodular
-            }
-        )
-        .unwrap()
-        .0
+        rns::det_with(&a, &Backend::Cpu, &Method::Multimodular.into())
+            .unwrap()
+            .0
     );
 }
 
@@ -325,15 +287,7 @@ fn solves_on_the_device_match_the_cpu() {
         let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, 1, bits));
         solve_same_as_cpu(&g, &a, &b, &format!("{n}×{n} {bits}-bit"));
         if n <= 17 {
-            let (x, _) = rns::solve_with(
-                &a,
-                &b,
-                &g,
-                &rns::SolveOptions {
-                    method: Method::Dixon,
-                },
-            )
-            .unwrap();
+            let (x, _) = rns::solve_with(&a, &b, &g, &Method::Dixon.into()).unwrap();
             assert_eq!(x.entries(), &rational_solve(&a, &b).unwrap()[..]);
         }
     }
@@ -374,14 +328,7 @@ fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
         None
     );
     assert!(matches!(
-        rns::solve_with(
-            &low,
-            &b,
-            &g,
-            &rns::SolveOptions {
-                method: Method::Dixon
-            }
-        ),
+        rns::solve_with(&low, &b, &g, &Method::Dixon.into()),
         Err(Error::Singular { .. })
     ));
     // A zero column: singular at once.
@@ -391,14 +338,7 @@ fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
     }
     let z = IntMatrix::new(n, n, z).unwrap();
     assert!(matches!(
-        rns::solve_with(
-            &z,
-            &b,
-            &g,
-            &rns::SolveOptions {
-                method: Method::Dixon
-            }
-        ),
+        rns::solve_with(&z, &b, &g, &Method::Dixon.into()),
         Err(Error::Singular { .. })
     ));
     // Several right-hand sides on the device (1 to 32): as the CPU's lifting, and as the
@@ -415,15 +355,7 @@ fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
     }
     let (a, b33) = (gen.matrix(n, n, 64), gen.matrix(n, 33, 64));
     assert!(!lifts_on_gpu(dev(&g), &a, &b33));
-    let (x, _) = rns::solve_with(
-        &a,
-        &b33,
-        &g,
-        &rns::SolveOptions {
-            method: Method::Dixon,
-        },
-    )
-    .unwrap();
+    let (x, _) = rns::solve_with(&a, &b33, &g, &Method::Dixon.into()).unwrap();
     assert_eq!(x, rns::solve(&a, &b33, &Backend::Cpu).unwrap());
     // Small solutions in some columns only, zero in another: the early tries reconstruct
     // column 0 first, then every column, checked exactly.

@@ -20,22 +20,8 @@ pub fn same_as_cpu(g: &Backend, a: &IntMatrix, bareiss: bool, what: &str) -> Int
         lifts_on_gpu(dev(g), a, &ones(a.rows())),
         "{what}: fits the device"
     );
-    let (d, st) = rns::det_with(
-        a,
-        g,
-        &rns::DetOptions {
-            method: Method::Dixon,
-        },
-    )
-    .unwrap();
-    let (want, cpu) = rns::det_with(
-        a,
-        &Backend::Cpu,
-        &rns::DetOptions {
-            method: Method::Dixon,
-        },
-    )
-    .unwrap();
+    let (d, st) = rns::det_with(a, g, &Method::Dixon.into()).unwrap();
+    let (want, cpu) = rns::det_with(a, &Backend::Cpu, &Method::Dixon.into()).unwrap();
     assert_eq!(d, want, "{what}");
     if bareiss {
         assert_eq!(d, bareiss_det(a), "{what}: Bareiss");
@@ -86,23 +72,7 @@ pub fn solve_same_as_cpu(g: &Backend, a: &IntMatrix, b: &IntMatrix, what: &str) 
         "{what}: as the CPU's lifting"
     );
     assert!(laps.into_stages().iter().any(|(n, _)| *n == "lift: steps"));
-    let (x, _) = rns::solve_with(
-        a,
-        b,
-        g,
-        &rns::SolveOptions {
-            method: Method::Dixon,
-        },
-    )
-    .unwrap();
-    let (want, _) = rns::solve_with(
-        a,
-        b,
-        &Backend::Cpu,
-        &rns::SolveOptions {
-            method: Method::Multimodular,
-        },
-    )
-    .unwrap();
+    let (x, _) = rns::solve_with(a, b, g, &Method::Dixon.into()).unwrap();
+    let (want, _) = rns::solve_with(a, b, &Backend::Cpu, &Method::Multimodular.into()).unwrap();
     assert_eq!(x, want, "{what}: as the multimodular solve");
 }

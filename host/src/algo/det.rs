@@ -24,6 +24,13 @@ pub struct DetOptions {
     pub method: Method,
 }
 
+impl From<Method> for DetOptions {
+    /// The options that pick `method`.
+    fn from(method: Method) -> Self {
+        Self { method }
+    }
+}
+
 /// What a determinant computation did and how long each stage took.
 #[derive(Clone, Debug, Default)]
 pub struct DetStats {

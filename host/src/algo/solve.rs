@@ -31,6 +31,13 @@ pub struct SolveOptions {
     pub method: Method,
 }
 
+impl From<Method> for SolveOptions {
+    /// The options that pick `method`.
+    fn from(method: Method) -> Self {
+        Self { method }
+    }
+}
+
 /// The exact solution `X` of `A X = B` over Q for square non-singular `A`, in lowest
 /// terms with positive denominators. A singular `A` gives [`crate::Error::Singular`].
 pub fn solve(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<RatMatrix> {
