@@ -81,6 +81,9 @@ pub fn lift_layout(gpu: &Gpu, n: usize, limbs: usize, l: usize) -> Option<LiftLa
             && (1..=LIFT_GLOBAL_MAX_LIMBS).contains(&limbs)
             && smem <= gpu.shared_memory()
             && u32::try_from(2 * n * n).is_ok();
+        if !fits {
+            return None;
+        }
         let f = &gpu.kernels().dixon_lift_global;
         // The occupancy query needs the device's context on this thread.
         gpu.context().bind_to_thread().ok()?;
@@ -88,7 +91,7 @@ pub fn lift_layout(gpu: &Gpu, n: usize, limbs: usize, l: usize) -> Option<LiftLa
             .occupancy_max_active_blocks_per_multiprocessor(LIFT_GLOBAL_THREADS, smem, None)
             .ok()? as usize;
         let blocks = (per_sm * gpu.multiprocessors()).min(cap.unwrap_or(usize::MAX));
-        (fits && blocks > 0).then_some(LiftLayout::Global { blocks, smem })
+        (blocks > 0).then_some(LiftLayout::Global { blocks, smem })
     };
     match gpu.config().lift_rows() {
         Some(LiftRows::Shared) => shared(),
