@@ -92,8 +92,9 @@ fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<P
     require_rhs(n, b.rows())?;
     let Some(l) = device_limbs(gpu, a, b) else {
         return Err(Error::Internal(
-            "the GPU lifting takes a non-empty matrix, 1 to 32 right-hand sides, residuals of \
-             128 bits and rows that fit in shared memory"
+            "the GPU lifting takes a non-empty matrix, residuals of 128 bits, a launch layout \
+             (right-hand sides and limbs within the kernels' limits) and buffers within the \
+             device's memory budget (lift::gpu::fits)"
                 .into(),
         ));
     };
