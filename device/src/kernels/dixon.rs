@@ -4,7 +4,7 @@
 //! (`rns_core::padic`), one warp per row.
 
 use super::linalg::pivot_step;
-use super::tagged::{gpu_load_u64, gpu_store_u64, tagged};
+use super::tagged::{gpu_load_u64, gpu_store_u64, stage_tagged, tagged};
 use core::arch::nvptx::*;
 use rns_core::padic;
 use rns_core::Modulus;
@@ -15,9 +15,6 @@ pub const STATE_WORDS: usize = 4;
 
 /// Rows per thread of `rns_step_update` (its blocks are 32 × 8 threads).
 const UPDATE_ROWS: u32 = 4;
-
-/// Tagged words a thread of `rns_dixon_lift` polls at once.
-const POLLED: usize = 4;
 
 /// `out[c]` (`rows × ld` at `out + c·rows·ld`) = the `rows × cols` matrix of `limbs`
 /// signed 29-bit limbs (limb `t` of entry `e` at `a[t·rows·cols + e]`) modulo channel
@@ -194,52 +191,6 @@ struct Lifting {
 }
 
 impl Lifting {
-    /// Copies the values of the `n × l` tagged words at `v` (row-major) into the block's
-    /// shared memory column by column (centered residues when `centered`, as `i32`
-    /// bits), waiting for each to carry `tag` (then a block barrier). A thread polls its
-    /// words [`POLLED`] at a time, their loads in flight together.
-    #[inline(always)]
-    unsafe fn stage(&self, v: *const u64, tag: u32, centered: bool) {
-        let (nt, len) = (_block_dim_x(), self.n * self.l);
-        // Shared-memory word `e` is entry (e mod n, e / n).
-        let at = |e: u32| {
-            let (c, j) = (
-                e.checked_div(self.n).unwrap_or(0),
-                e.checked_rem(self.n).unwrap_or(0),
-            );
-            v.add((j * self.l + c) as usize)
-        };
-        let mut j0 = _thread_idx_x();
-        while j0 < len {
-            let mut w = [0u64; POLLED];
-            loop {
-                for (i, w) in w.iter_mut().enumerate() {
-                    let j = j0 + i as u32 * nt;
-                    if j < len {
-                        *w = gpu_load_u64(at(j));
-                    }
-                }
-                let mut ready = true;
-                for (i, w) in w.iter().enumerate() {
-                    ready &= j0 + i as u32 * nt >= len || (*w >> 32) as u32 == tag;
-                }
-                if ready {
-                    break;
-                }
-            }
-            for (i, w) in w.iter().enumerate() {
-                let j = j0 + i as u32 * nt;
-                if j < len {
-                    let v = *w as u32;
-                    *self.stage.add(j as usize) =
-                        if centered { self.m.center(v) as u32 } else { v };
-                }
-            }
-            j0 += POLLED as u32 * nt;
-        }
-        _syncthreads();
-    }
-
     /// Word `w` of column `c` of this row's part `part`'s partial result.
     #[inline(always)]
     unsafe fn slot(&self, part: u32, c: u32, w: usize) -> *mut u32 {
@@ -454,9 +405,9 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     };
     let mut step = step0;
     while step < step0 + steps {
-        lift.stage(y, step + 1, true);
+        stage_tagged(y, lift.stage, (lift.n, lift.l), step + 1, Some(lift.m));
         lift.digit(step);
-        lift.stage(x, step + 1, false);
+        stage_tagged(x, lift.stage, (lift.n, lift.l), step + 1, None);
         lift.update(step, &mut res);
         step += 1;
     }

@@ -5,59 +5,13 @@
 //! tagged words as `rns_dixon_lift`, so the same digits.
 
 use super::dixon::{shuffle_down, warp_sum_i128};
-use super::tagged::{gpu_load_u64, gpu_store_u64, tagged};
+use super::tagged::{gpu_load_u64, gpu_store_u64, stage_tagged, tagged};
 use core::arch::nvptx::*;
 use rns_core::padic;
 use rns_core::Modulus;
 
-/// Tagged words a thread polls at once when staging `y` or `x`.
-const POLLED: usize = 4;
-
 /// Limbs of `A`'s entries at most.
 const MAX_LIMBS: usize = rns_core::launch::LIFT_GLOBAL_MAX_LIMBS;
-
-/// Copies the values of the `n × l` tagged words at `v` (row-major) into the block's
-/// shared memory `stage` column by column (centered residues when `centered`), waiting
-/// for each to carry `tag`; then a block barrier.
-#[inline(always)]
-unsafe fn stage(v: *const u64, stage: *mut u32, (n, l): (u32, u32), tag: u32, m: Option<Modulus>) {
-    let (nt, len) = (_block_dim_x(), n * l);
-    let at = |e: u32| {
-        let (c, j) = (e.checked_div(n).unwrap_or(0), e.checked_rem(n).unwrap_or(0));
-        v.add((j * l + c) as usize)
-    };
-    let mut j0 = _thread_idx_x();
-    while j0 < len {
-        let mut w = [0u64; POLLED];
-        loop {
-            for (i, w) in w.iter_mut().enumerate() {
-                let j = j0 + i as u32 * nt;
-                if j < len {
-                    *w = gpu_load_u64(at(j));
-                }
-            }
-            let mut ready = true;
-            for (i, w) in w.iter().enumerate() {
-                ready &= j0 + i as u32 * nt >= len || (*w >> 32) as u32 == tag;
-            }
-            if ready {
-                break;
-            }
-        }
-        for (i, w) in w.iter().enumerate() {
-            let j = j0 + i as u32 * nt;
-            if j < len {
-                let v = *w as u32;
-                *stage.add(j as usize) = match m {
-                    Some(m) => m.center(v) as u32,
-                    None => v,
-                };
-            }
-        }
-        j0 += POLLED as u32 * nt;
-    }
-    _syncthreads();
-}
 
 /// This warp's place in a block of `rns_dixon_lift_global`: the block takes
 /// `rows_here` rows from `first_row`, each worked on by `parts` warps (each taking every
@@ -155,7 +109,7 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift_global(
     let t = m.fold_factor();
     let mut step = step0;
     while step < step0 + steps {
-        stage(y, sh, (n, l), step + 1, Some(m));
+        stage_tagged(y, sh, (n, l), step + 1, Some(m));
         // The digits of this warp's rows (their parts).
         let mut local = w.local;
         while local < w.rows_here {
@@ -210,7 +164,7 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift_global(
         // Every warp of the block is done with `y` (and the slots) before `x` takes its
         // place.
         _syncthreads();
-        stage(x, sh, (n, l), step + 1, None);
+        stage_tagged(x, sh, (n, l), step + 1, None);
         // The residuals of this warp's rows (their parts).
         let mut local = w.local;
         while local < w.rows_here {
