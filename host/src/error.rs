@@ -87,6 +87,16 @@ pub enum Error {
         /// The driver's result, when the driver gave one.
         source: Option<DriverError>,
     },
+    /// Host memory this process cannot take ([`crate::limits`]): checked before the work
+    /// starts.
+    OutOfMemory {
+        /// What needed it.
+        what: String,
+        /// Bytes needed (at least).
+        needed: u64,
+        /// Bytes available.
+        available: u64,
+    },
     /// The caller asked the computation to stop ([`crate::interrupt`]).
     Interrupted,
     /// An internal consistency check failed; this is a bug in rns.
@@ -183,6 +193,16 @@ impl Error {
     }
 }
 
+/// Bytes in GB with one decimal (at least two significant digits below 1 GB).
+fn gb(bytes: u64) -> String {
+    let g = bytes as f64 / 1e9;
+    if g >= 1.0 {
+        format!("{g:.1} GB")
+    } else {
+        format!("{:.2} GB", g)
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -202,6 +222,16 @@ impl fmt::Display for Error {
                 "operands live in different places ({left} and {right}): download or upload one first"
             ),
             Error::Shape(msg) => write!(f, "{msg}"),
+            Error::OutOfMemory {
+                what,
+                needed,
+                available,
+            } => write!(
+                f,
+                "{what} needs {needed} bytes ({}), more than the {available} bytes ({}) of memory available",
+                gb(*needed),
+                gb(*available)
+            ),
             Error::Singular { prime: Some(p) } => {
                 write!(
                     f,

@@ -25,6 +25,7 @@ pub mod algo;
 pub mod backend;
 pub mod cluster;
 pub mod error;
+pub mod input;
 pub mod interrupt;
 pub mod limits;
 pub mod mat;

@@ -1,43 +1,103 @@
-//! Host memory checks: a computation whose residues alone would not fit in the memory
-//! the system has available is refused with a clear error before it allocates, instead
-//! of aborting on a failed allocation.
+//! Host memory checks: work whose data would not fit in the memory this process can
+//! still take is refused with [`Error::OutOfMemory`] before it allocates, instead of
+//! aborting on a failed allocation or being killed by the system. What the process can
+//! take is the system's available memory, and, under a `ulimit -v`, what is left of the
+//! address space the limit allows.
 
 use crate::error::{Error, Result};
 
-/// Bytes of memory the system reports available (`MemAvailable` of `/proc/meminfo`);
-/// `None` where that is not known.
+/// Bytes of memory this process can still take: the system's `MemAvailable` (of
+/// `/proc/meminfo`), or less under an address-space limit (`RLIMIT_AS` less the
+/// process's `VmSize`); `None` where neither is known.
 pub fn available_bytes() -> Option<u64> {
-    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    match (system_available(), address_space_left()) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// `MemAvailable` of `/proc/meminfo`.
+fn system_available() -> Option<u64> {
+    kib_field(
+        &std::fs::read_to_string("/proc/meminfo").ok()?,
+        "MemAvailable:",
+    )
+}
+
+/// What an address-space limit leaves to this process, if there is a limit.
+fn address_space_left() -> Option<u64> {
+    let mut lim = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut lim) } != 0
+        || lim.rlim_cur == libc::RLIM_INFINITY
+    {
+        return None;
+    }
+    let used = kib_field(
+        &std::fs::read_to_string("/proc/self/status").ok()?,
+        "VmSize:",
+    )?;
+    Some(lim.rlim_cur.saturating_sub(used))
+}
+
+/// The value in bytes of a `Name:  N kB` line.
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.starts_with(name))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kib.checked_mul(1024)
 }
 
-/// An error naming `what` when `words` 32-bit words exceed the available memory.
-pub fn check_words(words: u128, what: &str) -> Result<()> {
-    let need = words.saturating_mul(4);
+/// Needs below this many bytes pass without a look at the system's figures.
+const SMALL: u128 = 16 << 20;
+
+/// [`Error::OutOfMemory`] naming `what` when `bytes` exceed [`available_bytes`].
+pub fn check_bytes(bytes: u128, what: &str) -> Result<()> {
+    if bytes < SMALL {
+        return Ok(());
+    }
     match available_bytes() {
-        Some(have) if need > have as u128 => Err(Error::Shape(format!(
-            "{what} needs about {:.1} GB for its residues alone, more than the {:.1} GB of memory available",
-            need as f64 / 1e9,
-            have as f64 / 1e9
-        ))),
+        Some(have) if bytes > have as u128 => Err(Error::OutOfMemory {
+            what: what.to_string(),
+            needed: u64::try_from(bytes).unwrap_or(u64::MAX),
+            available: have,
+        }),
         _ => Ok(()),
     }
 }
 
+/// [`check_bytes`] for `words` 32-bit residues.
+pub fn check_words(words: u128, what: &str) -> Result<()> {
+    check_bytes(words.saturating_mul(4), what)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::check_words;
+    use super::*;
 
     #[test]
     fn huge_needs_are_refused_and_small_ones_pass() {
         assert!(check_words(1 << 20, "a small one").is_ok());
-        if super::available_bytes().is_some() {
-            let e = check_words(u128::MAX / 8, "a huge one")
-                .unwrap_err()
-                .to_string();
-            assert!(e.starts_with("a huge one needs about"), "{e}");
+        if available_bytes().is_some() {
+            let e = check_words(u128::MAX / 8, "a huge one").unwrap_err();
+            assert!(matches!(
+                e,
+                Error::OutOfMemory {
+                    needed: u64::MAX,
+                    ..
+                }
+            ));
+            assert!(e.to_string().starts_with("a huge one needs "), "{e}");
         }
+    }
+
+    #[test]
+    fn fields_are_read_in_bytes() {
+        let text = "MemTotal:  100 kB\nMemAvailable:   2048 kB\n";
+        assert_eq!(kib_field(text, "MemAvailable:"), Some(2048 * 1024));
+        assert_eq!(kib_field(text, "VmSize:"), None);
+        assert_eq!(kib_field("VmSize: x kB", "VmSize:"), None);
     }
 }

@@ -1,7 +1,7 @@
 //! The library's errors as Python exceptions: `ValueError` for bad shapes, moduli and
 //! polynomials, `ZeroDivisionError` for singular systems, `GpuUnavailable` (a
-//! `RuntimeError`) when no GPU is usable, `MemoryError` when the GPU's memory is too
-//! small, `KeyboardInterrupt` when Ctrl-C stopped the computation.
+//! `RuntimeError`) when no GPU is usable, `MemoryError` when the GPU's memory or the
+//! host's is too small, `KeyboardInterrupt` when Ctrl-C stopped the computation.
 
 use pyo3::exceptions::{
     PyKeyboardInterrupt, PyMemoryError, PyOSError, PyRuntimeError, PyValueError,
@@ -23,7 +23,7 @@ pub fn to_py(e: Error) -> PyErr {
     match e {
         Error::Singular { .. } => PyZeroDivisionError::new_err(msg),
         Error::NoGpu { .. } => GpuUnavailable::new_err(msg),
-        Error::GpuOutOfMemory { .. } => PyMemoryError::new_err(msg),
+        Error::GpuOutOfMemory { .. } | Error::OutOfMemory { .. } => PyMemoryError::new_err(msg),
         Error::Gpu { .. }
         | Error::Internal(_)
         | Error::DeviceMismatch { .. }

@@ -70,7 +70,7 @@ impl Backend {
             job,
             &|r| {
                 let mods = &basis.moduli()[r];
-                Ok(cpu_dets(mods, n, vector::residues_of(entries, mods)))
+                Ok(cpu_dets(mods, n, vector::residues_of(entries, mods)?))
             },
             &|g, r| ops::det_packed(g, &basis.moduli()[r], packed.get(), n),
         )?;
@@ -157,7 +157,7 @@ impl Backend {
             (&mut data, kept, true),
             &|r, out| {
                 let mods = &basis.moduli()[r];
-                let mut d = vector::residues_of(entries, mods);
+                let mut d = vector::residues_of(entries, mods)?;
                 let e = cpu::eliminate_per_channel(mods, rows, cols, pivot_cols, jordan, &mut d);
                 if let Some(from) = keep {
                     out.copy_from_slice(&columns_from(d, cols, from));
@@ -234,7 +234,7 @@ impl Backend {
             job,
             &|r| {
                 let mods = &basis.moduli()[r];
-                let (ra, rb) = (vector::residues_of(a, mods), vector::residues_of(b, mods));
+                let (ra, rb) = (vector::residues_of(a, mods)?, vector::residues_of(b, mods)?);
                 Ok(cpu::matmul_per_channel(mods, n, k, p, &ra, &rb).into())
             },
             &|g, r| ops::matmul_packed(g, &basis.moduli()[r], (pa.get(), pb.get()), (n, k, p)),

@@ -106,7 +106,7 @@ impl Backend {
             job,
             &|r| {
                 let mods = &basis.moduli()[r];
-                let res = vector::residues_of(coeffs, mods);
+                let res = vector::residues_of(coeffs, mods)?;
                 Ok(cpu::resultant_xy_per_channel(mods, shape, candidates, &res).into())
             },
             &|g, r| {
@@ -216,7 +216,7 @@ impl Backend {
         let out = self.per_channel(
             job,
             &|r| {
-                let res = vector::residues_of(coeffs, &moduli[r.clone()]);
+                let res = vector::residues_of(coeffs, &moduli[r.clone()])?;
                 Ok(cpu::resultant_per_channel(&moduli[r], df, dg, &res).into())
             },
             &|g, r| Ok(ops::resultant_words(g, &moduli[r], packed.get(), df, dg)?.into()),

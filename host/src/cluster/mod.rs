@@ -2,7 +2,7 @@
 //! system's OpenMPI). A process started by `mpirun` with more than one rank joins the
 //! job in [`init`]; from then on the channel-parallel computations of every backend
 //! ([`Backend`](crate::Backend)) run as one share of the channels per rank, gathered to
-//! every rank, and the inputs read through [`crate::mat::matrix::read_source`] are read by
+//! every rank, and the inputs read through [`crate::input::read_source`] are read by
 //! rank 0 and broadcast. Every rank then goes on identically; the caller prints on rank 0
 //! only ([`is_root`]). Without the feature, or outside `mpirun`, there is one rank.
 //!
@@ -129,21 +129,24 @@ pub(crate) fn broadcast_text(read: impl FnOnce() -> Result<String>) -> Result<St
     read()
 }
 
-/// The test hook `RNS_TEST_FAIL_RANK=R` (or `R:abort`): rank `R`'s shares fail (or the
-/// process aborts), to check that a failed rank ends the job cleanly.
+/// The test hook `RNS_TEST_FAIL_RANK=R` (or `R:abort`, `R:kill`): rank `R`'s shares
+/// fail (or the process aborts, or is killed by SIGKILL), to check that a failed rank
+/// ends the job cleanly.
 fn injected_failure() -> Result<()> {
     let Ok(spec) = std::env::var("RNS_TEST_FAIL_RANK") else {
         return Ok(());
     };
-    let (r, abort) = match spec.split_once(':') {
-        Some((r, how)) => (r, how == "abort"),
-        None => (spec.as_str(), false),
-    };
+    let (r, how) = spec.split_once(':').unwrap_or((spec.as_str(), ""));
     if r.trim().parse::<usize>().ok() != Some(rank()) {
         return Ok(());
     }
-    if abort {
-        std::process::abort();
+    match how {
+        "abort" => std::process::abort(),
+        // SAFETY: raise only sends a signal to this process.
+        "kill" => unsafe {
+            libc::raise(libc::SIGKILL);
+        },
+        _ => {}
     }
     Err(Error::gpu(format!(
         "injected failure on rank {} (RNS_TEST_FAIL_RANK)",

@@ -4,12 +4,12 @@
 //! (optional leading `-`), separated by spaces or tabs. Blank lines are ignored.
 
 use crate::error::{Error, Result};
+use crate::input::{read_source, source_name, Expect};
 use crate::num::decimal::parse_digits;
 pub use crate::num::decimal::{decimal_width, write_integer};
 use rayon::prelude::*;
 use rug::{Integer, Rational};
 use std::fmt;
-use std::io::{self, Read, Seek, SeekFrom};
 
 /// A dense row-major matrix of signed big integers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -106,6 +106,24 @@ pub fn is_blank_or_comment(line: &str) -> bool {
     t.is_empty() || t.starts_with('#')
 }
 
+/// The first line of the matrix format, `rows cols` (both positive), or what is wrong
+/// with it.
+pub(crate) fn parse_header(header: &str) -> std::result::Result<(usize, usize), String> {
+    let dims: Vec<&str> = header.split_whitespace().collect();
+    let dim = |t: &str| t.parse::<usize>().ok();
+    let (rows, cols) = match dims.as_slice() {
+        [r, c] => match (dim(r), dim(c)) {
+            (Some(r), Some(c)) => (r, c),
+            _ => return Err(format!("bad dimensions `{header}`: expected `rows cols`")),
+        },
+        _ => return Err(format!("bad first line `{header}`: expected `rows cols`")),
+    };
+    if rows == 0 || cols == 0 {
+        return Err(format!("empty matrix ({rows}×{cols})"));
+    }
+    Ok((rows, cols))
+}
+
 /// The text format read with `entry` for each token (`None`: not a decimal integer):
 /// `(rows, cols, entries row-major)`. The rows are parsed by all cores; errors are
 /// reported in file order, naming `source` and the line.
@@ -127,28 +145,7 @@ pub fn parse_entries<T: Send>(
     let (hline, header) = lines
         .next()
         .ok_or_else(|| err(1, "empty input: expected a first line `rows cols`".into()))?;
-    let dims: Vec<&str> = header.split_whitespace().collect();
-    let dim = |t: &str| t.parse::<usize>().ok();
-    let (rows, cols) = match dims.as_slice() {
-        [r, c] => match (dim(r), dim(c)) {
-            (Some(r), Some(c)) => (r, c),
-            _ => {
-                return Err(err(
-                    hline,
-                    format!("bad dimensions `{header}`: expected `rows cols`"),
-                ))
-            }
-        },
-        _ => {
-            return Err(err(
-                hline,
-                format!("bad first line `{header}`: expected `rows cols`"),
-            ))
-        }
-    };
-    if rows == 0 || cols == 0 {
-        return Err(err(hline, format!("empty matrix ({rows}×{cols})")));
-    }
+    let (rows, cols) = parse_header(header).map_err(|m| err(hline, m))?;
     let body: Vec<(usize, &str)> = lines.by_ref().take(rows).collect();
     let parsed: Vec<std::result::Result<Vec<T>, Error>> = body
         .par_iter()
@@ -233,55 +230,12 @@ fn join(head: &str, parts: &[String]) -> String {
     unsafe { String::from_utf8_unchecked(bytes) }
 }
 
-/// Reads a whole file, or standard input for `-` (under MPI, on rank 0 only, and
-/// broadcast to the other ranks: [`crate::cluster`]).
-pub fn read_source(path: &str) -> Result<String> {
-    crate::cluster::broadcast_text(|| {
-        let io_err = |e| Error::io(path, e);
-        if path == "-" {
-            let mut s = String::new();
-            std::io::stdin().read_to_string(&mut s).map_err(io_err)?;
-            Ok(s)
-        } else {
-            read_file(path, PARALLEL_READ_BYTES, READ_PIECE).map_err(io_err)
-        }
-    })
-}
-
-/// Files of at least this many bytes are read by all cores, in pieces.
-const PARALLEL_READ_BYTES: u64 = 64 << 20;
-/// Bytes of a piece of a file read by all cores.
-const READ_PIECE: usize = 16 << 20;
-
-/// A whole file as UTF-8 text; from `parallel` bytes on, its pieces of `piece` bytes read
-/// by all cores into memory that the system zeroes on first touch (one core copies from
-/// the page cache at 1–2 GB/s).
-fn read_file(path: &str, parallel: u64, piece: usize) -> io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let meta = file.metadata()?;
-    let mut bytes = Vec::new();
-    #[cfg(unix)]
-    if meta.is_file() && meta.len() >= parallel {
-        use std::os::unix::fs::FileExt;
-        let len = usize::try_from(meta.len()).map_err(io::Error::other)?;
-        bytes = vec![0u8; len];
-        bytes
-            .par_chunks_mut(piece.max(1))
-            .enumerate()
-            .try_for_each(|(i, p)| file.read_exact_at(p, (i * piece.max(1)) as u64))?;
-        // Whatever a file that grew meanwhile holds beyond, read as usual.
-        file.seek(SeekFrom::Start(len as u64))?;
-    }
-    file.read_to_end(&mut bytes)?;
-    String::from_utf8(bytes).map_err(|_| {
-        io::Error::new(
-            io::ErrorKind::InvalidData,
-            "stream did not contain valid UTF-8",
-        )
-    })
-}
-
 impl IntMatrix {
+    /// What [`crate::input::read_source`] checks of a matrix file as it reads it.
+    pub const FORMAT: Expect = Expect::Matrix {
+        entry_bytes: std::mem::size_of::<Integer>() as u64,
+    };
+
     /// A matrix from its row-major entries; `data.len()` must be `rows · cols`.
     pub fn new(rows: usize, cols: usize, data: Vec<Integer>) -> Result<IntMatrix> {
         if data.len() != rows * cols {
@@ -383,9 +337,8 @@ impl IntMatrix {
 
     /// Reads and parses a matrix file, or standard input for `-`.
     pub fn read(path: &str) -> Result<IntMatrix> {
-        let text = read_source(path)?;
-        let name = if path == "-" { "<stdin>" } else { path };
-        Self::parse(&text, name)
+        let text = read_source(path, Self::FORMAT)?;
+        Self::parse(&text, source_name(path))
     }
 
     /// The text format that [`IntMatrix::parse`] reads (also its `Display`), written by
@@ -537,26 +490,5 @@ mod tests {
         let r = RatMatrix::new(1, q.len(), q.clone()).unwrap();
         let line: Vec<String> = q.iter().map(|x| x.to_string()).collect();
         assert_eq!(r.to_text(), format!("1 {}\n{}\n", q.len(), line.join(" ")));
-    }
-
-    /// A file read in pieces by all cores (pieces of an odd size, the last one short)
-    /// is the file; bytes that are not UTF-8 are refused either way.
-    #[test]
-    fn files_read_in_pieces_are_whole() {
-        let dir = std::env::temp_dir().join(format!("rns-read-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("m.txt");
-        let text: String = (0..20_000).map(|i| format!("{} ", i * 7919)).collect();
-        std::fs::write(&path, &text).unwrap();
-        let p = path.to_str().unwrap();
-        for (parallel, piece) in [(0, 4097), (0, 1), (0, 1 << 30), (u64::MAX, 4097)] {
-            assert_eq!(read_file(p, parallel, piece).unwrap(), text);
-        }
-        std::fs::write(&path, [b'1', 0xff, b'2']).unwrap();
-        for parallel in [0, u64::MAX] {
-            let e = read_file(p, parallel, 2).unwrap_err();
-            assert_eq!(e.kind(), io::ErrorKind::InvalidData);
-        }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

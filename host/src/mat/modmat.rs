@@ -14,8 +14,9 @@
 //! ```
 
 use crate::error::{Error, Result};
+use crate::input::{read_source, source_name, Expect};
 use crate::mat::matrix::{
-    classify, parse_entries, parse_integer, read_source, require_square, IntMatrix, Token,
+    classify, parse_entries, parse_integer, require_square, IntMatrix, Token,
 };
 use crate::num::vector::residue;
 use crate::num::words::Words;
@@ -84,6 +85,15 @@ impl ModMatrices {
             .iter()
             .map(|&p| Modulus::new(p))
             .collect::<std::result::Result<Vec<_>, _>>()?;
+        crate::limits::check_words(
+            primes.len() as u128 * a.rows() as u128 * a.cols() as u128,
+            &format!(
+                "the residues of a {}×{} matrix modulo {} primes",
+                a.rows(),
+                a.cols(),
+                primes.len()
+            ),
+        )?;
         Ok(Self::reduce(a, &moduli))
     }
 
@@ -92,8 +102,8 @@ impl ModMatrices {
     /// become big integers.
     pub fn read_mod(path: &str, p: u32) -> Result<ModMatrices> {
         let m = Modulus::new(p)?;
-        let text = read_source(path)?;
-        Self::parse_mod(&text, if path == "-" { "<stdin>" } else { path }, m)
+        let text = read_source(path, Expect::Matrix { entry_bytes: 4 })?;
+        Self::parse_mod(&text, source_name(path), m)
     }
 
     /// Parses the matrix text format straight into residues modulo `m`; `source` names

@@ -51,9 +51,18 @@ pub fn residues_into(x: &Integer, moduli: &[Modulus], out: &mut [u32]) {
 }
 
 /// The residues of `values` modulo every one of `moduli`, channel-major
-/// (`out[c·len + i]`), on all cores.
-pub fn residues_of(values: &[Integer], moduli: &[Modulus]) -> Vec<u32> {
+/// (`out[c·len + i]`), on all cores; [`Error::OutOfMemory`] when the host cannot hold
+/// them ([`crate::limits`]).
+pub fn residues_of(values: &[Integer], moduli: &[Modulus]) -> Result<Vec<u32>> {
     let channels = moduli.len();
+    // The residues twice: number-major, then channel-major.
+    crate::limits::check_words(
+        2 * values.len() as u128 * channels as u128,
+        &format!(
+            "the residues of {} integers modulo {channels} primes",
+            values.len()
+        ),
+    )?;
     let mut number_major = vec![0u32; values.len() * channels];
     if channels > 0 {
         number_major
@@ -61,7 +70,11 @@ pub fn residues_of(values: &[Integer], moduli: &[Modulus]) -> Vec<u32> {
             .zip(values.par_iter())
             .for_each(|(row, x)| residues_into(x, moduli, row));
     }
-    layout::to_channel_major(&number_major, values.len(), channels)
+    Ok(layout::to_channel_major(
+        &number_major,
+        values.len(),
+        channels,
+    ))
 }
 
 /// The residue of a signed integer modulo one channel.
@@ -104,7 +117,7 @@ impl RnsVec {
                 range_bits: basis.range_bits(),
             });
         }
-        let data = residues_of(values, basis.moduli());
+        let data = residues_of(values, basis.moduli())?;
         Ok(Self::from_residues_unchecked(basis, values.len(), data))
     }
 

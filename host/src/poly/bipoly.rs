@@ -3,7 +3,8 @@
 //! exponents add up; blank lines and lines starting with `#` are skipped).
 
 use crate::error::{Error, Result};
-use crate::mat::matrix::{parse_integer, read_source};
+use crate::input::{read_source, source_name, Expect};
+use crate::mat::matrix::parse_integer;
 use rns_core::poly::BiShape;
 use rug::Integer;
 
@@ -155,8 +156,8 @@ impl BiPoly {
 
     /// Reads and parses a polynomial file, or standard input for `-`.
     pub fn read(path: &str) -> Result<BiPoly> {
-        let text = read_source(path)?;
-        Self::parse(&text, if path == "-" { "<stdin>" } else { path })
+        let text = read_source(path, Expect::Numbers)?;
+        Self::parse(&text, source_name(path))
     }
 }
 

@@ -2,7 +2,8 @@
 //! coefficients, constant term first, separated by whitespace (any number of lines).
 
 use crate::error::{Error, Result};
-use crate::mat::matrix::{parse_integer, read_source};
+use crate::input::{read_source, source_name, Expect};
+use crate::mat::matrix::parse_integer;
 use rug::Integer;
 
 /// A non-zero polynomial with integer coefficients, constant term first; the last
@@ -86,7 +87,7 @@ impl IntPoly {
 
     /// Reads and parses a polynomial file, or standard input for `-`.
     pub fn read(path: &str) -> Result<IntPoly> {
-        let text = read_source(path)?;
-        Self::parse(&text, if path == "-" { "<stdin>" } else { path })
+        let text = read_source(path, Expect::Numbers)?;
+        Self::parse(&text, source_name(path))
     }
 }

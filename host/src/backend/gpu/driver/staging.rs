@@ -206,7 +206,10 @@ impl HostPool {
                 return Ok(idle.swap_remove(i));
             }
         }
-        Pinned::new(ctx, words.max(MIN_WORDS).next_power_of_two())
+        let words = words.max(MIN_WORDS).next_power_of_two();
+        // Page-locked memory is the host's too, and the system cannot page it out.
+        crate::limits::check_words(words as u128, "a page-locked transfer buffer")?;
+        Pinned::new(ctx, words)
     }
 
     /// Returns a buffer whose copies have all completed.
