@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(matrix poly bipoly compare_csv python)
+[ ${#targets[@]} -gt 0 ] || targets=(matrix poly bipoly compare_csv cli python)
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked --version 0.13.2 >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -12,7 +12,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .find(|a| !a.starts_with("--"))
         .map(PathBuf::from);
-    let report = compare::run(if quick { Preset::Quick } else { Preset::Full }, None, true)?;
+    let report = compare::run(
+        if quick { Preset::Quick } else { Preset::Full },
+        None,
+        true,
+        &mut |w| eprintln!("compare: {w}"),
+    )?;
     print!("{}", report.tables());
     if let Some(dir) = dir {
         std::fs::create_dir_all(&dir)?;

@@ -1,14 +1,16 @@
-//! The `rns` command line: exact results through residues, on the CPU or the GPU.
+//! The `rns` command line's arguments and commands: [`main`] parses a list of arguments
+//! and runs the command, writing through an [`Output`], so that the binary, the tests
+//! and the fuzz target run the same code.
 
-mod session;
-
+use crate::compare::{self, Preset};
+use crate::output::{Failure, Output};
+use crate::session::{Session, Stages};
 use clap::{Parser, Subcommand, ValueEnum};
 use rns::algo::estimate::{self, Dims, MatrixKind};
+use rns::input::{read_source, source_name, Expect};
 use rns::{Backend, BackendChoice, Devices, IntMatrix, Method, ModMatrices, Result};
-use rns_cli::compare::{self, Preset};
-use session::{Session, Stages};
+use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(
@@ -22,7 +24,7 @@ struct Cli {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum BackendArg {
+pub(crate) enum BackendArg {
     Cpu,
     Gpu,
     Auto,
@@ -104,16 +106,16 @@ enum Command {
 
 /// The backend and statistics options of every computing command.
 #[derive(clap::Args)]
-struct RunOpts {
+pub(crate) struct RunOpts {
     /// Where the modular computations run.
     #[arg(long, value_enum, default_value = "auto")]
-    backend: BackendArg,
+    pub(crate) backend: BackendArg,
     /// The GPUs that share the work: `all` usable ones, or ordinals such as `0,1`.
     #[arg(long, default_value = "all", value_parser = parse_devices)]
-    devices: Devices,
+    pub(crate) devices: Devices,
     /// Write the backend chosen and the time of each stage to standard error.
     #[arg(long)]
-    stats: bool,
+    pub(crate) stats: bool,
 }
 
 fn parse_devices(s: &str) -> std::result::Result<Devices, String> {
@@ -180,27 +182,28 @@ fn peek(path: &str) -> Option<Dims> {
 /// Runs a matrix command: `over_q` without a modulus, `mod_p` with one (whose files are
 /// read straight into residues).
 fn matrix_command(
+    out: &mut Output,
     files: &[&str],
     opts: ModOpts,
     kind: MatrixKind,
     over_q: impl FnOnce(&[IntMatrix], &Backend, Method) -> Result<(Text, Stages)>,
     mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<Text>,
-) -> Result<()> {
+) -> std::result::Result<(), Failure> {
     let peeked: Option<Vec<Dims>> = files.iter().map(|f| peek(f)).collect();
     let guess = peeked.map(|d| estimate::matrix(kind, &d, opts.modulus.is_some()));
     let mut session = Session::start(&opts.run, guess);
     let (mut ints, mut mods) = (Vec::new(), Vec::new());
-    let (out, stages) = match opts.modulus {
+    let (result, stages) = match opts.modulus {
         None => {
             let texts = files
                 .iter()
-                .map(|f| rns::mat::matrix::read_source(f))
+                .map(|f| read_source(f, IntMatrix::FORMAT))
                 .collect::<Result<Vec<_>>>()?;
             session.lap("read");
             ints = files
                 .iter()
                 .zip(&texts)
-                .map(|(f, text)| IntMatrix::parse(text, if *f == "-" { "<stdin>" } else { f }))
+                .map(|(f, text)| IntMatrix::parse(text, source_name(f)))
                 .collect::<Result<Vec<_>>>()?;
             drop(texts);
             session.lap("parse");
@@ -227,22 +230,20 @@ fn matrix_command(
             let est = estimate::matrix(kind, &dims, true);
             let backend = session.backend(est)?;
             let expected = est.on(backend.gpu().is_some());
-            let out = session.compute("computing", expected, || mod_p(&mods, &backend))?;
-            (out, Vec::new())
+            let result = session.compute("computing", expected, || mod_p(&mods, &backend))?;
+            (result, Vec::new())
         }
     };
     // Only the first rank prints.
     let text = if rns::cluster::is_root() {
-        out()
+        result()
     } else {
         String::new()
     };
     session.lap("format");
-    session.print(&text, &stages);
-    // The process ends next: the inputs and the result go back to the system with it
-    // instead of being freed one integer at a time (about 45 ms a million).
-    std::mem::forget((ints, mods, out, text));
-    Ok(())
+    let printed = session.print(out, &text, &stages);
+    out.release((ints, mods, result, text));
+    printed
 }
 
 /// A result's text, made after the computation so that `--stats` times it apart (and
@@ -278,7 +279,7 @@ struct CompareArgs {
     threads: usize,
 }
 
-fn run_compare(a: CompareArgs) -> Result<()> {
+fn run_compare(a: CompareArgs, out: &mut Output) -> std::result::Result<(), Failure> {
     let preset = if a.quick { Preset::Quick } else { Preset::Full };
     // Bad output paths fail now, not after minutes of measuring.
     for p in a.csv.iter().chain(&a.json) {
@@ -289,27 +290,30 @@ fn run_compare(a: CompareArgs) -> Result<()> {
     }
     let report = match &a.from_csv {
         Some(path) => {
-            let text = rns::mat::matrix::read_source(&path.display().to_string())?;
+            let text = read_source(&path.display().to_string(), Expect::Text)?;
             compare::Report::from_csv(&text, &a.device, a.threads)?
         }
-        None => compare::run(preset, a.only.as_deref(), true)?,
+        None => compare::run(preset, a.only.as_deref(), true, &mut |w| {
+            // A warning that cannot be written is no reason to stop measuring.
+            let _ = out.note(&format!("rns compare: {w}"));
+        })?,
     };
-    print!("{}", report.tables());
+    out.print(&report.tables())?;
     if let Some(p) = a.csv {
-        compare::write_file(&p, &report.csv())?;
+        out.file(&p, &report.csv())?;
     }
     if let Some(p) = a.json {
-        compare::write_file(&p, &report.json())?;
+        out.file(&p, &report.json())?;
     }
     if let Some(dir) = a.plots {
-        for f in report.plot(&dir)? {
-            eprintln!("wrote {f}");
+        for f in report.plot(&dir).map_err(Failure::Output)? {
+            out.note(&format!("wrote {f}"))?;
         }
     }
     Ok(())
 }
 
-fn run(cli: Cli) -> Result<()> {
+fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
     match cli.command {
         Command::Det { file, opts } => {
             let modulus = opts.modulus;
@@ -323,7 +327,7 @@ fn run(cli: Cli) -> Result<()> {
                     let be = session.backend(est)?;
                     let expected = est.on(be.gpu().is_some());
                     let d = session.compute("det mod p", expected, || be.det_mod(&m))?;
-                    session.print(&format!("{}\n", d[0]), &[]);
+                    session.print(out, &format!("{}\n", d[0]), &[])?;
                 }
                 None => {
                     let a = IntMatrix::read(&file)?;
@@ -349,12 +353,13 @@ fn run(cli: Cli) -> Result<()> {
                         st.bound_bits,
                         st.primes
                     ));
-                    session.print(&format!("{d}\n"), &st.stages);
+                    session.print(out, &format!("{d}\n"), &st.stages)?;
                 }
             }
             Ok(())
         }
         Command::Matmul { a, b, opts } => matrix_command(
+            out,
             &[&a, &b],
             opts,
             MatrixKind::Matmul,
@@ -368,6 +373,7 @@ fn run(cli: Cli) -> Result<()> {
             },
         ),
         Command::Rank { a, opts } => matrix_command(
+            out,
             &[&a],
             opts,
             MatrixKind::Rank,
@@ -381,6 +387,7 @@ fn run(cli: Cli) -> Result<()> {
             },
         ),
         Command::Inverse { a, opts } => matrix_command(
+            out,
             &[&a],
             opts,
             MatrixKind::Inverse,
@@ -395,6 +402,7 @@ fn run(cli: Cli) -> Result<()> {
             },
         ),
         Command::Solve { a, b, opts } => matrix_command(
+            out,
             &[&a, &b],
             opts,
             MatrixKind::Solve,
@@ -425,7 +433,7 @@ fn run(cli: Cli) -> Result<()> {
                 st.bound_bits,
                 st.primes()
             ));
-            session.print(&format!("{r}\n"), &st.stages);
+            session.print(out, &format!("{r}\n"), &st.stages)?;
             Ok(())
         }
         Command::ResultantXy { f, g, opts } => {
@@ -445,35 +453,50 @@ fn run(cli: Cli) -> Result<()> {
                 st.primes(),
                 st.candidates
             ));
-            session.print(&format!("{}\n", line.join(" ")), &st.stages);
+            session.print(out, &format!("{}\n", line.join(" ")), &st.stages)?;
             Ok(())
         }
-        Command::Compare(args) => run_compare(args),
+        Command::Compare(args) => run_compare(args, out),
     }
 }
 
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    // Under `mpirun` (with the `mpi` feature) every rank computes its share; rank 0 prints.
-    let code = match rns::cluster::init().and_then(|_| run(cli)) {
-        Ok(()) => 0,
-        Err(e) => {
-            if rns::cluster::is_root() {
-                eprintln!("rns: {e}");
-            }
-            e.exit_code()
-        }
+/// Runs the command line `args` (the program's name first), writing through `out`, and
+/// returns the process's exit code: 0, or that of the failure (the README's table).
+pub fn main(args: impl IntoIterator<Item = OsString>, out: &mut Output) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => return usage(e, out),
     };
-    rns::cluster::finish();
-    // When the CPU did the work while CUDA was still starting on its thread, the normal
-    // exit would wait for the driver's start-up to finish (its exit handlers take the
-    // same lock): leave at once instead, the output flushed.
-    if rns::backend::auto::Chooser::still_starting() {
-        use std::io::Write;
-        let _ = std::io::stdout().flush();
-        let _ = std::io::stderr().flush();
-        // SAFETY: ends the process; nothing of ours is left to run or to flush.
-        unsafe { libc::_exit(code) };
+    // Under `mpirun` (with the `mpi` feature) every rank computes its share; rank 0 prints.
+    let result = rns::cluster::init()
+        .map_err(Failure::Command)
+        .and_then(|_| run(cli, out));
+    out.finish(result, rns::cluster::is_root())
+}
+
+/// Help, the version or a usage error from the argument parser: to standard output
+/// (status 0) or standard error (status 2), in colour on a terminal.
+fn usage(e: clap::Error, out: &mut Output) -> i32 {
+    use std::io::IsTerminal;
+    let styled = e.render();
+    let written = if e.use_stderr() {
+        let tty = std::io::stderr().is_terminal();
+        let text = if tty {
+            styled.ansi().to_string()
+        } else {
+            styled.to_string()
+        };
+        out.note(text.trim_end())
+    } else {
+        let tty = std::io::stdout().is_terminal();
+        out.print(&if tty {
+            styled.ansi().to_string()
+        } else {
+            styled.to_string()
+        })
+    };
+    match written {
+        Ok(()) => e.exit_code(),
+        Err(f) => out.finish(Err(f), true),
     }
-    ExitCode::from(code as u8)
 }

@@ -2,12 +2,13 @@
 //! chosen per computation by the library's [`Chooser`], the stage times of `--stats`, a
 //! spinner for long work.
 
-use crate::RunOpts;
+use crate::command::RunOpts;
+use crate::output::{Failure, Output};
 use indicatif::{ProgressBar, ProgressStyle};
 use rns::backend::auto::Chooser;
 use rns::backend::cost::Estimate;
 use rns::timing::Laps;
-use rns::{cluster, Backend, Result};
+use rns::{cluster, Backend};
 use std::io::IsTerminal;
 use std::time::Duration;
 
@@ -41,7 +42,7 @@ impl Session {
 
     /// The backend for work of estimate `est` ([`Chooser::backend`]), with the choice and
     /// the CUDA start it waited for in the notes of `--stats`.
-    pub(crate) fn backend(&mut self, est: Estimate) -> Result<Backend> {
+    pub(crate) fn backend(&mut self, est: Estimate) -> rns::Result<Backend> {
         if self.laps.is_empty() {
             self.laps.lap("read, parse");
         }
@@ -77,8 +78,8 @@ impl Session {
         &mut self,
         what: &str,
         expected_ms: f64,
-        f: impl FnOnce() -> Result<T>,
-    ) -> Result<T> {
+        f: impl FnOnce() -> rns::Result<T>,
+    ) -> rns::Result<T> {
         let bar = (expected_ms > 2000.0 && std::io::stderr().is_terminal()).then(|| {
             let b = ProgressBar::new_spinner();
             b.set_style(
@@ -99,9 +100,14 @@ impl Session {
 
     /// Prints `text` to standard output, then the statistics when asked for: the stages
     /// of the command, then those of the computation (`inner`).
-    pub(crate) fn print(mut self, text: &str, inner: &[(&'static str, Duration)]) {
+    pub(crate) fn print(
+        mut self,
+        out: &mut Output,
+        text: &str,
+        inner: &[(&'static str, Duration)],
+    ) -> Result<(), Failure> {
         if !cluster::is_root() {
-            return;
+            return Ok(());
         }
         if cluster::size() > 1 {
             let (b, g) = cluster::traffic();
@@ -110,22 +116,20 @@ impl Session {
                 cluster::size()
             ));
         }
-        print!("{text}");
+        out.print(text)?;
         self.laps.lap("print");
         if self.stats {
             for n in &self.notes {
-                eprintln!("{n}");
+                out.note(n)?;
             }
             for (name, t) in self.laps.into_stages() {
-                eprintln!("{name:>32}: {:10.3} ms", t.as_secs_f64() * 1e3);
+                out.note(&format!("{name:>32}: {:10.3} ms", t.as_secs_f64() * 1e3))?;
             }
             for (name, t) in inner {
-                eprintln!(
-                    "{:>32}: {:10.3} ms",
-                    format!("compute: {name}"),
-                    t.as_secs_f64() * 1e3
-                );
+                let name = format!("compute: {name}");
+                out.note(&format!("{name:>32}: {:10.3} ms", t.as_secs_f64() * 1e3))?;
             }
         }
+        Ok(())
     }
 }

@@ -6,7 +6,7 @@ use rns_cli::compare::{self, Preset, BANDWIDTH, OPERATIONS};
 
 #[test]
 fn tiny_run_covers_every_operation_and_backend() {
-    let report = compare::run(Preset::Tiny, None, false).unwrap();
+    let report = compare::run(Preset::Tiny, None, false, &mut |_| {}).unwrap();
     let has_gpu = Gpu::get().is_ok();
     for (op, _) in OPERATIONS {
         let rows: Vec<_> = report.rows.iter().filter(|r| r.operation == op).collect();
@@ -41,7 +41,13 @@ fn tiny_run_covers_every_operation_and_backend() {
 
 #[test]
 fn unknown_operations_are_errors() {
-    let err = compare::run(Preset::Tiny, Some(&["mul".into(), "fft".into()]), false).unwrap_err();
+    let err = compare::run(
+        Preset::Tiny,
+        Some(&["mul".into(), "fft".into()]),
+        false,
+        &mut |_| {},
+    )
+    .unwrap_err();
     assert!(err.to_string().contains("unknown operation `fft`"), "{err}");
 }
 
@@ -57,7 +63,13 @@ fn output_paths_are_checked_before_measuring() {
 
 #[test]
 fn charts_are_written_as_svg_and_png() {
-    let report = compare::run(Preset::Tiny, Some(&["add".into(), "det".into()]), false).unwrap();
+    let report = compare::run(
+        Preset::Tiny,
+        Some(&["add".into(), "det".into()]),
+        false,
+        &mut |_| {},
+    )
+    .unwrap();
     let dir = std::env::temp_dir().join(format!("rns-plots-{}", std::process::id()));
     let files = report.plot(&dir).unwrap();
     assert_eq!(files.len(), 4, "{files:?}"); // two families × (svg, png)
@@ -73,7 +85,13 @@ fn charts_are_written_as_svg_and_png() {
 
 #[test]
 fn csv_reads_back_into_the_same_rows() {
-    let report = compare::run(Preset::Tiny, Some(&["mul".into(), "det".into()]), false).unwrap();
+    let report = compare::run(
+        Preset::Tiny,
+        Some(&["mul".into(), "det".into()]),
+        false,
+        &mut |_| {},
+    )
+    .unwrap();
     let back = compare::Report::from_csv(&report.csv(), "dev", 2).unwrap();
     assert_eq!(back.rows.len(), report.rows.len());
     for (a, b) in back.rows.iter().zip(&report.rows) {

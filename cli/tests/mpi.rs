@@ -255,9 +255,13 @@ fn a_failed_rank_ends_the_job_with_its_error() {
     let err = text(&got.stderr);
     assert!(err.starts_with("rns: MPI rank 1 failed: "), "{err}");
     assert!(got.stdout.is_empty());
-    // A rank that dies: mpirun ends the job (no hang: `timeout` would give 124).
-    let got = ranks(2, &case, &[("RNS_TEST_FAIL_RANK", "1:abort")], "");
-    let code = got.status.code();
-    assert!(code.is_some_and(|c| c != 0 && c != 124), "{code:?}");
-    assert!(got.stdout.is_empty());
+    // A rank that dies (aborts, or is killed mid-run): mpirun ends the job (no hang:
+    // `timeout` would give 124), and no answer is printed.
+    for how in ["1:abort", "1:kill"] {
+        let got = ranks(2, &case, &[("RNS_TEST_FAIL_RANK", how)], "");
+        let code = got.status.code();
+        assert!(code.is_some_and(|c| c != 0 && c != 124), "{how}: {code:?}");
+        assert!(got.stdout.is_empty(), "{how}");
+        assert!(!text(&got.stderr).contains("panicked"), "{how}");
+    }
 }

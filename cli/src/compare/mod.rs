@@ -234,8 +234,13 @@ impl Case<'_> {
 }
 
 /// Runs every operation (or those in `only`) at the preset's sizes. Without a GPU
-/// only the CPU side runs, and the report's `device` says why.
-pub fn run(preset: Preset, only: Option<&[String]>, progress: bool) -> Result<Report> {
+/// only the CPU side runs, the report's `device` is `none`, and `warn` is told why.
+pub fn run(
+    preset: Preset,
+    only: Option<&[String]>,
+    progress: bool,
+    warn: &mut dyn FnMut(&str),
+) -> Result<Report> {
     let gpu = match Gpu::get() {
         Ok(g) => Some((
             g.clone(),
@@ -245,7 +250,7 @@ pub fn run(preset: Preset, only: Option<&[String]>, progress: bool) -> Result<Re
             },
         )),
         Err(e) => {
-            eprintln!("rns compare: {e}; measuring the CPU side only");
+            warn(&format!("{e}; measuring the CPU side only"));
             None
         }
     };

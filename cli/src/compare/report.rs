@@ -153,16 +153,12 @@ impl Report {
                 .into_iter()
                 .find(|b| *b == f[1])
                 .ok_or_else(|| bad(i + 1, format!("unknown backend `{}`", f[1])))?;
-            let num = |k: usize| {
-                f[k].parse::<f64>()
-                    .map_err(|_| bad(i + 1, format!("`{}` is not a number", f[k])))
-            };
             rows.push(Row {
                 operation,
                 backend,
-                size: num(2)? as usize,
-                channels: num(3)? as usize,
-                ms: num(4)?,
+                size: count(f[2], "size", 1, MAX_SIZE).map_err(|m| bad(i + 1, m))?,
+                channels: count(f[3], "channels", 0, MAX_CHANNELS).map_err(|m| bad(i + 1, m))?,
+                ms: time(f[4]).map_err(|m| bad(i + 1, m))?,
             });
         }
         Ok(Report {
@@ -201,6 +197,33 @@ impl Report {
     /// (operation, backend) a line: `DIR/<family>.svg` and `DIR/<family>.png`.
     pub fn plot(&self, dir: &Path) -> Result<Vec<String>> {
         crate::plot::families(self, dir)
+    }
+}
+
+/// The largest size a CSV row may give (2^53: exact in the charts' `f64`).
+const MAX_SIZE: usize = 1 << 53;
+/// The most channels a CSV row may give.
+const MAX_CHANNELS: usize = 1 << 32;
+/// The longest time a CSV row may give, in ms (about 11.6 days).
+const MAX_MS: f64 = 1e9;
+
+/// A CSV field that must be a whole number in `lo..=hi`, or what is wrong with it.
+fn count(field: &str, name: &str, lo: usize, hi: usize) -> std::result::Result<usize, String> {
+    match field.trim().parse::<usize>() {
+        Ok(v) if (lo..=hi).contains(&v) => Ok(v),
+        _ => Err(format!(
+            "{name} `{field}` is not a whole number from {lo} to {hi}"
+        )),
+    }
+}
+
+/// A CSV time in ms: finite, above 0 and at most [`MAX_MS`], or what is wrong with it.
+fn time(field: &str) -> std::result::Result<f64, String> {
+    match field.trim().parse::<f64>() {
+        Ok(ms) if ms > 0.0 && ms <= MAX_MS => Ok(ms),
+        _ => Err(format!(
+            "time `{field}` is not a number of ms above 0 and at most {MAX_MS}"
+        )),
     }
 }
 
