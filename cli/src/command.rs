@@ -7,7 +7,7 @@ use crate::output::{Failure, Output};
 use crate::session::{Session, Stages};
 use clap::{Parser, Subcommand, ValueEnum};
 use rns::algo::estimate::{self, Dims, MatrixKind};
-use rns::input::{read_source, source_name, Expect};
+use rns::input::{read_source, source_name};
 use rns::{Backend, BackendChoice, Devices, IntMatrix, Method, ModMatrices, Result};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -290,7 +290,7 @@ fn run_compare(a: CompareArgs, out: &mut Output) -> std::result::Result<(), Fail
     }
     let report = match &a.from_csv {
         Some(path) => {
-            let text = read_source(&path.display().to_string(), Expect::Text)?;
+            let text = read_source(&path.display().to_string(), compare::CSV)?;
             compare::Report::from_csv(&text, &a.device, a.threads)?
         }
         None => compare::run(preset, a.only.as_deref(), true, &mut |w| {

@@ -157,6 +157,15 @@ fn an_endless_standard_input_fails_as_soon_as_it_is_wrong() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(one_line(&args, &out).contains("expected 2"), "{args:?}");
     }
+    // A CSV has a most size.
+    let args: Vec<String> = ["compare", "--from-csv", "-"].map(String::from).into();
+    let (out, _) = endless(
+        &args,
+        "operation,backend,size,channels,ms,ops_per_ms\n",
+        "1\n",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(one_line(&args, &out).contains("bytes: too long for this input"));
     // The polynomial formats have no declared size: a byte no number has stops them.
     for cmd in ["resultant", "resultant-xy"] {
         let args: Vec<String> = vec![cmd.into(), "-".into(), write("one.txt", "1 0 0\n")];

@@ -15,8 +15,11 @@ use std::io::{self, Read, Seek, SeekFrom};
 /// What an input holds, as far as it can be checked while it is read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Expect {
-    /// Any UTF-8 text (a CSV): only its size is checked.
-    Text,
+    /// UTF-8 text of at most `max_bytes` bytes (a CSV): only its size is checked.
+    Text {
+        /// The most bytes the input may hold.
+        max_bytes: u64,
+    },
     /// Decimal integers, whitespace and `#` comment lines (the polynomial formats).
     Numbers,
     /// The matrix format: a first line `rows cols`, then as many rows of `cols` integers,
@@ -66,6 +69,7 @@ const HEADER_BYTES: usize = 4096;
 fn read_regular(mut file: std::fs::File, len: u64, name: &str, expect: Expect) -> Result<String> {
     let io_err = |e| Error::io(name, e);
     let mut scan = Scan::new(expect, name);
+    scan.check_length(len)?;
     let mut head = vec![0u8; CHUNK.min(len as usize)];
     file.read_exact(&mut head).map_err(io_err)?;
     if let Step::Stop = scan.feed(&head)? {
@@ -185,6 +189,8 @@ struct Scan<'a> {
     header: Vec<u8>,
     /// The declared `(rows, cols)` once the first line of a matrix has been read.
     declared: Option<(usize, usize)>,
+    /// Bytes of text seen.
+    text_bytes: u64,
 }
 
 impl<'a> Scan<'a> {
@@ -200,13 +206,16 @@ impl<'a> Scan<'a> {
             done: 0,
             header: Vec::new(),
             declared: None,
+            text_bytes: 0,
         }
     }
 
     /// Checks the next bytes; an error for a first line that no parser could read
     /// (too long) or a declared size whose memory the system does not have.
     fn feed(&mut self, bytes: &[u8]) -> Result<Step> {
-        if self.expect == Expect::Text {
+        if let Expect::Text { .. } = self.expect {
+            self.text_bytes += bytes.len() as u64;
+            self.check_length(self.text_bytes)?;
             return Ok(Step::More);
         }
         for &b in bytes {
@@ -215,6 +224,16 @@ impl<'a> Scan<'a> {
             }
         }
         Ok(Step::More)
+    }
+
+    /// An error when a text of `bytes` bytes is longer than its format allows.
+    fn check_length(&self, bytes: u64) -> Result<()> {
+        match self.expect {
+            Expect::Text { max_bytes } if bytes > max_bytes => Err(self.error(format!(
+                "more than {max_bytes} bytes: too long for this input"
+            ))),
+            _ => Ok(()),
+        }
     }
 
     fn byte(&mut self, b: u8) -> Result<Step> {

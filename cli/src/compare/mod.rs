@@ -13,7 +13,7 @@
 mod measure;
 mod report;
 
-pub use report::{check_writable, write_file};
+pub use report::{check_writable, write_file, CSV};
 
 /// The reference bandwidths of `g` for `bytes` bytes, medians of `reps` runs: `(kind,
 /// bytes moved, ms)` for page-locked and pageable host→device and device→host copies,

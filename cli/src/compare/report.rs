@@ -2,6 +2,7 @@
 
 use super::{Report, Row, BACKENDS, BANDWIDTH, OPERATIONS};
 use rns::error::{Error, Result};
+use rns::input::Expect;
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -199,6 +200,11 @@ impl Report {
         crate::plot::families(self, dir)
     }
 }
+
+/// What a CSV of [`Report::csv`] may hold: far more rows than any run writes.
+pub const CSV: Expect = Expect::Text {
+    max_bytes: 64 << 20,
+};
 
 /// The largest size a CSV row may give (2^53: exact in the charts' `f64`).
 const MAX_SIZE: usize = 1 << 53;

@@ -153,8 +153,18 @@ fn files_read_in_pieces_are_whole() {
     let p = path.to_str().unwrap();
     assert_eq!(read_source(p, Expect::Numbers).unwrap(), text);
     std::fs::write(&path, [b'1', 0xff, b'2']).unwrap();
-    let e = read_source(p, Expect::Text).unwrap_err();
+    let e = read_source(p, Expect::Text { max_bytes: 3 }).unwrap_err();
     assert!(e.to_string().contains("valid UTF-8"), "{e}");
+    // Text longer than its format allows, from a file or a stream, on both sides.
+    let e = read_source(p, Expect::Text { max_bytes: 2 }).unwrap_err();
+    assert!(e.to_string().contains("more than 2 bytes"), "{e}");
+    let text = Expect::Text { max_bytes: 10 };
+    assert_eq!(
+        read_stream(Trickle(b"0123456789", 3), "t", text).unwrap(),
+        "0123456789"
+    );
+    let e = read_stream(Endless::new("", "a,b\n", 3), "t", text).unwrap_err();
+    assert!(e.to_string().contains("more than 10 bytes"), "{e}");
     // A bad first line is refused from the file's head.
     std::fs::write(&path, "1\n".repeat(100_000)).unwrap();
     let e = IntMatrix::read(p).unwrap_err().to_string();
