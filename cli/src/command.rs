@@ -102,6 +102,9 @@ enum Command {
     },
     /// Measure every operation on the CPU (one core, all cores) and the GPU; print tables.
     Compare(CompareArgs),
+    /// Run many commands in one process (CUDA starts once): one per line of JOBS, such
+    /// as `det a.txt --mod 2147483629`; the output is what each would print, in order.
+    Batch(crate::batch::BatchArgs),
 }
 
 /// The backend and statistics options of every computing command.
@@ -457,46 +460,47 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
             Ok(())
         }
         Command::Compare(args) => run_compare(args, out),
+        Command::Batch(args) => crate::batch::run(args, out),
     }
 }
 
 /// Runs the command line `args` (the program's name first), writing through `out`, and
 /// returns the process's exit code: 0, or that of the failure (the README's table).
 pub fn main(args: impl IntoIterator<Item = OsString>, out: &mut Output) -> i32 {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
-        Err(e) => return usage(e, out),
-    };
     // Under `mpirun` (with the `mpi` feature) every rank computes its share; rank 0 prints.
     let result = rns::cluster::init()
         .map_err(Failure::Command)
-        .and_then(|_| run(cli, out));
+        .and_then(|_| run_args(args, out));
     out.finish(result, rns::cluster::is_root())
 }
 
-/// Help, the version or a usage error from the argument parser: to standard output
-/// (status 0) or standard error (status 2), in colour on a terminal.
-fn usage(e: clap::Error, out: &mut Output) -> i32 {
+/// Parses `args` (the program's name first) and runs the command. Help and the version
+/// go to standard output; a usage error is a [`Failure::Usage`] (in colour on a
+/// terminal).
+pub(crate) fn run_args(
+    args: impl IntoIterator<Item = OsString>,
+    out: &mut Output,
+) -> std::result::Result<(), Failure> {
     use std::io::IsTerminal;
-    let styled = e.render();
-    let written = if e.use_stderr() {
-        let tty = std::io::stderr().is_terminal();
-        let text = if tty {
-            styled.ansi().to_string()
-        } else {
-            styled.to_string()
-        };
-        out.note(text.trim_end())
-    } else {
-        let tty = std::io::stdout().is_terminal();
-        out.print(&if tty {
-            styled.ansi().to_string()
-        } else {
-            styled.to_string()
-        })
-    };
-    match written {
-        Ok(()) => e.exit_code(),
-        Err(f) => out.finish(Err(f), true),
+    match Cli::try_parse_from(args) {
+        Ok(cli) => run(cli, out),
+        Err(e) => {
+            let tty = if e.use_stderr() {
+                std::io::stderr().is_terminal()
+            } else {
+                std::io::stdout().is_terminal()
+            };
+            let styled = e.render();
+            let text = if tty {
+                styled.ansi().to_string()
+            } else {
+                styled.to_string()
+            };
+            if e.use_stderr() {
+                Err(Failure::Usage(text))
+            } else {
+                out.print(&text)
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! `plotters` and its font.
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
+mod batch;
 pub mod command;
 pub mod compare;
 pub mod output;

@@ -15,6 +15,15 @@ pub enum Failure {
     Command(Error),
     /// Writing a result, a note or a file ([`Error::Io`] naming the stream or path).
     Output(Error),
+    /// The arguments: the parser's message (which starts with `error:`).
+    Usage(String),
+    /// Lines of `rns batch` that failed (each has said why).
+    Jobs {
+        /// Lines that failed.
+        failed: usize,
+        /// Lines run.
+        total: usize,
+    },
 }
 
 impl From<Error> for Failure {
@@ -28,21 +37,36 @@ pub const CLOSED_PIPE: i32 = 141;
 
 impl Failure {
     /// The process exit code: the error's own for a command, 141 for a closed pipe,
-    /// 1 for any other output error.
+    /// 1 for any other output error, 2 for usage and failed batch lines.
     pub fn exit_code(&self) -> i32 {
         match self {
             Failure::Command(e) => e.exit_code(),
             Failure::Output(_) if self.closed_pipe() => CLOSED_PIPE,
             Failure::Output(_) => 1,
+            Failure::Usage(_) | Failure::Jobs { .. } => 2,
         }
     }
 
-    /// The line to print on standard error (none for a closed pipe).
+    /// What to print on standard error (none for a closed pipe): `rns: ` and the
+    /// [`detail`](Self::detail), or the parser's whole message.
     pub fn message(&self) -> Option<String> {
         match self {
-            Failure::Command(e) => Some(format!("rns: {e}")),
+            Failure::Usage(text) => Some(text.trim_end().to_string()),
+            _ => self.detail().map(|d| format!("rns: {d}")),
+        }
+    }
+
+    /// What went wrong, in one line (none for a closed pipe).
+    pub fn detail(&self) -> Option<String> {
+        match self {
+            Failure::Command(e) => Some(e.to_string()),
             Failure::Output(_) if self.closed_pipe() => None,
-            Failure::Output(e) => Some(format!("rns: cannot write {e}")),
+            Failure::Output(e) => Some(format!("cannot write {e}")),
+            Failure::Usage(text) => {
+                let first = text.lines().next().unwrap_or_default();
+                Some(first.strip_prefix("error: ").unwrap_or(first).to_string())
+            }
+            Failure::Jobs { failed, total } => Some(format!("{failed} of {total} lines failed")),
         }
     }
 
@@ -58,7 +82,7 @@ pub struct Output {
     out: Box<dyn Write>,
     err: Box<dyn Write>,
     /// Whether the process ends after the command (its memory need not be freed).
-    ends_process: bool,
+    pub(crate) ends_process: bool,
 }
 
 impl Output {

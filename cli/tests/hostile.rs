@@ -1,4 +1,4 @@
-//! Every subcommand of the `rns` binary under hostile conditions: standard output closed
+//! Every subcommand of the `rns` binary (`batch` too) under hostile conditions: standard output closed
 //! early or full, standard input endless or cut short, input files missing or not files,
 //! a small address space, SIGINT and SIGTERM mid-computation. Each ends with the exit
 //! code of the README's table and at most one line on standard error, never a panic.
@@ -52,6 +52,12 @@ fn commands() -> Vec<Vec<String>> {
     .map(|c| c.iter().chain(&cpu).map(|s| s.to_string()).collect())
     .collect();
     out.push(vec!["compare".into(), "--from-csv".into(), csv]);
+    let jobs = write("jobs.txt", &format!("det {a}\nresultant {f} {g}\n"));
+    out.push(
+        ["batch", &jobs, "--backend", "cpu"]
+            .map(String::from)
+            .into(),
+    );
     out
 }
 

@@ -1,0 +1,97 @@
+//! `rns batch`: many commands in one process print exactly what they print one by one.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn rns(args: &[&str], stdin: &str) -> Output {
+    let bin = std::env::var("RNS_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_rns").to_string());
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run rns");
+    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
+    child.wait_with_output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn write(name: &str, text: &str) -> String {
+    let d = std::env::temp_dir().join(format!("rns-batch-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let p = d.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn a_batch_prints_what_its_lines_print_one_by_one() {
+    let a = write("a.txt", "3 3\n2 -1 0\n-1 2 -1\n0 -1 2\n");
+    let b = write("b.txt", "3 1\n1\n0\n1\n");
+    let f = write("f.txt", "1 2 3 4\n");
+    let g = write("g.txt", "-7 0 1\n");
+    let lines = [
+        format!("det {a}"),
+        format!("det {a} --mod 2147483629"),
+        format!("rns matmul {a} {a}"),
+        format!("solve {a} {b} --method dixon"),
+        format!("inverse {a} --mod 2147483647"),
+        format!("rank {a}"),
+        format!("resultant {f} {g}"),
+    ];
+    let mut want = String::new();
+    for l in &lines {
+        let mut args: Vec<&str> = l.split_whitespace().collect();
+        if args[0] == "rns" {
+            args.remove(0);
+        }
+        args.extend(["--backend", "cpu"]);
+        let one = rns(&args, "");
+        assert_eq!(one.status.code(), Some(0), "{l}: {}", text(&one.stderr));
+        want += &text(&one.stdout);
+    }
+    let jobs = format!("# jobs\n\n{}\n", lines.join("\n"));
+    let file = write("jobs.txt", &jobs);
+    for (args, stdin) in [(vec!["batch", &file], ""), (vec!["batch", "-"], &jobs[..])] {
+        let mut args = args.clone();
+        args.extend(["--backend", "cpu"]);
+        let got = rns(&args, stdin);
+        assert_eq!(got.status.code(), Some(0), "{}", text(&got.stderr));
+        assert_eq!(text(&got.stdout), want);
+        assert!(got.stderr.is_empty(), "{}", text(&got.stderr));
+    }
+}
+
+#[test]
+fn failing_lines_are_named_and_the_others_still_run() {
+    let a = write("a2.txt", "2 2\n1 2\n3 4\n");
+    let jobs = write(
+        "bad.txt",
+        &format!(
+            "det {a}\ndet /no/such/file\ndet {a} --frobnicate\nbatch x\nsolve {a} {a} --mod 4\n\
+             rank {a} --backend auto\ndet {a} --stats\n"
+        ),
+    );
+    let got = rns(&["batch", &jobs, "--backend", "cpu", "--stats"], "");
+    assert_eq!(got.status.code(), Some(2));
+    assert_eq!(text(&got.stdout), "-2\n2\n-2\n");
+    let err = text(&got.stderr);
+    let failures: Vec<&str> = err.lines().filter(|l| l.starts_with("rns: ")).collect();
+    assert_eq!(failures.len(), 5, "{err}");
+    assert!(failures[0].starts_with(&format!("rns: {jobs}:2: /no/such/file: ")));
+    assert!(failures[1].contains(":3: unexpected argument '--frobnicate'"));
+    assert!(failures[2].contains(":4: a batch line cannot run `batch`"));
+    assert!(
+        failures[3].contains(":5: ") && failures[3].contains("4"),
+        "{}",
+        failures[3]
+    );
+    assert_eq!(failures[4], "rns: 4 of 7 lines failed");
+    // The batch's --stats reached the lines (a line's own options win, no clash).
+    assert_eq!(err.matches("backend cpu").count(), 3, "{err}");
+    assert!(!err.contains("panicked"));
+}
