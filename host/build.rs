@@ -1,5 +1,10 @@
 //! Compiles the `device` crate to PTX with rustc's `nvptx64-nvidia-cuda` target and
-//! leaves it in `OUT_DIR/rns_device.ptx` for `include_str!`.
+//! leaves it in `OUT_DIR/rns_device.ptx` for `include_str!`; then, with NVIDIA's
+//! `ptxas` where it is found (`RNS_PTXAS`, the `PATH`, or Python's `nvidia-cuda-nvcc-cu12`
+//! package), machine code for each of [`CUBIN_ARCHS`] in `OUT_DIR/rns_<arch>.cubin`, so
+//! that a device of those architectures loads it without the driver's JIT compilation
+//! of the PTX (seconds on a fresh machine). Without `ptxas` the files are empty and
+//! every device compiles the PTX (a warning says so).
 //!
 //! `RNS_PTX_ARCH` picks the PTX target (default `sm_80`: runs on A100, H100 and newer
 //! through the driver's JIT). The nested cargo uses its own target directory.
@@ -55,7 +60,68 @@ fn main() {
     let deps = target_dir.join("nvptx64-nvidia-cuda/release/deps");
     let ptx = newest_asm(&deps).expect("the nvptx build left no .s file");
     let text = std::fs::read_to_string(&ptx).expect("read the PTX");
-    std::fs::write(out.join("rns_device.ptx"), with_register_caps(text)).expect("write the PTX");
+    let ptx_path = out.join("rns_device.ptx");
+    std::fs::write(&ptx_path, with_register_caps(text)).expect("write the PTX");
+    machine_code(&ptx_path, &out);
+}
+
+/// The architectures built to machine code: a cubin of `sm_80` runs on every 8.x
+/// device, one of `sm_90` on 9.0 (others compile the PTX).
+const CUBIN_ARCHS: [&str; 2] = ["sm_80", "sm_90"];
+
+/// `OUT_DIR/rns_<arch>.cubin` for each of [`CUBIN_ARCHS`]: `ptxas`'s machine code, or
+/// empty without `ptxas`.
+fn machine_code(ptx: &Path, out: &Path) {
+    println!("cargo:rerun-if-env-changed=RNS_PTXAS");
+    let ptxas = find_ptxas();
+    if ptxas.is_none() {
+        println!(
+            "cargo:warning=no ptxas found (RNS_PTXAS, PATH, pip nvidia-cuda-nvcc-cu12): the \
+             kernels ship as PTX only, compiled by the driver on first use"
+        );
+    }
+    for arch in CUBIN_ARCHS {
+        let cubin = out.join(format!("rns_{arch}.cubin"));
+        match &ptxas {
+            Some(ptxas) => {
+                let status = Command::new(ptxas)
+                    .arg(format!("-arch={arch}"))
+                    .arg(ptx)
+                    .arg("-o")
+                    .arg(&cubin)
+                    .status()
+                    .expect("run ptxas");
+                assert!(status.success(), "ptxas rejected the PTX for {arch}");
+            }
+            None => std::fs::write(&cubin, []).expect("write an empty cubin"),
+        }
+    }
+}
+
+/// `ptxas`: `RNS_PTXAS`, else on the `PATH`, else in Python's `nvidia.cuda_nvcc`.
+fn find_ptxas() -> Option<PathBuf> {
+    let works = |p: &Path| {
+        Command::new(p)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if let Some(p) = env::var_os("RNS_PTXAS").filter(|p| !p.is_empty()) {
+        return Some(PathBuf::from(p)).filter(|p| works(p));
+    }
+    let on_path = PathBuf::from("ptxas");
+    if works(&on_path) {
+        return Some(on_path);
+    }
+    let py = Command::new("python3")
+        .args([
+            "-c",
+            "import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], 'bin', 'ptxas'))",
+        ])
+        .output()
+        .ok()?;
+    let p = PathBuf::from(String::from_utf8(py.stdout).ok()?.trim());
+    Some(p).filter(|p| works(p))
 }
 
 /// Kernels whose registers are capped (PTX `.maxnreg`, which rustc cannot emit): 80 per

@@ -1,17 +1,10 @@
 #!/usr/bin/env bash
 # Checks the kernels' PTX (built by host/build.rs) with NVIDIA's ptxas for sm_90:
 # it must assemble, call no external function (a panic path would), and spill nothing.
-# Installs ptxas from PyPI (nvidia-cuda-nvcc-cu12) when it is missing.
+# Installs ptxas from PyPI (nvidia-cuda-nvcc-cu12) when it is missing (scripts/ptxas.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PTXAS=$(command -v ptxas || true)
-if [ -z "$PTXAS" ]; then
-    PTXAS=$(python3 -c 'import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], "bin", "ptxas"))' 2>/dev/null || true)
-fi
-if [ -z "$PTXAS" ] || [ ! -x "$PTXAS" ]; then
-    python3 -m pip install -q nvidia-cuda-nvcc-cu12 >/dev/null 2>&1
-    PTXAS=$(python3 -c 'import nvidia.cuda_nvcc, os; print(os.path.join(list(nvidia.cuda_nvcc.__path__)[0], "bin", "ptxas"))')
-fi
+PTXAS=$(scripts/ptxas.sh)
 cargo build --release -p rns >/dev/null 2>&1 || cargo build --release -p rns
 PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
 if grep -n '\.extern \.func' "$PTX"; then

@@ -59,7 +59,7 @@ for l in sys.stdin:
     pip download -q python-flint==0.9.0 --no-deps --only-binary=:all: --python-version 3.12 \
         --platform manylinux2014_x86_64 -d $B/wheels || echo "no python-flint wheel: FLINT comparisons will be skipped there"
     # The Python package (an abi3 wheel) and pytest, for the Python tests there.
-    PATH="$PWD/.venv/bin:$PATH" maturin build -q --release --strip -m python/Cargo.toml -o $B/wheels
+    RNS_PTXAS=${RNS_PTXAS:-$(scripts/ptxas.sh)} PATH="$PWD/.venv/bin:$PATH" maturin build -q --release --strip -m python/Cargo.toml -o $B/wheels
     pip download -q pytest --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 -d $B/wheels \
         || echo "no pytest wheels: the Python tests will need pytest there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)

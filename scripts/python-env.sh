@@ -9,4 +9,7 @@ if [ ! -x .venv/bin/pytest ] || [ ! -x .venv/bin/maturin ]; then
     .venv/bin/pip install -q --upgrade pip
     .venv/bin/pip install -q "maturin>=1.9,<2" pytest numpy python-flint
 fi
+# ptxas from the system's Python (the build's python3 is the venv's): machine code.
+RNS_PTXAS=${RNS_PTXAS:-$(scripts/ptxas.sh 2>/dev/null || true)}
+export RNS_PTXAS
 PATH="$PWD/.venv/bin:$PATH" .venv/bin/pip install -q --no-build-isolation --force-reinstall --no-deps ./python

@@ -524,3 +524,19 @@ fn staged_downloads_bring_every_word_back() {
     let mut short = vec![0u32; 10];
     assert!(raw::dtoh_staged(d, raw::stream(d), (&on, 0..11), &mut short).is_err());
 }
+
+/// A build with machine code loads it on the architectures it was built for: no JIT.
+#[test]
+fn known_architectures_load_machine_code() {
+    let Some(g) = gpu() else { return };
+    let start = dev(&g).start_times();
+    eprintln!("{}: {start}", dev(&g).name());
+    let name = dev(&g).name();
+    let built_for = ["A100", "A10", "L4", "L40", "H100", "H200", "GH200"];
+    if rns::backend::gpu::MACHINE_CODE_BUILT && built_for.iter().any(|a| name.contains(a)) {
+        assert!(
+            matches!(start.code, rns::backend::gpu::Code::Machine(_)),
+            "{name}: {start}"
+        );
+    }
+}

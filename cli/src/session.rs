@@ -63,6 +63,10 @@ impl Session {
                 start.as_secs_f64() * 1e3,
                 waited.as_secs_f64() * 1e3
             ));
+            for g in backend.gpus() {
+                self.notes
+                    .push(format!("device {} start: {}", g.ordinal(), g.start_times()));
+            }
         }
         Ok(backend)
     }

@@ -1,4 +1,5 @@
-//! The GPU backend: the Rust kernels of `device/` (embedded as PTX) driven through
+//! The GPU backend: the Rust kernels of `device/` (embedded as PTX, and as machine code
+//! for sm_80 and sm_90 where `ptxas` was found at build time) driven through
 //! `cudarc`'s driver API, loaded at run time so that everything builds without CUDA.
 //!
 //! Three layers, as in `cudarc` (the last two, and the raw buffers and copies of the
@@ -32,8 +33,8 @@ pub use cudarc::driver::CudaSlice;
 pub use driver::config::{
     GpuConfig, LiftRows, TensorSplit, SMALL_MODULI_FROM, TENSOR_CORES_FROM, TENSOR_DET_FROM,
 };
-pub use driver::device::PTX;
 pub use driver::fault::{Fault, FaultSite};
+pub use driver::module::{Code, StartTimes, MACHINE_CODE_BUILT, PTX};
 pub use driver::Gpu;
 pub use launch::EqualKernel;
 pub use ops::resident::DeviceWords;

@@ -7,8 +7,8 @@ use cudarc::driver::sys::{CUdevice_attribute, CUfunction_attribute};
 use cudarc::driver::{CudaContext, CudaFunction, CudaModule, DriverError};
 use std::sync::Arc;
 
-/// The kernels, compiled from `device/` by `build.rs`.
-pub const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/rns_device.ptx"));
+use super::module::{self, StartTimes};
+use std::time::Instant;
 
 /// A driver error as the library's error, the driver's result kept as its source
 /// ([`Error::driver`]).
@@ -116,6 +116,8 @@ pub(crate) struct Device {
     pub smem_optin: usize,
     /// Streaming multiprocessors.
     pub sms: usize,
+    /// How its start went.
+    pub start: StartTimes,
 }
 
 /// Lets the device's stream-ordered memory pool keep up to a quarter of the device's
@@ -161,8 +163,8 @@ pub(crate) fn count() -> Result<usize> {
     Ok(n.max(0) as usize)
 }
 
-/// Opens device `ordinal`: its primary context, the module (JIT-compiled from the PTX by
-/// the driver, which caches the result), and the kernels' shared-memory limits raised
+/// Opens device `ordinal`: its primary context, the module (machine code for its
+/// architecture, or the PTX compiled by the driver: [`module::load`]), and the kernels' shared-memory limits raised
 /// once to the device's maximum (setting them per launch would race between threads).
 pub(crate) fn open(ordinal: usize) -> Result<Device> {
     let n = count()?;
@@ -173,6 +175,7 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
             format!("no CUDA device {ordinal}: the driver reports {n}")
         }));
     }
+    let t = Instant::now();
     let ctx = CudaContext::new(ordinal)
         .map_err(|e| no_gpu(format!("device {ordinal}'s context failed to start"), e))?;
     let name = ctx.name().map_err(cuda)?;
@@ -180,9 +183,12 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
     let smem_optin =
         attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)?;
     let sms = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
-    let module = ctx
-        .load_module(cudarc::nvrtc::Ptx::from_src(PTX))
-        .map_err(|e| Error::driver("loading the rns kernels (PTX) failed", e))?;
+    let major = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
+    let minor = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
+    let context = t.elapsed();
+    let (module, code) = module::load(&ctx, major as i32, minor as i32)
+        .map_err(|e| Error::driver("loading the rns kernels failed", e))?;
+    let module_time = t.elapsed() - context;
     let kernels = Kernels::load(&module)?;
     keep_freed_memory(&ctx)?;
     for f in [
@@ -200,6 +206,12 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
         )
         .map_err(cuda)?;
     }
+    let start = StartTimes {
+        context,
+        module: module_time,
+        code,
+        setup: t.elapsed() - context - module_time,
+    };
     Ok(Device {
         ctx,
         kernels,
@@ -207,5 +219,6 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
         name,
         smem_optin,
         sms,
+        start,
     })
 }

@@ -10,6 +10,7 @@ pub mod config;
 pub(crate) mod device;
 pub mod fault;
 pub(crate) mod memory;
+pub mod module;
 pub(crate) mod pipeline;
 #[cfg(feature = "raw-gpu")]
 pub mod raw;
@@ -113,6 +114,12 @@ impl Gpu {
     /// The device's name.
     pub fn name(&self) -> &str {
         &self.dev.name
+    }
+
+    /// How the device's start went: the time of each part, and whether the kernels
+    /// loaded as machine code or went through the driver's JIT.
+    pub fn start_times(&self) -> module::StartTimes {
+        self.dev.start
     }
 
     /// The device's ordinal.
