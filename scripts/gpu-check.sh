@@ -85,10 +85,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,
 status=0
 # --only: just the parts asked for (no test suite, SASS or benchmarks).
 if [[ " $* " != *" --only "* ]]; then
+# The CLI's tests run the bundle's binary (not where cargo put it).
+export RNS_BIN=$PWD/$B/rns
 for t in $B/bin/*; do
     name=$(basename "$t")
-    # The CLI test needs the binary where cargo put it.
-    if [[ $name == cli-* ]]; then export RNS_BIN=$PWD/$B/rns; fi
     echo "== $name"
     "$t" --test-threads=4 2>&1 | grep -E "^test |test result|SKIPPED|panicked|FAILED" || status=1
 done

@@ -6,10 +6,14 @@
 //! command prints, in order. A failing line writes `rns: JOBS:LINE: message` on
 //! standard error and the others still run; the batch then ends with status 2. The
 //! options given to `rns batch` apply to every computing line that does not give them.
+//! Unless the batch asks for the CPU, CUDA starts at once on a thread of its own: early
+//! lines that `auto` sends to the CPU run meanwhile, later ones find it started.
 
 use crate::command::run_args;
 use crate::output::{Failure, Output};
+use rns::backend::auto::Chooser;
 use rns::input::{read_source, source_name, Expect};
+use rns::BackendChoice;
 use std::ffi::OsString;
 
 /// Options of `rns batch`.
@@ -43,6 +47,10 @@ const JOBS: Expect = Expect::Text {
 /// Runs every line of the JOBS file.
 pub(crate) fn run(a: BatchArgs, out: &mut Output) -> Result<(), Failure> {
     let text = read_source(&a.jobs, JOBS)?;
+    if a.backend.as_deref() != Some("cpu") {
+        let devices = a.devices.as_deref().unwrap_or("all").parse()?;
+        Chooser::new(BackendChoice::Auto, devices).start_early(None);
+    }
     let name = source_name(&a.jobs);
     // Memory is freed after each line: the process goes on.
     let ends_process = std::mem::replace(&mut out.ends_process, false);

@@ -84,13 +84,23 @@ fn one_line(args: &[String], out: &Output) -> String {
     err
 }
 
+/// The write end of a pipe whose read end is already closed.
+fn closed_pipe() -> Stdio {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe writes two new descriptors; we own both, close one, hand over the other.
+    unsafe {
+        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+        libc::close(fds[0]);
+        Stdio::from(std::os::fd::OwnedFd::from_raw_fd(fds[1]))
+    }
+}
+
 #[test]
 fn a_closed_standard_output_ends_quietly_with_141() {
     for args in commands() {
-        let mut child = spawn(&args, Stdio::piped());
-        // Closed before the command has read its input, so before it writes.
-        drop(child.stdout.take());
-        let out = child.wait_with_output().unwrap();
+        // Closed before the command starts, so whatever it writes meets a closed pipe.
+        let out = spawn(&args, closed_pipe()).wait_with_output().unwrap();
         assert_eq!(
             out.status.code(),
             Some(141),
