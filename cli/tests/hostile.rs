@@ -20,9 +20,13 @@ fn dir() -> PathBuf {
     d
 }
 
+/// Writes `dir()/name`, replacing it whole (tests running at once rewrite the same
+/// inputs while commands of other tests read them).
 fn write(name: &str, text: &str) -> String {
     let p = dir().join(name);
-    std::fs::write(&p, text).unwrap();
+    let tmp = dir().join(format!("{name}.{:?}", std::thread::current().id()));
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, &p).unwrap();
     p.display().to_string()
 }
 

@@ -167,7 +167,9 @@ pub(crate) fn count() -> Result<usize> {
 /// architecture, or the PTX compiled by the driver: [`module::load`]), and the kernels' shared-memory limits raised
 /// once to the device's maximum (setting them per launch would race between threads).
 pub(crate) fn open(ordinal: usize) -> Result<Device> {
+    let t = Instant::now();
     let n = count()?;
+    let driver = t.elapsed();
     if ordinal >= n {
         return Err(Error::no_gpu(if n == 0 {
             "the driver reports no CUDA device".into()
@@ -175,7 +177,6 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
             format!("no CUDA device {ordinal}: the driver reports {n}")
         }));
     }
-    let t = Instant::now();
     let ctx = CudaContext::new(ordinal)
         .map_err(|e| no_gpu(format!("device {ordinal}'s context failed to start"), e))?;
     let name = ctx.name().map_err(cuda)?;
@@ -185,10 +186,10 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
     let sms = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     let major = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
     let minor = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
-    let context = t.elapsed();
+    let context = t.elapsed() - driver;
     let (module, code) = module::load(&ctx, major as i32, minor as i32)
         .map_err(|e| Error::driver("loading the rns kernels failed", e))?;
-    let module_time = t.elapsed() - context;
+    let module_time = t.elapsed() - driver - context;
     let kernels = Kernels::load(&module)?;
     keep_freed_memory(&ctx)?;
     for f in [
@@ -207,10 +208,11 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
         .map_err(cuda)?;
     }
     let start = StartTimes {
+        driver,
         context,
         module: module_time,
         code,
-        setup: t.elapsed() - context - module_time,
+        setup: t.elapsed() - driver - context - module_time,
     };
     Ok(Device {
         ctx,

@@ -68,7 +68,9 @@ pub(crate) fn load(
 /// How long each part of a device's start took.
 #[derive(Clone, Copy, Debug)]
 pub struct StartTimes {
-    /// The driver's initialisation and the device's primary context.
+    /// Loading the driver library and its initialisation (`cuInit`, the device count).
+    pub driver: Duration,
+    /// The device's primary context.
     pub context: Duration,
     /// Loading the kernels' module.
     pub module: Duration,
@@ -83,7 +85,8 @@ impl fmt::Display for StartTimes {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         write!(
             f,
-            "driver and context {:.1} ms, module {:.1} ms ({}), kernels and memory pool {:.1} ms",
+            "driver load and cuInit {:.1} ms, context {:.1} ms, module {:.1} ms ({}), kernels and memory pool {:.1} ms",
+            ms(self.driver),
             ms(self.context),
             ms(self.module),
             self.code,
