@@ -184,7 +184,10 @@ proptest! {
     /// A read stopped early is one the parser rejects, read whole or stopped; a read
     /// not stopped is the whole text.
     #[test]
-    fn a_stop_is_made_only_where_the_parser_fails(text in alphabet(), step in 1usize..6) {
+    fn a_stop_is_made_only_where_the_parser_fails(
+        text in alphabet(),
+        step in prop_oneof![1usize..6, Just(CHUNK)],
+    ) {
         type Parse = fn(&str) -> bool;
         let cases: [(Expect, Parse); 3] = [
             (INT, |t| IntMatrix::parse(t, "s").is_ok()),
