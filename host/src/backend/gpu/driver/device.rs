@@ -8,7 +8,8 @@ use cudarc::driver::{CudaContext, CudaFunction, CudaModule, DriverError};
 use std::sync::Arc;
 
 use super::module::{self, StartTimes};
-use std::time::Instant;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// A driver error as the library's error, the driver's result kept as its source
 /// ([`Error::driver`]).
@@ -153,13 +154,19 @@ fn no_gpu(reason: impl Into<String>, e: DriverError) -> Error {
     }
 }
 
+/// How long the process's first [`count`] took: loading libcuda and `cuInit`.
+static DRIVER_START: OnceLock<Duration> = OnceLock::new();
+
 /// The number of CUDA devices the driver reports; [`Error::NoGpu`] without a driver.
+/// The first call loads the driver and initialises it (timed for [`StartTimes`]).
 pub(crate) fn count() -> Result<usize> {
+    let t = Instant::now();
     // SAFETY: only probes whether the driver library can be loaded.
     if !unsafe { cudarc::driver::sys::is_culib_present() } {
         return Err(Error::no_gpu("libcuda (the NVIDIA driver) was not found"));
     }
     let n = CudaContext::device_count().map_err(|e| no_gpu("counting the devices failed", e))?;
+    let _ = DRIVER_START.set(t.elapsed());
     Ok(n.max(0) as usize)
 }
 
@@ -167,9 +174,8 @@ pub(crate) fn count() -> Result<usize> {
 /// architecture, or the PTX compiled by the driver: [`module::load`]), and the kernels' shared-memory limits raised
 /// once to the device's maximum (setting them per launch would race between threads).
 pub(crate) fn open(ordinal: usize) -> Result<Device> {
-    let t = Instant::now();
     let n = count()?;
-    let driver = t.elapsed();
+    let t = Instant::now();
     if ordinal >= n {
         return Err(Error::no_gpu(if n == 0 {
             "the driver reports no CUDA device".into()
@@ -186,10 +192,10 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
     let sms = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
     let major = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?;
     let minor = attr(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?;
-    let context = t.elapsed() - driver;
+    let context = t.elapsed();
     let (module, code) = module::load(&ctx, major as i32, minor as i32)
         .map_err(|e| Error::driver("loading the rns kernels failed", e))?;
-    let module_time = t.elapsed() - driver - context;
+    let module_time = t.elapsed() - context;
     let kernels = Kernels::load(&module)?;
     keep_freed_memory(&ctx)?;
     for f in [
@@ -208,11 +214,11 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
         .map_err(cuda)?;
     }
     let start = StartTimes {
-        driver,
+        driver: DRIVER_START.get().copied().unwrap_or_default(),
         context,
         module: module_time,
         code,
-        setup: t.elapsed() - driver - context - module_time,
+        setup: t.elapsed() - context - module_time,
     };
     Ok(Device {
         ctx,

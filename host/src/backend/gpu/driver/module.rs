@@ -68,7 +68,8 @@ pub(crate) fn load(
 /// How long each part of a device's start took.
 #[derive(Clone, Copy, Debug)]
 pub struct StartTimes {
-    /// Loading the driver library and its initialisation (`cuInit`, the device count).
+    /// Loading the driver library and its initialisation (`cuInit`, the device count),
+    /// once per process (the same figure for every device).
     pub driver: Duration,
     /// The device's primary context.
     pub context: Duration,
