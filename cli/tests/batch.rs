@@ -1,24 +1,8 @@
 //! `rns batch`: many commands in one process print exactly what they print one by one.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+mod common;
 
-fn rns(args: &[&str], stdin: &str) -> Output {
-    let bin = std::env::var("RNS_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_rns").to_string());
-    let mut child = Command::new(bin)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run rns");
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use common::{rns, text};
 
 fn write(name: &str, text: &str) -> String {
     let d = std::env::temp_dir().join(format!("rns-batch-{}", std::process::id()));

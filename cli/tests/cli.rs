@@ -1,33 +1,9 @@
 //! The `rns` binary: outputs, exit codes and messages for good and bad input.
 
+mod common;
+
+use common::{rns, rns_env, text};
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-fn rns(args: &[&str], stdin: &str) -> Output {
-    rns_env(args, stdin, &[])
-}
-
-/// [`rns`] with extra environment variables.
-fn rns_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
-    // RNS_BIN points at the binary where the tests run away from the build tree.
-    let bin = std::env::var("RNS_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_rns").to_string());
-    let mut child = Command::new(bin)
-        .args(args)
-        .envs(env.iter().copied())
-        .env("RUST_BACKTRACE", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run rns");
-    // A process that fails before reading its input closes the pipe: not our error.
-    let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
-    child.wait_with_output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
 
 #[test]
 fn det_prints_only_the_integer() {

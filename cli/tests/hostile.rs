@@ -9,9 +9,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> String {
-    std::env::var("RNS_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_rns").to_string())
-}
+mod common;
+
+use common::{bin, text};
 
 /// A directory of inputs for this test binary.
 fn dir() -> PathBuf {
@@ -74,10 +74,6 @@ fn spawn(args: &[String], stdout: Stdio) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("run rns")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// Standard error holds at most one line, and no panic.

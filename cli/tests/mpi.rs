@@ -8,9 +8,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn bin() -> String {
-    std::env::var("RNS_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_rns").to_string())
-}
+mod common;
+
+use common::{bin, text};
 
 /// Runs `cmd` with `stdin`, under `timeout` so that a hung job fails the test.
 fn run(mut cmd: Command, stdin: &str) -> Output {
@@ -47,10 +47,6 @@ fn ranks(np: usize, args: &[String], env: &[(&str, &str)], stdin: &str) -> Outpu
     }
     c.arg(bin()).args(args);
     run(c, stdin)
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// A deterministic generator of signed integers of up to `bits` bits.
