@@ -54,9 +54,16 @@ pub(crate) fn run(a: BatchArgs, out: &mut Output) -> Result<(), Failure> {
     let name = source_name(&a.jobs);
     // Memory is freed after each line: the process goes on.
     let ends_process = std::mem::replace(&mut out.ends_process, false);
+    let result = run_lines(&text, name, &a, out);
+    out.ends_process = ends_process;
+    result
+}
+
+/// Runs each line of `text`, the JOBS file `name`.
+fn run_lines(text: &str, name: &str, a: &BatchArgs, out: &mut Output) -> Result<(), Failure> {
     let (mut failed, mut total) = (0, 0);
     for (i, line) in text.lines().enumerate() {
-        let Some(args) = line_args(line, &a) else {
+        let Some(args) = line_args(line, a) else {
             continue;
         };
         total += 1;
@@ -67,10 +74,7 @@ pub(crate) fn run(a: BatchArgs, out: &mut Output) -> Result<(), Failure> {
         match result {
             Ok(()) => {}
             // Standard output is gone or full: no later line could print either.
-            Err(f @ Failure::Output(_)) => {
-                out.ends_process = ends_process;
-                return Err(f);
-            }
+            Err(f @ Failure::Output(_)) => return Err(f),
             Err(f) => {
                 failed += 1;
                 if let Some(detail) = f.detail() {
@@ -79,7 +83,6 @@ pub(crate) fn run(a: BatchArgs, out: &mut Output) -> Result<(), Failure> {
             }
         }
     }
-    out.ends_process = ends_process;
     match failed {
         0 => Ok(()),
         _ => Err(Failure::Jobs { failed, total }),

@@ -86,7 +86,6 @@ pub struct Output {
 }
 
 impl Output {
-    /// Standard output and standard error.
     /// Standard output and standard error of a process that ends after the command.
     pub fn std() -> Output {
         Output {
@@ -132,7 +131,7 @@ impl Output {
 
     /// Writes `text` to the file at `path`.
     pub fn file(&mut self, path: &Path, text: &str) -> Result<(), Failure> {
-        std::fs::write(path, text).map_err(|e| Failure::Output(Error::io(path.display(), e)))
+        crate::compare::write_file(path, text).map_err(Failure::Output)
     }
 
     /// Reports how a command ended and returns its exit code: the failure's line on

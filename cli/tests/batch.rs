@@ -2,15 +2,7 @@
 
 mod common;
 
-use common::{rns, text};
-
-fn write(name: &str, text: &str) -> String {
-    let d = std::env::temp_dir().join(format!("rns-batch-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    let p = d.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
-}
+use common::{rns, text, write};
 
 #[test]
 fn a_batch_prints_what_its_lines_print_one_by_one() {

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{rns, rns_env, text};
+use common::{rns, rns_env, text, write};
 use std::io::Write;
 
 #[test]
@@ -107,17 +107,12 @@ fn resultant_prints_the_integer_and_rejects_bad_polynomials() {
     }
 }
 
-/// Writes `files` (name, content) into a fresh directory and returns their paths.
+/// Writes `files` (name, content), their names prefixed with `tag`, and returns their
+/// paths.
 fn files(tag: &str, files: &[(&str, &str)]) -> Vec<String> {
-    let dir = std::env::temp_dir().join(format!("rns-cli-{tag}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     files
         .iter()
-        .map(|(name, content)| {
-            let p = dir.join(name);
-            std::fs::write(&p, content).unwrap();
-            p.display().to_string()
-        })
+        .map(|(name, content)| write(&format!("{tag}-{name}"), content))
         .collect()
 }
 

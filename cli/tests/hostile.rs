@@ -5,30 +5,12 @@
 
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
 
-use common::{bin, text};
-
-/// A directory of inputs for this test binary.
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rns-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-/// Writes `dir()/name`, replacing it whole (tests running at once rewrite the same
-/// inputs while commands of other tests read them).
-fn write(name: &str, text: &str) -> String {
-    let p = dir().join(name);
-    let tmp = dir().join(format!("{name}.{:?}", std::thread::current().id()));
-    std::fs::write(&tmp, text).unwrap();
-    std::fs::rename(&tmp, &p).unwrap();
-    p.display().to_string()
-}
+use common::{bin, dir, text, write};
 
 /// Every subcommand, with small good inputs, on the CPU backend.
 fn commands() -> Vec<Vec<String>> {

@@ -5,12 +5,11 @@
 #![cfg(feature = "mpi")]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 mod common;
 
-use common::{bin, text};
+use common::{bin, text, write};
 
 /// Runs `cmd` with `stdin`, under `timeout` so that a hung job fails the test.
 fn run(mut cmd: Command, stdin: &str) -> Output {
@@ -108,18 +107,6 @@ impl Gen {
     }
 }
 
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("rns-mpi-{}", std::process::id()));
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.display().to_string()
-}
-
 fn args(s: &[&str]) -> Vec<String> {
     s.iter().map(|a| a.to_string()).collect()
 }
@@ -127,17 +114,16 @@ fn args(s: &[&str]) -> Vec<String> {
 /// The commands compared: every one that splits primes, over Z/Q and modulo a prime,
 /// with prime counts that 2 and 3 ranks do not divide evenly.
 fn cases() -> Vec<Vec<String>> {
-    let d = dir();
     let mut g = Gen(7);
-    let a = write(&d, "a.txt", &g.matrix(23, 23, 64));
-    let b = write(&d, "b.txt", &g.matrix(23, 4, 100));
-    let wide = write(&d, "wide.txt", &g.matrix(17, 29, 300));
-    let tall = write(&d, "tall.txt", &g.matrix(29, 11, 1000));
-    let low = write(&d, "low.txt", &g.low_rank(9, 12, 5));
+    let a = write("a.txt", &g.matrix(23, 23, 64));
+    let b = write("b.txt", &g.matrix(23, 4, 100));
+    let wide = write("wide.txt", &g.matrix(17, 29, 300));
+    let tall = write("tall.txt", &g.matrix(29, 11, 1000));
+    let low = write("low.txt", &g.low_rank(9, 12, 5));
     let f: Vec<String> = (0..41).map(|_| g.int(200).to_string()).collect();
     let h: Vec<String> = (0..30).map(|_| g.int(150).to_string()).collect();
-    let f = write(&d, "f.txt", &f.join(" "));
-    let h = write(&d, "h.txt", &h.join("\n"));
+    let f = write("f.txt", &f.join(" "));
+    let h = write("h.txt", &h.join("\n"));
     let mut bf = String::from("# f(x, y)\n");
     let mut bh = String::new();
     for i in 0..4 {
@@ -146,8 +132,8 @@ fn cases() -> Vec<Vec<String>> {
             bh += &format!("{} {j} {i}\n", g.int(40));
         }
     }
-    let xf = write(&d, "xf.txt", &bf);
-    let xh = write(&d, "xh.txt", &bh);
+    let xf = write("xf.txt", &bf);
+    let xh = write("xh.txt", &bh);
     let p = "2147483647";
     let cpu = ["--backend", "cpu"];
     let mut out = vec![
@@ -207,11 +193,10 @@ fn rank_zero_reads_standard_input_for_all() {
 
 #[test]
 fn bad_input_fails_with_the_error_of_one_process() {
-    let d = dir();
-    let garbage = write(&d, "garbage.txt", "2 2\n1 x\n3 4\n");
-    let singular = write(&d, "singular.txt", "2 2\n1 2\n2 4\n");
-    let rhs = write(&d, "rhs.txt", "2 1\n1\n1\n");
-    let empty = write(&d, "empty.txt", "");
+    let garbage = write("garbage.txt", "2 2\n1 x\n3 4\n");
+    let singular = write("singular.txt", "2 2\n1 2\n2 4\n");
+    let rhs = write("rhs.txt", "2 1\n1\n1\n");
+    let empty = write("empty.txt", "");
     let cases = [
         args(&["det", "/no/such/file", "--backend", "cpu"]),
         args(&["det", &garbage, "--backend", "cpu"]),

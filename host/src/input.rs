@@ -35,7 +35,7 @@ pub enum Expect {
 /// broadcast to the other ranks: [`crate::cluster`]), checked as it arrives.
 pub fn read_source(path: &str, expect: Expect) -> Result<String> {
     crate::cluster::broadcast_text(|| {
-        let name = if path == "-" { "<stdin>" } else { path };
+        let name = source_name(path);
         let io_err = |e| Error::io(name, e);
         if path == "-" {
             return read_stream(io::stdin().lock(), name, expect);
@@ -75,6 +75,10 @@ fn read_regular(mut file: std::fs::File, len: u64, name: &str, expect: Expect) -
     if let Step::Stop = scan.feed(&head)? {
         return text(head, name, true);
     }
+    if head.len() as u64 == len {
+        // The whole file was its head.
+        return text(head, name, false);
+    }
     limits::check_bytes(len as u128, &format!("reading {name} ({len} bytes)"))?;
     file.seek(SeekFrom::Start(0)).map_err(io_err)?;
     let bytes = read_file(&mut file, len, PARALLEL_READ_BYTES, READ_PIECE).map_err(io_err)?;
@@ -84,7 +88,10 @@ fn read_regular(mut file: std::fs::File, len: u64, name: &str, expect: Expect) -
 /// A stream, read in chunks until its end or until what it holds is surely rejected.
 fn read_stream(mut r: impl Read, name: &str, expect: Expect) -> Result<String> {
     let mut scan = Scan::new(expect, name);
-    let available = limits::available_bytes();
+    let (available, what) = (
+        limits::available_bytes(),
+        format!("reading {name} (still arriving)"),
+    );
     let mut bytes = Vec::new();
     let mut chunk = vec![0u8; CHUNK];
     loop {
@@ -95,14 +102,8 @@ fn read_stream(mut r: impl Read, name: &str, expect: Expect) -> Result<String> {
             Err(e) => return Err(Error::io(name, e)),
         };
         // The buffer may double as it grows, and the parse needs at least as much again.
-        let need = 2 * (bytes.len() + n) as u64;
-        if let Some(have) = available.filter(|&have| need > have) {
-            return Err(Error::OutOfMemory {
-                what: format!("reading {name} (still arriving)"),
-                needed: need,
-                available: have,
-            });
-        }
+        let need = 2 * (bytes.len() + n) as u128;
+        limits::check_against(need, available, &what)?;
         bytes.extend_from_slice(&chunk[..n]);
         if let Step::Stop = scan.feed(&chunk[..n])? {
             return text(bytes, name, true);
@@ -174,6 +175,16 @@ fn newline(bytes: &[u8]) -> Option<usize> {
         .iter()
         .position(|&b| b == b'\n')
         .map(|i| at + i)
+}
+
+/// An ASCII space of the formats (the parser also splits at Unicode spaces).
+fn ascii_space(b: u8) -> bool {
+    (b == b' ') | (b == b'\t') | (b == b'\r') | (b == 0x0b) | (b == 0x0c)
+}
+
+/// A byte of an integer or an exponent: a digit or a sign.
+fn number_byte(b: u8) -> bool {
+    (b.wrapping_sub(b'0') < 10) | (b == b'-') | (b == b'+')
 }
 
 /// Whether reading goes on.
@@ -266,7 +277,8 @@ impl<'a> Scan<'a> {
             Expect::Matrix { .. } => self.declared.is_some(),
             _ => true,
         };
-        body && !self.content && !self.comment && self.tokens == 0
+        // A line with a token has content.
+        body && !self.content && !self.comment
     }
 
     /// A whole line (without its newline) holding only digits, signs and spaces, as
@@ -276,9 +288,8 @@ impl<'a> Scan<'a> {
         // how many tokens start.
         let (mut other, mut starts, mut after_space) = (false, 0usize, true);
         for &b in line {
-            let space = (b == b' ') | (b == b'\t') | (b == b'\r') | (b == 0x0b) | (b == 0x0c);
-            let number = (b.wrapping_sub(b'0') < 10) | (b == b'-') | (b == b'+');
-            other |= !(space | number);
+            let space = ascii_space(b);
+            other |= !(space | number_byte(b));
             starts += usize::from(after_space & !space);
             after_space = space;
         }
@@ -324,8 +335,7 @@ impl<'a> Scan<'a> {
                 )));
             }
         }
-        let space = matches!(b, b' ' | b'\t' | b'\r' | 0x0b | 0x0c) || !b.is_ascii();
-        if space {
+        if ascii_space(b) || !b.is_ascii() {
             self.in_token = false;
             return Ok(Step::More);
         }
@@ -347,7 +357,7 @@ impl<'a> Scan<'a> {
         }
         // A byte no integer or exponent has (`+` may start an exponent); the first line
         // of a matrix is judged whole.
-        if !(b.is_ascii_digit() || b == b'-' || b == b'+' || matrix_header) {
+        if !(number_byte(b) || matrix_header) {
             return Ok(Step::Stop);
         }
         if !self.in_token {

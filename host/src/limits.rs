@@ -58,7 +58,13 @@ pub fn check_bytes(bytes: u128, what: &str) -> Result<()> {
     if bytes < SMALL {
         return Ok(());
     }
-    match available_bytes() {
+    check_against(bytes, available_bytes(), what)
+}
+
+/// [`check_bytes`] against `available` bytes read once by a caller that checks often
+/// (`None`: not known, so no check).
+pub fn check_against(bytes: u128, available: Option<u64>, what: &str) -> Result<()> {
+    match available {
         Some(have) if bytes > have as u128 => Err(Error::OutOfMemory {
             what: what.to_string(),
             needed: u64::try_from(bytes).unwrap_or(u64::MAX),

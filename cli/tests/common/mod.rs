@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 /// The `rns` binary: `RNS_BIN` where the tests run away from the build tree.
@@ -28,6 +29,23 @@ pub fn rns_env(args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     // A process that fails before reading its input closes the pipe: not our error.
     let _ = child.stdin.take().unwrap().write_all(stdin.as_bytes());
     child.wait_with_output().unwrap()
+}
+
+/// A directory of inputs for this test binary.
+pub fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("rns-cli-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Writes `dir()/name` and returns its path, replacing the file whole (tests running at
+/// once rewrite the same inputs while commands of other tests read them).
+pub fn write(name: &str, text: &str) -> String {
+    let p = dir().join(name);
+    let tmp = dir().join(format!("{name}.{:?}", std::thread::current().id()));
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, &p).unwrap();
+    p.display().to_string()
 }
 
 /// Bytes of output as text.
