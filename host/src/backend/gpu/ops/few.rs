@@ -3,7 +3,7 @@
 //! GPU for the few primes: all at once with each matrix's rows in shared memory
 //! (`super::rows`) where they fit; else by Schur complements (`super::schur`) where
 //! their strips fit; else by panels with the trailing updates on the tensor cores
-//! ([`det_on_tensor_cores`](crate::backend::gpu::launch::det_on_tensor_cores)(crate::backend::gpu::launch::det_on_tensor_cores)); a prime that needs a row swap, and every prime when
+//! ([`det_on_tensor_cores`](crate::backend::gpu::launch::det_on_tensor_cores)); a prime that needs a row swap, and every prime when
 //! none of the three applies, one pivot per launch.
 
 use crate::backend::gpu::driver::memory::moduli_words;
@@ -144,7 +144,7 @@ pub(crate) fn gauss_jordan(
 
 /// `A⁻¹·B` modulo each of `moduli` (few primes, large matrices) from its `n × cols`
 /// augmented matrix `[A | B]` in `data` (one row-major matrix per modulus, one after
-/// another), by Gauss–Jordan with the whole GPU ([`gauss_jordan`]): per channel its
+/// another), by Gauss–Jordan with the whole GPU (`gauss_jordan` below): per channel its
 /// `n × (cols − n)` solution, or `None` where `A` is singular modulo its prime.
 pub fn solve_mod_few(
     gpu: &Gpu,

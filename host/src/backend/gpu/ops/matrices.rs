@@ -146,7 +146,7 @@ pub fn eliminate_per_channel(
 }
 
 /// The determinant modulo each channel of the `n × n` matrix held in that channel
-/// (`data`: one row-major matrix per channel), by blocked LU ([`launch_det`](crate::backend::gpu::launch::launch_det)(crate::backend::gpu::launch::launch_det)).
+/// (`data`: one row-major matrix per channel), by blocked LU ([`launch_det`](crate::backend::gpu::launch::launch_det)).
 pub fn det_per_channel(gpu: &Gpu, moduli: &[Modulus], n: usize, data: &[u32]) -> Result<Vec<u32>> {
     let size = n * n;
     if size == 0 {
@@ -237,7 +237,7 @@ pub fn det_words(
 }
 
 /// The determinants of the `s.channels` matrices `s.n × s.n` in `mats` (device
-/// words, channel-major, overwritten; `dm` the moduli's) by [`launch_det`](crate::backend::gpu::launch::launch_det)(crate::backend::gpu::launch::launch_det),
+/// words, channel-major, overwritten; `dm` the moduli's) by [`launch_det`](crate::backend::gpu::launch::launch_det),
 /// brought back.
 pub(crate) fn dets_on_device(
     gpu: &Gpu,
