@@ -371,6 +371,7 @@ impl Drop for LiftCaps {
             g.config().set_tensor_cores(None);
             g.config().set_tensor_split(None);
             g.config().set_det_panel(None);
+            g.config().set_inverse_panels(None, None);
             g.config().set_lift_rows(None);
         }
     }

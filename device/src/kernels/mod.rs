@@ -4,6 +4,7 @@
 use core::arch::asm;
 use core::arch::nvptx::*;
 
+mod block_inverse;
 mod dixon;
 mod gauss_jordan;
 mod imma;

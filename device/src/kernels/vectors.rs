@@ -482,3 +482,33 @@ pub unsafe extern "ptx-kernel" fn rns_gather_columns(
         e += stride;
     }
 }
+
+/// `dst[(e / w)·cols + from + e mod w] = src[e]` for `e < len` (the inverse of
+/// [`rns_gather_columns`]: a stack of rows `w` wide placed in columns `from..from + w`
+/// of rows `cols` wide), or with `identity` non-zero the identity's entries (1 where
+/// `e / w = e mod w`, else 0; `src` is not read). Grid-stride.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_place_columns(
+    dst: *mut u32,
+    src: *const u32,
+    len: u64,
+    cols: u64,
+    from: u64,
+    w: u64,
+    identity: u32,
+) {
+    if w == 0 {
+        return;
+    }
+    let mut e = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as u64;
+    let stride = (_grid_dim_x() * _block_dim_x()) as u64;
+    while e < len {
+        let (r, j) = (e / w, e % w);
+        let x = match identity {
+            0 => *src.add(e as usize),
+            _ => (r == j) as u32,
+        };
+        *dst.add((r * cols + from + j) as usize) = x;
+        e += stride;
+    }
+}

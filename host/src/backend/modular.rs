@@ -88,6 +88,9 @@ impl Backend {
     /// singular modulo its prime ([`Error::Singular`] names the prime).
     pub fn inverse_mod(&self, a: &ModMatrices) -> Result<ModMatrices> {
         let n = a.require_square("the inverse")?;
+        if let Some(x) = self.solve_mod_few(a, None)? {
+            return Ok(x);
+        }
         self.solve_mod(a, &identity(&a.moduli, n))
     }
 
@@ -98,35 +101,43 @@ impl Backend {
         let n = a.require_square("solving A X = B")?;
         a.require_same_moduli(b)?;
         require_rhs(n, b.rows)?;
-        let mut ab = a.augment(b);
-        let singular = |c: usize| Error::Singular {
-            prime: Some(a.moduli[c].m),
-        };
-        if let Some(g) = self.device_for(ab.data.len()) {
-            if ops::det_few_for(g, a.moduli.len(), n) {
-                let cols = ab.cols;
-                let x = ops::few::solve_mod_few(g, &a.moduli, (n, cols), &ab.data)?;
-                if let Some(c) = x.iter().position(Option::is_none) {
-                    return Err(singular(c));
-                }
-                return Ok(ModMatrices {
-                    moduli: a.moduli.clone(),
-                    rows: n,
-                    cols: b.cols,
-                    data: x
-                        .into_iter()
-                        .flatten()
-                        .flatten()
-                        .collect::<Vec<u32>>()
-                        .into(),
-                });
-            }
+        if let Some(x) = self.solve_mod_few(a, Some(b))? {
+            return Ok(x);
         }
+        let mut ab = a.augment(b);
         let shape = (n, ab.cols, n);
         let e = self.eliminate_per_channel(&a.moduli, shape, true, &mut ab.data, true)?;
         if let Some(c) = e.iter().position(|e| e.rank as usize != n) {
-            return Err(singular(c));
+            return Err(Error::Singular {
+                prime: Some(a.moduli[c].m),
+            });
         }
         Ok(ab.columns_from(n))
+    }
+
+    /// `A⁻¹·B` (`b = None`: the inverse) by Gauss–Jordan with the whole device, when
+    /// this is a GPU backend and the matrices are a few large ones (`det_few_for`);
+    /// `None` otherwise. `a` square, `b` checked against it by the caller.
+    fn solve_mod_few(
+        &self,
+        a: &ModMatrices,
+        b: Option<&ModMatrices>,
+    ) -> Result<Option<ModMatrices>> {
+        let (n, k) = (a.rows, b.map_or(a.rows, |b| b.cols));
+        let work = a.data.len() + b.map_or(a.data.len(), |b| b.data.len());
+        let Some(g) = self.device_for(work) else {
+            return Ok(None);
+        };
+        if !ops::det_few_for(g, a.moduli.len(), n) {
+            return Ok(None);
+        }
+        let rhs = b.map(|b| (&b.data[..], k));
+        let data = ops::few::solve_mod_few(g, &a.moduli, n, &a.data, rhs)?;
+        Ok(Some(ModMatrices {
+            moduli: a.moduli.clone(),
+            rows: n,
+            cols: k,
+            data,
+        }))
     }
 }

@@ -23,6 +23,7 @@ use rns_core::padic::{limbs_for_bits, residual_fits};
 use rns_core::{prime, Modulus};
 use rug::Integer;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// What the lifting on the device found.
 pub struct GpuDivisor<T> {
@@ -168,17 +169,26 @@ pub fn divisor<T: Send>(
     drop(lift);
     // The device's work on this thread (its context is current here), the
     // reconstruction on another.
-    let (found, meanwhile) = std::thread::scope(|s| {
-        let host = s.spawn(|| divisor_of(&x));
+    let ((found, host_time), (meanwhile, device_time)) = std::thread::scope(|s| {
+        let host = s.spawn(|| {
+            let t = Instant::now();
+            (divisor_of(&x), t.elapsed())
+        });
+        let t = Instant::now();
         let device = meanwhile(&prep.limbs);
-        let found = host
-            .join()
-            .unwrap_or_else(|_| Err(Error::Internal("the reconstruction panicked".into())));
-        (found, device)
+        let device_time = t.elapsed();
+        let found = host.join().unwrap_or_else(|_| {
+            let e = Error::Internal("the reconstruction panicked".into());
+            (Err(e), Duration::ZERO)
+        });
+        (found, (device, device_time))
     });
     let (divisor, steps) = found?;
     let meanwhile = meanwhile?;
-    laps.lap("lift: reconstruct, det mod p (first primes)");
+    laps.restart();
+    // Side by side: the host's reconstruction and the device's determinants.
+    laps.add("lift: reconstruct (host)", host_time);
+    laps.add("det mod p (first primes, device, meanwhile)", device_time);
     Ok(Some(GpuDivisor {
         divisor,
         steps,

@@ -31,7 +31,8 @@ pub(crate) mod ops;
 /// The device buffer type of the launch functions (cudarc's), for callers that launch.
 pub use cudarc::driver::CudaSlice;
 pub use driver::config::{
-    GpuConfig, LiftRows, TensorSplit, SMALL_MODULI_FROM, TENSOR_CORES_FROM, TENSOR_DET_FROM,
+    inverse_panel_by_size, GpuConfig, LiftRows, TensorSplit, INVERSE_PANELS_FROM,
+    SMALL_MODULI_FROM, TENSOR_CORES_FROM, TENSOR_DET_FROM,
 };
 pub use driver::fault::{Fault, FaultSite};
 pub use driver::module::{Code, StartTimes, MACHINE_CODE_BUILT, PTX};

@@ -31,6 +31,30 @@ pub const TENSOR_DET_FROM: usize = 768;
 /// columns out: 500² 1584 against 844 ms, 1000² 17.8 against 8.4 s.
 pub const TENSOR_GAUSS_JORDAN_FROM: usize = 384;
 
+/// The smallest order from which determinants, solves and inverses modulo a few primes
+/// factor by panel inverses by default (`rns_block_inverse`, then products by small
+/// moduli: `crate::backend::gpu::launch::panels`).
+pub const INVERSE_PANELS_FROM: usize = 512;
+
+/// Columns per panel of a factorization by panel inverses of `channels` matrices
+/// `n × cols` (LU, or with `jordan` Gauss–Jordan) by default: the products' inner
+/// dimension, and the block that one thread block inverts in shared memory, whose steps
+/// do not spread over the GPU. H100, one prime, the matrix on the device, ms for panels
+/// of 64 / 128 / 192: LU 2000² 7.7 / 11.6 / 20.7, 4000² 27.4 / 29.7 / 46.0, 8000² 152 /
+/// 107 / 125; `[A | b]` 2000 10.0 / 12.6 / 21.3, 4000 39.4 / 35.4 / 49.7; `[A | I]`
+/// 2000 15.9 / 15.6 / 23.3, 4000 86.7 / 59.6 / 66.0, 8000 606 / 343 / 285. With many
+/// primes the block inverses run side by side and the products' traffic (which falls
+/// as the panels widen) is what counts: the det of a 4000² matrix modulo 100 primes,
+/// panels of 64 / 128 / 192 / 224, 1655 / 877 / 635 / 580 ms.
+pub fn inverse_panel_by_size(n: usize, cols: usize, jordan: bool, channels: usize) -> usize {
+    match (jordan, n) {
+        _ if channels >= 8 => 224,
+        (false, ..6000) | (true, ..3000) => 64,
+        _ if n * cols < 100_000_000 => 128,
+        _ => 192,
+    }
+}
+
 /// How a product on the INT8 tensor cores turns 31-bit residues into bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TensorSplit {
@@ -72,6 +96,10 @@ pub struct GpuConfig {
     tensor_split: AtomicU8,
     /// Columns per panel of the determinant on the tensor cores.
     det_panel: AtomicUsize,
+    /// The order from which few-prime factorizations go by panel inverses.
+    inverse_panels_from: AtomicUsize,
+    /// Columns per panel of those factorizations (0: by size).
+    inverse_panel: AtomicUsize,
     /// Dixon's lifting: 0 rows in shared memory where they fit, 1 always there, 2
     /// always in global memory; with 2, the blocks of the launch (0: all that fit).
     lift_rows: AtomicU8,
@@ -101,6 +129,8 @@ impl GpuConfig {
             tensor_cores: AtomicU8::new(0),
             tensor_split: AtomicU8::new(0),
             det_panel: AtomicUsize::new(0),
+            inverse_panels_from: AtomicUsize::new(INVERSE_PANELS_FROM),
+            inverse_panel: AtomicUsize::new(0),
             lift_rows: AtomicU8::new(0),
             lift_blocks: AtomicUsize::new(0),
             faults,
@@ -217,6 +247,36 @@ impl GpuConfig {
             0 => det_panel_for(n),
             c => c,
         }
+    }
+
+    /// Determinants, solves and inverses modulo a few primes factor by panel inverses
+    /// from order `from` (`None`: [`INVERSE_PANELS_FROM`]; `Some(usize::MAX)`: never),
+    /// in panels of `panel` columns (`None`: [`inverse_panel_by_size`]; at least 1).
+    pub fn set_inverse_panels(&self, from: Option<usize>, panel: Option<usize>) {
+        let from = from.unwrap_or(INVERSE_PANELS_FROM);
+        self.inverse_panels_from.store(from, Ordering::Relaxed);
+        let panel = panel.map_or(0, |c| c.max(1));
+        self.inverse_panel.store(panel, Ordering::Relaxed);
+    }
+
+    /// The columns per panel of a factorization by panel inverses of `channels` matrices
+    /// `n × cols` (LU, or with `jordan` Gauss–Jordan), or `None` when it does not take
+    /// them: below the order set, or with the tensor cores turned off
+    /// ([`GpuConfig::set_tensor_cores`]).
+    pub fn inverse_panel_for(
+        &self,
+        (n, cols): (usize, usize),
+        jordan: bool,
+        channels: usize,
+    ) -> Option<usize> {
+        let off = self.tensor_cores.load(Ordering::Relaxed) == 2;
+        if off || n < self.inverse_panels_from.load(Ordering::Relaxed) {
+            return None;
+        }
+        Some(match self.inverse_panel.load(Ordering::Relaxed) {
+            0 => inverse_panel_by_size(n, cols, jordan, channels),
+            c => c,
+        })
     }
 
     /// Splits residues for the tensor cores as given, or by size (`None`, the default:

@@ -146,6 +146,21 @@ impl Gpu {
         Ok(out)
     }
 
+    /// Copies the device words `src[at]` into `dst` (as long, page-locked or small) on
+    /// `stream` and waits.
+    pub(crate) fn dtoh_wait(
+        &self,
+        stream: &Arc<CudaStream>,
+        (src, at): (&CudaSlice<u32>, Range<usize>),
+        dst: &mut [u32],
+    ) -> Result<()> {
+        if at.len() != dst.len() {
+            return Err(Error::Internal("a copy of the wrong length".into()));
+        }
+        self.dtoh(stream, &src.slice(at), dst)?;
+        self.sync_stream(stream)
+    }
+
     /// Copies the device words `src[at]` into `dst` (as long) on `stream` and waits.
     /// A large copy goes through two page-locked buffers of the pool, each piece copied
     /// on by all cores while the next one crosses PCIe: into ordinary heap memory the
@@ -160,22 +175,25 @@ impl Gpu {
         if at.len() != n {
             return Err(Error::Internal("a staged copy of the wrong length".into()));
         }
-        if n < 2 * STAGE_WORDS {
+        if n * 4 <= SMALL_BYTES {
             self.dtoh(stream, &src.slice(at), dst)?;
             return self.sync_stream(stream);
         }
+        // At least four pieces, so that copying out overlaps the link (and the first
+        // touch of `dst`'s pages is spread over the cores).
+        let words = (n / 4).clamp(1 << 18, STAGE_WORDS);
         let pool = self.staging();
         let mut bufs = [
             pool.take(self.context(), STAGE_WORDS)?,
             pool.take(self.context(), STAGE_WORDS)?,
         ];
-        let piece = |i: usize| i * STAGE_WORDS..((i + 1) * STAGE_WORDS).min(n);
+        let piece = |i: usize| i * words..((i + 1) * words).min(n);
         let from = |r: Range<usize>| src.slice(at.start + r.start..at.start + r.end);
         let mut copy = || -> Result<()> {
             let [b0, b1] = &mut bufs;
             let first = piece(0);
             self.dtoh(stream, &from(first.clone()), b0.slice_mut(first.len()))?;
-            for i in 0..n.div_ceil(STAGE_WORDS) {
+            for i in 0..n.div_ceil(words) {
                 // Piece i has arrived in one buffer; piece i + 1 goes into the other.
                 self.sync_stream(stream)?;
                 let (cur, next) = if i % 2 == 0 {

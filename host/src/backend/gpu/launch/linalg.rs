@@ -120,6 +120,51 @@ pub fn launch_gather_columns(
     )
 }
 
+/// `dst[r·cols + from + j] = src[r·w + j]` for `r < lines`, `j < w`: a stack of rows `w`
+/// wide placed in columns `from..from + w` of rows `cols` wide (`rns_place_columns`),
+/// or with `src = None` the identity's entries there (row `r`'s 1 in column `from + r`).
+pub fn launch_place_columns(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    dst: &mut CudaSlice<u32>,
+    src: Option<&CudaSlice<u32>>,
+    (lines, cols): (usize, usize),
+    (from, w): (usize, usize),
+) -> Result<()> {
+    let len = lines * w;
+    if from + w > cols {
+        return Err(Error::Internal(format!(
+            "columns {from}..{} placed in rows {cols} wide",
+            from + w
+        )));
+    }
+    need("placed columns", dst, lines * cols)?;
+    if let Some(src) = src {
+        need("columns to place", src, len)?;
+    }
+    if len == 0 {
+        return Ok(());
+    }
+    let cfg = LaunchConfig {
+        grid_dim: (len.div_ceil(256).min(65_535) as u32, 1, 1),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let [n, c, f, wu] = [len, cols, from, w].map(|v| v as u64);
+    let f_ = &gpu.kernels().place_columns;
+    let identity = u32::from(src.is_none());
+    // The identity reads no source: a word stands in for it.
+    let stand_in;
+    let src = match src {
+        Some(src) => src,
+        None => {
+            stand_in = gpu.alloc_on(stream, 1)?;
+            &stand_in
+        }
+    };
+    launch!(gpu, stream, f_, cfg, dst, src, &n, &c, &f, &wu, &identity)
+}
+
 /// `dst = srcᵀ` on `stream` for the `rows × cols` row-major words `src`
 /// (`rns_transpose`): channel-major data to number-major.
 pub fn launch_transpose(

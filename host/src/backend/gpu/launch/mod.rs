@@ -15,6 +15,7 @@ mod dixon;
 mod linalg;
 pub mod lu;
 pub mod matmul;
+pub mod panels;
 pub mod resultant;
 pub mod rows;
 pub mod shapes;
@@ -27,13 +28,16 @@ pub use digits::{
 pub use digits::{limbs_for, product_mod, MrcTables};
 pub use dixon::{launch_dixon_lift, launch_limbs_mod, lift_layout};
 pub use dixon::{LiftArgs, LiftLayout};
-pub use linalg::{launch_det, launch_eliminate, launch_gather_columns, launch_transpose};
+pub use linalg::{
+    launch_det, launch_eliminate, launch_gather_columns, launch_place_columns, launch_transpose,
+};
 pub use lu::{
     det_on_tensor_cores, det_scratch_words, gauss_jordan_on_tensor_cores, launch_det_tensor,
     launch_gauss_jordan_tensor, lu_scratch_words,
 };
 pub use matmul::View;
 pub use matmul::{launch_matmul, matmul_scratch_words, small_moduli_planes, small_moduli_product};
+pub use panels::{inverse_panel, inverse_panels_scratch_words, launch_inverse_panels};
 pub use resultant::{
     interpolation_in_shared, launch_interpolate, launch_resultant, launch_resultant_block,
     launch_resultant_points, resultant_in_blocks,

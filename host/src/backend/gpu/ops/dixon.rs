@@ -56,7 +56,9 @@ pub fn upload_limbs(
 /// fit the memory budget; an error naming the bytes when not even one does.
 pub fn det_mod_limbs(gpu: &Gpu, a: &DeviceLimbs, moduli: &[Modulus]) -> Result<Vec<u32>> {
     let n = a.n;
-    let per_prime = 4 * (2 * n * n + launch::lu_scratch_words(gpu, n, n));
+    let panels = launch::inverse_panel(gpu, (n, n), moduli.len(), false)
+        .map_or(0, |b| launch::inverse_panels_scratch_words(b, (n, n)));
+    let per_prime = 4 * (2 * n * n + launch::lu_scratch_words(gpu, n, n).max(panels));
     let budget = gpu.budget()?;
     if per_prime > budget && !moduli.is_empty() {
         return Err(Error::GpuOutOfMemory {
@@ -152,9 +154,14 @@ pub fn start_lift<'a>(
     let start = Instant::now();
     for m in primes {
         let dm = gpu.upload_on(stream, &moduli_words(&[m]))?;
-        let mut aug =
-            launch::launch_limbs_mod(gpu, stream, (&a.words, a.n, a.limbs), &dm, 1, 2 * n)?;
-        let state = super::few::gauss_jordan(gpu, stream, &mut aug, &dm, m, (n, 2 * n))?;
+        let fill =
+            || launch::launch_limbs_mod(gpu, stream, (&a.words, a.n, a.limbs), &dm, 1, 2 * n);
+        let mut aug = fill()?;
+        let refill = |aug: &mut CudaSlice<u32>| {
+            *aug = fill()?;
+            Ok(())
+        };
+        let state = super::few::gauss_jordan(gpu, stream, &mut aug, &dm, m, (n, 2 * n), refill)?;
         if state[3] != 0 {
             continue;
         }

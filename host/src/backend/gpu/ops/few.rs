@@ -1,10 +1,15 @@
-//! Determinants of a few large matrices, one per prime (`det A / d` in Dixon's
-//! determinant, a determinant modulo one prime, a rank's first primes), with the whole
-//! GPU for the few primes: all at once with each matrix's rows in shared memory
+//! Determinants, solves and inverses of a few large matrices, one per prime (`det A / d`
+//! in Dixon's determinant, the inverse it lifts from, a determinant modulo one prime, a
+//! rank's first primes), with the whole GPU for the few primes. From the order the
+//! config sets, by panel inverses with the products on the tensor cores
+//! ([`launch_inverse_panels`](crate::backend::gpu::launch::launch_inverse_panels)),
+//! where their scratch fits. Else (and for a prime whose panel block is singular)
+//! determinants: all at once with each matrix's rows in shared memory
 //! (`super::rows`) where they fit; else by Schur complements (`super::schur`) where
 //! their strips fit; else by panels with the trailing updates on the tensor cores
 //! ([`det_on_tensor_cores`](crate::backend::gpu::launch::det_on_tensor_cores)); a prime that needs a row swap, and every prime when
-//! none of the three applies, one pivot per launch.
+//! none of the three applies, one pivot per launch. Solves: rows in shared memory while
+//! no row swap is needed, then one pivot per launch.
 
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::launch;
@@ -12,7 +17,7 @@ use crate::backend::gpu::launch::rows::STATE_WORDS;
 use crate::backend::gpu::launch::View;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
-use crate::num::layout::columns_from;
+use crate::num::words::Words;
 use cudarc::driver::{CudaSlice, CudaStream};
 use rns_core::Modulus;
 use std::sync::Arc;
@@ -45,7 +50,13 @@ pub(crate) fn few_dets_on_device(
     again: impl FnOnce(&[usize]) -> Result<Vec<u32>>,
 ) -> Result<Vec<u32>> {
     let channels = moduli.len();
-    let done: Vec<(u32, bool)> = if let Some(layout) = launch::rows_layout(gpu, channels, n, n) {
+    let done: Vec<(u32, bool)> = if let Some(b) = panels_fitting(gpu, (n, n), channels, false)? {
+        let mut dd = gpu.alloc_on(stream, channels)?;
+        let shape = (n, n, channels);
+        launch::launch_inverse_panels(gpu, stream, shape, b, false, &mut dd, mats, dm)?;
+        let dets = gpu.download_on(stream, &dd, channels)?;
+        dets.into_iter().map(|d| (d, d != 0)).collect()
+    } else if let Some(layout) = launch::rows_layout(gpu, channels, n, n) {
         let at = View::new(n * n, 0, n, 1);
         launch::eliminate_rows(gpu, stream, (mats, at), dm, moduli, (n, n), false, layout)?
             .into_iter()
@@ -90,7 +101,7 @@ pub fn det_mod_few(gpu: &Gpu, moduli: &[Modulus], n: usize, data: &[u32]) -> Res
     }
     let stream = gpu.stream();
     let dm = gpu.upload_on(stream, &moduli_words(moduli))?;
-    let mut mats = gpu.upload_on(stream, data)?;
+    let mut mats = gpu.upload_words(data)?;
     few_dets_on_device(gpu, stream, (&mut mats, &dm), moduli, n, |again| {
         if again.is_empty() {
             return Ok(Vec::new());
@@ -117,10 +128,32 @@ pub fn det_mod_few(gpu: &Gpu, moduli: &[Modulus], n: usize, data: &[u32]) -> Res
     })
 }
 
+/// The panel width of a factorization by panel inverses of `channels` matrices
+/// `n × cols`, LU or (`jordan`) Gauss–Jordan
+/// ([`inverse_panel`](crate::backend::gpu::launch::inverse_panel)) when the
+/// matrices and the scratch fit the memory budget together; `None` otherwise.
+fn panels_fitting(
+    gpu: &Gpu,
+    shape: (usize, usize),
+    channels: usize,
+    jordan: bool,
+) -> Result<Option<usize>> {
+    let Some(b) = launch::inverse_panel(gpu, shape, channels, jordan) else {
+        return Ok(None);
+    };
+    let words = shape.0 * shape.1 + launch::inverse_panels_scratch_words(b, shape);
+    let fits = channels.saturating_mul(words).saturating_mul(4) <= gpu.budget()?;
+    Ok(fits.then_some(b))
+}
+
 /// Gauss–Jordan on one channel's `n × cols` matrix `mat` modulo `m` (`dm`, its
-/// device words): [`eliminate_rows`](crate::backend::gpu::launch::eliminate_rows) while no row swap is needed, then the step
-/// kernels from the first zero pivot on (every step when the rows do not fit in
-/// shared memory). The state as [`eliminate_steps`](crate::backend::gpu::launch::eliminate_steps)'.
+/// device words): by panel inverses where they apply; else, or when a panel's block is
+/// singular (the matrix is then filled again by `refill`),
+/// [`eliminate_rows`](crate::backend::gpu::launch::eliminate_rows) while no row swap is
+/// needed, then the step kernels from the first zero pivot on (every step when the rows
+/// do not fit in shared memory). The state as
+/// [`eliminate_steps`](crate::backend::gpu::launch::eliminate_steps)'; columns `0..n`
+/// are left as scratch.
 pub(crate) fn gauss_jordan(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
@@ -128,7 +161,17 @@ pub(crate) fn gauss_jordan(
     dm: &CudaSlice<u32>,
     m: Modulus,
     (n, cols): (usize, usize),
+    refill: impl FnOnce(&mut CudaSlice<u32>) -> Result<()>,
 ) -> Result<Vec<u32>> {
+    if let Some(b) = panels_fitting(gpu, (n, cols), 1, true)? {
+        let mut dd = gpu.alloc_on(stream, 1)?;
+        launch::launch_inverse_panels(gpu, stream, (n, cols, 1), b, true, &mut dd, mat, dm)?;
+        let det = gpu.download_on(stream, &dd, 1)?[0];
+        if det != 0 {
+            return Ok(vec![0, det, 0, 0]);
+        }
+        refill(mat)?;
+    }
     let (det, stopped) = match launch::rows_layout(gpu, 1, n, cols) {
         Some(layout) => {
             let at = View::new(n * cols, 0, cols, 1);
@@ -142,37 +185,59 @@ pub(crate) fn gauss_jordan(
     launch::eliminate_steps(gpu, stream, mat, dm, 1, (n, cols), true, (stopped, det))
 }
 
-/// `A⁻¹·B` modulo each of `moduli` (few primes, large matrices) from its `n × cols`
-/// augmented matrix `[A | B]` in `data` (one row-major matrix per modulus, one after
-/// another), by Gauss–Jordan with the whole GPU (`gauss_jordan` below): per channel its
-/// `n × (cols − n)` solution, or `None` where `A` is singular modulo its prime.
+/// `A⁻¹·B` modulo each of `moduli` (few primes, large matrices), one `n × k` matrix per
+/// modulus one after another: `a` the `n × n` matrices and `b` the `n × k` right-hand
+/// sides (each one row-major matrix per modulus, one after another; `None`: the
+/// identity, `k = n`, for the inverses). Placed side by side on the device, eliminated
+/// by Gauss–Jordan with the whole GPU (`gauss_jordan`), the solutions' columns gathered
+/// there. [`Error::Singular`] names the first prime modulo which `A` is singular.
 pub fn solve_mod_few(
-    gpu: &Gpu,
+    gpu: &Arc<Gpu>,
     moduli: &[Modulus],
-    (n, cols): (usize, usize),
-    data: &[u32],
-) -> Result<Vec<Option<Vec<u32>>>> {
-    let size = n * cols;
-    if data.len() != moduli.len() * size || cols < n {
+    n: usize,
+    a: &[u32],
+    b: Option<(&[u32], usize)>,
+) -> Result<Words> {
+    let k = b.map_or(n, |(_, k)| k);
+    let channels = moduli.len();
+    if a.len() != channels * n * n || b.is_some_and(|(b, k)| b.len() != channels * n * k) {
         return Err(Error::Shape(format!(
-            "{} residues do not form {} matrices of {n}×{cols}",
-            data.len(),
-            moduli.len()
+            "{} and {} residues do not form {channels} systems of {n} equations with {k} \
+             right-hand sides",
+            a.len(),
+            b.map_or(0, |(b, _)| b.len())
         )));
     }
-    let stream = gpu.stream();
-    moduli
-        .iter()
-        .enumerate()
-        .map(|(c, &m)| {
-            let dm = gpu.upload_on(stream, &moduli_words(&[m]))?;
-            let mut mat = gpu.upload_words(&data[c * size..(c + 1) * size])?;
-            let state = gauss_jordan(gpu, stream, &mut mat, &dm, m, (n, cols))?;
-            if state[3] != 0 {
-                return Ok(None);
-            }
-            let all = gpu.download_words(&mat, size)?;
-            Ok(Some(columns_from(all, cols, n)))
-        })
-        .collect()
+    let (stream, cols) = (gpu.stream(), n + k);
+    // Page-locked when the pool has room: no page to fault in, one copy.
+    let mut out = gpu.result_words(channels * n * k);
+    let locked = out.is_locked();
+    for (c, &m) in moduli.iter().enumerate() {
+        let dm = gpu.upload_on(stream, &moduli_words(&[m]))?;
+        let da = gpu.upload_words(&a[c * n * n..(c + 1) * n * n])?;
+        let db = match b {
+            Some((b, k)) => Some(gpu.upload_words(&b[c * n * k..(c + 1) * n * k])?),
+            None => None,
+        };
+        let mut mat = gpu.alloc_on(stream, n * cols)?;
+        let fill = |mat: &mut CudaSlice<u32>| {
+            launch::launch_place_columns(gpu, stream, mat, Some(&da), (n, cols), (0, n))?;
+            launch::launch_place_columns(gpu, stream, mat, db.as_ref(), (n, cols), (n, k))
+        };
+        fill(&mut mat)?;
+        let state = gauss_jordan(gpu, stream, &mut mat, &dm, m, (n, cols), fill)?;
+        if state[3] != 0 {
+            return Err(Error::Singular { prime: Some(m.m) });
+        }
+        drop((da, db));
+        let mut x = gpu.alloc_on(stream, n * k)?;
+        launch::launch_gather_columns(gpu, stream, &mut x, &mat, (n, cols), n)?;
+        drop(mat);
+        let dst = &mut out[c * n * k..(c + 1) * n * k];
+        match locked {
+            true => gpu.dtoh_wait(stream, (&x, 0..n * k), dst)?,
+            false => gpu.dtoh_staged(stream, (&x, 0..n * k), dst)?,
+        }
+    }
+    Ok(out)
 }

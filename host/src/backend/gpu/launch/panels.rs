@@ -1,0 +1,202 @@
+//! Factorizations of a few large matrices by panel inverses, for the whole GPU on one
+//! prime or a few: per panel of `b` columns, `rns_block_inverse` inverts the diagonal
+//! block (one thread block per channel, in shared memory), and the rest is two products
+//! on the tensor cores (small moduli): `R = A11⁻¹ · A12` in place of the panel's rows,
+//! then `A22 −= A21 · R` for the rows below it (LU, for determinants) or for every
+//! other row (Gauss–Jordan, for solves and inverses). Rows never move: a channel whose
+//! diagonal block is singular stops with determinant 0, and the caller factors it
+//! another way (it may be singular itself).
+
+use super::{grid_limit, launch, need, Matmul, View, GRID_YZ};
+use crate::backend::gpu::driver::memory::MODULUS_WORDS;
+use crate::backend::gpu::Gpu;
+use crate::error::Result;
+use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use rns_core::launch::{OZ_BK, OZ_BM, OZ_BN};
+use rns_core::ozaki::moduli_for;
+use std::sync::Arc;
+
+/// Threads of `rns_block_inverse`.
+const INVERSE_THREADS: u32 = 1024;
+
+/// Dynamic shared memory of `rns_block_inverse` for a `b × b` block.
+fn inverse_smem_bytes(b: usize) -> usize {
+    4 * (b * b + 4 * b + 2)
+}
+
+/// The columns per panel of a factorization by panel inverses of `channels` matrices
+/// `n × cols` (LU, or with `jordan` Gauss–Jordan), or `None` when it does not apply: as the config says
+/// ([`crate::backend::gpu::GpuConfig::inverse_panel_for`]), the panel narrowed to what
+/// one block's shared memory holds, and only where every product fits the kernels'
+/// grid and indices.
+pub fn inverse_panel(
+    gpu: &Gpu,
+    (n, cols): (usize, usize),
+    channels: usize,
+    jordan: bool,
+) -> Option<usize> {
+    let mut b = gpu
+        .config()
+        .inverse_panel_for((n, cols), jordan, channels)?
+        .min(n);
+    while b > 1 && inverse_smem_bytes(b) > gpu.shared_memory() {
+        b /= 2;
+    }
+    let count = moduli_for(b)?;
+    let fits = cols >= n
+        && n > 0
+        && inverse_smem_bytes(b) <= gpu.shared_memory()
+        && channels > 0
+        && channels.saturating_mul(count) <= GRID_YZ
+        && u32::try_from(n.saturating_mul(cols).saturating_add(3)).is_ok();
+    fits.then_some(b)
+}
+
+/// Device words per channel that a factorization by panels of `b` columns of
+/// `n × cols` matrices allocates beyond the matrices: the block inverse, and the
+/// largest product's planes and small residues (the first update of the rows below,
+/// or with `jordan` of all other rows, as large).
+pub fn inverse_panels_scratch_words(b: usize, (n, cols): (usize, usize)) -> usize {
+    let (m, p) = (n.saturating_sub(b).max(b), cols.saturating_sub(b).max(1));
+    let count = moduli_for(b).unwrap_or(1);
+    let k_pad = b.next_multiple_of(OZ_BK);
+    let planes = (m.next_multiple_of(OZ_BM) + p.next_multiple_of(OZ_BN)) * k_pad;
+    b * b + (count * (planes + (m * p).next_multiple_of(4))).div_ceil(4) + 1
+}
+
+/// Factors each channel's `n × cols` matrix in `mats` (overwritten) by panels of `b`
+/// columns ([`inverse_panel`]): LU, or with `jordan` Gauss–Jordan, so that where every
+/// panel's diagonal block is invertible modulo the channel's prime, `dets[c]` is the
+/// determinant of the first `n` columns and (with `jordan`) columns `n..cols` hold
+/// `A⁻¹ · B`; elsewhere `dets[c]` is 0 and the matrix is left part-way. Columns
+/// `0..n` are left as scratch.
+#[allow(clippy::too_many_arguments)]
+pub fn launch_inverse_panels(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    (n, cols, channels): (usize, usize, usize),
+    b: usize,
+    jordan: bool,
+    dets: &mut CudaSlice<u32>,
+    mats: &mut CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+) -> Result<()> {
+    let size = n * cols;
+    need("panel matrices", mats, channels * size)?;
+    need("determinants", dets, channels)?;
+    need("moduli", moduli, channels * MODULUS_WORDS)?;
+    let count = moduli_for(b).unwrap_or(1);
+    let mut inverse = gpu.alloc_on(stream, channels * b * b)?;
+    let mut k0 = 0;
+    while k0 < n {
+        let k1 = (k0 + b).min(n);
+        let w = k1 - k0;
+        let at = (k0, w, b * b);
+        launch_block_inverse(
+            gpu,
+            stream,
+            (n, cols, channels),
+            at,
+            dets,
+            &mut inverse,
+            mats,
+            moduli,
+        )?;
+        if cols > k1 {
+            // The panel's rows right of it, along the columns.
+            let r = View::new(size, k0 * cols + k1, 1, cols);
+            let out = View::new(size, k0 * cols + k1, cols, 1);
+            let shape = Matmul {
+                n: w,
+                k: w,
+                p: cols - k1,
+                channels,
+            };
+            let ops = (&inverse, &mut *mats, moduli, count);
+            panel_product(
+                gpu,
+                stream,
+                shape,
+                (false, View::new(b * b, 0, w, 1)),
+                r,
+                ops,
+                (out, false),
+            )?;
+            let above = if jordan { 0..k0 } else { 0..0 };
+            for rows in [k1..n, above] {
+                if rows.is_empty() {
+                    continue;
+                }
+                let shape = Matmul {
+                    n: rows.len(),
+                    ..shape
+                };
+                let lhs = View::new(size, rows.start * cols + k0, cols, 1);
+                let out = View::new(size, rows.start * cols + k1, cols, 1);
+                let ops = (&inverse, &mut *mats, moduli, count);
+                panel_product(gpu, stream, shape, (true, lhs), r, ops, (out, true))?;
+            }
+        }
+        k0 = k1;
+    }
+    Ok(())
+}
+
+/// `out = lhs · R` (or with `subtract`, `out −= lhs · R`) for every channel, by `count`
+/// small moduli: `R` the view `r` into `mats`, `lhs` a view into `mats` (`from_mats`) or
+/// into the block inverses, `out` a view into `mats`. The planes are copies, so
+/// `out` may overlap the operands.
+fn panel_product(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    shape: Matmul,
+    (from_mats, lhs): (bool, View),
+    r: View,
+    (inverse, mats, moduli, count): (&CudaSlice<u32>, &mut CudaSlice<u32>, &CudaSlice<u32>, usize),
+    (out, subtract): (View, bool),
+) -> Result<()> {
+    let src = if from_mats { &*mats } else { inverse };
+    let planes =
+        super::small_moduli_planes(gpu, stream, shape, [(src, lhs), (&*mats, r)], moduli, count)?;
+    super::small_moduli_product(
+        gpu,
+        stream,
+        shape,
+        planes,
+        (mats, out, subtract),
+        moduli,
+        count,
+    )
+}
+
+/// `rns_block_inverse`: for each channel, the inverse of the `w × w` block at rows and
+/// columns `k0..k0 + w` of its `n × cols` matrix in `mats` into `inverse` (channel `c`'s
+/// at `c·stride`, `w` words a row), and `dets[c]` multiplied by its determinant (0 when
+/// it is singular; 1 before the first panel, `k0 = 0`).
+#[allow(clippy::too_many_arguments)]
+pub fn launch_block_inverse(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    (n, cols, channels): (usize, usize, usize),
+    (k0, w, stride): (usize, usize, usize),
+    dets: &mut CudaSlice<u32>,
+    inverse: &mut CudaSlice<u32>,
+    mats: &CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+) -> Result<()> {
+    need("panel matrices", mats, channels * n * cols)?;
+    need(
+        "block inverses",
+        inverse,
+        channels.saturating_sub(1) * stride + w * w,
+    )?;
+    need("determinants", dets, channels)?;
+    let cfg = LaunchConfig {
+        grid_dim: (grid_limit("channels", channels, i32::MAX as usize)?, 1, 1),
+        block_dim: (INVERSE_THREADS, 1, 1),
+        shared_mem_bytes: inverse_smem_bytes(w) as u32,
+    };
+    let f = &gpu.kernels().block_inverse;
+    let [nu, cu, k0u, wu, su] = [n, cols, k0, w, stride].map(|v| v as u32);
+    launch!(gpu, stream, f, cfg, dets, inverse, mats, moduli, &nu, &cu, &k0u, &wu, &su)
+}
