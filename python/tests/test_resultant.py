@@ -33,6 +33,25 @@ def test_resultant_matches_flint(backend, seed):
         assert rns.resultant(f, g, mod=p, backend=backend) == want % p
 
 
+@pytest.mark.parametrize("small", [0, 1, 2, 16, 17])
+def test_unbalanced_resultants_match_flint(backend, small):
+    # One degree small against the other (the pseudo-remainder from degree 2048 on).
+    rng = random.Random(77 + small)
+    for large in (2047, 2048, 3000):
+        f = rand_poly(rng, large, 64)
+        g = rand_poly(rng, small, rng.choice([1, 64]))
+        if rng.random() < 0.5:
+            g[-1] = rng.choice([1, -1])
+        want = int(flint.fmpz_poly(f).resultant(flint.fmpz_poly(g)))
+        assert rns.resultant(f, g, backend=backend) == want
+        assert rns.resultant(g, f, backend=backend) == int(flint.fmpz_poly(g).resultant(flint.fmpz_poly(f)))
+    # A common factor: zero.
+    h = [3, -2]
+    fh = [int(c) for c in (flint.fmpz_poly(rand_poly(rng, 2500, 20)) * flint.fmpz_poly(h)).coeffs()]
+    gh = [int(c) for c in (flint.fmpz_poly(rand_poly(rng, max(small, 1) - 1, 20)) * flint.fmpz_poly(h)).coeffs()]
+    assert rns.resultant(fh, gh, backend=backend) == 0
+
+
 def test_resultant_edges(backend):
     assert rns.resultant([3], [5], backend=backend) == 1
     assert rns.resultant([0], [1, 1], backend=backend) == 0

@@ -104,8 +104,17 @@ pub fn matrix(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
     }
 }
 
-/// A univariate resultant: a Euclidean resultant per prime.
+/// A univariate resultant: a Euclidean resultant per prime (a pseudo-remainder on the
+/// host where one degree is small against the other).
 pub fn resultant(f: &IntPoly, g: &IntPoly) -> Estimate {
+    if crate::algo::resultant_unbalanced::applies(f, g) {
+        // A pseudo-remainder on the host, whichever backend: no reason to start a GPU.
+        let ms = (f.degree() + g.degree()) as f64 * 1e-4;
+        return Estimate {
+            cpu_ms: ms,
+            gpu_ms: ms,
+        };
+    }
     let primes = cost::primes_for(resultant_bits(f, g) as f64);
     cost::euclid(f.degree(), g.degree(), primes)
 }

@@ -19,6 +19,7 @@ pub mod matmul;
 pub mod method;
 pub mod rank;
 pub mod resultant;
+pub mod resultant_unbalanced;
 pub mod resultant_xy;
 pub mod solve;
 pub mod solve_dixon;

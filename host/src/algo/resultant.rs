@@ -9,6 +9,7 @@
 //! prime. [`sylvester_resultant`] is the same number as an O(n³)-per-prime determinant.
 
 use crate::algo::det::det;
+use crate::algo::resultant_unbalanced as unbalanced;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
@@ -60,6 +61,11 @@ pub fn resultant_with(
     backend: &Backend,
     opts: &ResultantOptions,
 ) -> Result<(Integer, ResultantStats)> {
+    if unbalanced::applies(f, g) {
+        if let Some(done) = resultant_unbalanced(f, g, backend)? {
+            return Ok(done);
+        }
+    }
     let mut laps = Laps::start();
     let bits = resultant_bits(f, g);
     let basis = match &opts.basis {
@@ -84,6 +90,54 @@ pub fn resultant_with(
     laps.lap("crt");
     stats.stages = laps.into_stages();
     Ok((res.into_iter().next().expect("one value"), stats))
+}
+
+/// [`resultant_with`] for a constant, or a degree small against the other
+/// ([`unbalanced`]): the pseudo-remainder first, then the smaller pair's resultant
+/// (its bound and primes are the ones reported), then the power of the leading
+/// coefficient. `None` when the smaller pair's residues would cost more than
+/// [`unbalanced::INNER_WORK_MAX`] word operations (its coefficients are as large as
+/// the answer, and each is reduced modulo each prime by itself).
+fn resultant_unbalanced(
+    f: &IntPoly,
+    g: &IntPoly,
+    backend: &Backend,
+) -> Result<Option<(Integer, ResultantStats)>> {
+    let mut laps = Laps::start();
+    let reduced = unbalanced::reduce(f, g);
+    laps.stage("pseudo-remainder")?;
+    if let unbalanced::Reduced::Smaller { small, rest, .. } = &reduced {
+        if unbalanced::inner_work(small, rest) > unbalanced::INNER_WORK_MAX {
+            return Ok(None);
+        }
+    }
+    let mut stats = ResultantStats {
+        backend: backend.name(),
+        ..ResultantStats::default()
+    };
+    let inner = match &reduced {
+        unbalanced::Reduced::Done(r) => r.clone(),
+        unbalanced::Reduced::Smaller { small, rest, .. } => {
+            let (r, inner) = resultant_with(small, rest, backend, &ResultantOptions::default())?;
+            stats = ResultantStats {
+                stages: Vec::new(),
+                ..inner.clone()
+            };
+            // The smaller pair timed its own stages.
+            laps.restart();
+            for (name, d) in inner.stages {
+                laps.add(name, d);
+            }
+            r
+        }
+    };
+    let value = unbalanced::value_of(&reduced, inner);
+    laps.lap("power of the leading coefficient");
+    stats.bound_bits = stats
+        .bound_bits
+        .max(u64::from(value.significant_bits()) + 1);
+    stats.stages = laps.into_stages();
+    Ok(Some((value, stats)))
 }
 
 /// The basis of [`resultant`] for `f` and `g`: the primes that Hadamard's bound asks for,
