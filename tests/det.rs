@@ -156,12 +156,41 @@ proptest! {
 fn hadamard_bound_of_small_cases_and_statistics() {
     use rns::mat::bounds::hadamard_bits;
     assert_eq!(hadamard_bits(&IntMatrix::identity(3)), Some(2));
-    let a = IntMatrix::from_i64(2, 2, &[3, 4, 4, -3]).unwrap(); // det −25, bound 25
+    let a = IntMatrix::from_i64(3, 3, &[3, 4, 0, 4, -3, 0, 0, 0, 1]).unwrap(); // det −25, bound 25
     assert_eq!(hadamard_bits(&a), Some(6));
     let (d, st) = rns::det_with(&a, &Backend::Cpu, &rns::DetOptions::default()).unwrap();
     assert_eq!(d, -25);
     assert_eq!(
         (st.backend, st.method, st.bound_bits),
         ("cpu", "multimodular", 6)
+    );
+    // Orders 0 to 2 by the formula, unless a method is asked for.
+    let b = IntMatrix::from_i64(2, 2, &[3, 4, 4, -3]).unwrap();
+    let (d, st) = rns::det_with(&b, &Backend::Cpu, &rns::DetOptions::default()).unwrap();
+    assert_eq!((d, st.method), (Integer::from(-25), "direct"));
+    let asked = rns::DetOptions {
+        method: rns::Method::Multimodular,
+    };
+    let (d, st) = rns::det_with(&b, &Backend::Cpu, &asked).unwrap();
+    assert_eq!((d, st.method), (Integer::from(-25), "multimodular"));
+    let one = IntMatrix::from_i64(1, 1, &[-7]).unwrap();
+    assert_eq!(rns::det(&one, &Backend::Cpu).unwrap(), -7);
+    assert_eq!(rns::det(&IntMatrix::identity(0), &Backend::Cpu).unwrap(), 1);
+}
+
+/// `Auto` lifts on the CPU for long matrices of short entries, not for short matrices of
+/// long entries (each lifting step grows with the entries' size, and the steps too).
+#[test]
+fn auto_lifts_only_where_the_entries_are_short() {
+    use rns::algo::method::{Lifting, Method, DIXON_DET_MIN};
+    let lifts = |n: usize, bits: u64| Method::Auto.det_lifting((n, bits), false, || false);
+    assert_eq!(lifts(DIXON_DET_MIN, 64), Some(Lifting::Cpu));
+    assert_eq!(lifts(DIXON_DET_MIN - 1, 64), None);
+    assert_eq!(lifts(50, 264), Some(Lifting::Cpu));
+    assert_eq!(lifts(50, 265), None);
+    assert_eq!(lifts(50, 100_000), None);
+    assert_eq!(
+        Method::Dixon.det_lifting((50, 100_000), false, || false),
+        Some(Lifting::Cpu)
     );
 }

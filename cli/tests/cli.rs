@@ -23,7 +23,7 @@ fn det_reads_files_and_reports_stats_on_stderr() {
     let path = dir.join("m.txt");
     std::fs::write(
         &path,
-        "2 2\n123456789012345678901234567890 1\n-1 98765432109876543210\n",
+        "3 3\n123456789012345678901234567890 1 0\n-1 98765432109876543210 0\n0 0 1\n",
     )
     .unwrap();
     let out = rns(&["det", path.to_str().unwrap(), "--stats"], "");

@@ -274,14 +274,25 @@ fn work_beyond_a_small_address_space_is_refused_before_it_starts() {
     let huge = write("huge.txt", "100000 100000\n1 2 3\n");
     let f = write("long.txt", &"1 ".repeat(1_000_001));
     let one = write("x1.txt", "1 1\n");
+    let wide = write("wide.txt", &"1 ".repeat(20_001));
     let cases = [
         (format!("det {huge}"), "the 100000×100000 matrix that"),
         (
             format!("det {huge} --mod 2147483647"),
             "the 100000×100000 matrix that",
         ),
-        (format!("resultant {f} {one}"), "primes needs"),
+        (format!("resultant {f} {wide}"), "primes needs"),
     ];
+    // A degree small against the other needs no residues of the long one: it runs.
+    let sh = format!(
+        "ulimit -v 2000000 && exec {} resultant {f} {one} --backend cpu",
+        bin()
+    );
+    let out = Command::new("sh").args(["-c", &sh]).output().unwrap();
+    assert_eq!(
+        (out.status.code(), text(&out.stdout)),
+        (Some(0), "1\n".into())
+    );
     for (args, want) in cases {
         let sh = format!("ulimit -v 2000000 && exec {} {args} --backend cpu", bin());
         let out = Command::new("sh").args(["-c", &sh]).output().unwrap();

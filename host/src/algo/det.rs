@@ -40,7 +40,8 @@ pub struct DetStats {
     pub primes: usize,
     /// The backend that ran the modular determinants.
     pub backend: &'static str,
-    /// The method that ran: `multimodular`, or `dixon` (the divisor trick).
+    /// The method that ran: `multimodular`, `dixon` (the divisor trick), or `direct`
+    /// (orders 0 to 2 with [`Method::Auto`]: the entry, or `ad − bc`).
     pub method: &'static str,
     /// Bits of the divisor `d` of the divisor trick (1 without it: `d = 1`).
     pub divisor_bits: u64,
@@ -76,6 +77,20 @@ pub fn det_with(
         ..DetStats::default()
     };
     let mut laps = Laps::start();
+    if n <= 2 && opts.method == Method::Auto {
+        // As FLINT's `fmpz_mat_det`: the entry itself, or `ad − bc`.
+        let e = a.entries();
+        let det = match n {
+            0 => Integer::from(1),
+            1 => e[0].clone(),
+            _ => Integer::from(&e[0] * &e[3]) - Integer::from(&e[1] * &e[2]),
+        };
+        stats.method = "direct";
+        stats.bound_bits = u64::from(det.significant_bits()) + 1;
+        laps.lap("direct");
+        stats.stages = laps.into_stages();
+        return Ok((det, stats));
+    }
     let zero = |mut laps: Laps, mut stats: DetStats, stage| {
         laps.lap(stage);
         stats.stages = laps.into_stages();
@@ -94,7 +109,7 @@ pub fn det_with(
     let lifting = (n > 0)
         .then(|| {
             opts.method
-                .det_lifting(n, backend.gpu().is_some(), fits_gpu)
+                .det_lifting((n, a.max_bits()), backend.gpu().is_some(), fits_gpu)
         })
         .flatten();
     let d = match lifting {

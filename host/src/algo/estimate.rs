@@ -71,9 +71,9 @@ pub fn matrix(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
         // The divisor trick where `Method::Auto` lifts (multimodular otherwise).
         MatrixKind::Det if !modular && n == cols => {
             let multimodular = cost::det(n, minors());
-            let cpu = auto.det_lifting(n, false, || false).is_some();
+            let cpu = auto.det_lifting((n, a.bits), false, || false).is_some();
             let gpu = auto
-                .det_lifting(n, true, || gpu_lifts(n, a.bits, (1, 1)))
+                .det_lifting((n, a.bits), true, || gpu_lifts(n, a.bits, (1, 1)))
                 .is_some();
             priced(n, (a.bits, 1), (cpu, gpu), multimodular)
         }

@@ -22,6 +22,9 @@ pub enum Method {
 
 /// Below this dimension `Auto` determinants stay multimodular.
 pub const DIXON_DET_MIN: usize = 40;
+/// Entry bits per row of the order above which `Auto` determinants on the CPU stay
+/// multimodular (the lifting's steps grow as the square of the entries' size).
+pub const DIXON_BITS_PER_ROW: u64 = 4;
 /// Below this dimension `Auto` determinants on the GPU stay multimodular.
 pub const DIXON_GPU_DET_MIN: usize = 400;
 /// Below this dimension `Auto` solves on the GPU stay multimodular.
@@ -45,17 +48,22 @@ pub enum Lifting {
 }
 
 impl Method {
-    /// Where a determinant of an `n × n` matrix lifts p-adically, if it does, on a GPU
-    /// backend (`on_gpu`) or the CPU's; `fits_gpu` says whether the lifting fits the GPU
+    /// Where a determinant of an `n × n` matrix with entries of `bits` bits at most lifts
+    /// p-adically, if it does, on a GPU backend (`on_gpu`) or the CPU's; `fits_gpu` says whether the lifting fits the GPU
     /// (asked only on a GPU backend, and only when the answer matters: it reads every
     /// entry).
     pub fn det_lifting(
         self,
-        n: usize,
+        (n, bits): (usize, u64),
         on_gpu: bool,
         fits_gpu: impl FnOnce() -> bool,
     ) -> Option<Lifting> {
-        self.lifting(on_gpu, n >= DIXON_DET_MIN, n >= DIXON_GPU_DET_MIN, fits_gpu)
+        // A step per 31 bits of `n·bits`, each `n²·bits/29` products, against `n·bits/31`
+        // primes of `n³/3` each: lifting gains while the entries are short against `n`
+        // (50² with 100 000-bit entries lifts for hours where the primes take a minute).
+        let short = bits <= DIXON_BITS_PER_ROW * n as u64 + 64;
+        let cpu = n >= DIXON_DET_MIN && short;
+        self.lifting(on_gpu, cpu, n >= DIXON_GPU_DET_MIN, fits_gpu)
     }
 
     /// Where solving an `n × n` system with `l` right-hand sides lifts p-adically, if it

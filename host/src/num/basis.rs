@@ -1,7 +1,7 @@
 //! [`RnsBasis`]: the moduli of a residue number system and everything precomputed from them.
 
 use crate::error::{Error, Result};
-use rns_core::{crt, interval, mixed_radix, prime, Modulus};
+use rns_core::{interval, mixed_radix, prime, Modulus};
 use rug::Integer;
 use std::collections::HashSet;
 use std::sync::OnceLock;
@@ -168,12 +168,8 @@ impl RnsBasis {
     /// The tables of sign and comparison by interval evaluation
     /// ([`rns_core::interval`]), built on first use (`O(K²)` modular products).
     pub fn interval_tables(&self) -> &IntervalTables {
-        self.interval_tables_from(|| {
-            let mut coef = vec![0u32; self.range_len()];
-            crt::fill_inverses(self.range_moduli(), &mut coef);
-            Ok(coef)
-        })
-        .expect("the host computes the inverses")
+        self.interval_tables_from(|| Ok(super::crt::cofactor_inverses(self.range_moduli())))
+            .expect("the host computes the inverses")
     }
 
     /// [`RnsBasis::interval_tables`], their cofactor inverses `inv(M/m_i) mod m_i` from

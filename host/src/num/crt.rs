@@ -5,8 +5,10 @@
 //!   Horner's rule in big integers. The digit step is what the GPU computes.
 //! * [`CrtMethod::Weights`]: `x = Σ y_i · (M/m_i) − k·M` with `y_i = x_i · inv(M/m_i) mod m_i`,
 //!   precomputed weights and `k` estimated in floating point, then corrected exactly.
-//! * [`CrtMethod::Tree`]: a subproduct tree, `x = x_L + M_L·((x_R − x_L)·M_L⁻¹ mod M_R)`
-//!   level by level; needs no `K²` tables, so it serves bases of many thousands of primes.
+//! * [`CrtMethod::Tree`]: the same sum `Σ y_i · (M/m_i)` up a product tree
+//!   (`S = S_L·P_R + S_R·P_L`, products only), with the inverses `inv(M/m_i) mod m_i`
+//!   from a remainder tree ([`cofactor_inverses`]); needs no `K²` tables, so it serves
+//!   bases of many thousands (or millions) of primes.
 //!
 //! [`combine_all`] joins reconstructions made from shares of the primes (one per GPU) by
 //! the same step.
@@ -25,7 +27,7 @@ pub enum CrtMethod {
     MixedRadix,
     /// Precomputed CRT weights `M/m_i` and one correction by a multiple of `M`.
     Weights,
-    /// A subproduct tree, with no precomputed tables.
+    /// The CRT sum up a product tree, with no `K²` tables.
     Tree,
 }
 
@@ -45,23 +47,25 @@ pub fn default_method(k: usize, len: usize) -> CrtMethod {
     }
 }
 
-/// `(x mod M, M)` for the residues `res` over `moduli`, by a subproduct tree.
-fn tree(res: &[u32], moduli: &[rns_core::Modulus]) -> (Integer, Integer) {
-    if res.len() == 1 {
-        return (Integer::from(res[0]), Integer::from(moduli[0].m));
+/// Range moduli from which the cofactor inverses come from a remainder tree
+/// ([`cofactor_inverses`]) instead of `K` products each.
+const INVERSES_BY_TREE_FROM: usize = 256;
+
+/// `inv(M/m_i) mod m_i` for each of `moduli` (distinct primes, `M` their product): for
+/// many, the cofactors `M/m_i mod m_i` down a product tree
+/// ([`RemainderTree::cofactors`](super::multimod::RemainderTree::cofactors), `O(M(K)·log K)`),
+/// each then inverted; for few, `K` products each.
+pub fn cofactor_inverses(moduli: &[rns_core::Modulus]) -> Vec<u32> {
+    let mut coef = vec![0u32; moduli.len()];
+    if moduli.len() < INVERSES_BY_TREE_FROM {
+        rns_core::crt::fill_inverses(moduli, &mut coef);
+        return coef;
     }
-    let h = res.len() / 2;
-    let ((xl, ml), (xr, mr)) = if res.len() > 256 {
-        rayon::join(
-            || tree(&res[..h], &moduli[..h]),
-            || tree(&res[h..], &moduli[h..]),
-        )
-    } else {
-        (tree(&res[..h], &moduli[..h]), tree(&res[h..], &moduli[h..]))
-    };
-    let inv = Integer::from(ml.invert_ref(&mr).expect("distinct primes are coprime"));
-    let t = (Integer::from(&xr - &xl) * inv).modulo(&mr);
-    (xl + Integer::from(&ml * &t), ml * mr)
+    let cofactors = super::multimod::RemainderTree::new(moduli).cofactors();
+    coef.par_iter_mut()
+        .zip(cofactors.par_iter().zip(moduli))
+        .for_each(|(o, (&c, m))| *o = m.inv(c).expect("moduli must be distinct primes"));
+    coef
 }
 
 /// `Σ y_i · (P/m_i)` over `moduli` with `P` their product, and `P` when `product` is
@@ -112,9 +116,9 @@ fn reduce_cofactor_sum(mut sum: Integer, y: &[u32], basis: &RnsBasis) -> Integer
 /// The signed integer whose `K` range residues `x_i` have the CRT terms
 /// `y_i = x_i · inv(M/m_i) mod m_i` ([`cofactor_terms`]; `y.len() ≥ K`, extra entries
 /// are ignored): `Σ y_i·(M/m_i)` summed up a product tree, then reduced modulo `M`.
-/// Given the inverses (the GPU computes them, `O(K²)` work but milliseconds), it needs
-/// products only, where [`CrtMethod::Tree`] inverts a big integer at every node: the way
-/// to reconstruct a few numbers over tens of thousands of primes.
+/// Given the inverses (the GPU computes them in milliseconds; the host by
+/// [`cofactor_inverses`]), it needs products only: the way to reconstruct a few numbers
+/// over tens of thousands of primes.
 pub fn from_cofactor_terms(y: &[u32], basis: &RnsBasis) -> Integer {
     let range = basis.range_moduli();
     let y = &y[..range.len()];
@@ -252,7 +256,11 @@ pub fn reconstruct(residues: &[u32], basis: &RnsBasis, method: CrtMethod) -> Int
             }
             reduce_cofactor_sum(sum, &y, basis)
         }
-        CrtMethod::Tree => tree(residues, basis.range_moduli()).0,
+        CrtMethod::Tree => {
+            let y = cofactor_terms(residues, basis.range_moduli(), basis.crt_inverses());
+            let (sum, _) = cofactor_sum(&y, basis.range_moduli(), false);
+            reduce_cofactor_sum(sum, &y, basis)
+        }
     };
     to_signed(unsigned, basis)
 }

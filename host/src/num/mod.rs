@@ -7,6 +7,7 @@ pub mod crt;
 pub mod decimal;
 pub mod fractions;
 pub mod layout;
+pub mod multimod;
 pub mod op;
 pub mod pack;
 pub mod products;

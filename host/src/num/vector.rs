@@ -4,6 +4,7 @@ use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
 use crate::num::crt::{self, CrtMethod};
 use crate::num::layout;
+use crate::num::multimod::{RemainderTree, TREE_MIN_CHANNELS, TREE_MIN_LIMBS};
 use crate::num::words::{Words, WordsRef};
 use rayon::prelude::*;
 use rns_core::Modulus;
@@ -51,7 +52,9 @@ pub fn residues_into(x: &Integer, moduli: &[Modulus], out: &mut [u32]) {
 }
 
 /// The residues of `values` modulo every one of `moduli`, channel-major
-/// (`out[c·len + i]`), on all cores; [`Error::OutOfMemory`] when the host cannot hold
+/// (`out[c·len + i]`), on all cores: values of [`TREE_MIN_LIMBS`] limbs or more by a
+/// remainder tree ([`crate::num::multimod`]) when there are [`TREE_MIN_CHANNELS`]
+/// primes or more, the rest directly ([`residues_into`]); [`Error::OutOfMemory`] when the host cannot hold
 /// them ([`crate::limits`]).
 pub fn residues_of(values: &[Integer], moduli: &[Modulus]) -> Result<Vec<u32>> {
     let channels = moduli.len();
@@ -64,11 +67,18 @@ pub fn residues_of(values: &[Integer], moduli: &[Modulus]) -> Result<Vec<u32>> {
         ),
     )?;
     let mut number_major = vec![0u32; values.len() * channels];
+    // Large values by the remainder tree, the rest directly.
+    let large = |x: &Integer| x.as_limbs().len() >= TREE_MIN_LIMBS;
+    let tree = (channels >= TREE_MIN_CHANNELS && values.par_iter().any(large))
+        .then(|| RemainderTree::new(moduli));
     if channels > 0 {
         number_major
             .par_chunks_mut(channels)
             .zip(values.par_iter())
-            .for_each(|(row, x)| residues_into(x, moduli, row));
+            .for_each(|(row, x)| match &tree {
+                Some(tree) if large(x) => tree.residues_into(x, row),
+                _ => residues_into(x, moduli, row),
+            });
     }
     Ok(layout::to_channel_major(
         &number_major,
