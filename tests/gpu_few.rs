@@ -5,29 +5,16 @@
 //! of the order from which it applies (64), of the order from which the rows no longer
 //! fit in shared memory, with zero pivots, and singular modulo one prime only.
 
-use rns::{Backend, Error, IntMatrix, ModMatrices};
-use rns_suite::{gpu_backend as gpu, Gen};
+use rns::{Backend, Error, IntMatrix};
+use rns_suite::{gpu_backend as gpu, images, Gen, LARGEST_PRIMES};
 use rug::Integer;
-
-/// Primes of the tests: three of the largest, and two more for five-prime batches.
-const PRIMES: [u32; 5] = [
-    2_147_483_647,
-    2_147_483_629,
-    2_147_483_587,
-    2_147_483_579,
-    2_147_483_563,
-];
-
-fn images(a: &IntMatrix, count: usize) -> ModMatrices {
-    ModMatrices::from_int_matrix(a, &PRIMES[..count]).unwrap()
-}
 
 /// `a` with row 1 copied into row 0 modulo the first prime only (singular there).
 fn singular_mod_first(a: &IntMatrix) -> IntMatrix {
     let n = a.cols();
     let mut e = a.entries().to_vec();
     for j in 0..n {
-        e[j] = Integer::from(&e[n + j] + PRIMES[0] * (j as u32 % 3));
+        e[j] = Integer::from(&e[n + j] + LARGEST_PRIMES[0] * (j as u32 % 3));
     }
     IntMatrix::new(a.rows(), n, e).unwrap()
 }
@@ -66,7 +53,7 @@ fn solves_inverses_and_ranks_of_few_large_matrices_match_the_cpu() {
         assert_eq!(
             e,
             Error::Singular {
-                prime: Some(PRIMES[0])
+                prime: Some(LARGEST_PRIMES[0])
             },
             "{what}"
         );

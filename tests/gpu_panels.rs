@@ -7,24 +7,8 @@
 //! singular (the fallback), need a row swap inside a block, or are singular.
 
 use rns::{Backend, Error, IntMatrix, Method, ModMatrices};
-use rns_suite::{dev, gpu_backend as gpu, Gen, LiftCaps};
+use rns_suite::{dev, gpu_backend as gpu, images, Gen, LiftCaps};
 use rug::Integer;
-
-/// The largest 31-bit primes.
-const PRIMES: [u32; 8] = [
-    2_147_483_647,
-    2_147_483_629,
-    2_147_483_587,
-    2_147_483_579,
-    2_147_483_563,
-    2_147_483_549,
-    2_147_483_543,
-    2_147_483_497,
-];
-
-fn images(a: &IntMatrix, count: usize) -> ModMatrices {
-    ModMatrices::from_int_matrix(a, &PRIMES[..count]).unwrap()
-}
 
 /// Every modular operation on `a` (and the right-hand sides `b`) on both backends.
 fn same_as_cpu(g: &Backend, a: &ModMatrices, b: &ModMatrices, what: &str) {

@@ -5,7 +5,7 @@ pub mod lifting;
 
 use rns::backend::gpu::Gpu;
 use rns::poly::sylvester::sylvester_of;
-use rns::{Backend, BackendChoice, BiPoly, IntMatrix, IntPoly, RnsBasis, RnsVec};
+use rns::{Backend, BackendChoice, BiPoly, IntMatrix, IntPoly, ModMatrices, RnsBasis, RnsVec};
 use rug::rand::RandState;
 use rug::{Integer, Rational};
 use std::sync::Arc;
@@ -335,6 +335,23 @@ pub fn bipoly_mul(f: &BiPoly, g: &BiPoly) -> BiPoly {
         }
     }
     BiPoly::new(terms).expect("a product of non-zero polynomials")
+}
+
+/// The eight largest 31-bit primes, for the modular matrices of the tests.
+pub const LARGEST_PRIMES: [u32; 8] = [
+    2_147_483_647,
+    2_147_483_629,
+    2_147_483_587,
+    2_147_483_579,
+    2_147_483_563,
+    2_147_483_549,
+    2_147_483_543,
+    2_147_483_497,
+];
+
+/// The images of `a` modulo the first `count` of [`LARGEST_PRIMES`].
+pub fn images(a: &IntMatrix, count: usize) -> ModMatrices {
+    ModMatrices::from_int_matrix(a, &LARGEST_PRIMES[..count]).unwrap()
 }
 
 /// The GPU backend, with poisoned output buffers, for the GPU tests; `None` (the test

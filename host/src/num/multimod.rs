@@ -5,7 +5,6 @@
 //! `M(size)·log(primes)` instead of the direct `primes · size / 2` limb operations
 //! ([`super::vector::residues_into`]: one `mpn_mod_1` pass per pair of primes).
 
-use rayon::prelude::*;
 use rns_core::Modulus;
 use rug::Integer;
 
@@ -26,29 +25,18 @@ pub struct RemainderTree {
     moduli: Vec<Modulus>,
 }
 
-/// Nodes of at least this many limbs split their two children over two tasks.
-const PARALLEL_LIMBS: usize = 1 << 12;
+/// Nodes whose left child's product has at least this many limbs hand their two
+/// children to two tasks.
+const PARALLEL_LIMBS: usize = 1 << 10;
 
 impl RemainderTree {
     /// The tree of `moduli` (at least one).
     pub fn new(moduli: &[Modulus]) -> RemainderTree {
-        let mut level: Vec<Integer> = moduli
+        let pairs = moduli
             .chunks(2)
             .map(|p| Integer::from(p.iter().map(|m| m.m as u64).product::<u64>()))
             .collect();
-        let mut levels = Vec::new();
-        while level.len() > 1 {
-            let next = level
-                .par_chunks(2)
-                .map(|p| match p {
-                    [a, b] => Integer::from(a * b),
-                    [a] => a.clone(),
-                    _ => unreachable!("chunks of two"),
-                })
-                .collect();
-            levels.push(std::mem::replace(&mut level, next));
-        }
-        levels.push(level);
+        let levels = super::products::pair_product_levels(pairs);
         RemainderTree {
             levels,
             moduli: moduli.to_vec(),
@@ -60,41 +48,18 @@ impl RemainderTree {
     pub fn residues_into(&self, x: &Integer, out: &mut [u32]) {
         let top = self.levels.len() - 1;
         let r = reduce(&Integer::from(x.abs_ref()), &self.levels[top][0]);
-        self.descend(top, 0, r, out);
+        // Each child gets the remainder modulo its own product.
+        let child = |r: &Integer, own: &Integer, _: &Integer| reduce(r, own);
+        self.walk((top, 0), r, out, &child, &|pair, r, out| {
+            let t = r.to_u64().unwrap_or(0);
+            for (o, m) in out.iter_mut().zip(&self.moduli[2 * pair..]) {
+                *o = (t % m.m as u64) as u32;
+            }
+        });
         if x.is_negative() {
             for (v, m) in out.iter_mut().zip(&self.moduli) {
                 *v = m.neg(*v);
             }
-        }
-    }
-
-    /// Node `i` of `level` holds the remainder `r` (below its product): its primes'
-    /// residues into `out` (theirs only, from the node's first prime).
-    fn descend(&self, level: usize, i: usize, r: Integer, out: &mut [u32]) {
-        if level == 0 {
-            let t = r.to_u64().unwrap_or(0);
-            for (o, m) in out.iter_mut().zip(&self.moduli[2 * i..]) {
-                *o = (t % m.m as u64) as u32;
-            }
-            return;
-        }
-        let below = &self.levels[level - 1];
-        let (l, rt) = (2 * i, 2 * i + 1);
-        if rt >= below.len() {
-            // An odd last node, carried up unchanged.
-            return self.descend(level - 1, l, r, out);
-        }
-        // Primes under the left child: 2 per pair, times the pairs under it.
-        let split = (2usize << (level - 1)).min(out.len());
-        let (lo, hi) = out.split_at_mut(split);
-        let r = &r;
-        let mut left = move || self.descend(level - 1, l, reduce(r, &below[l]), lo);
-        let mut right = move || self.descend(level - 1, rt, reduce(r, &below[rt]), hi);
-        if r.as_limbs().len() >= PARALLEL_LIMBS {
-            rayon::join(left, right);
-        } else {
-            left();
-            right();
         }
     }
 
@@ -105,33 +70,57 @@ impl RemainderTree {
     pub fn cofactors(&self) -> Vec<u32> {
         let mut out = vec![0u32; self.moduli.len()];
         let top = self.levels.len() - 1;
-        self.cofactors_below(top, 0, Integer::from(1), &mut out);
+        let child =
+            |c: &Integer, own: &Integer, sibling: &Integer| Integer::from(c * sibling) % own;
+        self.walk(
+            (top, 0),
+            Integer::from(1),
+            &mut out,
+            &child,
+            &|pair, c, out| {
+                let ms = &self.moduli[2 * pair..(2 * pair + 2).min(self.moduli.len())];
+                let c = c.to_u64().unwrap_or(0);
+                for (j, (o, m)) in out.iter_mut().zip(ms).enumerate() {
+                    // The other prime of the pair, if any, is outside this one too.
+                    let other = ms.get(1 - j).map_or(1, |p| p.m as u64 % m.m as u64);
+                    *o = ((c % m.m as u64) as u128 * other as u128 % m.m as u128) as u32;
+                }
+            },
+        );
         out
     }
 
-    fn cofactors_below(&self, level: usize, i: usize, c: Integer, out: &mut [u32]) {
+    /// Hands `value`, node `i` of `level`'s, down to the leaves: a child's value is
+    /// `child(value, its product, its sibling's product)` (an odd last node, carried up,
+    /// keeps it), and at level 0 `leaf(pair, value, out)` writes the pair's primes'
+    /// words. `out` holds the words of the node's primes, from its first. The children
+    /// of a node whose left child has [`PARALLEL_LIMBS`] limbs or more go as two tasks.
+    fn walk<C, L>(
+        &self,
+        (level, i): (usize, usize),
+        value: Integer,
+        out: &mut [u32],
+        child: &C,
+        leaf: &L,
+    ) where
+        C: Fn(&Integer, &Integer, &Integer) -> Integer + Sync,
+        L: Fn(usize, Integer, &mut [u32]) + Sync,
+    {
         if level == 0 {
-            let ms = &self.moduli[2 * i..(2 * i + 2).min(self.moduli.len())];
-            let c = c.to_u64().unwrap_or(0);
-            for (j, (o, m)) in out.iter_mut().zip(ms).enumerate() {
-                // The other prime of the pair, if any, is outside this one too.
-                let other = ms.get(1 - j).map_or(1, |p| p.m as u64 % m.m as u64);
-                *o = ((c % m.m as u64) as u128 * other as u128 % m.m as u128) as u32;
-            }
-            return;
+            return leaf(i, value, out);
         }
         let below = &self.levels[level - 1];
         let (l, rt) = (2 * i, 2 * i + 1);
         if rt >= below.len() {
-            return self.cofactors_below(level - 1, l, c, out);
+            return self.walk((level - 1, l), value, out, child, leaf);
         }
+        // Primes under the left child: 2 per pair, times the pairs under it.
         let split = (2usize << (level - 1)).min(out.len());
         let (lo, hi) = out.split_at_mut(split);
-        let (pl, pr) = (&below[l], &below[rt]);
-        let c = &c;
-        let mut left = move || self.cofactors_below(level - 1, l, Integer::from(c * pr) % pl, lo);
-        let mut right = move || self.cofactors_below(level - 1, rt, Integer::from(c * pl) % pr, hi);
-        if pl.as_limbs().len() >= PARALLEL_LIMBS / 4 {
+        let (pl, pr, v) = (&below[l], &below[rt], &value);
+        let mut left = move || self.walk((level - 1, l), child(v, pl, pr), lo, child, leaf);
+        let mut right = move || self.walk((level - 1, rt), child(v, pr, pl), hi, child, leaf);
+        if pl.as_limbs().len() >= PARALLEL_LIMBS {
             rayon::join(left, right);
         } else {
             left();

@@ -2,6 +2,7 @@
 //! groups of them that assembles integers from their mixed-radix digits. Used by the
 //! bases (their `M`) and the CRT.
 
+use rayon::prelude::*;
 use rug::Integer;
 
 /// Digits per leaf of the digit tree: below this many, Horner's rule alone.
@@ -24,11 +25,19 @@ pub fn product(primes: &[u32]) -> Integer {
 /// carried up), up to the level whose pairs make the root.
 pub fn digit_tree_levels(moduli: &[rns_core::Modulus]) -> Vec<Vec<Integer>> {
     let primes: Vec<u32> = moduli.iter().map(|m| m.m).collect();
-    let mut level: Vec<Integer> = primes.chunks(DIGIT_LEAF).map(product).collect();
+    let mut levels = pair_product_levels(primes.chunks(DIGIT_LEAF).map(product).collect());
+    levels.pop(); // the root
+    levels
+}
+
+/// `level`, then the products of its pairs (an odd last node carried up), and so on to
+/// the root: every level, the root's last (none for an empty `level`). The products of
+/// a level on all cores.
+pub fn pair_product_levels(mut level: Vec<Integer>) -> Vec<Vec<Integer>> {
     let mut levels = Vec::new();
     while level.len() > 1 {
         let next = level
-            .chunks(2)
+            .par_chunks(2)
             .map(|p| match p {
                 [a, b] => Integer::from(a * b),
                 [a] => a.clone(),
@@ -36,6 +45,9 @@ pub fn digit_tree_levels(moduli: &[rns_core::Modulus]) -> Vec<Vec<Integer>> {
             })
             .collect();
         levels.push(std::mem::replace(&mut level, next));
+    }
+    if !level.is_empty() {
+        levels.push(level);
     }
     levels
 }

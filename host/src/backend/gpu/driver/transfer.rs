@@ -176,8 +176,7 @@ impl Gpu {
             return Err(Error::Internal("a staged copy of the wrong length".into()));
         }
         if n * 4 <= SMALL_BYTES {
-            self.dtoh(stream, &src.slice(at), dst)?;
-            return self.sync_stream(stream);
+            return self.dtoh_wait(stream, (src, at), dst);
         }
         // At least four pieces, so that copying out overlaps the link (and the first
         // touch of `dst`'s pages is spread over the cores).

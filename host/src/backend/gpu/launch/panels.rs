@@ -25,10 +25,10 @@ fn inverse_smem_bytes(b: usize) -> usize {
 }
 
 /// The columns per panel of a factorization by panel inverses of `channels` matrices
-/// `n × cols` (LU, or with `jordan` Gauss–Jordan), or `None` when it does not apply: as the config says
-/// ([`crate::backend::gpu::GpuConfig::inverse_panel_for`]), the panel narrowed to what
-/// one block's shared memory holds, and only where every product fits the kernels'
-/// grid and indices.
+/// `n × cols` (LU, or with `jordan` Gauss–Jordan), or `None` when it does not apply:
+/// as the config says ([`crate::backend::gpu::GpuConfig::inverse_panel_for`]), the
+/// panel narrowed to what one block's shared memory holds, and only where every
+/// product fits the kernels' grid and indices.
 pub fn inverse_panel(
     gpu: &Gpu,
     (n, cols): (usize, usize),

@@ -51,10 +51,7 @@ pub(crate) fn few_dets_on_device(
 ) -> Result<Vec<u32>> {
     let channels = moduli.len();
     let done: Vec<(u32, bool)> = if let Some(b) = panels_fitting(gpu, (n, n), channels, false)? {
-        let mut dd = gpu.alloc_on(stream, channels)?;
-        let shape = (n, n, channels);
-        launch::launch_inverse_panels(gpu, stream, shape, b, false, &mut dd, mats, dm)?;
-        let dets = gpu.download_on(stream, &dd, channels)?;
+        let dets = by_panels(gpu, stream, (mats, dm), (n, n, channels), b, false)?;
         dets.into_iter().map(|d| (d, d != 0)).collect()
     } else if let Some(layout) = launch::rows_layout(gpu, channels, n, n) {
         let at = View::new(n * n, 0, n, 1);
@@ -146,6 +143,22 @@ fn panels_fitting(
     Ok(fits.then_some(b))
 }
 
+/// [`launch_inverse_panels`](crate::backend::gpu::launch::launch_inverse_panels) on
+/// `mats` in panels of `b` (LU, or Gauss–Jordan with `jordan`): each channel's
+/// determinant, 0 where it is singular or a panel's block was.
+fn by_panels(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    (mats, dm): (&mut CudaSlice<u32>, &CudaSlice<u32>),
+    shape: (usize, usize, usize),
+    b: usize,
+    jordan: bool,
+) -> Result<Vec<u32>> {
+    let mut dets = gpu.alloc_on(stream, shape.2)?;
+    launch::launch_inverse_panels(gpu, stream, shape, b, jordan, &mut dets, mats, dm)?;
+    gpu.download_on(stream, &dets, shape.2)
+}
+
 /// Gauss–Jordan on one channel's `n × cols` matrix `mat` modulo `m` (`dm`, its
 /// device words): by panel inverses where they apply; else, or when a panel's block is
 /// singular (the matrix is then filled again by `refill`),
@@ -164,9 +177,7 @@ pub(crate) fn gauss_jordan(
     refill: impl FnOnce(&mut CudaSlice<u32>) -> Result<()>,
 ) -> Result<Vec<u32>> {
     if let Some(b) = panels_fitting(gpu, (n, cols), 1, true)? {
-        let mut dd = gpu.alloc_on(stream, 1)?;
-        launch::launch_inverse_panels(gpu, stream, (n, cols, 1), b, true, &mut dd, mat, dm)?;
-        let det = gpu.download_on(stream, &dd, 1)?[0];
+        let det = by_panels(gpu, stream, (mat, dm), (n, cols, 1), b, true)?[0];
         if det != 0 {
             return Ok(vec![0, det, 0, 0]);
         }
