@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release --example scale -- [--backend gpu|cpu|auto] [--ops det,...]
 //! [--sizes 250,500,1000,...] [--bits 64] [--limit 120] [--repeat 1] [--panels-from N]
-//! [--panel B] [--csv FILE]`
+//! [--panel B] [--lift-primes K] [--csv FILE]`
 //!
 //! Operations: `det` (over Z, a random matrix), `det_known` (over Z, a matrix whose
 //! determinant is known: an upper triangular matrix with a chosen diagonal, its rows
@@ -15,7 +15,8 @@
 //! inputs already built; with `--repeat R`, the median of `R` runs), and the check.
 //! `--panels-from N` sets the order from which few-prime factorizations go by panel
 //! inverses on the GPU (`GpuConfig::set_inverse_panels`; a huge `N` turns them off),
-//! `--panel B` their width.
+//! `--panel B` their width, `--lift-primes K` the primes a lifting step from global
+//! memory lifts by (`GpuConfig::set_lift_primes`).
 
 use rayon::prelude::*;
 use rns::{Backend, BackendChoice, IntMatrix, ModMatrices};
@@ -120,9 +121,10 @@ fn run(op: &str, n: usize, bits: u32, be: &Backend) -> R<(f64, String)> {
                 .map(|(name, t)| format!("{name} {:.0}", t.as_secs_f64() * 1e3))
                 .collect();
             format!(
-                "{} bits, {} steps, {} primes; ms: {}",
+                "{} bits, {} steps by {} primes, {} primes; ms: {}",
                 d.significant_bits(),
                 st.lifting_steps,
+                st.lifting_primes,
                 st.primes,
                 stages.join(", ")
             )
@@ -192,9 +194,11 @@ fn main() -> R<()> {
     let repeat: usize = arg(&args, "--repeat").map_or(Ok(1), |s| s.parse())?;
     let from = arg(&args, "--panels-from").map(|s| s.parse()).transpose()?;
     let panel = arg(&args, "--panel").map(|s| s.parse()).transpose()?;
-    if from.is_some() || panel.is_some() {
+    let lift_primes = arg(&args, "--lift-primes").map(|s| s.parse()).transpose()?;
+    if from.is_some() || panel.is_some() || lift_primes.is_some() {
         let gpu = rns::backend::gpu::Gpu::get()?;
         gpu.config().set_inverse_panels(from, panel);
+        gpu.config().set_lift_primes(lift_primes);
     }
     let mut csv = String::from("operation,n,bits,backend,seconds,note\n");
     println!(

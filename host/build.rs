@@ -125,13 +125,17 @@ fn find_ptxas() -> Option<PathBuf> {
 }
 
 /// Kernels whose registers are capped (PTX `.maxnreg`, which rustc cannot emit): 80 per
-/// thread lets three blocks of 256 threads share an SM instead of two; 64 lets two
-/// blocks of 512 threads of the global-memory lifting share one.
-const REGISTER_CAPS: [(&str, u32); 4] = [
+/// thread lets three blocks of 256 threads share an SM instead of two; 128 lets a block
+/// of 512 threads of the global-memory lifting launch at all (by several primes a step it
+/// keeps every prime's loads in flight in its registers: one block an SM).
+const REGISTER_CAPS: [(&str, u32); 7] = [
     ("rns_det_blocked", 80),
     ("rns_lu_panel", 80),
     ("rns_lu_rows", 80),
-    ("rns_dixon_lift_global", 64),
+    ("rns_dixon_lift_global", 128),
+    ("rns_dixon_lift_global2", 128),
+    ("rns_dixon_lift_global3", 128),
+    ("rns_dixon_lift_global4", 128),
 ];
 
 /// `ptx` with a `.maxnreg` directive after the parameter list of each capped kernel.

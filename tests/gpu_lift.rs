@@ -1,8 +1,8 @@
 //! Dixon's lifting with the matrices read from global memory on every step
 //! (`rns_dixon_lift_global`, for orders whose rows do not fit in shared memory): the
 //! same divisors, solutions, primes and steps as the CPU's lifting and the shared-memory
-//! kernel, one warp a row or several rows a warp, and the switch between the two at the
-//! order where the rows stop fitting.
+//! kernel, one warp a row or several rows a warp, by one to four primes a step, and the
+//! switch between the two at the order where the rows stop fitting.
 
 use rns::backend::gpu::launch::{lift_layout, LiftLayout};
 use rns::backend::gpu::LiftRows;
@@ -46,7 +46,7 @@ fn determinants_lifted_from_global_memory_match_the_cpu() {
             let a = gen.matrix(n, n, bits);
             let what = format!("{rows:?}: {n}×{n} {bits}-bit");
             assert!(matches!(
-                lift_layout(dev(&g), n, bits.div_ceil(29) as usize, 1),
+                lift_layout(dev(&g), n, bits.div_ceil(29) as usize, 1, 4),
                 Some(LiftLayout::Global { .. })
             ));
             same_as_cpu(&g, &a, bareiss, &what);
@@ -104,13 +104,13 @@ fn the_rows_move_to_global_memory_where_shared_memory_ends() {
     let Some(g) = gpu() else { return };
     let d = dev(&g);
     // The first order whose rows (1 limb, one right-hand side) no longer fit.
-    let shared = |n| matches!(lift_layout(d, n, 1, 1), Some(LiftLayout::Shared { .. }));
+    let shared = |n| matches!(lift_layout(d, n, 1, 1, 4), Some(LiftLayout::Shared { .. }));
     let edge = (64..20_000)
         .find(|&n| !shared(n))
         .expect("an order beyond shared memory");
     assert!(shared(edge - 1));
     assert!(matches!(
-        lift_layout(d, edge, 1, 1),
+        lift_layout(d, edge, 1, 1, 4),
         Some(LiftLayout::Global { .. })
     ));
     // Both sides of it, 10-bit entries (one limb), against the CPU's lifting.
@@ -119,5 +119,46 @@ fn the_rows_move_to_global_memory_where_shared_memory_ends() {
         let a = gen.matrix(n, n, 10);
         let d = same_as_cpu(&g, &a, false, &format!("{n}×{n} at the edge"));
         assert_ne!(d, 0);
+    }
+}
+
+#[test]
+fn lifting_by_several_primes_a_step_matches_the_cpu() {
+    let _settings = settings();
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    let mut gen = Gen::new(194);
+    let d = dev(&g);
+    for primes in 1..=4 {
+        d.config().set_lift_primes(Some(primes));
+        for rows in GLOBAL {
+            d.config().set_lift_rows(Some(rows));
+            let layout = lift_layout(d, 100, 3, 1, 4).expect("a layout");
+            assert_eq!(layout.primes(), primes, "{rows:?}");
+            // Entries of one to four limbs, range ends among them; a unimodular matrix
+            // (d = 1: lifted to the bound); det ≡ 0 modulo the first prime.
+            for (n, bits) in [(1, 10), (5, 64), (20, 88), (33, 29), (70, 80), (130, 64)] {
+                let a = gen.matrix(n, n, bits);
+                let what = format!("{primes} primes, {rows:?}: {n}×{n} {bits}-bit");
+                let (_, st) = rns::det_with(&a, &g, &Method::Dixon.into()).unwrap();
+                assert_eq!(st.lifting_primes, primes, "{what}");
+                same_as_cpu(&g, &a, n <= 20, &what);
+            }
+            let u = unit_upper(&mut gen, 50, 12);
+            let uu = naive_matmul(&u, &u.transpose());
+            assert_eq!(same_as_cpu(&g, &uu, true, "unimodular").to_u32(), Some(1));
+            let (e, first) = divisible_by_first(&mut gen, 40);
+            let det = same_as_cpu(&g, &e, true, "det ≡ 0 mod the first prime");
+            assert!(det.is_divisible_u(first));
+            // Solves: several right-hand sides, and a small solution found early.
+            for (n, bits, l) in [(3, 64, 2), (60, 40, 4), (129, 50, 1)] {
+                let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, l, bits));
+                let what = format!("{primes} primes, {rows:?}: {n}×{n}, {l} columns");
+                solve_same_as_cpu(&g, &a, &b, &what);
+            }
+            let a = gen.matrix(80, 80, 64);
+            let x0 = gen.matrix(80, 1, 5);
+            solve_same_as_cpu(&g, &a, &naive_matmul(&a, &x0), "small solution");
+        }
     }
 }

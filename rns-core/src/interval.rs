@@ -109,7 +109,10 @@ mod tests {
         let b = slack(&moduli);
         let mut x = 1u128;
         for step in 0..400u128 {
-            x = (x * 6364136223846793005 + 1442695040888963407 + step) % big_m;
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407 + step)
+                % big_m;
             let shifted = (x + h) % big_m;
             // ⌊2^64 · shifted / M⌋ without overflow: shifted < 2^92, so split.
             let hi = (shifted << 32) / big_m;
@@ -196,7 +199,10 @@ mod tests {
         let zero = sum(&moduli, &c, 0);
         let mut x = 12345u128;
         for _ in 0..1000 {
-            x = (x * 6364136223846793005 + 1442695040888963407) % big_m;
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407)
+                % big_m;
             let s = sum(&moduli, &c, x);
             assert_ne!(
                 decide(s, zero, x == 0, slack(&moduli)),

@@ -166,6 +166,9 @@ pub const LIFT_GLOBAL_THREADS: u32 = 512;
 pub const LIFT_GLOBAL_MAX_LIMBS: usize = 4;
 /// Right-hand sides at most for that kernel (each takes one pass over the matrix a step).
 pub const LIFT_GLOBAL_MAX_RHS: usize = 4;
+/// Primes at most that one step of that kernel lifts by (`x` grows by their product a
+/// step, one pass over `A`'s limbs for all of them; `rns_core::padic::mixed_radix`).
+pub const LIFT_GLOBAL_MAX_PRIMES: usize = 4;
 
 #[cfg(test)]
 mod tests {

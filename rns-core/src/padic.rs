@@ -23,7 +23,12 @@ pub fn limbs_for_bits(bits: u32) -> usize {
 /// bits; `p·p ≡ 1 (mod 8)` starts with three).
 #[inline]
 pub fn inverse_mod_2_128(p: u32) -> u128 {
-    let p = p as u128;
+    inverse_u128_mod_2_128(p as u128)
+}
+
+/// [`inverse_mod_2_128`] of an odd 128-bit `p` (a product of primes lifted together).
+#[inline]
+pub fn inverse_u128_mod_2_128(p: u128) -> u128 {
     let mut x = p;
     let mut i = 0;
     while i < 6 {
@@ -84,6 +89,35 @@ pub fn update(r: i128, ax: i128, p_inv: u128) -> i128 {
     (r.wrapping_sub(ax) as u128).wrapping_mul(p_inv) as i128
 }
 
+/// The mixed-radix digits of the `x < p_0·p_1·…·p_(k−1)` with `x ≡ d_q (mod p_q)` for
+/// the first `k` of `m` (Garner): `x = x_0 + p_0·x_1 + p_0·p_1·x_2 + …`, `0 ≤ x_q < p_q`,
+/// given `m(q)` (prime `q`) and `inv(u, q) = p_u⁻¹ mod p_q` for `u < q` (read when
+/// needed: on the device from memory, so that no table lives in registers). The digits
+/// past `k` are 0. One step of a lifting by several primes publishes these: each is a
+/// residue-sized digit, so the update's products stay word products.
+#[inline(always)]
+pub fn mixed_radix<const N: usize>(
+    d: [u32; N],
+    k: usize,
+    m: impl Fn(usize) -> Modulus,
+    inv: impl Fn(usize, usize) -> u32,
+) -> [u32; N] {
+    let mut x = [0u32; N];
+    let mut q = 0;
+    while q < N && q < k {
+        let mq = m(q);
+        let mut t = d[q];
+        let mut u = 0;
+        while u < q {
+            t = mq.mul(mq.sub(t, mq.reduce_u64(x[u] as u64)), inv(u, q));
+            u += 1;
+        }
+        x[q] = t;
+        q += 1;
+    }
+    x
+}
+
 /// Whether the residuals of an `n`-column matrix of `bits`-bit entries, lifted with a
 /// 31-bit prime from a right-hand side of `rhs_bits` bits, keep `|r − A·x|` below
 /// `2^126` (a bit to spare): `|r| ≤ max(|b|, n·2^bits)` and `|A·x| < n·2^(bits+31)`.
@@ -106,6 +140,44 @@ mod tests {
     fn the_inverse_modulo_2_128_is_one() {
         for p in [3u32, 2_147_483_647, 2_147_483_629, 1_073_741_827] {
             assert_eq!((p as u128).wrapping_mul(inverse_mod_2_128(p)), 1, "{p}");
+        }
+    }
+
+    #[test]
+    fn mixed_radix_digits_rebuild_the_residues() {
+        let ps = [
+            2_147_483_647u32,
+            2_147_483_629,
+            2_147_483_587,
+            2_147_483_579,
+        ];
+        let m = ps.map(|p| Modulus::new(p).unwrap());
+        let inv: [[u32; 4]; 4] = core::array::from_fn(|u| {
+            core::array::from_fn(|q| m[q].inv(ps[u] % ps[q]).unwrap_or(0))
+        });
+        for k in 1..=4 {
+            let mut w = [1u128; 4];
+            for q in 1..4 {
+                w[q] = w[q - 1] * ps[q - 1] as u128;
+            }
+            let big: u128 = ps[..k].iter().map(|&p| p as u128).product();
+            for d in [
+                [0u32; 4],
+                [1, 2, 3, 4],
+                ps.map(|p| p - 1),
+                [5, 0, ps[2] - 1, 7],
+            ] {
+                let x = mixed_radix(d, k, |q| m[q], |u, q| inv[u][q]);
+                // x = Σ w_q·x_q (< P ≤ 2^124), and x ≡ d_q mod p_q.
+                let v: u128 = (0..k).map(|q| w[q] * x[q] as u128).sum();
+                assert!(v < big, "{k} {d:?}");
+                for q in 0..k {
+                    assert!(x[q] < ps[q]);
+                    assert_eq!(v % ps[q] as u128, (d[q] % ps[q]) as u128, "{k} {d:?} {q}");
+                }
+                assert!(x[k..].iter().all(|&v| v == 0));
+            }
+            assert_eq!(big.wrapping_mul(inverse_u128_mod_2_128(big)), 1);
         }
     }
 

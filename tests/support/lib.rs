@@ -390,6 +390,7 @@ impl Drop for LiftCaps {
             g.config().set_det_panel(None);
             g.config().set_inverse_panels(None, None);
             g.config().set_lift_rows(None);
+            g.config().set_lift_primes(None);
         }
     }
 }

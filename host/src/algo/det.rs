@@ -47,6 +47,8 @@ pub struct DetStats {
     pub divisor_bits: u64,
     /// Dixon lifting steps of the divisor trick.
     pub lifting_steps: usize,
+    /// Primes each lifting step lifted by (the device lifts by up to four at once).
+    pub lifting_primes: usize,
     /// Stage names and their wall-clock times, in order.
     pub stages: Vec<(&'static str, Duration)>,
 }
@@ -117,6 +119,7 @@ pub fn det_with(
             Divisor::Found(d) => {
                 stats.method = Method::Dixon.name();
                 stats.lifting_steps = d.steps;
+                stats.lifting_primes = d.primes;
                 Some(d)
             }
             // Singular modulo the primes tried: the multimodular path decides.

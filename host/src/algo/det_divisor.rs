@@ -25,6 +25,8 @@ pub(crate) struct Found {
     pub d: Integer,
     /// Lifting steps taken.
     pub steps: usize,
+    /// Primes a step lifted by.
+    pub primes: usize,
     /// `A` left on the device by a lifting that ran there, with the determinants it
     /// computed meanwhile (prime → `det A mod p`).
     pub on_device: Option<OnDevice>,
@@ -81,20 +83,21 @@ pub(crate) fn divisor(
                         limbs: g.limbs,
                         dets: g.meanwhile,
                     };
-                    (g.divisor, g.steps, Some(on_device))
+                    (g.divisor, (g.steps, g.primes), Some(on_device))
                 })
             })
         }
-        _ => lift::cpu::divisor(a, &b).map(|d| d.map(|(d, s)| (d, s, None))),
+        _ => lift::cpu::divisor(a, &b).map(|d| d.map(|(d, s)| (d, (s, 1), None))),
     };
     // The device's lifting timed its own stages.
     if matches!(found, Ok(None) | Ok(Some((_, _, None)))) {
         laps.stage("dixon lifting")?;
     }
     match found {
-        Ok(Some((d, steps, on_device))) => Ok(Divisor::Found(Found {
+        Ok(Some((d, (steps, primes), on_device))) => Ok(Divisor::Found(Found {
             d,
             steps,
+            primes,
             on_device,
         })),
         Ok(None) => Ok(Divisor::None),

@@ -51,6 +51,7 @@ pub fn solve(a: &IntMatrix, b: &IntMatrix) -> Result<Option<DixonSolution>> {
             denominator: Integer::from(1),
             prime: 0,
             steps: 0,
+            primes: 1,
         }));
     }
     let mut next_try = 16;
@@ -104,7 +105,7 @@ fn lift<T>(
         return Ok(None);
     };
     let p = m.m;
-    let k_max = steps_for((det_bits, num_bits), p);
+    let k_max = steps_for((det_bits, num_bits), &[p]);
     let a_bits = a.max_bits().min(u32::MAX as u64) as u32;
     let lifting = Lifting {
         inv_c: inv.iter().map(|&x| m.center(x)).collect(),

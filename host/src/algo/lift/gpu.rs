@@ -1,14 +1,16 @@
 //! Dixon's lifting on the GPU (`crate::backend::gpu::ops::dixon`) for the divisor trick and
-//! for solves with up to 32 right-hand sides: the same primes, step counts and reconstruction
-//! as [`super::cpu::divisor`] and [`super::cpu::solve`], so the same
-//! divisor and solution, with the inverse and the lifting steps on the device. It
+//! for solves with up to 32 right-hand sides: the same reconstruction as
+//! [`super::cpu::divisor`] and [`super::cpu::solve`], so the same divisor and solution,
+//! with the inverses and the lifting steps on the device. Where the rows are read from
+//! global memory a step lifts by the product of up to four primes (one pass over `A`
+//! for up to 124 bits); with one prime, the CPU's primes and step counts too. It
 //! applies when the residuals fit in 128 bits (`rns_core::padic::residual_fits`: entries
-//! up to about `95 − log2 n` bits) and the rows in shared memory; for a determinant the
-//! matrix stays on the device for the primes that follow.
+//! up to about `95 − log2 n` bits) and the buffers in device memory; for a determinant
+//! the matrix stays on the device for the primes that follow.
 
 use super::{
-    divisor_of, finish_with, limb_of, row0_denominator, steps_for, DixonSolution, Expansion,
-    PRIMES_TRIED,
+    base_of, divisor_of, finish_with, limb_of, row0_denominator, steps_for, DixonSolution,
+    Expansion, PRIMES_TRIED,
 };
 use crate::backend::gpu::launch;
 use crate::backend::gpu::ops;
@@ -19,6 +21,7 @@ use crate::mat::bounds::cramer_bits;
 use crate::mat::matrix::{require_rhs, require_square, IntMatrix};
 use crate::timing::Laps;
 use rayon::prelude::*;
+use rns_core::launch::LIFT_GLOBAL_MAX_PRIMES;
 use rns_core::padic::{limbs_for_bits, residual_fits};
 use rns_core::{prime, Modulus};
 use rug::Integer;
@@ -31,6 +34,8 @@ pub struct GpuDivisor<T> {
     pub divisor: Integer,
     /// Lifting steps taken.
     pub steps: usize,
+    /// Primes a step lifted by.
+    pub primes: usize,
     /// `A` on the device, as signed 29-bit limbs.
     pub limbs: DeviceLimbs,
     /// What the device did while the host reconstructed `d` (`det_divisor_gpu`'s
@@ -49,33 +54,45 @@ pub fn fits(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
     device_limbs(gpu, a, b).is_some()
 }
 
-/// The limbs per entry of `A` when the lifting for `A x = b` runs on `gpu`
-/// ([`fits`]).
-fn device_limbs(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> Option<usize> {
+/// The limbs per entry of `A` and the most primes a step may lift by when the lifting
+/// for `A x = b` runs on `gpu` ([`fits`]): as many as the layout allows whose buffers
+/// fit the memory budget.
+fn device_limbs(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> Option<(usize, usize)> {
     let (n, l) = (a.rows(), b.cols());
     // The cheap tests first: the sizes of the entries take a pass over them.
-    if n == 0 || launch::lift_layout(gpu, n, 1, l).is_none() {
+    if n == 0 || launch::lift_layout(gpu, n, 1, l, 1).is_none() {
         return None;
     }
     let bits = |m: &IntMatrix| m.max_bits().min(u32::MAX as u64) as u32;
     let a_bits = bits(a);
     let limbs = limbs_for_bits(a_bits);
-    let fits = residual_fits(n, a_bits, bits(b))
-        && launch::lift_layout(gpu, n, limbs, l).is_some()
-        && device_bytes(n, (limbs, a_bits), (l, bits(b))) <= gpu.budget().unwrap_or(0) as u128;
-    fits.then_some(limbs)
+    if !residual_fits(n, a_bits, bits(b)) {
+        return None;
+    }
+    let layout = launch::lift_layout(gpu, n, limbs, l, LIFT_GLOBAL_MAX_PRIMES)?;
+    let budget = gpu.budget().unwrap_or(0) as u128;
+    (1..=layout.primes())
+        .rev()
+        .find(|&k| device_bytes(n, (limbs, a_bits), (l, bits(b)), k) <= budget)
+        .map(|k| (limbs, k))
 }
 
 /// Device bytes of a lifting of `A X = B`, `A` `n × n` with entries of `a_bits` bits
-/// (`limbs` limbs), `l` right-hand sides of `b_bits` bits: `A`'s limbs, `[A | A⁻¹ mod
-/// p]`, the residuals and tagged words, and the digits of every step up to Cramer's
-/// bound (bounded here from the entries' sizes).
-fn device_bytes(n: usize, (limbs, a_bits): (usize, u32), (l, b_bits): (usize, u32)) -> u128 {
-    let (n, l) = (n as u128, l as u128);
+/// (`limbs` limbs), `l` right-hand sides of `b_bits` bits, by `k` primes a step: `A`'s
+/// limbs, the `k` inverses, `[A | I]` and a gathered inverse while they are formed, the
+/// residuals and tagged words, and the digits of every step up to Cramer's bound
+/// (bounded here from the entries' sizes).
+fn device_bytes(
+    n: usize,
+    (limbs, a_bits): (usize, u32),
+    (l, b_bits): (usize, u32),
+    k: usize,
+) -> u128 {
+    let (n, l, k) = (n as u128, l as u128, k as u128);
     let log_n = (n.max(2) as f64).log2() / 2.0;
     let cramer = n as f64 * (a_bits.max(b_bits) as f64 + log_n) + 1.0;
-    let steps = ((2.0 * cramer + 2.0) / 30.9).ceil() as u128;
-    4 * ((limbs as u128 + 2) * n * n + 8 * n * l + steps * (n * l + l))
+    let levels = ((2.0 * cramer + 2.0) / 30.9).ceil() as u128 + k;
+    4 * ((limbs as u128 + k + 3) * n * n + 8 * k * n * l + levels * (n * l + l))
 }
 
 /// `A` on the device and what the lifting starts from.
@@ -84,6 +101,8 @@ struct Prepared {
     rhs: Vec<i128>,
     /// Cramer's bounds (bits of the determinant, of the numerators).
     bits: (u64, u64),
+    /// The most primes a step may lift by.
+    primes: usize,
 }
 
 /// Checks that `A X = B` lifts on `gpu` ([`fits`]), bounds
@@ -91,7 +110,7 @@ struct Prepared {
 fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<Prepared> {
     let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
     require_rhs(n, b.rows())?;
-    let Some(l) = device_limbs(gpu, a, b) else {
+    let Some((l, primes)) = device_limbs(gpu, a, b) else {
         return Err(Error::Internal(
             "the GPU lifting takes a non-empty matrix, residuals of 128 bits, a launch layout \
              (right-hand sides and limbs within the kernels' limits) and buffers within the \
@@ -130,14 +149,25 @@ fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<P
     let limbs = ops::upload_limbs(gpu, stream, &words, n, l)?;
     gpu.sync_stream(stream)?;
     laps.lap("lift: upload");
-    Ok(Prepared { limbs, rhs, bits })
+    Ok(Prepared {
+        limbs,
+        rhs,
+        bits,
+        primes,
+    })
 }
 
-/// The primes the lifting tries, as the CPU's.
+/// The primes the lifting tries, as the CPU's, and more for the further primes of a
+/// step.
 fn primes() -> impl Iterator<Item = Modulus> {
     prime::moduli_descending(|_| false)
-        .take(PRIMES_TRIED)
+        .take(PRIMES_TRIED + LIFT_GLOBAL_MAX_PRIMES - 1)
         .map(|p| Modulus::new(p).expect("a generated prime"))
+}
+
+/// Steps to Cramer's bound `bits` by the product of `moduli`.
+fn steps_by(bits: (u64, u64), moduli: &[Modulus]) -> usize {
+    steps_for(bits, &moduli.iter().map(|m| m.m).collect::<Vec<_>>())
 }
 
 /// [`super::cpu::divisor`] on `gpu`, for `A` and one right-hand side `b` that
@@ -154,9 +184,9 @@ pub fn divisor<T: Send>(
     let mut laps = Laps::start();
     let prep = prepare(gpu, a, b, &mut laps)?;
     let bits = prep.bits;
-    let Some(mut lift) = ops::start_lift(gpu, &prep.limbs, (&prep.rhs, b.cols()), primes(), |p| {
-        steps_for(bits, p)
-    })?
+    let rhs = (&prep.rhs[..], b.cols());
+    let candidates = (primes(), prep.primes);
+    let Some(mut lift) = ops::start_lift(gpu, &prep.limbs, rhs, candidates, |m| steps_by(bits, m))?
     else {
         return Ok(None);
     };
@@ -165,7 +195,8 @@ pub fn divisor<T: Send>(
     let lifting = laps.restart();
     laps.add("lift: inverse mod p", lift.inverse_time);
     laps.add("lift: steps", lifting.saturating_sub(lift.inverse_time));
-    let x = Expansion::of_row(&digits, lift.prime());
+    let radices = lift.primes();
+    let x = Expansion::of_row(&digits, &radices);
     drop(lift);
     // The device's work on this thread (its context is current here), the
     // reconstruction on another.
@@ -192,6 +223,7 @@ pub fn divisor<T: Send>(
     Ok(Some(GpuDivisor {
         divisor,
         steps,
+        primes: radices.len(),
         limbs: prep.limbs,
         meanwhile,
         laps,
@@ -211,14 +243,16 @@ pub fn solve(
     let mut laps = Laps::start();
     let prep = prepare(gpu, a, b, &mut laps)?;
     let (bits, n, l) = (prep.bits, a.rows(), b.cols());
-    let Some(mut lift) = ops::start_lift(gpu, &prep.limbs, (&prep.rhs, b.cols()), primes(), |p| {
-        steps_for(bits, p)
-    })?
+    let rhs = (&prep.rhs[..], b.cols());
+    let candidates = (primes(), prep.primes);
+    let Some(mut lift) = ops::start_lift(gpu, &prep.limbs, rhs, candidates, |m| steps_by(bits, m))?
     else {
         return Ok(None);
     };
     laps.lap("lift: inverse mod p");
-    let (p, k_max) = (lift.prime(), steps_for(bits, lift.prime()));
+    let radices = lift.primes();
+    let k_max = steps_for(bits, &radices);
+    let base = base_of(&radices);
     let mut next_try = 16;
     loop {
         lift.run(next_try.min(k_max) - lift.steps())?;
@@ -227,13 +261,13 @@ pub fn solve(
         let first: Vec<u32> = lift.first()?.into_iter().step_by(l).collect();
         laps.lap("lift: steps");
         let early = k < k_max;
-        let x0 = Expansion::of_row(&first, p);
+        let x0 = Expansion::of_row(&first, &radices);
         // Row 0 from its own digits; only when it reconstructs do all rows come back.
-        if let Some(den) = row0_denominator(&x0.value(0, &x0.powers()), p, k, early) {
+        if let Some(den) = row0_denominator(&x0.value(0, &x0.powers()), &base, k, early) {
             let all = lift.digits()?;
             let x = Expansion {
                 digits: all.chunks(n * l).map(<[u32]>::to_vec).collect(),
-                p,
+                radices: radices.clone(),
             };
             if let Some(s) = finish_with(a, b, &x, den)? {
                 laps.lap("lift: reconstruct, check");

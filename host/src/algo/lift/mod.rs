@@ -29,33 +29,63 @@ pub struct DixonSolution {
     pub numerators: Vec<Integer>,
     /// `d > 0`, the least common denominator of `X`'s entries (it divides `det A`).
     pub denominator: Integer,
-    /// The prime lifted.
+    /// The prime lifted (the first of them when a step lifts by several).
     pub prime: u32,
     /// Lifting steps taken.
     pub steps: usize,
+    /// Primes a step lifted by (their product is the base of the expansion).
+    pub primes: usize,
 }
 
-/// The digits `X_0, X_1, …` (one residue per entry each) of the p-adic expansion, and
-/// the powers `p^(2^j)` that assemble them.
+/// The digits of the p-adic expansion, one residue per entry each, in levels: a step
+/// lifts by the product `P` of `radices` (one prime on the CPU; up to
+/// `rns_core::launch::LIFT_GLOBAL_MAX_PRIMES` on the device), its digit `X_s` given as
+/// mixed-radix digits, level `s·k + q` of radix `radices[q]`
+/// (`rns_core::padic::mixed_radix`), so that `X ≡ Σ_s X_s P^s`.
 pub(crate) struct Expansion {
-    /// Digit `i` of every entry.
+    /// Level `t` of every entry.
     pub digits: Vec<Vec<u32>>,
-    /// The prime.
-    pub p: u32,
+    /// The primes of a step, in the order of its levels.
+    pub radices: Vec<u32>,
 }
 
 impl Expansion {
-    /// The expansion of one entry from its digits.
-    pub(crate) fn of_row(digits: &[u32], p: u32) -> Expansion {
+    /// The expansion of one entry from its digit levels.
+    pub(crate) fn of_row(digits: &[u32], radices: &[u32]) -> Expansion {
         Expansion {
             digits: digits.iter().map(|&d| vec![d]).collect(),
-            p,
+            radices: radices.to_vec(),
         }
     }
 
-    /// Entry `e` of `Σ X_i p^i` over the digits so far, by pairs joined level by level.
+    /// Whole steps so far.
+    pub(crate) fn steps(&self) -> usize {
+        self.digits.len() / self.radices.len().max(1)
+    }
+
+    /// `P`, the product of a step's primes.
+    pub(crate) fn base(&self) -> Integer {
+        base_of(&self.radices)
+    }
+
+    /// Entry `e` of `Σ X_s P^s` over the steps so far: each step's digit from its
+    /// levels, then pairs joined level by level.
     pub(crate) fn value(&self, e: usize, powers: &[Integer]) -> Integer {
-        let mut level: Vec<Integer> = self.digits.iter().map(|d| Integer::from(d[e])).collect();
+        let k = self.radices.len().max(1);
+        let mut level: Vec<Integer> = self
+            .digits
+            .chunks(k)
+            .filter(|step| step.len() == k)
+            .map(|step| {
+                // x_0 + p_0·(x_1 + p_1·(x_2 + …)), from the top.
+                let mut v = Integer::from(step[k - 1][e]);
+                for q in (0..k - 1).rev() {
+                    v *= self.radices[q];
+                    v += step[q][e];
+                }
+                v
+            })
+            .collect();
         let mut j = 0;
         while level.len() > 1 {
             level = level
@@ -71,15 +101,20 @@ impl Expansion {
         level.pop().unwrap_or_default()
     }
 
-    /// `p^(2^j)` for every level of a `k`-digit expansion.
+    /// `P^(2^j)` for every level of the pairing.
     pub(crate) fn powers(&self) -> Vec<Integer> {
-        let mut powers = vec![Integer::from(self.p)];
-        while (1usize << powers.len()) < self.digits.len() {
+        let mut powers = vec![self.base()];
+        while (1usize << powers.len()) < self.steps() {
             let top = powers.last().expect("one power at least");
             powers.push(top.clone().square());
         }
         powers
     }
+}
+
+/// The product of `primes`: the base of an expansion that lifts by them.
+pub(crate) fn base_of(primes: &[u32]) -> Integer {
+    primes.iter().fold(Integer::from(1), |b, &p| b * p)
 }
 
 /// Bits of margin asked of row 0's fraction before the bound: below it, a fraction that
@@ -111,17 +146,18 @@ pub(crate) fn limb_of(x: &Integer, t: usize) -> i32 {
     }
 }
 
-/// Lifting steps for `p^k > 2·max(N, D)²` with Cramer's bounds `N, D ≤ 2^bits`:
-/// `k·log2(p) ≥ 2·bits + 1`.
-pub(crate) fn steps_for((det_bits, num_bits): (u64, u64), p: u32) -> usize {
-    ((2 * det_bits.max(num_bits) + 2) as f64 / (p as f64).log2()).ceil() as usize
+/// Lifting steps for `P^k > 2·max(N, D)²` with Cramer's bounds `N, D ≤ 2^bits`, `P` the
+/// product of `primes`: `k·log2(P) ≥ 2·bits + 1`.
+pub(crate) fn steps_for((det_bits, num_bits): (u64, u64), primes: &[u32]) -> usize {
+    let log_p: f64 = primes.iter().map(|&p| (p as f64).log2()).sum();
+    ((2 * det_bits.max(num_bits) + 2) as f64 / log_p).ceil() as usize
 }
 
 /// The denominator of entry 0 of the expansion `x`, lifted to the bound where its
 /// reconstruction is unique, with the steps taken.
 pub(crate) fn divisor_of(x: &Expansion) -> Result<(Integer, usize)> {
-    let k = x.digits.len();
-    match row0_denominator(&x.value(0, &x.powers()), x.p, k, false) {
+    let k = x.steps();
+    match row0_denominator(&x.value(0, &x.powers()), &x.base(), k, false) {
         Some(d) => Ok((d, k)),
         None => Err(Error::Internal(
             "Dixon lifting reached its bound without a solution".into(),
@@ -129,9 +165,9 @@ pub(crate) fn divisor_of(x: &Expansion) -> Result<(Integer, usize)> {
     }
 }
 
-/// `p^k` and the bound `⌊√(p^k / 2)⌋` up to which fractions reconstruct uniquely.
-pub(crate) fn modulus_and_bound(p: u32, k: usize) -> (Integer, Integer) {
-    let modulus = Integer::u_pow_u(p, k as u32).complete();
+/// `P^k` and the bound `⌊√(P^k / 2)⌋` up to which fractions reconstruct uniquely.
+pub(crate) fn modulus_and_bound(base: &Integer, k: usize) -> (Integer, Integer) {
+    let modulus = Integer::from(rug::ops::Pow::pow(base, k as u32));
     let bound = Integer::from(&modulus >> 1u32).sqrt();
     (modulus, bound)
 }
@@ -139,8 +175,13 @@ pub(crate) fn modulus_and_bound(p: u32, k: usize) -> (Integer, Integer) {
 /// The denominator of row 0's fraction in the `k`-digit expansion whose row 0 is
 /// `value`, if it reconstructs; `early` (before the bound) asks it for
 /// [`EARLY_MARGIN_BITS`] to spare.
-pub(crate) fn row0_denominator(value: &Integer, p: u32, k: usize, early: bool) -> Option<Integer> {
-    let (modulus, bound) = modulus_and_bound(p, k);
+pub(crate) fn row0_denominator(
+    value: &Integer,
+    base: &Integer,
+    k: usize,
+    early: bool,
+) -> Option<Integer> {
+    let (modulus, bound) = modulus_and_bound(base, k);
     let bound = if early {
         bound >> EARLY_MARGIN_BITS
     } else {
@@ -159,7 +200,7 @@ pub(crate) fn finish(
     early: bool,
 ) -> Result<Option<DixonSolution>> {
     let first = x.value(0, &x.powers());
-    match row0_denominator(&first, x.p, x.digits.len(), early) {
+    match row0_denominator(&first, &x.base(), x.steps(), early) {
         Some(den) => finish_with(a, b, x, den),
         None => Ok(None),
     }
@@ -174,9 +215,9 @@ pub(crate) fn finish_with(
     mut den: Integer,
 ) -> Result<Option<DixonSolution>> {
     let (n, l) = (a.rows(), b.cols());
-    let k = x.digits.len();
+    let k = x.steps();
     let powers = x.powers();
-    let (modulus, bound) = modulus_and_bound(x.p, k);
+    let (modulus, bound) = modulus_and_bound(&x.base(), k);
     let values: Vec<Integer> = (0..n * l)
         .into_par_iter()
         .map(|e| x.value(e, &powers))
@@ -241,8 +282,9 @@ pub(crate) fn finish_with(
     Ok(Some(DixonSolution {
         numerators,
         denominator,
-        prime: x.p,
+        prime: x.radices[0],
         steps: k,
+        primes: x.radices.len(),
     }))
 }
 

@@ -96,7 +96,7 @@ pub(super) fn run<R: Residual, T>(
     };
     let mut x = Expansion {
         digits: Vec::with_capacity(k_max),
-        p: m.m,
+        radices: vec![m.m],
     };
     let mut answer = Ok(None);
     std::thread::scope(|s| {

@@ -104,6 +104,7 @@ pub struct GpuConfig {
     /// always in global memory; with 2, the blocks of the launch (0: all that fit).
     lift_rows: AtomicU8,
     lift_blocks: AtomicUsize,
+    lift_primes: AtomicUsize,
     /// The armed test fault, if any ([`super::fault`]).
     faults: Faults,
 }
@@ -133,6 +134,7 @@ impl GpuConfig {
             inverse_panel: AtomicUsize::new(0),
             lift_rows: AtomicU8::new(0),
             lift_blocks: AtomicUsize::new(0),
+            lift_primes: AtomicUsize::new(0),
             faults,
         })
     }
@@ -325,6 +327,20 @@ impl GpuConfig {
             }),
             _ => None,
         }
+    }
+
+    /// Lifts by the product of `primes` primes a step where the lifting reads its
+    /// matrices from global memory (`None`, the default: as many as
+    /// `launch::lift_layout` finds room for; capped at
+    /// `rns_core::launch::LIFT_GLOBAL_MAX_PRIMES`); tests and benchmarks set it.
+    pub fn set_lift_primes(&self, primes: Option<usize>) {
+        self.lift_primes
+            .store(primes.unwrap_or(0), Ordering::Relaxed);
+    }
+
+    /// The primes a lifting step from global memory is asked for: `None` by room.
+    pub fn lift_primes(&self) -> Option<usize> {
+        Some(self.lift_primes.load(Ordering::Relaxed)).filter(|&k| k > 0)
     }
 
     /// Arms a test fault: the `nth` allocation, copy, launch… of this device from now on

@@ -3,21 +3,32 @@
 //! one cooperative launch: digits `A⁻¹ y mod p`, the exact update of the 128-bit
 //! residuals, `y` and `x` exchanged between the blocks as tagged words. The rows of
 //! `A⁻¹ mod p` and of `A`'s limbs stay in the blocks' shared memory where they fit
-//! (`rns_dixon_lift`), else every step reads them from global memory
-//! (`rns_dixon_lift_global`: any order whose matrices fit the device).
+//! (`rns_dixon_lift`, one prime), else every step reads them from global memory
+//! (`rns_dixon_lift_global`: any order whose matrices fit the device, a step lifting by
+//! the product of up to `LIFT_GLOBAL_MAX_PRIMES` primes).
 
 use super::{channel_grid, channel_ranges, need};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::{Gpu, LiftRows};
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use rns_core::launch::{LIFT_GLOBAL_MAX_LIMBS, LIFT_GLOBAL_MAX_RHS, LIFT_GLOBAL_THREADS};
-use rns_core::padic::inverse_mod_2_128;
-use rns_core::Modulus;
+use rns_core::launch::{
+    LIFT_GLOBAL_MAX_LIMBS, LIFT_GLOBAL_MAX_PRIMES, LIFT_GLOBAL_MAX_RHS, LIFT_GLOBAL_THREADS,
+};
 use std::sync::Arc;
 
 /// Threads per block of `rns_dixon_lift` (a warp per row).
 const LIFT_THREADS: u32 = 512;
+
+/// Bytes of staged digits (`k·n·l` words) up to which `rns_dixon_lift_global` takes
+/// another prime a step (its registers allow one block a multiprocessor).
+const LIFT_STAGE_BYTES: usize = 160 << 10;
+
+/// Primes a step by default: measured on an H100 (det of 64-bit matrices, time of the
+/// lifting's steps), two primes take 0.57 of one prime's time at 4000² and 8000², three
+/// 0.54–0.55 (but three inverses to form first), four 0.78–0.83 (their update is
+/// compute-bound). `docs/performance.md` has the figures.
+const LIFT_DEFAULT_PRIMES: usize = 2;
 
 /// One run of lifting steps: the system's sizes, the prime, the steps.
 #[derive(Clone, Copy, Debug)]
@@ -28,8 +39,10 @@ pub struct LiftArgs {
     pub l: usize,
     /// Limbs per entry of `A`.
     pub limbs: usize,
-    /// The prime lifted.
-    pub m: Modulus,
+    /// Primes a step (as many as `layout` allows at most).
+    pub primes: usize,
+    /// `P⁻¹ mod 2^128` for their product `P`.
+    pub p_inv: u128,
     /// Steps taken before this run.
     pub from: usize,
     /// Steps of this run.
@@ -50,13 +63,26 @@ pub enum LiftLayout {
         smem: usize,
     },
     /// `rns_dixon_lift_global`: `blocks` blocks, the matrices read from global memory,
-    /// `smem` bytes of shared memory (`y` or `x` staged, the warps' partial sums).
+    /// a step by the product of `primes` primes, `smem` bytes of shared memory (`y` or
+    /// `x` staged, the warps' partial sums).
     Global {
         /// Blocks of the launch.
         blocks: usize,
         /// Bytes of dynamic shared memory.
         smem: usize,
+        /// Primes a step.
+        primes: usize,
     },
+}
+
+impl LiftLayout {
+    /// The primes a step lifts by (one in shared memory).
+    pub fn primes(&self) -> usize {
+        match self {
+            LiftLayout::Shared { .. } => 1,
+            LiftLayout::Global { primes, .. } => *primes,
+        }
+    }
 }
 
 /// The launch of the lifting of an `n × n` matrix of `limbs` limbs with `l` right-hand
@@ -64,8 +90,17 @@ pub enum LiftLayout {
 /// at least, 1 to 32 right-hand sides) where they fit, else read from global memory
 /// (at most `LIFT_GLOBAL_MAX_LIMBS` limbs and `LIFT_GLOBAL_MAX_RHS` right-hand sides,
 /// `y` staged in shared memory), as [`crate::backend::gpu::GpuConfig::lift_rows`]
-/// allows. `None` when neither applies.
-pub fn lift_layout(gpu: &Gpu, n: usize, limbs: usize, l: usize) -> Option<LiftLayout> {
+/// allows. From global memory a step lifts by up to `max_primes` primes (as
+/// [`crate::backend::gpu::GpuConfig::lift_primes`] asks, else [`LIFT_DEFAULT_PRIMES`] as
+/// long as the staged digits stay within [`LIFT_STAGE_BYTES`]). `None` when neither
+/// applies.
+pub fn lift_layout(
+    gpu: &Gpu,
+    n: usize,
+    limbs: usize,
+    l: usize,
+    max_primes: usize,
+) -> Option<LiftLayout> {
     let shared = || {
         let warps = (LIFT_THREADS / 32) as usize;
         let rows = n.div_ceil(gpu.multiprocessors().max(1)).max(1);
@@ -75,7 +110,20 @@ pub fn lift_layout(gpu: &Gpu, n: usize, limbs: usize, l: usize) -> Option<LiftLa
     };
     let global = |cap: Option<usize>| {
         let warps = (LIFT_GLOBAL_THREADS / 32) as usize;
-        let smem = 4 * (n * l + 4 * l * warps);
+        let smem = |k: usize| 4 * (k * n * l + 4 * l * warps);
+        let most = max_primes.clamp(1, LIFT_GLOBAL_MAX_PRIMES);
+        let primes = match gpu.config().lift_primes() {
+            Some(k) => k.clamp(1, most),
+            None => (1..=most.min(LIFT_DEFAULT_PRIMES))
+                .rev()
+                .find(|&k| 4 * k * n * l <= LIFT_STAGE_BYTES)
+                .unwrap_or(1),
+        };
+        let primes = (1..=primes)
+            .rev()
+            .find(|&k| smem(k) <= gpu.shared_memory())
+            .unwrap_or(1);
+        let smem = smem(primes);
         let fits = n > 0
             && (1..=LIFT_GLOBAL_MAX_RHS).contains(&l)
             && (1..=LIFT_GLOBAL_MAX_LIMBS).contains(&limbs)
@@ -84,19 +132,34 @@ pub fn lift_layout(gpu: &Gpu, n: usize, limbs: usize, l: usize) -> Option<LiftLa
         if !fits {
             return None;
         }
-        let f = &gpu.kernels().dixon_lift_global;
+        let f = lift_global_kernel(gpu, primes);
         // The occupancy query needs the device's context on this thread.
         gpu.context().bind_to_thread().ok()?;
         let per_sm = f
             .occupancy_max_active_blocks_per_multiprocessor(LIFT_GLOBAL_THREADS, smem, None)
             .ok()? as usize;
         let blocks = (per_sm * gpu.multiprocessors()).min(cap.unwrap_or(usize::MAX));
-        (blocks > 0).then_some(LiftLayout::Global { blocks, smem })
+        (blocks > 0).then_some(LiftLayout::Global {
+            blocks,
+            smem,
+            primes,
+        })
     };
     match gpu.config().lift_rows() {
         Some(LiftRows::Shared) => shared(),
         Some(LiftRows::Global { blocks }) => global(blocks),
         None => shared().or_else(|| global(None)),
+    }
+}
+
+/// The entry point of `rns_dixon_lift_global` for `primes` primes a step (1 to 4).
+fn lift_global_kernel(gpu: &Gpu, primes: usize) -> &cudarc::driver::CudaFunction {
+    let k = gpu.kernels();
+    match primes {
+        0 | 1 => &k.dixon_lift_global,
+        2 => &k.dixon_lift_global2,
+        3 => &k.dixon_lift_global3,
+        _ => &k.dixon_lift_global4,
     }
 }
 
@@ -133,32 +196,59 @@ pub fn launch_limbs_mod(
     Ok(out)
 }
 
+/// The lifting's matrices and constants on the device: `A⁻¹ mod p_q` for each prime
+/// (`inverses`, `n × n` each, one after the other), `A`'s limbs, the primes' words and
+/// their mixed-radix inverses (`garner`, `LIFT_GLOBAL_MAX_PRIMES²` words:
+/// `rns_core::padic::mixed_radix`).
+pub struct LiftMatrices<'a> {
+    /// `A⁻¹ mod p_q`, prime after prime.
+    pub inverses: &'a CudaSlice<u32>,
+    /// `A`'s limb matrices.
+    pub limbs: &'a CudaSlice<u32>,
+    /// The primes' device words.
+    pub moduli: &'a CudaSlice<u32>,
+    /// `p_u⁻¹ mod p_q` at `u·LIFT_GLOBAL_MAX_PRIMES + q`.
+    pub garner: &'a CudaSlice<u32>,
+}
+
 /// `args.steps` lifting steps in one cooperative launch on `stream`: the state
-/// `[r, y, x, digits, first]` (residuals, tagged `y` and `x`, every row's digits,
-/// row 0's) updated in place, from `[A | A⁻¹ mod p]` (`aug`, rows `2n` wide), `A`'s
-/// limbs and the prime's device words; the kernel as `args.layout` says.
+/// `[r, y, x, digits, first]` (residuals, tagged `y` and `x` for each prime, every row's
+/// digits, row 0's; `args.primes` digit levels a step) updated in place, from `mats`;
+/// the kernel as `args.layout` says.
 pub fn launch_dixon_lift(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
     args: LiftArgs,
     [r, y, x, digits, first]: [&mut CudaSlice<u32>; 5],
-    (aug, limbs, dm): (&CudaSlice<u32>, &CudaSlice<u32>, &CudaSlice<u32>),
+    mats: LiftMatrices,
 ) -> Result<()> {
-    let LiftArgs { n, l, .. } = args;
-    let cap = digits.len() / (n * l).max(1);
-    if args.from + args.steps > cap || first.len() < cap * l {
+    let LiftArgs {
+        n, l, primes: k, ..
+    } = args;
+    if k == 0 || k > args.layout.primes() {
+        return Err(Error::Internal(format!(
+            "lifting by {k} primes a step in a layout for {}",
+            args.layout.primes()
+        )));
+    }
+    let cap = digits.len() / (k * n * l).max(1);
+    if args.from + args.steps > cap || first.len() < cap * k * l {
         return Err(Error::Internal("lifting past the digits' capacity".into()));
     }
-    need("lifting matrix", aug, n * 2 * n)?;
-    need("lifting limbs", limbs, args.limbs * n * n)?;
+    need("lifting inverses", mats.inverses, k * n * n)?;
+    need("lifting limbs", mats.limbs, args.limbs * n * n)?;
     need("lifting residuals", r, 4 * n * l)?;
-    need("lifting y", y, 2 * n * l)?;
-    need("lifting x", x, 2 * n * l)?;
-    need("moduli", dm, MODULUS_WORDS)?;
-    let p_inv = inverse_mod_2_128(args.m.m);
-    let (lo, hi) = (p_inv as u64, (p_inv >> 64) as u64);
-    let inv = aug.slice(n..);
-    let (nn, ll, ld, lb) = (n as u32, l as u32, 2 * n as u32, args.limbs as u32);
+    need("lifting y", y, 2 * k * n * l)?;
+    need("lifting x", x, 2 * k * n * l)?;
+    need("moduli", mats.moduli, k * MODULUS_WORDS)?;
+    need(
+        "mixed-radix inverses",
+        mats.garner,
+        LIFT_GLOBAL_MAX_PRIMES.pow(2),
+    )?;
+    let (lo, hi) = (args.p_inv as u64, (args.p_inv >> 64) as u64);
+    let (inv, limbs, dm) = (mats.inverses, mats.limbs, mats.moduli);
+    let (nn, ll, ld, lb) = (n as u32, l as u32, n as u32, args.limbs as u32);
     let (s0, s) = (args.from as u32, args.steps as u32);
     let k = gpu.kernels();
     let (f, cfg, rows) = match args.layout {
@@ -171,8 +261,8 @@ pub fn launch_dixon_lift(
             },
             Some(rows as u32),
         ),
-        LiftLayout::Global { blocks, smem } => (
-            &k.dixon_lift_global,
+        LiftLayout::Global { blocks, smem, .. } => (
+            lift_global_kernel(gpu, args.primes),
             LaunchConfig {
                 grid_dim: (blocks as u32, 1, 1),
                 block_dim: (LIFT_GLOBAL_THREADS, 1, 1),
@@ -183,8 +273,12 @@ pub fn launch_dixon_lift(
     };
     let mut b = stream.launch_builder(f);
     b.arg(r).arg(y).arg(x);
-    b.arg(digits).arg(first).arg(&inv).arg(limbs).arg(dm);
-    b.arg(&nn).arg(&ll).arg(&ld).arg(&lb).arg(&lo).arg(&hi);
+    b.arg(digits).arg(first).arg(inv).arg(limbs).arg(dm);
+    if rows.is_none() {
+        b.arg(mats.garner);
+    }
+    b.arg(&nn).arg(&ll).arg(&ld).arg(&lb);
+    b.arg(&lo).arg(&hi);
     b.arg(&s0).arg(&s);
     if let Some(rows) = &rows {
         b.arg(rows);

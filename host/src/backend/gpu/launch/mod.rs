@@ -27,7 +27,7 @@ pub use digits::{
 };
 pub use digits::{limbs_for, product_mod, MrcTables};
 pub use dixon::{launch_dixon_lift, launch_limbs_mod, lift_layout};
-pub use dixon::{LiftArgs, LiftLayout};
+pub use dixon::{LiftArgs, LiftLayout, LiftMatrices};
 pub use linalg::{
     launch_det, launch_eliminate, launch_gather_columns, launch_place_columns, launch_transpose,
 };

@@ -3,18 +3,20 @@
 //! there modulo each prime; eliminations with each prime's rows in shared memory
 //! (`super::rows`), by Schur complements (`super::schur`) or one pivot per launch, so
 //! that few primes have the whole GPU; the lifting steps in cooperative launches (digits by
-//! `A⁻¹ mod p`, then the exact update of the 128-bit residuals, the blocks exchanging
-//! tagged words between them), resumable, every row's digits kept on the device and row
-//! 0's also apart (what a determinant and a solve's early tries download).
+//! `A⁻¹ mod p` for each of the step's primes, then the exact update of the 128-bit
+//! residuals, the blocks exchanging tagged words between them), resumable, every row's
+//! digits kept on the device and row 0's also apart (what a determinant and a solve's
+//! early tries download).
 
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::rows::STATE_WORDS;
-use crate::backend::gpu::launch::{LiftArgs, LiftLayout};
+use crate::backend::gpu::launch::{LiftArgs, LiftLayout, LiftMatrices};
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream};
-use rns_core::Modulus;
+use rns_core::launch::LIFT_GLOBAL_MAX_PRIMES;
+use rns_core::{padic, Modulus};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -125,17 +127,18 @@ fn det_mod_steps(
 }
 
 /// Starts Dixon's lifting of `A X = B` for `l` right-hand sides `B` (`rhs`, `n × l`
-/// row-major, 128-bit) modulo the first of `primes` modulo which `a` is invertible
-/// (`None` when there is none): the inverse by Gauss–Jordan on the device, room for
-/// `capacity(p)` steps. The caller checks that the residuals fit in 128 bits
-/// (`rns_core::padic::residual_fits`) and that the lifting has a launch
+/// row-major, 128-bit) modulo the product `P` of the first `k` of `primes` modulo which
+/// `a` is invertible (`k` at most `max_primes` and what the launch's layout allows;
+/// fewer when fewer are invertible; `None` when none is): the inverses by Gauss–Jordan
+/// on the device, room for `capacity(P)` steps. The caller checks that the residuals fit
+/// in 128 bits (`rns_core::padic::residual_fits`) and that the lifting has a launch
 /// ([`lift_layout`](crate::backend::gpu::launch::lift_layout)).
 pub fn start_lift<'a>(
     gpu: &'a Gpu,
     a: &'a DeviceLimbs,
     (rhs, l): (&[i128], usize),
-    primes: impl IntoIterator<Item = Modulus>,
-    capacity: impl Fn(u32) -> usize,
+    (primes, max_primes): (impl IntoIterator<Item = Modulus>, usize),
+    capacity: impl Fn(&[Modulus]) -> usize,
 ) -> Result<Option<Lift<'a>>> {
     let n = a.n;
     if rhs.len() != n * l || n == 0 {
@@ -144,7 +147,7 @@ pub fn start_lift<'a>(
             rhs.len()
         )));
     }
-    let layout = launch::lift_layout(gpu, n, a.limbs, l).ok_or_else(|| {
+    let layout = launch::lift_layout(gpu, n, a.limbs, l, max_primes).ok_or_else(|| {
         Error::Shape(format!(
             "lifting a {n} × {n} system with {} limbs and {l} right-hand sides on the device",
             a.limbs
@@ -152,7 +155,13 @@ pub fn start_lift<'a>(
     })?;
     let stream = gpu.stream();
     let start = Instant::now();
+    let want = layout.primes();
+    let mut inverses = gpu.alloc_on(stream, want * n * n)?;
+    let mut moduli = Vec::with_capacity(want);
     for m in primes {
+        if moduli.len() == want {
+            break;
+        }
         let dm = gpu.upload_on(stream, &moduli_words(&[m]))?;
         let fill =
             || launch::launch_limbs_mod(gpu, stream, (&a.words, a.n, a.limbs), &dm, 1, 2 * n);
@@ -165,67 +174,95 @@ pub fn start_lift<'a>(
         if state[3] != 0 {
             continue;
         }
-        let r_words: Vec<u32> = rhs
-            .iter()
-            .flat_map(|&v| [0, 32, 64, 96].map(|s| ((v as u128) >> s) as u32))
-            .collect();
-        // y tagged for step 0 (value, then tag: a little-endian 64-bit word), x untagged.
-        let y_words: Vec<u32> = rhs
-            .iter()
-            .flat_map(|&v| [rns_core::padic::reduce_i128(v, m), 1])
-            .collect();
-        let cap = capacity(m.m);
-        return Ok(Some(Lift {
-            gpu,
-            a,
-            r: gpu.upload_on(stream, &r_words)?,
-            y: gpu.upload_on(stream, &y_words)?,
-            x: gpu.upload_on(stream, &vec![0; 2 * n * l])?,
-            digits: gpu.alloc_on(stream, cap * n * l)?,
-            first: gpu.alloc_on(stream, cap * l)?,
-            l,
-            aug,
-            dm,
-            m,
-            layout,
-            done: 0,
-            capacity: cap,
-            det_mod_prime: state[1],
-            inverse_time: start.elapsed(),
-        }));
+        let mut inv = gpu.alloc_on(stream, n * n)?;
+        launch::launch_gather_columns(gpu, stream, &mut inv, &aug, (n, 2 * n), n)?;
+        let q = moduli.len();
+        gpu.dtod(
+            stream,
+            &inv,
+            &mut inverses.slice_mut(q * n * n..(q + 1) * n * n),
+        )?;
+        moduli.push(m);
     }
-    Ok(None)
+    let k = moduli.len();
+    if k == 0 {
+        return Ok(None);
+    }
+    let r_words: Vec<u32> = rhs
+        .iter()
+        .flat_map(|&v| [0, 32, 64, 96].map(|s| ((v as u128) >> s) as u32))
+        .collect();
+    // y tagged for step 0 (value, then tag: a little-endian 64-bit word), a matrix per
+    // prime; x untagged.
+    let y_words: Vec<u32> = moduli
+        .iter()
+        .flat_map(|&m| rhs.iter().flat_map(move |&v| [padic::reduce_i128(v, m), 1]))
+        .collect();
+    let cap = capacity(&moduli);
+    let product = moduli.iter().fold(1u128, |p, m| p * m.m as u128);
+    Ok(Some(Lift {
+        gpu,
+        a,
+        r: gpu.upload_on(stream, &r_words)?,
+        y: gpu.upload_on(stream, &y_words)?,
+        x: gpu.upload_on(stream, &vec![0; 2 * k * n * l])?,
+        digits: gpu.alloc_on(stream, cap * k * n * l)?,
+        first: gpu.alloc_on(stream, cap * k * l)?,
+        l,
+        garner: gpu.upload_on(stream, &garner_words(&moduli))?,
+        dm: gpu.upload_on(stream, &moduli_words(&moduli))?,
+        inverses,
+        p_inv: padic::inverse_u128_mod_2_128(product),
+        moduli,
+        layout,
+        done: 0,
+        capacity: cap,
+        inverse_time: start.elapsed(),
+    }))
 }
 
-/// A lifting under way on the device ([`start_lift`]): the inverse, the residuals
+/// `p_u⁻¹ mod p_q` at `u·LIFT_GLOBAL_MAX_PRIMES + q` for `u < q` (0 elsewhere): the
+/// kernel's table for `rns_core::padic::mixed_radix`.
+fn garner_words(moduli: &[Modulus]) -> Vec<u32> {
+    let w = LIFT_GLOBAL_MAX_PRIMES;
+    let mut t = vec![0u32; w * w];
+    for (u, pu) in moduli.iter().enumerate() {
+        for (q, pq) in moduli.iter().enumerate().skip(u + 1) {
+            t[u * w + q] = pq.inv(pq.reduce_u64(pu.m as u64)).unwrap_or(0);
+        }
+    }
+    t
+}
+
+/// A lifting under way on the device ([`start_lift`]): the inverses, the residuals
 /// and the digits so far stay there between runs.
 pub struct Lift<'a> {
     gpu: &'a Gpu,
     a: &'a DeviceLimbs,
     r: CudaSlice<u32>,
-    /// `y` and `x`, tagged words (`rns_dixon_lift`).
+    /// `y` and `x`, tagged words (`rns_dixon_lift`), a matrix per prime.
     y: CudaSlice<u32>,
     x: CudaSlice<u32>,
     digits: CudaSlice<u32>,
     first: CudaSlice<u32>,
-    aug: CudaSlice<u32>,
+    inverses: CudaSlice<u32>,
     dm: CudaSlice<u32>,
-    m: Modulus,
+    garner: CudaSlice<u32>,
+    moduli: Vec<Modulus>,
+    p_inv: u128,
     /// Right-hand sides.
     l: usize,
     layout: LiftLayout,
     done: usize,
     capacity: usize,
-    /// `det A mod p`.
-    pub det_mod_prime: u32,
     /// Wall-clock time of the inverses (every prime tried).
     pub inverse_time: Duration,
 }
 
 impl Lift<'_> {
-    /// The prime lifted.
-    pub fn prime(&self) -> u32 {
-        self.m.m
+    /// The primes a step lifts by, in the order of each step's digits.
+    pub fn primes(&self) -> Vec<u32> {
+        self.moduli.iter().map(|m| m.m).collect()
     }
 
     /// Steps taken so far.
@@ -244,10 +281,17 @@ impl Lift<'_> {
             n,
             l: self.l,
             limbs: self.a.limbs,
-            m: self.m,
+            primes: self.moduli.len(),
+            p_inv: self.p_inv,
             from: self.done,
             steps,
             layout: self.layout,
+        };
+        let mats = LiftMatrices {
+            inverses: &self.inverses,
+            limbs: &self.a.words,
+            moduli: &self.dm,
+            garner: &self.garner,
         };
         launch::launch_dixon_lift(
             gpu,
@@ -260,21 +304,21 @@ impl Lift<'_> {
                 &mut self.digits,
                 &mut self.first,
             ],
-            (&self.aug, &self.a.words, &self.dm),
+            mats,
         )?;
         self.done += steps;
         Ok(())
     }
 
-    /// Row 0's digits so far, step-major (`l` per step).
+    /// Row 0's digits so far, level-major (`l` per level, a level per prime a step).
     pub fn first(&self) -> Result<Vec<u32>> {
-        self.gpu
-            .download_on(self.gpu.stream(), &self.first, self.done * self.l)
+        let words = self.done * self.moduli.len() * self.l;
+        self.gpu.download_on(self.gpu.stream(), &self.first, words)
     }
 
-    /// Every row's digits so far, step-major (`n × l` per step, row-major).
+    /// Every row's digits so far, level-major (`n × l` per level, row-major).
     pub fn digits(&self) -> Result<Vec<u32>> {
-        let words = self.done * self.a.n * self.l;
+        let words = self.done * self.moduli.len() * self.a.n * self.l;
         self.gpu.download_on(self.gpu.stream(), &self.digits, words)
     }
 }
