@@ -4,7 +4,8 @@
 //!
 //! `cargo run --release --example scale -- [--backend gpu|cpu|auto] [--ops det,...]
 //! [--sizes 250,500,1000,...] [--bits 64] [--limit 120] [--repeat 1] [--panels-from N]
-//! [--panel B] [--lift-primes K] [--csv FILE]`
+//! [--panel B] [--lift-primes K] [--rhs L] [--solve-method auto|dixon|multimodular]
+//! [--csv FILE]`
 //!
 //! Operations: `det` (over Z, a random matrix), `det_known` (over Z, a matrix whose
 //! determinant is known: an upper triangular matrix with a chosen diagonal, its rows
@@ -16,7 +17,8 @@
 //! `--panels-from N` sets the order from which few-prime factorizations go by panel
 //! inverses on the GPU (`GpuConfig::set_inverse_panels`; a huge `N` turns them off),
 //! `--panel B` their width, `--lift-primes K` the primes a lifting step from global
-//! memory lifts by (`GpuConfig::set_lift_primes`).
+//! memory lifts by (`GpuConfig::set_lift_primes`), `--rhs L` the right-hand sides of
+//! `solve` (1), `--solve-method` its method (`auto`).
 
 use rayon::prelude::*;
 use rns::{Backend, BackendChoice, IntMatrix, ModMatrices};
@@ -108,7 +110,12 @@ fn arg(args: &[String], name: &str) -> Option<String> {
 }
 
 /// Runs operation `op` at order `n` with `bits`-bit entries: the seconds and the check.
-fn run(op: &str, n: usize, bits: u32, be: &Backend) -> R<(f64, String)> {
+fn run(
+    op: &str,
+    (n, l, method): (usize, usize, rns::Method),
+    bits: u32,
+    be: &Backend,
+) -> R<(f64, String)> {
     let a = random(n, n, bits, 1);
     let modp = |m: &IntMatrix| ModMatrices::from_int_matrix(m, &[P]);
     let t = Instant::now();
@@ -140,11 +147,16 @@ fn run(op: &str, n: usize, bits: u32, be: &Backend) -> R<(f64, String)> {
             return Ok((s, "known determinant: ok".into()));
         }
         "solve" => {
-            let b = random(n, 1, bits, 3);
+            let b = random(n, l, bits, 3);
             let t = Instant::now();
-            let x = rns::solve(&a, &b, be)?;
+            let (x, stages) = rns::solve_with(&a, &b, be, &rns::SolveOptions { method })?;
             let s = t.elapsed().as_secs_f64();
-            return Ok((s, format!("{} entries", x.entries().len())));
+            let stages: Vec<String> = stages
+                .iter()
+                .map(|(name, t)| format!("{name} {:.0}", t.as_secs_f64() * 1e3))
+                .collect();
+            let note = format!("{} entries; ms: {}", x.entries().len(), stages.join(", "));
+            return Ok((s, note));
         }
         "rank" => format!("rank {}", rns::rank(&a, be)?),
         "matmul" => {
@@ -192,6 +204,12 @@ fn main() -> R<()> {
     let bits: u32 = arg(&args, "--bits").map_or(Ok(64), |s| s.parse())?;
     let limit: f64 = arg(&args, "--limit").map_or(Ok(120.0), |s| s.parse())?;
     let repeat: usize = arg(&args, "--repeat").map_or(Ok(1), |s| s.parse())?;
+    let rhs: usize = arg(&args, "--rhs").map_or(Ok(1), |s| s.parse())?;
+    let method = match arg(&args, "--solve-method").as_deref() {
+        Some("dixon") => rns::Method::Dixon,
+        Some("multimodular") => rns::Method::Multimodular,
+        _ => rns::Method::Auto,
+    };
     let from = arg(&args, "--panels-from").map(|s| s.parse()).transpose()?;
     let panel = arg(&args, "--panel").map(|s| s.parse()).transpose()?;
     let lift_primes = arg(&args, "--lift-primes").map(|s| s.parse()).transpose()?;
@@ -221,7 +239,7 @@ fn main() -> R<()> {
             }
             let mut runs: Vec<(f64, String)> = Vec::new();
             let result = (0..repeat.max(1)).try_for_each(|_| {
-                runs.push(run(op, n, bits, &be)?);
+                runs.push(run(op, (n, rhs, method), bits, &be)?);
                 R::Ok(())
             });
             runs.sort_by(|a, b| a.0.total_cmp(&b.0));

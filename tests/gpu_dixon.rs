@@ -342,7 +342,7 @@ fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
         Err(Error::Singular { .. })
     ));
     // Several right-hand sides on the device (1 to 32): as the CPU's lifting, and as the
-    // multimodular solve; 33 are lifted on the CPU.
+    // multimodular solve; 33 are lifted in groups.
     for (n, l, bits) in [
         (30, 2, 64),
         (45, 5, 40),
@@ -354,7 +354,7 @@ fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
         solve_same_as_cpu(&g, &a, &bl, &format!("{n}×{n}, {l} right-hand sides"));
     }
     let (a, b33) = (gen.matrix(n, n, 64), gen.matrix(n, 33, 64));
-    assert!(!lifts_on_gpu(dev(&g), &a, &b33));
+    assert!(lifts_on_gpu(dev(&g), &a, &b33), "in groups of 32 and 1");
     let (x, _) = rns::solve_with(&a, &b33, &g, &Method::Dixon.into()).unwrap();
     assert_eq!(x, rns::solve(&a, &b33, &Backend::Cpu).unwrap());
     // Small solutions in some columns only, zero in another: the early tries reconstruct

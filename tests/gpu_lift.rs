@@ -85,17 +85,30 @@ fn solves_lifted_from_global_memory_match_the_cpu() {
             );
         }
     }
-    // Five right-hand sides are beyond the global kernel: the CPU lifts them.
-    dev(&g)
-        .config()
-        .set_lift_rows(Some(LiftRows::Global { blocks: None }));
-    let (a, b) = (gen.matrix(20, 20, 30), gen.matrix(20, 5, 30));
-    assert!(!rns::algo::lift::gpu::fits(dev(&g), &a, &b));
+    // Five and nine right-hand sides are beyond the global kernel: lifted in groups of
+    // four, their fractions over one denominator. Thirty-three beyond the shared one.
     let opts = rns::SolveOptions {
         method: Method::Dixon,
     };
-    let want = rns::solve_with(&a, &b, &Backend::Cpu, &opts).unwrap().0;
-    assert_eq!(rns::solve_with(&a, &b, &g, &opts).unwrap().0, want);
+    for (rows, n, l) in [
+        (LiftRows::Global { blocks: None }, 20, 5),
+        (LiftRows::Global { blocks: None }, 90, 9),
+        (LiftRows::Shared, 40, 33),
+    ] {
+        dev(&g).config().set_lift_rows(Some(rows));
+        let (a, b) = (gen.matrix(n, n, 30), gen.matrix(n, l, 30));
+        assert!(rns::algo::lift::gpu::fits(dev(&g), &a, &b));
+        solve_same_as_cpu(&g, &a, &b, &format!("{rows:?}: {n}×{n}, {l} columns"));
+        // Columns with common factors: the least common denominator shrinks.
+        let b2: Vec<_> = b
+            .entries()
+            .iter()
+            .map(|x| rug::Integer::from(x * 6))
+            .collect();
+        let b2 = rns::IntMatrix::new(n, l, b2).unwrap();
+        let want = rns::solve_with(&a, &b2, &Backend::Cpu, &opts).unwrap().0;
+        assert_eq!(rns::solve_with(&a, &b2, &g, &opts).unwrap().0, want);
+    }
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! The checks of Dixon's lifting on the device shared by the GPU tests: the
 //! determinant and the solve lifted there against the CPU's lifting (the same divisor,
-//! prime, steps and fractions) and the multimodular method, and the matrices with known
-//! answers they use.
+//! prime and fractions, and comparable steps) and the multimodular method, and the
+//! matrices with known answers they use.
 
 use crate::{bareiss_det, dev, Gen};
 use rns::algo::lift::cpu::solve as solve_dixon;
@@ -68,7 +68,7 @@ pub fn divisible_by_first(gen: &mut Gen, n: usize) -> (IntMatrix, u32) {
     (IntMatrix::new(n, n, e).unwrap(), first)
 }
 
-/// The solve lifted on the device against the CPU's lifting (the same prime, steps and
+/// The solve lifted on the device against the CPU's lifting (the same prime and
 /// fractions) and against the multimodular solve.
 pub fn solve_same_as_cpu(g: &Backend, a: &IntMatrix, b: &IntMatrix, what: &str) {
     assert!(lifts_on_gpu(dev(g), a, b), "{what}: fits the device");
@@ -78,17 +78,15 @@ pub fn solve_same_as_cpu(g: &Backend, a: &IntMatrix, b: &IntMatrix, what: &str) 
     let cpu = solve_dixon(a, b)
         .unwrap()
         .expect("invertible modulo a prime");
-    if s.primes == 1 {
-        assert_eq!(s, cpu, "{what}: as the CPU's lifting");
-    } else {
-        // By several primes a step: the same fractions and first prime. (The steps are
-        // not comparable: both try after 16, 32, 64, … steps, of 31 or 31·k bits.)
-        assert_eq!(
-            (&s.numerators, &s.denominator, s.prime),
-            (&cpu.numerators, &cpu.denominator, cpu.prime),
-            "{what}: as the CPU's lifting"
-        );
-    }
+    // The same fractions and first prime. (Not the same steps: the device runs ahead
+    // while the host tries to reconstruct, and by several primes a step their bits
+    // differ.)
+    assert_eq!(
+        (&s.numerators, &s.denominator, s.prime),
+        (&cpu.numerators, &cpu.denominator, cpu.prime),
+        "{what}: as the CPU's lifting"
+    );
+    assert!(s.steps * s.primes >= cpu.steps.min(16), "{what}: steps");
     assert!(laps.into_stages().iter().any(|(n, _)| *n == "lift: steps"));
     let (x, _) = rns::solve_with(a, b, g, &Method::Dixon.into()).unwrap();
     let (want, _) = rns::solve_with(a, b, &Backend::Cpu, &Method::Multimodular.into()).unwrap();

@@ -54,13 +54,23 @@ pub fn fits(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> bool {
     device_limbs(gpu, a, b).is_some()
 }
 
-/// The limbs per entry of `A` and the most primes a step may lift by when the lifting
-/// for `A x = b` runs on `gpu` ([`fits`]): as many as the layout allows whose buffers
-/// fit the memory budget.
-fn device_limbs(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> Option<(usize, usize)> {
+/// The right-hand sides lifted together (all `l`, or groups of as many as the launch
+/// takes: 1 to 32 in shared memory, 1 to 4 from global memory), if any.
+fn group_size(gpu: &Gpu, n: usize, limbs: usize, l: usize) -> Option<usize> {
+    let fits = |g: usize| launch::lift_layout(gpu, n, limbs, g, 1).is_some();
+    match fits(l) {
+        true => Some(l),
+        false => (1..l.min(33)).rev().find(|&g| fits(g)),
+    }
+}
+
+/// How the lifting for `A x = b` runs on `gpu` ([`fits`]): the limbs per entry of `A`,
+/// the most primes a step may lift by (as many as the layout allows whose buffers fit
+/// the memory budget) and the right-hand sides lifted together.
+fn device_limbs(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> Option<(usize, usize, usize)> {
     let (n, l) = (a.rows(), b.cols());
     // The cheap tests first: the sizes of the entries take a pass over them.
-    if n == 0 || launch::lift_layout(gpu, n, 1, l, 1).is_none() {
+    if n == 0 || l == 0 || group_size(gpu, n, 1, l).is_none() {
         return None;
     }
     let bits = |m: &IntMatrix| m.max_bits().min(u32::MAX as u64) as u32;
@@ -69,12 +79,13 @@ fn device_limbs(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> Option<(usize, usize
     if !residual_fits(n, a_bits, bits(b)) {
         return None;
     }
-    let layout = launch::lift_layout(gpu, n, limbs, l, LIFT_GLOBAL_MAX_PRIMES)?;
+    let group = group_size(gpu, n, limbs, l)?;
+    let layout = launch::lift_layout(gpu, n, limbs, group, LIFT_GLOBAL_MAX_PRIMES)?;
     let budget = gpu.budget().unwrap_or(0) as u128;
     (1..=layout.primes())
         .rev()
-        .find(|&k| device_bytes(n, (limbs, a_bits), (l, bits(b)), k) <= budget)
-        .map(|k| (limbs, k))
+        .find(|&k| device_bytes(n, (limbs, a_bits), (group, bits(b)), k) <= budget)
+        .map(|k| (limbs, k, group))
 }
 
 /// Device bytes of a lifting of `A X = B`, `A` `n × n` with entries of `a_bits` bits
@@ -103,6 +114,8 @@ struct Prepared {
     bits: (u64, u64),
     /// The most primes a step may lift by.
     primes: usize,
+    /// Right-hand sides lifted together.
+    group: usize,
 }
 
 /// Checks that `A X = B` lifts on `gpu` ([`fits`]), bounds
@@ -110,7 +123,7 @@ struct Prepared {
 fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<Prepared> {
     let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
     require_rhs(n, b.rows())?;
-    let Some((l, primes)) = device_limbs(gpu, a, b) else {
+    let Some((l, primes, group)) = device_limbs(gpu, a, b) else {
         return Err(Error::Internal(
             "the GPU lifting takes a non-empty matrix, residuals of 128 bits, a launch layout \
              (right-hand sides and limbs within the kernels' limits) and buffers within the \
@@ -154,6 +167,7 @@ fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<P
         rhs,
         bits,
         primes,
+        group,
     })
 }
 
@@ -230,11 +244,10 @@ pub fn divisor<T: Send>(
     }))
 }
 
-/// [`super::cpu::solve`] on `gpu` for 1 to 32 right-hand sides, when
-/// [`fits`]: reconstruction tried after 16, 32, 64, … steps (row 0 first, from
-/// its digits alone, with a margin before the bound; then every entry, checked
-/// exactly), and at the bound, where it cannot fail. `None` when `A` is singular modulo
-/// every prime tried. With the stages.
+/// [`super::cpu::solve`] on `gpu`, when [`fits`]: the right-hand sides together where
+/// the launch takes them all, else in groups (each lifted on its own, the fractions put
+/// over their least common denominator). `None` when `A` is singular modulo every prime
+/// tried. With the stages.
 pub fn solve(
     gpu: &Arc<Gpu>,
     a: &IntMatrix,
@@ -242,10 +255,66 @@ pub fn solve(
 ) -> Result<Option<(DixonSolution, Laps)>> {
     let mut laps = Laps::start();
     let prep = prepare(gpu, a, b, &mut laps)?;
+    let (n, l) = (a.rows(), b.cols());
+    if prep.group >= l {
+        return Ok(solve_columns(gpu, a, (b, &prep.rhs), &prep, &mut laps)?.map(|s| (s, laps)));
+    }
+    let mut parts = Vec::new();
+    for c0 in (0..l).step_by(prep.group) {
+        let g = prep.group.min(l - c0);
+        let cols = |r: usize| c0 + r % g + (r / g) * l;
+        let bg = IntMatrix::new(
+            n,
+            g,
+            (0..n * g).map(|r| b.entries()[cols(r)].clone()).collect(),
+        )?;
+        let rhs: Vec<i128> = (0..n * g).map(|r| prep.rhs[cols(r)]).collect();
+        match solve_columns(gpu, a, (&bg, &rhs), &prep, &mut laps)? {
+            Some(s) => parts.push((c0, g, s)),
+            None => return Ok(None),
+        }
+    }
+    // Over the least common denominator of all the groups'.
+    let den = parts
+        .iter()
+        .fold(Integer::from(1), |d, (_, _, s)| d.lcm(&s.denominator));
+    let mut numerators = vec![Integer::new(); n * l];
+    for (c0, g, s) in &parts {
+        let f = Integer::from(den.div_exact_ref(&s.denominator));
+        for (r, v) in s.numerators.iter().enumerate() {
+            numerators[(r / g) * l + c0 + r % g] = Integer::from(v * &f);
+        }
+    }
+    let first = &parts[0].2;
+    let solution = DixonSolution {
+        numerators,
+        denominator: den,
+        prime: first.prime,
+        steps: parts.iter().map(|(_, _, s)| s.steps).max().unwrap_or(0),
+        primes: first.primes,
+    };
+    laps.lap("lift: fractions over one denominator");
+    Ok(Some((solution, laps)))
+}
+
+/// The lifting of `A X = B` for right-hand sides that the launch takes together (`B`
+/// and its entries as `i128`): reconstruction tried after 16, 32, 64, … steps (row 0
+/// first, from its digits alone, with a margin before the bound, while the device runs
+/// as many steps again; then every entry, certain by the bound or checked exactly:
+/// [`finish_with`]), and at the bound, where it cannot fail. `None` when `A` is singular
+/// modulo every prime tried.
+fn solve_columns(
+    gpu: &Gpu,
+    a: &IntMatrix,
+    (b, rhs): (&IntMatrix, &[i128]),
+    prep: &Prepared,
+    laps: &mut Laps,
+) -> Result<Option<DixonSolution>> {
     let (bits, n, l) = (prep.bits, a.rows(), b.cols());
-    let rhs = (&prep.rhs[..], b.cols());
     let candidates = (primes(), prep.primes);
-    let Some(mut lift) = ops::start_lift(gpu, &prep.limbs, rhs, candidates, |m| steps_by(bits, m))?
+    let Some(mut lift) = ops::start_lift(gpu, &prep.limbs, (rhs, l), candidates, |m| {
+        steps_by(bits, m)
+    })?
     else {
         return Ok(None);
     };
@@ -253,33 +322,39 @@ pub fn solve(
     let radices = lift.primes();
     let k_max = steps_for(bits, &radices);
     let base = base_of(&radices);
-    let mut next_try = 16;
+    lift.run(16.min(k_max))?;
     loop {
-        lift.run(next_try.min(k_max) - lift.steps())?;
-        let k = lift.steps();
-        // Entry (0, 0)'s digits.
+        // Entry (0, 0)'s digits (waiting for the steps under way).
         let first: Vec<u32> = lift.first()?.into_iter().step_by(l).collect();
+        let k = lift.steps();
         laps.lap("lift: steps");
+        // As many steps again run on the device while the host tries these.
+        if k < k_max {
+            lift.run((2 * k).min(k_max) - k)?;
+        }
         let early = k < k_max;
         let x0 = Expansion::of_row(&first, &radices);
-        // Row 0 from its own digits; only when it reconstructs do all rows come back.
-        if let Some(den) = row0_denominator(&x0.value(0, &x0.powers()), &base, k, early) {
+        // Row 0 from its own digits; only when it reconstructs do all rows come back
+        // (with the steps run meanwhile).
+        let den = row0_denominator(&x0.value(0, &x0.powers()), &base, k, early);
+        laps.lap("lift: row 0 tries");
+        if let Some(den) = den {
             let all = lift.digits()?;
             let x = Expansion {
                 digits: all.chunks(n * l).map(<[u32]>::to_vec).collect(),
                 radices: radices.clone(),
             };
+            laps.lap("lift: digits down");
             if let Some(s) = finish_with(a, b, &x, den)? {
                 laps.lap("lift: reconstruct, check");
-                return Ok(Some((s, laps)));
+                return Ok(Some(s));
             }
+            laps.lap("lift: reconstruct, check");
         }
-        laps.lap("lift: reconstruct, check");
         if k >= k_max {
             return Err(Error::Internal(
                 "Dixon lifting reached its bound without a solution".into(),
             ));
         }
-        next_try = 2 * k;
     }
 }

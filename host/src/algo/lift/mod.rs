@@ -1,8 +1,11 @@
 //! Dixon's p-adic lifting for `A X = B` over Q (as FLINT's `fmpz_mat_solve_dixon`): one
 //! inverse of `A` modulo a prime `p`, then `k` lifting steps, each a product by that
 //! inverse modulo `p` and an exact update `R ← (R − A·X_i)/p`, so that
-//! `X ≡ Σ X_i p^i (mod p^k)`; rational reconstruction with a common denominator, and an
-//! exact check `A·Y = d·B` that makes every answer certain (early answers included).
+//! `X ≡ Σ X_i p^i (mod p^k)`; rational reconstruction with a common denominator, certain
+//! (early answers included) by a bound: with `|Y| ≤ β`, `d ≤ β` (`β = ⌊√(p^k/2)⌋`),
+//! `A·Y − d·B ≡ 0 (mod p^k)` and `|A·Y − d·B| < (n·‖A‖ + ‖B‖)·β < p^k` once `p^k` has
+//! about `2·log2(n·‖A‖)` bits, so it is 0 ([`certified`]); a check modulo two primes
+//! besides guards against a faulty device. Below that size, an exact check.
 //! The steps run on the CPU ([`cpu`]) or on the GPU ([`gpu`]) with the same primes,
 //! step counts and reconstruction (this module), so that both give the same answers.
 
@@ -69,11 +72,16 @@ impl Expansion {
     }
 
     /// Entry `e` of `Σ X_s P^s` over the steps so far: each step's digit from its
-    /// levels, then pairs joined level by level.
+    /// levels, then pairs joined level by level (`powers` from [`Expansion::powers`]).
     pub(crate) fn value(&self, e: usize, powers: &[Integer]) -> Integer {
+        self.value_upto(e, powers, self.steps())
+    }
+
+    /// [`Expansion::value`] over the first `steps` steps (`powers` from
+    /// [`Expansion::powers_for`] of them).
+    pub(crate) fn value_upto(&self, e: usize, powers: &[Integer], steps: usize) -> Integer {
         let k = self.radices.len().max(1);
-        let mut level: Vec<Integer> = self
-            .digits
+        let mut level: Vec<Integer> = self.digits[..(steps * k).min(self.digits.len())]
             .chunks(k)
             .filter(|step| step.len() == k)
             .map(|step| {
@@ -103,8 +111,13 @@ impl Expansion {
 
     /// `P^(2^j)` for every level of the pairing.
     pub(crate) fn powers(&self) -> Vec<Integer> {
+        self.powers_for(self.steps())
+    }
+
+    /// [`Expansion::powers`] for the first `steps` steps.
+    pub(crate) fn powers_for(&self, steps: usize) -> Vec<Integer> {
         let mut powers = vec![self.base()];
-        while (1usize << powers.len()) < self.steps() {
+        while (1usize << powers.len()) < steps {
             let top = powers.last().expect("one power at least");
             powers.push(top.clone().square());
         }
@@ -215,31 +228,38 @@ pub(crate) fn finish_with(
     mut den: Integer,
 ) -> Result<Option<DixonSolution>> {
     let (n, l) = (a.rows(), b.cols());
-    let k = x.steps();
-    let powers = x.powers();
-    let (modulus, bound) = modulus_and_bound(&x.base(), k);
+    let (k, base) = (x.steps(), x.base());
+    let (modulus, bound) = modulus_and_bound(&base, k);
+    // The numerators are within the bound, so their residues modulo a power of p a
+    // little over the bound's square root settle them: the first `short` steps only
+    // (about half), the fewest that certify the answer ([`certified`]).
+    let (short, short_modulus) = short_modulus(a, b, &bound, (&base, k));
+    let powers = x.powers_for(short);
     let values: Vec<Integer> = (0..n * l)
         .into_par_iter()
-        .map(|e| x.value(e, &powers))
+        .map(|e| x.value_upto(e, &powers, short))
         .collect();
-    // The balanced residue of `v` modulo p^k.
-    let half = Integer::from(&modulus >> 1u32);
+    // The balanced residue of `v` modulo p^short.
+    let half = Integer::from(&short_modulus >> 1u32);
     let balanced = |v: Integer| {
-        let y = v.modulo(&modulus);
+        let y = v.modulo(&short_modulus);
         if y > half {
-            y - &modulus
+            y - &short_modulus
         } else {
             y
         }
     };
     // Every entry over the denominator so far, in parallel; an entry it does not
-    // explain (rare) grows it by that entry's own denominator, and all are redone.
+    // explain (rare) grows it by that entry's own denominator (from all its digits), and
+    // all are redone.
     let mut ys: Vec<Integer> = values
         .par_iter()
         .map(|v| balanced(Integer::from(&den * v)))
         .collect();
+    let mut within = true;
     while let Some(e) = ys.par_iter().position_first(|y| *y.as_abs() > bound) {
-        let Some((_, d)) = rational_reconstruct(&values[e], &modulus, &bound) else {
+        let value = x.value(e, &x.powers());
+        let Some((_, d)) = rational_reconstruct(&value, &modulus, &bound) else {
             return Ok(None);
         };
         let grown = Integer::from(den.lcm_ref(&d));
@@ -248,10 +268,11 @@ pub(crate) fn finish_with(
         }
         if grown == den {
             // Explained by no denominator: the exact check below decides.
+            within = false;
             break;
         }
-        // den·v ≡ y, so (grown/den)·y is the new numerator modulo p^k: a small factor
-        // times each y instead of a product by the whole denominator.
+        // den·v ≡ y, so (grown/den)·y is the new numerator modulo p^short: a small
+        // factor times each y instead of a product by the whole denominator.
         let f = grown.clone().div_exact(&den);
         den = grown;
         ys = ys
@@ -259,7 +280,11 @@ pub(crate) fn finish_with(
             .map(|y| balanced(Integer::from(&f * y)))
             .collect();
     }
-    if !checks(a, b, &ys, &den) {
+    let sound = match within && certified(a, b, &bound, &short_modulus) {
+        true => checks_modulo_primes(a, b, &ys, &den),
+        false => checks(a, b, &ys, &den),
+    };
+    if !sound {
         return Ok(None);
     }
     // The least common denominator: divide out what every numerator shares with it
@@ -288,6 +313,63 @@ pub(crate) fn finish_with(
     }))
 }
 
+/// The fewest steps `s ≤ k` (and `P^s`) whose modulus [`certified`]s numerators and
+/// denominators within `bound`: from the sizes' bits, a step more when rounding fell
+/// short; `k` when none does.
+fn short_modulus(
+    a: &IntMatrix,
+    b: &IntMatrix,
+    bound: &Integer,
+    (base, k): (&Integer, usize),
+) -> (usize, Integer) {
+    let sizes = a.max_bits().max(b.max_bits()) + 2 + (a.cols().max(1) as f64).log2() as u64;
+    let bits = sizes + bound.significant_bits() as u64 + 1;
+    let log_p = base.significant_bits() as f64 - 1.0;
+    let mut s = ((bits as f64 / log_p).ceil() as usize).min(k);
+    loop {
+        let m = Integer::from(rug::ops::Pow::pow(base, s as u32));
+        if s >= k || certified(a, b, bound, &m) {
+            return (s, m);
+        }
+        s += 1;
+    }
+}
+
+/// Whether `|A·Y − d·B| < p^k` for every `Y`, `d` within the reconstruction bound `β`
+/// (`(n·2^a + 2^b)·β < p^k`, `a` and `b` the bits of `A`'s and `B`'s entries): then
+/// `A·Y ≡ d·B (mod p^k)`, which the reconstruction gives, makes `A·Y = d·B`.
+fn certified(a: &IntMatrix, b: &IntMatrix, bound: &Integer, modulus: &Integer) -> bool {
+    let (a_bits, b_bits) = (a.max_bits(), b.max_bits());
+    let (Ok(a_bits), Ok(b_bits)) = (u32::try_from(a_bits), u32::try_from(b_bits)) else {
+        return false;
+    };
+    let sizes = (Integer::from(a.cols()) << a_bits) + (Integer::from(1) << b_bits);
+    sizes * bound < *modulus
+}
+
+/// Whether `A·Y ≡ d·B` modulo two primes (which [`certified`] makes a check against a
+/// faulty device, not a proof).
+fn checks_modulo_primes(a: &IntMatrix, b: &IntMatrix, y: &[Integer], d: &Integer) -> bool {
+    let (n, l) = (a.rows(), b.cols());
+    rns_core::prime::moduli_descending(|_| false)
+        .skip(16)
+        .take(2)
+        .all(|p| {
+            let m = rns_core::Modulus::new(p).expect("a generated prime");
+            let residue = |x: &Integer| x.mod_u(p);
+            let ym: Vec<u32> = y.par_iter().map(residue).collect();
+            let dm = residue(d);
+            (0..n * l).into_par_iter().all(|e| {
+                let (i, c) = (e / l, e % l);
+                let mut s = 0u32;
+                for (j, aij) in a.row(i).iter().enumerate() {
+                    s = m.add(s, m.mul(residue(aij), ym[j * l + c]));
+                }
+                s == m.mul(dm, residue(&b.entries()[e]))
+            })
+        })
+}
+
 /// Whether `A·Y = d·B` exactly.
 fn checks(a: &IntMatrix, b: &IntMatrix, y: &[Integer], d: &Integer) -> bool {
     let (n, l) = (a.rows(), b.cols());
@@ -299,4 +381,35 @@ fn checks(a: &IntMatrix, b: &IntMatrix, y: &[Integer], d: &Integer) -> bool {
         }
         s == (d * &b.entries()[e]).complete()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bound_certifies_only_above_the_residuals_size() {
+        // A: 2 × 2 of 3-bit entries, B of 2 bits: (2·2^3 + 2^2)·β < M needs M > 20·β.
+        let a = IntMatrix::from_i64(2, 2, &[5, -7, 3, 2]).unwrap();
+        let b = IntMatrix::from_i64(2, 1, &[3, -2]).unwrap();
+        let (m, beta) = modulus_and_bound(&Integer::from(7), 2);
+        assert!(!certified(&a, &b, &beta, &m), "49 against 20·4");
+        let (m, beta) = modulus_and_bound(&Integer::from(7), 3);
+        assert!(certified(&a, &b, &beta, &m), "343 against 20·13");
+    }
+
+    #[test]
+    fn the_modular_check_finds_a_wrong_solution() {
+        // x = (1/2, 3/2): A·(1, 3) = 2·B.
+        let a = IntMatrix::from_i64(2, 2, &[5, -1, 1, 1]).unwrap();
+        let b = IntMatrix::from_i64(2, 1, &[1, 2]).unwrap();
+        let (y, d) = ([Integer::from(1), Integer::from(3)], Integer::from(2));
+        assert!(checks_modulo_primes(&a, &b, &y, &d) && checks(&a, &b, &y, &d));
+        let wrong = [
+            Integer::from(1),
+            Integer::from(3) + (Integer::from(1) << 200),
+        ];
+        assert!(!checks_modulo_primes(&a, &b, &wrong, &d));
+        assert!(!checks(&a, &b, &wrong, &d));
+    }
 }
