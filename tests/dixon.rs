@@ -40,9 +40,12 @@ fn random_systems_match_the_multimodular_solve() {
         (40, 1, 200),
         (64, 1, 64),
         (25, 4, 300),
-        // Rows split among threads: residuals in 128 bits, then in big integers.
+        // Rows split among threads: residuals in 128 bits, then in big integers; both
+        // sides of where 128 bits end (118 + 6 + 1 bits, then 119 + 6 + 1).
         (100, 1, 64),
         (80, 3, 40),
+        (60, 2, 118),
+        (60, 1, 119),
         (90, 2, 120),
     ] {
         let (a, b) = (g.matrix(n, n, bits), g.matrix(n, l, bits));

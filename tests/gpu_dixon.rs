@@ -127,7 +127,8 @@ fn adversarial_determinants_on_the_device() {
 fn too_wide_for_the_device_lifts_on_the_cpu() {
     let _settings = settings();
     let Some(g) = gpu() else { return };
-    let a = Gen::new(93).matrix(64, 64, 100);
+    // 120-bit entries: five limbs, and residuals beyond 128 bits.
+    let a = Gen::new(93).matrix(64, 64, 120);
     assert!(!lifts_on_gpu(dev(&g), &a, &ones(64)));
     let (d, st) = rns::det_with(&a, &g, &Method::Dixon.into()).unwrap();
     assert_eq!(st.method, "dixon");

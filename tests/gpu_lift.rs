@@ -150,7 +150,15 @@ fn lifting_by_several_primes_a_step_matches_the_cpu() {
             assert_eq!(layout.primes(), primes, "{rows:?}");
             // Entries of one to four limbs, range ends among them; a unimodular matrix
             // (d = 1: lifted to the bound); det ≡ 0 modulo the first prime.
-            for (n, bits) in [(1, 10), (5, 64), (20, 88), (33, 29), (70, 80), (130, 64)] {
+            for (n, bits) in [
+                (1, 10),
+                (5, 64),
+                (20, 88),
+                (33, 29),
+                (40, 110),
+                (70, 80),
+                (130, 64),
+            ] {
                 let a = gen.matrix(n, n, bits);
                 let what = format!("{primes} primes, {rows:?}: {n}×{n} {bits}-bit");
                 let (_, st) = rns::det_with(&a, &g, &Method::Dixon.into()).unwrap();

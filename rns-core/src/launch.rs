@@ -162,7 +162,8 @@ pub const fn det_panel_for(n: usize) -> usize {
 /// (`rns_dixon_lift_global`): 16 warps, each taking whole rows.
 pub const LIFT_GLOBAL_THREADS: u32 = 512;
 /// Limbs of the matrix's entries at most for that kernel (the residuals' 128 bits allow
-/// about 95-bit entries: four 29-bit limbs), each limb's sum kept in a register.
+/// entries of about `124 − log2 n` bits: four 29-bit limbs reach 116), each limb's sum
+/// kept in a register.
 pub const LIFT_GLOBAL_MAX_LIMBS: usize = 4;
 /// Right-hand sides at most for that kernel (each takes one pass over the matrix a step).
 pub const LIFT_GLOBAL_MAX_RHS: usize = 4;

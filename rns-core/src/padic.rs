@@ -5,8 +5,9 @@
 //! product by `p⁻¹` modulo `2^128`. The row's limb sums `S_t = Σ_j limb_t[j]·x_j` are formed by the caller (on
 //! the GPU, one warp per row); everything here is per row.
 //!
-//! Exact when the true values fit: `|r − A·x| < 2^127`, which the host checks before it
-//! lifts on the device ([`residual_fits`]).
+//! Exact when the residuals fit, `|r| < 2^127` before and after (`A·x` and the
+//! difference are formed modulo `2^128`), which the host checks before it lifts with
+//! them ([`residual_fits`]).
 
 use crate::modulus::Modulus;
 
@@ -118,14 +119,15 @@ pub fn mixed_radix<const N: usize>(
     x
 }
 
-/// Whether the residuals of an `n`-column matrix of `bits`-bit entries, lifted with a
-/// 31-bit prime from a right-hand side of `rhs_bits` bits, keep `|r − A·x|` below
-/// `2^126` (a bit to spare): `|r| ≤ max(|b|, n·2^bits)` and `|A·x| < n·2^(bits+31)`.
+/// Whether the residuals of an `n`-column matrix of `bits`-bit entries, lifted from a
+/// right-hand side of `rhs_bits` bits, stay below `2^126` (a bit to spare): with digits
+/// `0 ≤ x < P`, `|r'| < |r|/P + n·2^bits`, so `|r| < max(|b|, 2n·2^bits)` whatever `P`.
+/// Only the residuals must fit: `A·x` is formed modulo `2^128` ([`join`], [`update`]).
 #[inline]
 pub fn residual_fits(n: usize, bits: u32, rhs_bits: u32) -> bool {
     let log_n = usize::BITS - n.max(1).leading_zeros();
-    let ax = bits as u64 + log_n as u64 + 31;
-    ax.max(rhs_bits as u64) + 1 < 126
+    let r = (bits as u64 + log_n as u64 + 1).max(rhs_bits as u64);
+    r + 1 < 127
 }
 
 #[cfg(test)]
@@ -235,8 +237,11 @@ mod tests {
     fn residuals_fit_up_to_a_size() {
         assert!(residual_fits(1000, 64, 1));
         assert!(residual_fits(1 << 20, 70, 1));
-        assert!(!residual_fits(1000, 90, 1));
-        assert!(!residual_fits(2, 1, 126));
+        assert!(residual_fits(1000, 90, 1));
+        assert!(residual_fits(10_000, 100, 100));
+        // 115 + 10 + 1 = 126 bits: one over.
+        assert!(residual_fits(1000, 114, 1) && !residual_fits(1000, 115, 1));
+        assert!(residual_fits(2, 1, 125) && !residual_fits(2, 1, 126));
         assert_eq!(limbs_for_bits(0), 1);
         assert_eq!(limbs_for_bits(29), 1);
         assert_eq!(limbs_for_bits(64), 3);

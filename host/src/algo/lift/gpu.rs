@@ -5,7 +5,7 @@
 //! global memory a step lifts by the product of up to four primes (one pass over `A`
 //! for up to 124 bits); with one prime, the CPU's primes and step counts too. It
 //! applies when the residuals fit in 128 bits (`rns_core::padic::residual_fits`: entries
-//! up to about `95 − log2 n` bits) and the buffers in device memory; for a determinant
+//! up to about `124 − log2 n` bits, at most 116: four limbs) and the buffers in device memory; for a determinant
 //! the matrix stays on the device for the primes that follow.
 
 use super::{
