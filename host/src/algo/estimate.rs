@@ -164,12 +164,13 @@ mod tests {
         assert!(lifted.cpu_ms * 5.0 < multimodular.cpu_ms, "{lifted:?}");
         // On the GPU: 2152 steps of about 4 µs.
         assert!((5.0..20.0).contains(&lifted.gpu_ms), "{lifted:?}");
-        // Entries too large for 128-bit residuals: the GPU's multimodular path.
-        let wide = Dims { bits: 90, ..a };
+        // Entries too large for 128-bit residuals (120 + 9 + 1 bits): the GPU's
+        // multimodular path.
+        let wide = Dims { bits: 120, ..a };
         let w = matrix(MatrixKind::Det, &[wide], false);
         assert_eq!(
             w.gpu_ms,
-            det(500, primes_for(hadamard_bits(500, 90))).gpu_ms
+            det(500, primes_for(hadamard_bits(500, 120))).gpu_ms
         );
         // A solve with many right-hand sides stays multimodular on the CPU.
         let b = Dims {
