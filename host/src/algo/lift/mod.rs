@@ -6,8 +6,9 @@
 //! `A·Y − d·B ≡ 0 (mod p^k)` and `|A·Y − d·B| < (n·‖A‖ + ‖B‖)·β < p^k` once `p^k` has
 //! about `2·log2(n·‖A‖)` bits, so it is 0 ([`certified`]); a check modulo two primes
 //! besides guards against a faulty device. Below that size, an exact check.
-//! The steps run on the CPU ([`cpu`]) or on the GPU ([`gpu`]) with the same primes,
-//! step counts and reconstruction (this module), so that both give the same answers.
+//! The steps run on the CPU ([`cpu`]) or on the GPU ([`gpu`], which may lift by several
+//! primes a step) with the same reconstruction (this module), so that both give the same
+//! answers.
 
 pub mod cpu;
 pub mod gpu;
@@ -233,7 +234,8 @@ pub(crate) fn finish_with(
     // The numerators are within the bound, so their residues modulo a power of p a
     // little over the bound's square root settle them: the first `short` steps only
     // (about half), the fewest that certify the answer ([`certified`]).
-    let (short, short_modulus) = short_modulus(a, b, &bound, (&base, k));
+    let sizes = residual_sizes(a, b);
+    let (short, short_modulus, certifies) = short_modulus(sizes.as_ref(), &bound, (&base, k));
     let powers = x.powers_for(short);
     let values: Vec<Integer> = (0..n * l)
         .into_par_iter()
@@ -280,7 +282,7 @@ pub(crate) fn finish_with(
             .map(|y| balanced(Integer::from(&f * y)))
             .collect();
     }
-    let sound = match within && certified(a, b, &bound, &short_modulus) {
+    let sound = match within && certifies {
         true => checks_modulo_primes(a, b, &ys, &den),
         false => checks(a, b, &ys, &den),
     };
@@ -313,38 +315,44 @@ pub(crate) fn finish_with(
     }))
 }
 
-/// The fewest steps `s ≤ k` (and `P^s`) whose modulus [`certified`]s numerators and
-/// denominators within `bound`: from the sizes' bits, a step more when rounding fell
-/// short; `k` when none does.
+/// The fewest steps `s ≤ k` and `P^s` that [`certified`] numerators and denominators
+/// within `bound` (`sizes` from [`residual_sizes`]), and whether `P^s` does: from the
+/// bits of `sizes·bound`, a step more when rounding fell short; `k` when none does.
 fn short_modulus(
-    a: &IntMatrix,
-    b: &IntMatrix,
+    sizes: Option<&Integer>,
     bound: &Integer,
     (base, k): (&Integer, usize),
-) -> (usize, Integer) {
-    let sizes = a.max_bits().max(b.max_bits()) + 2 + (a.cols().max(1) as f64).log2() as u64;
-    let bits = sizes + bound.significant_bits() as u64 + 1;
+) -> (usize, Integer, bool) {
+    let power = |s: usize| Integer::from(rug::ops::Pow::pow(base, s as u32));
+    let Some(sizes) = sizes else {
+        return (k, power(k), false);
+    };
+    let need = Integer::from(sizes * bound);
     let log_p = base.significant_bits() as f64 - 1.0;
-    let mut s = ((bits as f64 / log_p).ceil() as usize).min(k);
+    let mut s = ((need.significant_bits() as f64 / log_p).ceil() as usize).min(k);
     loop {
-        let m = Integer::from(rug::ops::Pow::pow(base, s as u32));
-        if s >= k || certified(a, b, bound, &m) {
-            return (s, m);
+        let m = power(s);
+        let certifies = certified(sizes, bound, &m);
+        if s >= k || certifies {
+            return (s, m, certifies);
         }
         s += 1;
     }
 }
 
+/// `n·2^a + 2^b` for `A` (`n` columns) and `B` with entries of `a` and `b` bits: a bound
+/// on `|A·Y − d·B| / max(|Y|, d)`. `None` when the bits overflow.
+fn residual_sizes(a: &IntMatrix, b: &IntMatrix) -> Option<Integer> {
+    let a_bits = u32::try_from(a.max_bits()).ok()?;
+    let b_bits = u32::try_from(b.max_bits()).ok()?;
+    Some((Integer::from(a.cols()) << a_bits) + (Integer::from(1) << b_bits))
+}
+
 /// Whether `|A·Y − d·B| < p^k` for every `Y`, `d` within the reconstruction bound `β`
-/// (`(n·2^a + 2^b)·β < p^k`, `a` and `b` the bits of `A`'s and `B`'s entries): then
-/// `A·Y ≡ d·B (mod p^k)`, which the reconstruction gives, makes `A·Y = d·B`.
-fn certified(a: &IntMatrix, b: &IntMatrix, bound: &Integer, modulus: &Integer) -> bool {
-    let (a_bits, b_bits) = (a.max_bits(), b.max_bits());
-    let (Ok(a_bits), Ok(b_bits)) = (u32::try_from(a_bits), u32::try_from(b_bits)) else {
-        return false;
-    };
-    let sizes = (Integer::from(a.cols()) << a_bits) + (Integer::from(1) << b_bits);
-    sizes * bound < *modulus
+/// (`sizes·β < p^k`, `sizes` from [`residual_sizes`]): then `A·Y ≡ d·B (mod p^k)`, which
+/// the reconstruction gives, makes `A·Y = d·B`.
+fn certified(sizes: &Integer, bound: &Integer, modulus: &Integer) -> bool {
+    Integer::from(sizes * bound) < *modulus
 }
 
 /// Whether `A·Y ≡ d·B` modulo two primes (which [`certified`] makes a check against a
@@ -359,13 +367,16 @@ fn checks_modulo_primes(a: &IntMatrix, b: &IntMatrix, y: &[Integer], d: &Integer
             let residue = |x: &Integer| x.mod_u(p);
             let ym: Vec<u32> = y.par_iter().map(residue).collect();
             let dm = residue(d);
-            (0..n * l).into_par_iter().all(|e| {
-                let (i, c) = (e / l, e % l);
-                let mut s = 0u32;
-                for (j, aij) in a.row(i).iter().enumerate() {
-                    s = m.add(s, m.mul(residue(aij), ym[j * l + c]));
-                }
-                s == m.mul(dm, residue(&b.entries()[e]))
+            // Row by row: each row of `A` reduced once for all the right-hand sides.
+            (0..n).into_par_iter().all(|i| {
+                let row: Vec<u32> = a.row(i).iter().map(residue).collect();
+                (0..l).all(|c| {
+                    let mut s = 0u32;
+                    for (j, &aij) in row.iter().enumerate() {
+                        s = m.add(s, m.mul(aij, ym[j * l + c]));
+                    }
+                    s == m.mul(dm, residue(&b.entries()[i * l + c]))
+                })
             })
         })
 }
@@ -392,10 +403,12 @@ mod tests {
         // A: 2 × 2 of 3-bit entries, B of 2 bits: (2·2^3 + 2^2)·β < M needs M > 20·β.
         let a = IntMatrix::from_i64(2, 2, &[5, -7, 3, 2]).unwrap();
         let b = IntMatrix::from_i64(2, 1, &[3, -2]).unwrap();
+        let sizes = residual_sizes(&a, &b).unwrap();
+        assert_eq!(sizes, 20);
         let (m, beta) = modulus_and_bound(&Integer::from(7), 2);
-        assert!(!certified(&a, &b, &beta, &m), "49 against 20·4");
+        assert!(!certified(&sizes, &beta, &m), "49 against 20·4");
         let (m, beta) = modulus_and_bound(&Integer::from(7), 3);
-        assert!(certified(&a, &b, &beta, &m), "343 against 20·13");
+        assert!(certified(&sizes, &beta, &m), "343 against 20·13");
     }
 
     #[test]
