@@ -4,7 +4,7 @@
 //! print that they skip; with `RNS_REQUIRE_GPU=1` they fail instead.
 
 use rns::backend::cpu;
-use rns::backend::gpu::ops;
+use rns::backend::gpu::{launch, ops};
 use rns::{resultant, resultant_xy, Backend, BiPoly, IntPoly};
 use rns_suite::{
     basis, dev, eval_poly, gpu_backend as gpu, poly_mul, random_with_edges, resultant_xy_at, same,
@@ -144,12 +144,23 @@ fn block_and_thread_kernels_match_cpu_on_every_degree_pattern() {
                     &format!("degrees {df}, {dg}, {k} channels, block from {from:?}"),
                 );
             }
+            // The block kernel with its polynomials in global memory.
+            d.config().set_block_resultant_from(Some(0));
+            d.config().set_shared_memory_limit(Some(0));
+            let got = ops::resultant_per_channel(d, &moduli, df, dg, &data).unwrap();
+            same(
+                &got,
+                &want,
+                &format!("degrees {df}, {dg}, {k} channels, global"),
+            );
+            d.config().set_shared_memory_limit(None);
+            d.config().set_block_resultant_from(None);
         }
     }
 }
 
 #[test]
-fn block_kernel_finds_common_factors_and_falls_back_without_shared_memory() {
+fn block_kernel_finds_common_factors_and_works_without_shared_memory() {
     let Some(g) = gpu() else { return };
     let _lift = LiftCaps;
     let mut gen = Gen::new(17);
@@ -160,7 +171,7 @@ fn block_kernel_finds_common_factors_and_falls_back_without_shared_memory() {
     dev(&g).config().set_block_resultant_from(Some(0));
     assert_eq!(resultant(&f, &h, &g).unwrap(), 0);
     // Whole polynomials: many primes, 1000-bit coefficients, against the CPU backend; then
-    // in chunks of channels, then with no shared memory (the thread kernel runs).
+    // in chunks of channels, then with no shared memory (the polynomials in global memory).
     let (f, h) = (gen.poly(120, 1000), gen.poly(97, 1000));
     let want = resultant(&f, &h, &Backend::Cpu).unwrap();
     dev(&g).config().set_block_resultant_from(None);
@@ -170,4 +181,69 @@ fn block_kernel_finds_common_factors_and_falls_back_without_shared_memory() {
     assert_eq!(resultant(&f, &h, &g).unwrap(), want);
     dev(&g).config().set_shared_memory_limit(Some(0));
     assert_eq!(resultant(&f, &h, &g).unwrap(), want);
+}
+
+/// The block kernel on both sides of its shared-memory threshold (a cap of exactly the
+/// polynomials' bytes, and 4 bytes less), with 32 to 1024 threads (each thread's first
+/// coefficients lack a term of the pass, the rest take the loop without tests), and at
+/// degrees whose polynomials exceed the device's shared memory (a few channels, against
+/// the CPU).
+#[test]
+fn block_kernel_on_both_sides_of_shared_memory_and_at_every_block_size() {
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    let d = dev(&g);
+    let (df, dg) = (700, 699);
+    for sparse in [false, true] {
+        let data = channel_data(40, df, dg, sparse, 99);
+        let moduli = basis(40).moduli().to_vec();
+        let want = cpu::resultant_per_channel(&moduli, df, dg, &data);
+        let bytes = 4 * rns_core::launch::resultant_block_words(df, dg);
+        for (cap, shared) in [(bytes, true), (bytes - 4, false)] {
+            d.config().set_shared_memory_limit(Some(cap));
+            assert_eq!(launch::resultant_block_shape(d, 40, df, dg).shared, shared);
+            for threads in [None, Some(32), Some(96), Some(1024)] {
+                d.config().set_resultant_threads(threads);
+                let got = ops::resultant_per_channel(d, &moduli, df, dg, &data).unwrap();
+                let what = format!("cap {cap}, {threads:?} threads, sparse {sparse}");
+                same(&got, &want, &what);
+            }
+        }
+    }
+    d.config().set_shared_memory_limit(None);
+    d.config().set_resultant_threads(None);
+    // 264 KB of polynomials: more than a block may have on any current GPU (227 KB).
+    let (df, dg) = (33_000, 32_999);
+    assert!(!launch::resultant_block_shape(d, 3, df, dg).shared);
+    let data = channel_data(3, df, dg, false, 7);
+    let moduli = basis(3).moduli().to_vec();
+    let want = cpu::resultant_per_channel(&moduli, df, dg, &data);
+    let got = ops::resultant_per_channel(d, &moduli, df, dg, &data).unwrap();
+    same(&got, &want, "degrees 33000, 32999 in global memory");
+}
+
+/// A resultant with a known answer, on the GPU with the polynomials in shared and in
+/// global memory: `f = ∏ (x − aᵢ)` over chosen roots gives `res(f, g) = ∏ g(aᵢ)`.
+#[test]
+fn resultants_of_chosen_roots_in_shared_and_global_memory() {
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps;
+    let mut gen = Gen::new(23);
+    let roots: Vec<i64> = (0..600).map(|i| (i * 7919) % 2001 - 1000).collect();
+    let f = roots
+        .iter()
+        .fold(IntPoly::new(vec![Integer::from(1)]).unwrap(), |p, &a| {
+            poly_mul(
+                &p,
+                &IntPoly::new(vec![Integer::from(-a), Integer::from(1)]).unwrap(),
+            )
+        });
+    let h = gen.poly(599, 40);
+    let want = roots.iter().fold(Integer::from(1), |acc, &a| {
+        acc * eval_poly(h.coeffs(), &Integer::from(a))
+    });
+    assert_ne!(want, 0);
+    assert_eq!(resultant(&f, &h, &g).unwrap(), want, "shared memory");
+    dev(&g).config().set_shared_memory_limit(Some(0));
+    assert_eq!(resultant(&f, &h, &g).unwrap(), want, "global memory");
 }

@@ -14,10 +14,13 @@
 //! ([`step_exponents`]): the denominators are multiplied together, and inverted once, at
 //! the end.
 
+use crate::modulus::mad_wide;
 use crate::Modulus;
 
 /// Quotient terms cleared per pass.
 pub const CHUNK: usize = 2;
+// A coefficient's update sums `CHUNK + 1` products of residues in 64 bits: `3m² < 2^64`.
+const _: () = assert!(CHUNK <= 2);
 
 /// The multipliers of the pass that clears `f[top + 1 − w … top]` (`w ≤ CHUNK`) with `g`
 /// of degree `dg`: `(s, q)` with `f ← s·f − q[0]·x^(top − dg)·g − q[1]·x^(top − 1 − dg)·g`
@@ -47,7 +50,8 @@ pub unsafe fn pass_multipliers(
 
 /// Coefficient `j < top + 1 − w` of `f` after the pass with multipliers `(s, q)` of
 /// [`pass_multipliers`]: `s·f_j − Σ_{i < w} q[i]·g[j − (top − i − dg)]`, over the terms
-/// with `j ≥ top − i − dg`.
+/// with `j ≥ top − i − dg`. The products (with `m − q[i]` for `−q[i]`) are summed in 64
+/// bits, below `3m² < 2^64`, and reduced once ([`Modulus::reduce_wide`]).
 ///
 /// # Safety
 /// `g` must be readable at `0 … dg − 1`, `j < top + 1 − w` and `top + 1 − w ≥ dg`.
@@ -64,16 +68,59 @@ pub unsafe fn pass_coefficient(
     w: usize,
     m: Modulus,
 ) -> u32 {
-    let mut acc = m.mul(s, fj);
+    let mut acc = mad_wide(s, fj, 0);
     for (i, &qi) in q.iter().enumerate() {
         if i < w {
             let shift = top - i - dg;
             if j >= shift {
-                acc = m.sub(acc, m.mul(qi, *g.add(j - shift)));
+                acc = mad_wide(m.m - qi, *g.add(j - shift), acc);
             }
         }
     }
-    acc
+    m.reduce_wide(acc)
+}
+
+/// One thread's share of a pass: coefficients `j = first, first + stride, …` below
+/// `top + 1 − w` of `f` updated as by [`pass_coefficient`] with the multipliers `(s, q)`
+/// of [`pass_multipliers`]. The few low coefficients that lack a term go one by one; the
+/// rest, which have all `w` terms, in a loop without tests.
+///
+/// # Safety
+/// As for [`pass_coefficient`]; `f` must be writable at `0 … top − w` and no other
+/// thread may touch this thread's coefficients during the pass.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn pass(
+    f: *mut u32,
+    g: *const u32,
+    top: usize,
+    dg: usize,
+    (s, q, w): (u32, [u32; CHUNK], usize),
+    m: Modulus,
+    first: usize,
+    stride: usize,
+) {
+    let (end, shift) = (top + 1 - w, top - dg);
+    let mut j = first;
+    while j < end && j < shift {
+        *f.add(j) = pass_coefficient(*f.add(j), j, g, top, dg, s, &q, w, m);
+        j += stride;
+    }
+    // From here on j ≥ shift: g[j − shift] and, with two terms, g[j − shift + 1].
+    let (n0, n1) = (m.m - q[0], m.m - q[1]);
+    let g = g.wrapping_sub(shift);
+    if w == CHUNK {
+        while j < end {
+            let acc = mad_wide(n0, *g.add(j), mad_wide(s, *f.add(j), 0));
+            *f.add(j) = m.reduce_wide(mad_wide(n1, *g.add(j + 1), acc));
+            j += stride;
+        }
+    } else {
+        while j < end {
+            *f.add(j) = m.reduce_wide(mad_wide(n0, *g.add(j), mad_wide(s, *f.add(j), 0)));
+            j += stride;
+        }
+    }
 }
 
 /// The degree of the remainder held in `f[0 … below − 1]`: the highest `k < below` with
@@ -133,6 +180,12 @@ pub const fn max_steps(df: usize, dg: usize) -> usize {
 /// coefficients, at least one coefficient each) by the passes of this module, on one
 /// core: the GPU block kernel's algorithm, step for step. Both are overwritten.
 pub fn resultant_chunked(f: &mut [u32], g: &mut [u32], m: Modulus) -> u32 {
+    resultant_chunked_by(f, g, m, 1)
+}
+
+/// [`resultant_chunked`] with each pass split as among `threads` GPU threads (thread `t`
+/// updates coefficients `t, t + threads, …`), run one share after another.
+fn resultant_chunked_by(f: &mut [u32], g: &mut [u32], m: Modulus, threads: usize) -> u32 {
     let (mut df, mut dg) = (f.len() - 1, g.len() - 1);
     let (mut f, mut g) = (f, g);
     let (mut num, mut den) = (1u32, 1u32);
@@ -142,10 +195,20 @@ pub fn resultant_chunked(f: &mut [u32], g: &mut [u32], m: Modulus) -> u32 {
         while top >= dg {
             let w = CHUNK.min(top + 1 - dg);
             // SAFETY: top + 1 − w ≥ dg ≥ 1, f holds top + 1 coefficients, g holds dg + 1.
-            let (s, q) = unsafe { pass_multipliers(f.as_ptr(), g.as_ptr(), top, dg, w, m) };
-            for (j, x) in f.iter_mut().enumerate().take(top + 1 - w) {
-                // SAFETY: as above.
-                *x = unsafe { pass_coefficient(*x, j, g.as_ptr(), top, dg, s, &q, w, m) };
+            unsafe {
+                let (s, q) = pass_multipliers(f.as_ptr(), g.as_ptr(), top, dg, w, m);
+                for t in 0..threads {
+                    pass(
+                        f.as_mut_ptr(),
+                        g.as_ptr(),
+                        top,
+                        dg,
+                        (s, q, w),
+                        m,
+                        t,
+                        threads,
+                    );
+                }
             }
             top -= w;
         }
@@ -189,7 +252,12 @@ mod tests {
     }
 
     fn chunked(f: &[u32], g: &[u32], m: Modulus) -> u32 {
-        resultant_chunked(&mut f.to_vec(), &mut g.to_vec(), m)
+        let want = resultant_chunked(&mut f.to_vec(), &mut g.to_vec(), m);
+        for threads in [2, 3, 32] {
+            let got = resultant_chunked_by(&mut f.to_vec(), &mut g.to_vec(), m, threads);
+            assert_eq!(got, want, "{threads} threads");
+        }
+        want
     }
 
     #[test]

@@ -16,27 +16,46 @@ pub const RESULTANT_THREADS: u32 = 128;
 /// the block kernel would leave most of its threads idle).
 pub const RESULTANT_BLOCK_MIN_DEGREE: usize = 32;
 
-/// Threads of the block-per-channel resultant kernel for degrees `df`, `dg`: about 16
-/// coefficients per thread and pass, a multiple of 32 between 32 and 256. (H200: at
-/// degree 500 one warp per prime beats 64 threads by 1.13×, at degree 2000 128 threads
-/// beat 64 and 256 by 1.35× and 1.10×: fewer threads leave room for more blocks per SM,
-/// which hide each other's barriers.)
+/// Threads of the block-per-channel resultant kernel for degrees `df`, `dg`: about 32
+/// coefficients per thread and pass, a multiple of 32 between 32 and 1024. Measured on
+/// the H100 (64-bit coefficients, both of degree `d`), the best of three or four sizes
+/// was `d/32` at every degree: 64 threads at 2000, 128 at 4000, 256 at 8000, 512 at
+/// 16000 (in shared memory) and 1024 at 32000 (in global memory); half or twice that
+/// cost 1.1–2.2×.
 pub const fn resultant_block_threads(df: usize, dg: usize) -> u32 {
     let d = if df > dg { df } else { dg };
-    let t = d.div_ceil(16).div_ceil(32) * 32;
+    let t = d.div_ceil(32).div_ceil(32) * 32;
     if t < 32 {
         32
-    } else if t > 256 {
-        256
+    } else if t > 1024 {
+        1024
     } else {
         t as u32
     }
 }
 
-/// Words of shared memory of the block-per-channel resultant kernel: both polynomials,
-/// and two words per Euclidean step ([`crate::euclid::max_steps`]).
+/// Words of the polynomials of the block-per-channel resultant kernel (`f`'s `df + 1`
+/// coefficients, then `g`'s `dg + 1`): its dynamic shared memory when they fit there.
 pub const fn resultant_block_words(df: usize, dg: usize) -> usize {
-    df + dg + 2 + 2 * crate::euclid::max_steps(df, dg)
+    df + dg + 2
+}
+
+/// Words of a channel's step records in the block-per-channel resultant kernel: two
+/// words (leading coefficient, denominator exponent) per Euclidean step
+/// ([`crate::euclid::max_steps`]).
+pub const fn resultant_block_records(df: usize, dg: usize) -> usize {
+    2 * crate::euclid::max_steps(df, dg)
+}
+
+/// Words of global scratch per channel of the block-per-channel resultant kernel: the
+/// step records, then the polynomials when they are not held in shared memory.
+pub const fn resultant_block_scratch(df: usize, dg: usize, shared: bool) -> usize {
+    resultant_block_records(df, dg)
+        + if shared {
+            0
+        } else {
+            resultant_block_words(df, dg)
+        }
 }
 
 /// Rows of the product per block of the tensor-core product kernel (4 warps of 16 rows).
@@ -205,16 +224,21 @@ mod tests {
     }
 
     #[test]
-    fn resultant_blocks_are_whole_warps_of_about_16_coefficients_each() {
+    fn resultant_blocks_are_whole_warps_of_about_32_coefficients_each() {
         assert_eq!(resultant_block_threads(0, 0), 32);
         assert_eq!(resultant_block_threads(32, 5), 32);
-        assert_eq!(resultant_block_threads(5, 500), 32);
-        assert_eq!(resultant_block_threads(513, 500), 64);
-        assert_eq!(resultant_block_threads(2000, 1999), 128);
-        assert_eq!(resultant_block_threads(4000, 1), 256);
-        assert_eq!(resultant_block_threads(usize::MAX, 1), 256);
-        assert_eq!(resultant_block_words(500, 499), 1001 + 2 * 501);
-        assert_eq!(resultant_block_words(3, 40), 45 + 2 * 5);
+        assert_eq!(resultant_block_threads(5, 1024), 32);
+        assert_eq!(resultant_block_threads(1025, 500), 64);
+        assert_eq!(resultant_block_threads(2000, 1999), 64);
+        assert_eq!(resultant_block_threads(4000, 1), 128);
+        assert_eq!(resultant_block_threads(8000, 7999), 256);
+        assert_eq!(resultant_block_threads(16000, 1), 512);
+        assert_eq!(resultant_block_threads(32768, 1), 1024);
+        assert_eq!(resultant_block_threads(usize::MAX, 1), 1024);
+        assert_eq!(resultant_block_words(500, 499), 1001);
+        assert_eq!(resultant_block_records(500, 499), 2 * 501);
+        assert_eq!(resultant_block_scratch(3, 40, true), 2 * 5);
+        assert_eq!(resultant_block_scratch(3, 40, false), 2 * 5 + 45);
     }
 
     #[test]

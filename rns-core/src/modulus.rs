@@ -127,17 +127,7 @@ impl Modulus {
         let hi = mul_hi(a << 1, b << 1);
         let q = quotient_estimate(hi, self.invk);
         let r = a.wrapping_mul(b).wrapping_sub(q.wrapping_mul(self.m));
-        let r = if r >= 0xA000_0000 {
-            r.wrapping_add(self.m)
-        } else {
-            r
-        };
-        let s = r.wrapping_sub(self.m);
-        if s < r {
-            s
-        } else {
-            r
-        }
+        self.correct(r)
     }
 
     /// `(a · b + c) mod m`.
@@ -294,6 +284,45 @@ impl Modulus {
         r
     }
 
+    /// `x mod m` for any `x`, by [`Modulus::mul`]'s quotient estimate taken from
+    /// `⌊x / 2^30⌋ < 2^34`: one conversion and one FP64 multiply-add for a sum of up to
+    /// three products of residues (`3m² < 2^64`) where three `mul` take three each.
+    ///
+    /// The estimate is `⌊x/m⌋ + e`, `e ∈ {−1, 0, 1}`: `e = −1` only when
+    /// `x mod m < 2^30 − m/2`, so `r = R + m < 2^31 + 2^13`; `e = 1` only when
+    /// `x mod m ≥ m/2`, so `r = R − m + 2^32 > 3·2^30 − 2^13` (the `2^13` covers the
+    /// rounding of the product, below `2^−18` of a quotient unit times `m`). `mul`'s
+    /// corrections therefore apply unchanged.
+    #[inline(always)]
+    pub fn reduce_wide(self, x: u64) -> u32 {
+        // Below 2^34, so the signed conversion (one instruction on x86-64) is exact.
+        let hi = (x >> 30) as i64 as f64;
+        #[cfg(target_arch = "nvptx64")]
+        let rf = core::intrinsics::fmaf64(hi, self.invk, ROUND_MAGIC);
+        #[cfg(not(target_arch = "nvptx64"))]
+        let rf = hi * self.invk + ROUND_MAGIC;
+        let q = rf.to_bits() as u32;
+        let r = (x as u32).wrapping_sub(q.wrapping_mul(self.m));
+        self.correct(r)
+    }
+
+    /// `mul`'s and `reduce_wide`'s last step: the residue from `r`, which is `R`,
+    /// `R + m < 2.5·2^30` or `R − m + 2^32 ≥ 2.5·2^30`.
+    #[inline(always)]
+    fn correct(self, r: u32) -> u32 {
+        let r = if r >= 0xA000_0000 {
+            r.wrapping_add(self.m)
+        } else {
+            r
+        };
+        let s = r.wrapping_sub(self.m);
+        if s < r {
+            s
+        } else {
+            r
+        }
+    }
+
     /// `x mod m` for a signed 64-bit `x`, in `[0, m)`.
     #[inline(always)]
     pub fn reduce_i64(self, x: i64) -> u32 {
@@ -329,6 +358,32 @@ fn mul_hi(a: u32, b: u32) -> u32 {
     #[cfg(not(target_arch = "nvptx64"))]
     {
         ((a as u64 * b as u64) >> 32) as u32
+    }
+}
+
+/// `a · b + c` for 32-bit `a`, `b`: on the GPU one `mad.wide.u32` (LLVM otherwise
+/// multiplies the zero-extended operands in 64 bits, several instructions each).
+#[inline(always)]
+pub fn mad_wide(a: u32, b: u32, c: u64) -> u64 {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let r: u64;
+        // SAFETY: pure register arithmetic.
+        unsafe {
+            core::arch::asm!(
+                "mad.wide.u32 {r}, {a}, {b}, {c};",
+                r = out(reg64) r,
+                a = in(reg32) a,
+                b = in(reg32) b,
+                c = in(reg64) c,
+                options(pure, nomem, nostack)
+            )
+        };
+        r
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        a as u64 * b as u64 + c
     }
 }
 
@@ -381,6 +436,42 @@ mod tests {
             assert_eq!(m.center(p - 1), -1);
             assert_eq!(m.center(p / 2), (p / 2) as i32);
             assert_eq!(m.center(p / 2 + 1), -((p / 2) as i32));
+        }
+    }
+
+    /// `reduce_wide` against `%` on the whole 64-bit range: its ends, three full products,
+    /// values just beside multiples of `m` (where the estimate is off by one either way)
+    /// and random values, for primes at both ends of the range.
+    #[test]
+    fn reduce_wide_matches_the_remainder() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for p in [P, MODULUS_MAX, MODULUS_MIN, (1 << 30) + 3] {
+            let Ok(m) = Modulus::new(p) else { continue };
+            let q = (p - 1) as u64;
+            let mut cases = [
+                0u64,
+                1,
+                q,
+                p as u64,
+                u64::MAX,
+                u64::MAX - 1,
+                3 * q * q,
+                q * q,
+            ];
+            let check = |v: u64| assert_eq!(m.reduce_wide(v), (v % p as u64) as u32, "{v} mod {p}");
+            cases.iter_mut().for_each(|v| check(*v));
+            for _ in 0..200_000 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                check(x);
+                check(x >> (x % 40));
+                // Beside a multiple of m: k·m + small and k·m − small.
+                let k = (x >> 31) % (u64::MAX / p as u64);
+                let (near, d) = (k * p as u64, x % 4096);
+                check(near.saturating_add(d));
+                check(near.saturating_sub(d));
+            }
         }
     }
 

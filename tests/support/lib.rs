@@ -385,6 +385,7 @@ impl Drop for LiftCaps {
             g.config().set_memory_limit(None);
             g.config().set_shared_memory_limit(None);
             g.config().set_block_resultant_from(None);
+            g.config().set_resultant_threads(None);
             g.config().set_tensor_cores(None);
             g.config().set_tensor_split(None);
             g.config().set_det_panel(None);

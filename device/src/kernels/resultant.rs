@@ -4,9 +4,9 @@
 use super::ballot;
 use core::arch::nvptx::*;
 use rns_core::euclid::{
-    pass_coefficient, pass_multipliers, remainder_below, step_exponents, top_degree, CHUNK,
+    pass, pass_multipliers, remainder_below, step_exponents, top_degree, CHUNK,
 };
-use rns_core::launch::interpolation_words;
+use rns_core::launch::{interpolation_words, resultant_block_records, resultant_block_scratch};
 use rns_core::poly::{divided_difference, newton_shift, resultant_at_point, BiShape, NO_POINT};
 use rns_core::Modulus;
 
@@ -42,17 +42,48 @@ pub unsafe extern "ptx-kernel" fn rns_resultant(
 
 /// Resultant modulo channel `c = blockIdx.x`, the whole block on one channel: the
 /// fraction-free passes of [`rns_core::euclid`] (the steps of `resultant_chunked`) on `f`
-/// (degree `df`) and `g` (degree `dg`) held in dynamic shared memory, copied from
-/// `data[c·(df + dg + 2) …]` (`f`'s coefficients, then `g`'s; not modified). Each pass's
-/// coefficients are spread over the threads, one barrier per pass; every thread finds the
-/// remainder's degree itself; thread 0 records each step's leading coefficient and
-/// denominator exponent, whose powers the threads multiply together at the end (one
-/// inverse per channel). Shared memory: `resultant_block_words(df, dg)` words. Leading
-/// coefficients must be non-zero modulo every channel, and `df + dg < 2^16`.
+/// (degree `df`) and `g` (degree `dg`), copied from `data[c·(df + dg + 2) …]` (`f`'s
+/// coefficients, then `g`'s; not modified) into dynamic shared memory (into the
+/// channel's scratch after its records in [`rns_resultant_block_global`]). Each pass's coefficients are
+/// spread over the threads, one barrier per pass; every thread finds the remainder's
+/// degree itself; thread 0 records each step's leading coefficient and denominator
+/// exponent in the channel's scratch (`scratch[c·per …]`, `per =
+/// resultant_block_scratch(df, dg, shared)`), whose powers the threads multiply together
+/// at the end (one inverse per channel). Leading coefficients must be non-zero modulo
+/// every channel.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn rns_resultant_block(
     out: *mut u32,
     data: *const u32,
+    scratch: *mut u32,
+    moduli: *const Modulus,
+    df: u32,
+    dg: u32,
+) {
+    resultant_block::<true>(out, data, scratch, moduli, df, dg);
+}
+
+/// [`rns_resultant_block`] with the polynomials in the channel's global scratch, for
+/// degrees whose polynomials do not fit shared memory.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_resultant_block_global(
+    out: *mut u32,
+    data: *const u32,
+    scratch: *mut u32,
+    moduli: *const Modulus,
+    df: u32,
+    dg: u32,
+) {
+    resultant_block::<false>(out, data, scratch, moduli, df, dg);
+}
+
+/// The body of both block kernels: a separate instance for each placement, so that the
+/// shared one addresses shared memory directly rather than through generic pointers.
+#[inline(always)]
+unsafe fn resultant_block<const SHARED: bool>(
+    out: *mut u32,
+    data: *const u32,
+    scratch: *mut u32,
     moduli: *const Modulus,
     df: u32,
     dg: u32,
@@ -62,16 +93,20 @@ pub unsafe extern "ptx-kernel" fn rns_resultant_block(
     let (mut df, mut dg) = (df as usize, dg as usize);
     let len = df + dg + 2;
     let (tid, nt) = (_thread_idx_x() as usize, _block_dim_x() as usize);
-    let smem = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
-    // After the coefficients, two words per step: lc(g), then its denominator exponent.
-    let rec = smem.add(len);
+    // Two words per step: lc(g), then its denominator exponent.
+    let rec = scratch.add(c * resultant_block_scratch(df, dg, SHARED));
+    let coeffs = if SHARED {
+        core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>()
+    } else {
+        rec.add(resultant_block_records(df, dg))
+    };
     let src = data.add(c * len);
     let mut i = tid;
     while i < len {
-        *smem.add(i) = *src.add(i);
+        *coeffs.add(i) = *src.add(i);
         i += nt;
     }
-    let (mut f, mut g) = (smem, smem.add(df + 1));
+    let (mut f, mut g) = (coeffs, coeffs.add(df + 1));
     let (mut steps, mut zero) = (0usize, false);
     let mut num = 1u32; // thread 0's: the numerator powers and the signs
     _syncthreads();
@@ -84,11 +119,7 @@ pub unsafe extern "ptx-kernel" fn rns_resultant_block(
                 CHUNK
             };
             let (s, q) = pass_multipliers(f, g, top, dg, w, m);
-            let mut j = tid;
-            while j < top + 1 - w {
-                *f.add(j) = pass_coefficient(*f.add(j), j, g, top, dg, s, &q, w, m);
-                j += nt;
-            }
+            pass(f, g, top, dg, (s, q, w), m, tid, nt);
             _syncthreads();
             top -= w;
         }
@@ -103,8 +134,15 @@ pub unsafe extern "ptx-kernel" fn rns_resultant_block(
             if df % 2 == 1 && dg % 2 == 1 {
                 num = m.neg(num);
             }
-            *rec.add(2 * steps) = lc;
-            *rec.add(2 * steps + 1) = down as u32;
+            // An exponent beyond 32 bits (a first quotient of a very unbalanced pair) is
+            // applied here instead.
+            let (base, e) = if down >> 32 == 0 {
+                (lc, down as u32)
+            } else {
+                (m.pow(lc, down), 1)
+            };
+            *rec.add(2 * steps) = base;
+            *rec.add(2 * steps + 1) = e;
         }
         steps += 1;
         core::mem::swap(&mut f, &mut g);

@@ -4,7 +4,7 @@
 use super::fault::{Fault, FaultSite, Faults, FAULT_VAR};
 use crate::error::Result;
 use rns_core::launch::{det_panel_for, RESULTANT_BLOCK_MIN_DEGREE};
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, AtomicUsize, Ordering};
 
 /// The environment variable that caps the device memory one operation may use, in bytes.
 pub const MEM_LIMIT_VAR: &str = "RNS_GPU_MEM_LIMIT";
@@ -90,6 +90,8 @@ pub struct GpuConfig {
     smem_limit: AtomicUsize,
     /// The larger degree from which univariate resultants take a block per channel.
     block_resultant_from: AtomicUsize,
+    /// Threads per block of the block-per-channel resultant kernel (0: by degree).
+    resultant_threads: AtomicU32,
     /// Modular matrix products on the INT8 tensor cores: 0 by size, 1 always, 2 never.
     tensor_cores: AtomicU8,
     /// The split on the tensor cores: 0 by size, 1 byte planes, 2 small moduli.
@@ -127,6 +129,7 @@ impl GpuConfig {
             mem_limit: AtomicUsize::new(limit),
             smem_limit: AtomicUsize::new(usize::MAX),
             block_resultant_from: AtomicUsize::new(RESULTANT_BLOCK_MIN_DEGREE),
+            resultant_threads: AtomicU32::new(0),
             tensor_cores: AtomicU8::new(0),
             tensor_split: AtomicU8::new(0),
             det_panel: AtomicUsize::new(0),
@@ -163,7 +166,7 @@ impl GpuConfig {
 
     /// Caps the dynamic shared memory of the interpolation, mixed-radix and block
     /// resultant kernels (`None`: the device's maximum); `Some(0)` forces their
-    /// global-memory (or one-thread-per-channel) paths.
+    /// global-memory paths.
     pub fn set_shared_memory_limit(&self, bytes: Option<usize>) {
         self.smem_limit
             .store(bytes.unwrap_or(usize::MAX), Ordering::Relaxed);
@@ -175,7 +178,7 @@ impl GpuConfig {
     }
 
     /// Univariate resultants whose larger degree is at least `degree` run a block per
-    /// channel (when both polynomials fit its shared memory), smaller ones a thread per
+    /// channel (their polynomials in shared memory where they fit), smaller ones a thread per
     /// channel (`None`: [`RESULTANT_BLOCK_MIN_DEGREE`]; `Some(0)`: always a block,
     /// `Some(usize::MAX)`: never).
     pub fn set_block_resultant_from(&self, degree: Option<usize>) {
@@ -188,6 +191,19 @@ impl GpuConfig {
     /// The larger degree from which univariate resultants run a block per channel.
     pub fn block_resultant_from(&self) -> usize {
         self.block_resultant_from.load(Ordering::Relaxed)
+    }
+
+    /// Threads per block of the block-per-channel resultant kernel: `Some(t)`, a multiple
+    /// of 32 up to 1024, or `None` (the default) for
+    /// [`resultant_block_threads`](rns_core::launch::resultant_block_threads) of the degrees.
+    pub fn set_resultant_threads(&self, threads: Option<u32>) {
+        let t = threads.map_or(0, |t| t.clamp(32, 1024) / 32 * 32);
+        self.resultant_threads.store(t, Ordering::Relaxed);
+    }
+
+    /// The threads per block set by [`GpuConfig::set_resultant_threads`], if any.
+    pub fn resultant_threads(&self) -> Option<u32> {
+        Some(self.resultant_threads.load(Ordering::Relaxed)).filter(|&t| t > 0)
     }
 
     /// Runs the batched modular matrix products (and the determinants' trailing updates)

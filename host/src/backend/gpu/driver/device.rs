@@ -59,6 +59,7 @@ pub(crate) struct Kernels {
     pub resultant: CudaFunction,
     pub resultant_points: CudaFunction,
     pub resultant_block: CudaFunction,
+    pub resultant_block_global: CudaFunction,
     pub interpolate: CudaFunction,
 }
 
@@ -111,6 +112,7 @@ impl Kernels {
             resultant: f("rns_resultant")?,
             resultant_points: f("rns_resultant_points")?,
             resultant_block: f("rns_resultant_block")?,
+            resultant_block_global: f("rns_resultant_block_global")?,
             interpolate: f("rns_interpolate")?,
         })
     }

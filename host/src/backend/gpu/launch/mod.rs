@@ -40,7 +40,7 @@ pub use matmul::{launch_matmul, matmul_scratch_words, small_moduli_planes, small
 pub use panels::{inverse_panel, inverse_panels_scratch_words, launch_inverse_panels};
 pub use resultant::{
     interpolation_in_shared, launch_interpolate, launch_resultant, launch_resultant_block,
-    launch_resultant_points, resultant_in_blocks,
+    launch_resultant_points, resultant_block_shape, resultant_in_blocks,
 };
 pub use rows::{eliminate_rows, eliminate_steps, rows_layout};
 pub use shapes::*;

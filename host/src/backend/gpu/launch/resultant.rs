@@ -59,33 +59,57 @@ pub fn launch_resultant(
 }
 
 /// Univariate resultants, one block per channel, on coefficients laid out per channel
-/// (`data[c·(df + dg + 2) …]`: `f`'s `df + 1`, then `g`'s `dg + 1`; read only).
+/// (`data[c·(df + dg + 2) …]`: `f`'s `df + 1`, then `g`'s `dg + 1`; read only), with
+/// [`resultant_block_scratch`] words of `scratch` per channel.
 pub fn launch_resultant_block(
     gpu: &Gpu,
     stream: &CudaStream,
     s: ResultantBlock,
     out: &mut CudaSlice<u32>,
     data: &CudaSlice<u32>,
+    scratch: &mut CudaSlice<u32>,
     moduli: &CudaSlice<u32>,
 ) -> Result<()> {
     need_resultant(s.channels, s.df + s.dg + 2, out, data, moduli)?;
+    let per = resultant_block_scratch(s.df, s.dg, s.shared);
+    need("resultant scratch", scratch, per * s.channels)?;
     let cfg = LaunchConfig {
         grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
         block_dim: (s.threads, 1, 1),
-        shared_mem_bytes: (resultant_block_words(s.df, s.dg) * 4) as u32,
+        shared_mem_bytes: if s.shared {
+            (resultant_block_words(s.df, s.dg) * 4) as u32
+        } else {
+            0
+        },
     };
     let (df, dg) = (s.df as u32, s.dg as u32);
-    let f = &gpu.kernels().resultant_block;
-    launch!(gpu, stream, f, cfg, out, data, moduli, &df, &dg)
+    let f = if s.shared {
+        &gpu.kernels().resultant_block
+    } else {
+        &gpu.kernels().resultant_block_global
+    };
+    launch!(gpu, stream, f, cfg, out, data, scratch, moduli, &df, &dg)
 }
 
 /// Whether the block-per-channel resultant kernel runs for degrees `df`, `dg`: the
-/// larger reaches the configured degree, and both polynomials and the step records
-/// fit shared memory (which also keeps `df + dg` below the kernel's 2^16).
+/// larger reaches the configured degree (below it a pass would leave most threads idle).
 pub fn resultant_in_blocks(gpu: &Gpu, df: usize, dg: usize) -> bool {
     df.max(dg) >= gpu.config().block_resultant_from()
-        && df + dg < 1 << 16
-        && resultant_block_words(df, dg) * 4 <= gpu.shared_memory()
+}
+
+/// The block-per-channel kernel's launch for `channels` channels of degrees `df`, `dg`:
+/// its polynomials in shared memory when they fit there, else in global scratch.
+pub fn resultant_block_shape(gpu: &Gpu, channels: usize, df: usize, dg: usize) -> ResultantBlock {
+    ResultantBlock {
+        channels,
+        df,
+        dg,
+        threads: gpu
+            .config()
+            .resultant_threads()
+            .unwrap_or(resultant_block_threads(df, dg)),
+        shared: resultant_block_words(df, dg) * 4 <= gpu.shared_memory(),
+    }
 }
 
 /// Collins' step for every (channel, point): `vals` gets `channels × candidates`

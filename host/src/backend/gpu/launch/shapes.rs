@@ -147,6 +147,8 @@ pub struct ResultantBlock {
     pub dg: usize,
     /// Threads per block (a multiple of 32, at most 1024).
     pub threads: u32,
+    /// Whether the polynomials are held in shared memory (else in the global scratch).
+    pub shared: bool,
 }
 
 /// Collins' step for every (channel, point).

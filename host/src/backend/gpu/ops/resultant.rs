@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::num::layout;
 use crate::num::words::Words;
 use crate::timing::Laps;
-use rns_core::launch::{interpolation_words, resultant_block_threads};
+use rns_core::launch::{interpolation_words, resultant_block_scratch};
 use rns_core::poly::BiShape;
 use rns_core::Modulus;
 use std::sync::Arc;
@@ -30,38 +30,36 @@ pub fn resultant_per_channel(
 ) -> Result<Vec<u32>> {
     let (per, channels) = (df + dg + 2, moduli.len());
     let blocks = launch::resultant_in_blocks(gpu, df, dg);
+    let shape = launch::resultant_block_shape(gpu, channels, df, dg);
     // One thread per channel reads coefficient j of every channel together
     // (coalesced): a chunk of channels is then `per` rows of its channels. A block per
     // channel reads its channel's coefficients together, as they are.
     let interleaved;
-    let coeffs = if blocks {
-        HostIn::new(data, 1, per)
+    let (coeffs, scratch) = if blocks {
+        let scratch = resultant_block_scratch(df, dg, shape.shared);
+        (HostIn::new(data, 1, per), scratch)
     } else {
         interleaved = layout::to_channel_major(data, channels, per);
-        HostIn::new(&interleaved, per, 1)
+        (HostIn::new(&interleaved, per, 1), 0)
     };
     let mw = moduli_words(moduli);
     let mut out = vec![0u32; channels];
     let ins = [coeffs, HostIn::new(&mw, 1, MODULUS_WORDS)];
     let mut outs = [HostOut::new(&mut out, 1, 1)];
-    let threads = resultant_block_threads(df, dg);
     gpu.stream_chunks(
         channels,
         &ins,
         &mut outs,
-        0,
+        scratch,
         usize::MAX,
         &mut |s, di, dout, r| {
             let (coeffs, moduli) = di.split_at_mut(1);
             let channels = r.len();
             if blocks {
-                let shape = ResultantBlock {
-                    channels,
-                    df,
-                    dg,
-                    threads,
-                };
-                launch::launch_resultant_block(gpu, s, shape, &mut dout[0], &coeffs[0], &moduli[0])
+                let mut work = gpu.alloc_on(s, channels * scratch)?;
+                let shape = ResultantBlock { channels, ..shape };
+                let (out, data) = (&mut dout[0], &coeffs[0]);
+                launch::launch_resultant_block(gpu, s, shape, out, data, &mut work, &moduli[0])
             } else {
                 let shape = Resultant { channels, df, dg };
                 launch::launch_resultant(gpu, s, shape, &mut dout[0], &mut coeffs[0], &moduli[0])
@@ -75,8 +73,9 @@ pub fn resultant_per_channel(
 /// [`reduce_words`](super::vectors::reduce_words) (`f`'s `df + 1` coefficients, then `g`'s `dg + 1`): with a
 /// block per channel ([`resultant_in_blocks`](crate::backend::gpu::launch::resultant_in_blocks)) the residues are reduced on the
 /// device and read there by the resultant kernel, in chunks of channels that fit the
-/// memory budget, and only one word per channel comes back; otherwise reduced on the
-/// device, downloaded and passed to [`resultant_per_channel`].
+/// memory budget (residues, the kernel's scratch, one word out), and only one word per
+/// channel comes back; otherwise reduced on the device, downloaded and passed to
+/// [`resultant_per_channel`].
 pub fn resultant_words(
     gpu: &Arc<Gpu>,
     moduli: &[Modulus],
@@ -89,14 +88,15 @@ pub fn resultant_words(
         let residues = super::vectors::reduce_words(gpu, moduli, words, neg, len, nwords)?;
         return resultant_per_channel(gpu, moduli, df, dg, &residues);
     }
-    let per_channel = 4 * (len + 1 + MODULUS_WORDS);
+    let shape = launch::resultant_block_shape(gpu, channels, df, dg);
+    let scratch = resultant_block_scratch(df, dg, shape.shared);
+    let per_channel = 4 * (len + scratch + 1 + MODULUS_WORDS);
     let fixed = 4 * len * (nwords + 1);
     let per = gpu.chunk_items(channels, per_channel, fixed, 1, i32::MAX as usize)?;
     let streams = gpu.lease_streams(1)?;
     let s = &streams[0];
     let (dw, dn) = (gpu.upload_on(s, words)?, gpu.upload_on(s, neg)?);
     let mut out = vec![0u32; channels];
-    let threads = resultant_block_threads(df, dg);
     for chans in ranges(channels, per) {
         let k = chans.len();
         let dm = gpu.upload_on(s, &moduli_words(&moduli[chans.clone()]))?;
@@ -108,13 +108,12 @@ pub fn resultant_words(
         };
         launch::launch_reduce(gpu, s, reduce, &mut residues, &dw, &dn, &dm)?;
         let mut dout = gpu.alloc_on(s, k)?;
+        let mut work = gpu.alloc_on(s, k * scratch)?;
         let shape = ResultantBlock {
             channels: k,
-            df,
-            dg,
-            threads,
+            ..shape
         };
-        launch::launch_resultant_block(gpu, s, shape, &mut dout, &residues, &dm)?;
+        launch::launch_resultant_block(gpu, s, shape, &mut dout, &residues, &mut work, &dm)?;
         gpu.dtoh(s, &dout.slice(0..k), &mut out[chans])?;
     }
     gpu.sync_stream(s)?;
