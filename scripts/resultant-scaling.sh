@@ -5,7 +5,7 @@
 # ../shared/tools/flint_bench) on 1 and all threads, same inputs, one run each, answers
 # compared digit for digit. FLINT runs only where the previous degree's time predicts
 # under FLINT_CAP seconds (default 120; time × (degree ratio)³), and is stopped at two
-# minutes. BACKEND=cpu
+# minutes; FLINT_BENCH `-` skips FLINT. BACKEND=cpu
 # runs rns on the CPU instead.
 #   scripts/resultant-scaling.sh RNS_BINARY FLINT_BENCH "DEG:BITS ..." > table.csv
 set -euo pipefail
@@ -31,17 +31,20 @@ PY
     whole=$(awk "BEGIN { printf \"%.3f\", $e - $s }")
     compute=$(awk '$1 == "compute:" && $3 == "ms" { printf "%.3f", $2 / 1000 }' "$D/stats")
     primes=$(grep -o '[0-9]* primes' "$D/stats" | head -1 | cut -d' ' -f1)
-    same=yes
+    same=-
     cols=()
     for t in 1 "$THREADS"; do
         key="$bits-$t"
+        if [ "$FLINT" = - ]; then
+            cols+=("skipped"); continue
+        fi
         if [ -n "${last_t[$key]:-}" ] && awk "BEGIN { exit !(${last_t[$key]} * ($deg / ${last_d[$key]})^3 > ${FLINT_CAP:-120}) }"; then
             cols+=("skipped"); continue
         fi
         if out=$(timeout 120 "$FLINT" resultant "$t" "$D/f" "$D/g" 2> "$D/flint_err"); then
             ft=$(grep -o 'compute_s=[0-9.e+-]*' "$D/flint_err" | cut -d= -f2)
             cols+=("$ft"); last_t[$key]=$ft; last_d[$key]=$deg
-            [ "$out" = "$(cat "$D/ours")" ] || same=NO
+            if [ "$out" = "$(cat "$D/ours")" ]; then [ "$same" = NO ] || same=yes; else same=NO; fi
         else
             cols+=(">120"); last_t[$key]=1000; last_d[$key]=$deg
         fi
