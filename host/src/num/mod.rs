@@ -8,6 +8,7 @@ pub mod decimal;
 pub mod fractions;
 pub mod layout;
 pub mod multimod;
+pub mod multimod_table;
 pub mod op;
 pub mod pack;
 pub mod products;

@@ -5,6 +5,7 @@ use crate::num::basis::RnsBasis;
 use crate::num::crt::{self, CrtMethod};
 use crate::num::layout;
 use crate::num::multimod::{RemainderTree, TREE_MIN_CHANNELS, TREE_MIN_LIMBS};
+use crate::num::multimod_table::PowerTable;
 use crate::num::words::{Words, WordsRef};
 use rayon::prelude::*;
 use rns_core::Modulus;
@@ -52,9 +53,11 @@ pub fn residues_into(x: &Integer, moduli: &[Modulus], out: &mut [u32]) {
 }
 
 /// The residues of `values` modulo every one of `moduli`, channel-major
-/// (`out[c·len + i]`), on all cores: values of [`TREE_MIN_LIMBS`] limbs or more by a
-/// remainder tree ([`crate::num::multimod`]) when there are [`TREE_MIN_CHANNELS`]
-/// primes or more, the rest directly ([`residues_into`]); [`Error::OutOfMemory`] when the host cannot hold
+/// (`out[c·len + i]`), on all cores: values the table of powers holds
+/// ([`crate::num::multimod_table`], up to 128 limbs while the table fits a core's cache)
+/// by it; larger values of [`TREE_MIN_LIMBS`] limbs or more by a remainder tree
+/// ([`crate::num::multimod`]) when there are [`TREE_MIN_CHANNELS`] primes or more; the
+/// rest directly ([`residues_into`]); [`Error::OutOfMemory`] when the host cannot hold
 /// them ([`crate::limits`]).
 pub fn residues_of(values: &[Integer], moduli: &[Modulus]) -> Result<Vec<u32>> {
     let channels = moduli.len();
@@ -67,16 +70,22 @@ pub fn residues_of(values: &[Integer], moduli: &[Modulus]) -> Result<Vec<u32>> {
         ),
     )?;
     let mut number_major = vec![0u32; values.len() * channels];
-    // Large values by the remainder tree, the rest directly.
-    let large = |x: &Integer| x.as_limbs().len() >= TREE_MIN_LIMBS;
+    // Values the table of powers holds by it, larger ones by the remainder tree, the rest
+    // (when neither applies) directly.
+    let limbs = |x: &Integer| x.as_limbs().len();
+    let most = values.par_iter().map(limbs).max().unwrap_or(0);
+    let table = PowerTable::new(moduli, most);
+    let by_table = |x: &Integer| table.as_ref().is_some_and(|t| t.holds(limbs(x)));
+    let large = |x: &Integer| limbs(x) >= TREE_MIN_LIMBS && !by_table(x);
     let tree = (channels >= TREE_MIN_CHANNELS && values.par_iter().any(large))
         .then(|| RemainderTree::new(moduli));
     if channels > 0 {
         number_major
             .par_chunks_mut(channels)
             .zip(values.par_iter())
-            .for_each(|(row, x)| match &tree {
-                Some(tree) if large(x) => tree.residues_into(x, row),
+            .for_each(|(row, x)| match (&table, &tree) {
+                (Some(table), _) if by_table(x) => table.residues_into(x, row),
+                (_, Some(tree)) if large(x) => tree.residues_into(x, row),
                 _ => residues_into(x, moduli, row),
             });
     }
