@@ -1,5 +1,6 @@
 //! [`RnsBasis`]: the moduli of a residue number system and everything precomputed from them.
 
+use super::crt_weights::WeightHalves;
 use crate::error::{Error, Result};
 use rns_core::{interval, mixed_radix, prime, Modulus};
 use rug::Integer;
@@ -24,7 +25,7 @@ pub struct RnsBasis {
     range_bits: u64,
     mixed_radix: OnceLock<(Vec<u32>, Vec<u32>)>,
     interval: OnceLock<IntervalTables>,
-    crt_weights: OnceLock<Vec<Integer>>,
+    crt_weights: OnceLock<WeightHalves>,
     digit_tree: OnceLock<Vec<Vec<Integer>>>,
 }
 
@@ -267,14 +268,15 @@ impl RnsBasis {
             .get_or_init(|| super::products::digit_tree_levels(self.range_moduli()))
     }
 
-    /// `M/m_i` for each range modulus.
-    pub fn crt_weights(&self) -> &[Integer] {
+    /// `M/m_i` for each range modulus, in 16-bit halves for the vector CRT sum.
+    pub fn crt_weights(&self) -> &WeightHalves {
         self.crt_weights.get_or_init(|| {
             let range = self.range_moduli();
-            range
+            let weights: Vec<Integer> = range
                 .iter()
                 .map(|m| Integer::from(&self.product / m.m))
-                .collect()
+                .collect();
+            WeightHalves::new(&weights)
         })
     }
 

@@ -4,7 +4,8 @@
 //! * [`CrtMethod::MixedRadix`] (Garner): mixed-radix digits with `rns-core`, then
 //!   Horner's rule in big integers. The digit step is what the GPU computes.
 //! * [`CrtMethod::Weights`]: `x = Σ y_i · (M/m_i) − k·M` with `y_i = x_i · inv(M/m_i) mod m_i`,
-//!   precomputed weights and `k` estimated in floating point, then corrected exactly.
+//!   precomputed weights (in 16-bit halves, summed as vectors: [`super::crt_weights`]) and
+//!   `k` estimated in floating point, then corrected exactly.
 //! * [`CrtMethod::Tree`]: the same sum `Σ y_i · (M/m_i)` up a product tree
 //!   (`S = S_L·P_R + S_R·P_L`, products only), with the inverses `inv(M/m_i) mod m_i`
 //!   from a remainder tree ([`cofactor_inverses`]); needs no `K²` tables, so it serves
@@ -250,11 +251,7 @@ pub fn reconstruct(residues: &[u32], basis: &RnsBasis, method: CrtMethod) -> Int
         }
         CrtMethod::Weights => {
             let y = cofactor_terms(residues, basis.range_moduli(), basis.crt_inverses());
-            let mut sum = Integer::new();
-            for (&v, w) in y.iter().zip(basis.crt_weights()) {
-                sum += w * v;
-            }
-            reduce_cofactor_sum(sum, &y, basis)
+            reduce_cofactor_sum(basis.crt_weights().sum(&y), &y, basis)
         }
         CrtMethod::Tree => {
             let y = cofactor_terms(residues, basis.range_moduli(), basis.crt_inverses());
