@@ -113,13 +113,16 @@ def inverse(A, *, mod=None, backend="auto"):
 
 
 def matmul(A, B, *, mod=None, backend="auto"):
-    """matmul(A, B, *, mod=None, backend="auto") -> list
+    """matmul(A, B, *, mod=None, backend="auto") -> list or Matrix
 
     The product ``A · B``: a list of rows of exact ints, or of ints in [0, p) with
-    ``mod=p``.
+    ``mod=p``. When ``A`` or ``B`` is an :class:`rns.Matrix`, the product is an
+    :class:`rns.Matrix` too (no Python ints are made until its entries are read).
 
     >>> matmul([[1, 2], [3, 4]], [[5], [6]])
     [[17], [39]]
+    >>> matmul(Matrix([[1, 2], [3, 4]]), [[5], [6]])[1, 0]
+    39
     """
     return _engine(backend).matmul(A, B, mod=mod)
 

@@ -1,5 +1,5 @@
 from fractions import Fraction
-from typing import Any, Dict, List, Literal, Optional, Sequence, SupportsIndex, Tuple, Union
+from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, SupportsIndex, Tuple, Union, overload
 
 
 BackendName = Literal["auto", "cpu", "gpu"]
@@ -22,6 +22,12 @@ class Matrix:
     @property
     def shape(self) -> Tuple[int, int]: ...
     def tolist(self) -> List[List[int]]: ...
+    def __len__(self) -> int: ...
+    @overload
+    def __getitem__(self, key: Tuple[int, int]) -> int: ...
+    @overload
+    def __getitem__(self, key: int) -> List[int]: ...
+    def __iter__(self) -> Iterator[List[int]]: ...
 
 class Engine:
     """Where computations run: "cpu", "gpu" (device `device`, or several `devices`) or "auto"."""
@@ -42,6 +48,11 @@ class Engine:
     def last_seconds(self) -> float: ...
     def det(self, a: MatrixLike, *, mod: Optional[int] = None) -> int: ...
     def rank(self, a: MatrixLike, *, mod: Optional[int] = None) -> int: ...
+    @overload
+    def matmul(self, a: Matrix, b: MatrixLike, *, mod: Optional[int] = None) -> Matrix: ...
+    @overload
+    def matmul(self, a: MatrixLike, b: Matrix, *, mod: Optional[int] = None) -> Matrix: ...
+    @overload
     def matmul(self, a: MatrixLike, b: MatrixLike, *, mod: Optional[int] = None) -> List[List[int]]: ...
     def solve(
         self, a: MatrixLike, b: MatrixLike, *, mod: Optional[int] = None
@@ -67,8 +78,13 @@ def solve(
 def inverse(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> List[List[Union[Fraction, int]]]:
     """The inverse: rows of Fractions over Q, of ints mod p."""
 
+@overload
+def matmul(A: Matrix, B: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> Matrix: ...
+@overload
+def matmul(A: MatrixLike, B: Matrix, *, mod: Optional[int] = None, backend: BackendName = "auto") -> Matrix: ...
+@overload
 def matmul(A: MatrixLike, B: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> List[List[int]]:
-    """The exact product (mod p with mod=p)."""
+    """The exact product (mod p with mod=p); an rns.Matrix when A or B is one."""
 
 def resultant(f: PolyLike, g: PolyLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> int:
     """The resultant of f, g in Z[x] (coefficients constant term first)."""

@@ -4,7 +4,7 @@
 use crate::convert::{fraction_rows, int_rows, residue_rows, to_poly, to_terms};
 use crate::error::to_py;
 use crate::ints::{to_integer, IntMaker};
-use crate::matrix::matrix_arg;
+use crate::matrix::{matrix_arg, Matrix};
 use crate::run::compute;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -239,7 +239,8 @@ impl Engine {
         }
     }
 
-    /// matmul(A, B, *, mod=None): the product (see rns.matmul).
+    /// matmul(A, B, *, mod=None): the product (see rns.matmul): an rns.Matrix when A or
+    /// B is one (no Python ints made), else a list of rows.
     #[pyo3(signature = (a, b, *, r#mod = None))]
     fn matmul<'py>(
         &self,
@@ -247,28 +248,32 @@ impl Engine {
         a: &Bound<'py, PyAny>,
         b: &Bound<'py, PyAny>,
         r#mod: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyList>> {
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let keep = a.is_instance_of::<Matrix>() || b.is_instance_of::<Matrix>();
         let ((a, ca), (b, cb)) = (matrix_arg(a)?, matrix_arg(b)?);
         let p = modulus(r#mod, &[ca, cb])?;
         require_product((a.rows(), a.cols()), (b.rows(), b.cols())).map_err(to_py)?;
         let (n, k, l) = (a.rows(), a.cols(), b.cols());
-        if n == 0 || k == 0 || l == 0 {
-            let zero = vec![Integer::new(); n * l];
-            return int_rows(&IntMaker::new(py)?, &zero, n);
-        }
-        match p {
-            None => {
-                let c = self.matrix_run(py, MatrixKind::Matmul, &[&a, &b], p, |be| {
-                    rns::matmul(&a, &b, be)
-                })?;
-                int_rows(&IntMaker::new(py)?, c.entries(), n)
+        let c = if n == 0 || k == 0 || l == 0 {
+            IntMatrix::new(n, l, vec![Integer::new(); n * l]).map_err(to_py)?
+        } else if let Some(p) = p {
+            let c = self.matrix_run(py, MatrixKind::Matmul, &[&a, &b], Some(p), |be| {
+                be.matmul_mod(&reduce(&a, p)?, &reduce(&b, p)?)
+            })?;
+            if !keep {
+                return Ok(residue_rows(py, c.data(), n)?.into_any());
             }
-            Some(p) => {
-                let c = self.matrix_run(py, MatrixKind::Matmul, &[&a, &b], Some(p), |be| {
-                    be.matmul_mod(&reduce(&a, p)?, &reduce(&b, p)?)
-                })?;
-                residue_rows(py, c.data(), n)
-            }
+            let entries = c.data().iter().map(|&v| Integer::from(v)).collect();
+            IntMatrix::new(n, l, entries).map_err(to_py)?
+        } else {
+            self.matrix_run(py, MatrixKind::Matmul, &[&a, &b], p, |be| {
+                rns::matmul(&a, &b, be)
+            })?
+        };
+        if keep {
+            Ok(Bound::new(py, Matrix::from(c))?.into_any())
+        } else {
+            Ok(int_rows(&IntMaker::new(py)?, c.entries(), n)?.into_any())
         }
     }
 

@@ -3,6 +3,7 @@
 
 use crate::convert::{int_rows, to_matrix, MatrixArg};
 use crate::ints::IntMaker;
+use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
 use rns::IntMatrix;
@@ -14,6 +15,24 @@ use std::sync::Arc;
 #[pyclass(frozen, module = "rns")]
 pub struct Matrix {
     pub(crate) inner: Arc<IntMatrix>,
+}
+
+impl From<IntMatrix> for Matrix {
+    fn from(m: IntMatrix) -> Matrix {
+        Matrix { inner: Arc::new(m) }
+    }
+}
+
+/// `i` counted from the end when negative, or IndexError outside `0 … len − 1`.
+fn position(i: isize, len: usize, what: &str) -> PyResult<usize> {
+    let j = if i < 0 { i + len as isize } else { i };
+    if (0..len as isize).contains(&j) {
+        Ok(j as usize)
+    } else {
+        Err(PyIndexError::new_err(format!(
+            "{what} index {i} out of range for {len}"
+        )))
+    }
 }
 
 /// A matrix argument: an `rns.Matrix` as it is (shared), anything else converted.
@@ -55,6 +74,35 @@ impl Matrix {
     /// The entries as a list of rows of Python ints.
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         int_rows(&IntMaker::new(py)?, self.inner.entries(), self.inner.rows())
+    }
+
+    /// The number of rows.
+    fn __len__(&self) -> usize {
+        self.inner.rows()
+    }
+
+    /// `M[i, j]`: one entry as a Python int; `M[i]`: row `i` as a list of ints
+    /// (negative indices count from the end).
+    fn __getitem__<'py>(
+        &self,
+        py: Python<'py>,
+        key: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (rows, cols) = (self.inner.rows(), self.inner.cols());
+        let ints = IntMaker::new(py)?;
+        if let Ok((i, j)) = key.extract::<(isize, isize)>() {
+            let (i, j) = (position(i, rows, "row")?, position(j, cols, "column")?);
+            return ints.int(&self.inner.entries()[i * cols + j]);
+        }
+        let i = position(key.extract::<isize>()?, rows, "row")?;
+        Ok(ints
+            .list(&self.inner.entries()[i * cols..(i + 1) * cols])?
+            .into_any())
+    }
+
+    /// Iterates over the rows, each a list of Python ints.
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        self.tolist(py)?.try_iter().map(Bound::into_any)
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {

@@ -79,9 +79,32 @@ def test_tuples_iterables_and_matrix_objects():
     assert m.shape == (2, 2) and m.nrows() == 2 and m.ncols() == 2
     assert m.tolist() == [[1, 2], [3, 4]]
     assert rns.det(m) == -2 and rns.rank(m) == 2
-    assert rns.matmul(m, m) == [[7, 10], [15, 22]]
     assert rns.Matrix(m) == m and "2×2" in repr(m)
     assert rns.det(m, mod=P) == P - 2
+
+
+def test_matrix_products_stay_matrices_until_read():
+    m = rns.Matrix([[1, 2], [3, -4]])
+    # An rns.Matrix operand gives an rns.Matrix: no Python ints until entries are read.
+    for c in (rns.matmul(m, m), rns.matmul(m, [[1, 2], [3, -4]]), rns.matmul([[1, 2], [3, -4]], m)):
+        assert isinstance(c, rns.Matrix) and c.tolist() == [[7, -6], [-9, 22]]
+    assert rns.matmul([[1, 2], [3, -4]], [[1, 2], [3, -4]]) == [[7, -6], [-9, 22]]
+    c = rns.matmul(m, m, mod=P)
+    assert isinstance(c, rns.Matrix) and c.tolist() == [[7, P - 6], [P - 9, 22]]
+    c = rns.matmul(m, m)
+    assert c[0, 1] == -6 and c[-1, -1] == 22 and c[1] == [-9, 22] and c[-2] == [7, -6]
+    assert len(c) == 2 and list(c) == [[7, -6], [-9, 22]]
+    for bad in ((2, 0), (0, 2), (-3, 0), 2, -3):
+        with pytest.raises(IndexError):
+            c[bad]
+    with pytest.raises(TypeError):
+        c["x"]
+    # Products of products, and an empty product, stay matrices too.
+    assert rns.matmul(c, m).tolist() == [[-11, 38], [57, -106]]
+    e = rns.matmul(rns.Matrix([[1, 2]]), rns.Matrix([[0], [0]]))
+    assert e.shape == (1, 1) and e[0, 0] == 0
+    big = 2**300 + 1
+    assert rns.matmul(rns.Matrix([[big]]), [[-big]])[0, 0] == -big * big
 
 
 def test_gil_is_released_during_compute():
