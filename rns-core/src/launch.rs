@@ -189,6 +189,11 @@ pub const LIFT_GLOBAL_MAX_RHS: usize = 4;
 /// Primes at most that one step of that kernel lifts by (`x` grows by their product a
 /// step, one pass over `A`'s limbs for all of them; `rns_core::padic::mixed_radix`).
 pub const LIFT_GLOBAL_MAX_PRIMES: usize = 4;
+/// Primes a step of that kernel by default: measured on an H100 (det of 64-bit
+/// matrices, time of the lifting's steps), two primes take 0.57 of one prime's time at
+/// 4000² and 8000², three 0.54–0.55 (but three inverses to form first), four 0.78–0.83
+/// (their update is compute-bound). `docs/performance.md` has the figures.
+pub const LIFT_DEFAULT_PRIMES: usize = 2;
 
 #[cfg(test)]
 mod tests {

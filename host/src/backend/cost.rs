@@ -4,6 +4,8 @@
 //! driver 580; `docs/performance.md` has the runs): they need only be right within a
 //! factor of about two, since the choice matters only when the backends differ by more.
 
+use rns_core::launch::LIFT_DEFAULT_PRIMES;
+
 /// Time to make the GPU usable in a fresh process: `cuInit` (~100 ms), the primary
 /// context (~110 ms) and the module load (~1 ms once the driver has cached its
 /// compilation of the PTX; ~550 ms more the first time on a machine). Measured by
@@ -149,10 +151,11 @@ pub fn euclid(df: usize, dg: usize, count: f64) -> Estimate {
 }
 
 /// Dixon's lifting for `A X = B` with `l` right-hand sides, `A` `n × n` with `bits`-bit
-/// entries: `2·Hadamard / 31` steps (Cramer's bounds; a solve may stop sooner), each
-/// `n²·l` products for the digits and `n²·l` per 29-bit limb of `A` for the update, after
-/// the inverse modulo p; on the GPU when `gpu`, else `otherwise`'s GPU time (the GPU's
-/// multimodular path).
+/// entries: `2·Hadamard / 31` steps of one prime (Cramer's bounds; a solve may stop
+/// sooner), each `n²·l` products for the digits and `n²·l` per 29-bit limb of `A` for the
+/// update, after the inverse modulo p; on the GPU when `gpu`, else `otherwise`'s GPU time
+/// (the GPU's multimodular path). From global memory the GPU lifts by
+/// [`LIFT_DEFAULT_PRIMES`] primes a step: their inverses and `A`'s limbs read once.
 pub fn lifting(n: usize, bits: u64, l: usize, gpu: bool, otherwise: Estimate) -> Estimate {
     let (nf, lf) = (n as f64, l as f64);
     let steps = 2.0 * hadamard_bits(n, bits) / 31.0;
@@ -162,11 +165,16 @@ pub fn lifting(n: usize, bits: u64, l: usize, gpu: bool, otherwise: Estimate) ->
         cpu_ms: work / (CPU_LIFT_PER_CORE * cpu_threads()),
         gpu_ms: match gpu {
             true => {
+                // Per prime of the expansion.
                 let per_step = match n <= GPU_LIFT_MAX_N {
-                    true => GPU_STEP_US_PER_M * nf * nf * lf / 1e6,
-                    false => 4.0 * nf * nf * (1.0 + limbs) * lf / GPU_LIFT_BYTES_PER_US,
+                    true => GPU_STEP_US + GPU_STEP_US_PER_M * nf * nf * lf / 1e6,
+                    false => {
+                        let k = LIFT_DEFAULT_PRIMES as f64;
+                        let bytes = 4.0 * nf * nf * (k + limbs) * lf;
+                        (GPU_STEP_US + bytes / GPU_LIFT_BYTES_PER_US) / k
+                    }
                 };
-                steps * (GPU_STEP_US + per_step) / 1e3 + 4.0 * nf * nf * limbs / PCIE_PAGEABLE
+                steps * per_step / 1e3 + 4.0 * nf * nf * limbs / PCIE_PAGEABLE
             }
             false => otherwise.gpu_ms,
         },

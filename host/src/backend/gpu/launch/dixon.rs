@@ -13,7 +13,8 @@ use crate::backend::gpu::{Gpu, LiftRows};
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::{
-    LIFT_GLOBAL_MAX_LIMBS, LIFT_GLOBAL_MAX_PRIMES, LIFT_GLOBAL_MAX_RHS, LIFT_GLOBAL_THREADS,
+    LIFT_DEFAULT_PRIMES, LIFT_GLOBAL_MAX_LIMBS, LIFT_GLOBAL_MAX_PRIMES, LIFT_GLOBAL_MAX_RHS,
+    LIFT_GLOBAL_THREADS,
 };
 use std::sync::Arc;
 
@@ -23,12 +24,6 @@ const LIFT_THREADS: u32 = 512;
 /// Bytes of staged digits (`k·n·l` words) up to which `rns_dixon_lift_global` takes
 /// another prime a step (its registers allow one block a multiprocessor).
 const LIFT_STAGE_BYTES: usize = 160 << 10;
-
-/// Primes a step by default: measured on an H100 (det of 64-bit matrices, time of the
-/// lifting's steps), two primes take 0.57 of one prime's time at 4000² and 8000², three
-/// 0.54–0.55 (but three inverses to form first), four 0.78–0.83 (their update is
-/// compute-bound). `docs/performance.md` has the figures.
-const LIFT_DEFAULT_PRIMES: usize = 2;
 
 /// One run of lifting steps: the system's sizes, the prime, the steps.
 #[derive(Clone, Copy, Debug)]
