@@ -1,7 +1,7 @@
 //! The CRT sum `Σ y_i·(M/m_i)` of [`CrtMethod::Weights`](super::crt::CrtMethod::Weights)
 //! as one vector product: each weight `M/m_i` is kept in 16-bit halves, so that
-//! `y_i·half < 2^48` and the sum over fewer than `2^16` primes of each half's column
-//! fits 64 bits; the columns are summed eight lanes at a time (one AVX-512 register each), then
+//! `y_i·half < 2^48` and the sum of a column over up to `2^16 − 1` primes fits 64 bits
+//! (more primes go in several such sums); the columns are summed eight lanes at a time (one AVX-512 register each), then
 //! their carries are propagated once. GMP's way, one `mpz_addmul_ui` per prime, walks
 //! the whole sum once per prime.
 
@@ -10,6 +10,9 @@ use rug::Integer;
 
 /// Halves summed per register (the 64-bit lanes of an AVX-512 register).
 const LANES: usize = 8;
+
+/// Rows whose products one 64-bit column holds: `(2^16 − 1)·(2^32 − 1)·(2^16 − 1) < 2^64`.
+const ROWS_PER_SUM: usize = (1 << 16) - 1;
 
 /// Columns of the sum kept in registers while the primes go by: 8 registers.
 const COLUMNS_IN_REGISTERS: usize = 8 * LANES;
@@ -42,15 +45,23 @@ impl WeightHalves {
         WeightHalves { width, halves }
     }
 
-    /// `Σ y_i·w_i` over the first `y.len()` weights (fewer than `2^16`).
+    /// `Σ y_i·w_i` over the first `y.len()` weights (each `y_i < 2^32`).
     pub fn sum(&self, y: &[u32]) -> Integer {
+        let rows = y.len().min(self.halves.len() / self.width);
+        (0..rows)
+            .step_by(ROWS_PER_SUM)
+            .map(|r0| {
+                let part = &y[r0..(r0 + ROWS_PER_SUM).min(rows)];
+                self.rows_sum(&self.halves[r0 * self.width..], part)
+            })
+            .sum()
+    }
+
+    /// `Σ y_i·w_i` for the rows of `halves` (at most [`ROWS_PER_SUM`]): the columns'
+    /// sums, then their carries.
+    fn rows_sum(&self, halves: &[u32], y: &[u32]) -> Integer {
         let mut columns = vec![0u64; self.width];
-        column_sums(&self.halves, self.width, y, &mut columns);
-        assert!(
-            y.len() < 1 << 16,
-            "a column sum of {} terms could overflow",
-            y.len()
-        );
+        column_sums(halves, self.width, y, &mut columns);
         let mut limbs = vec![0u64; self.width / 4 + 2];
         let mut carry = 0u128;
         for (j, &c) in columns.iter().enumerate() {
@@ -124,9 +135,9 @@ fn column_sums(halves: &[u32], width: usize, y: &[u32], columns: &mut [u64]) {
 mod tests {
     use super::*;
 
-    /// Against rug's sum of products, for 1 to 300 weights of up to 9600 bits with the
-    /// largest `y_i` (`2^32 − 1`) and random ones, widths on both sides of a register
-    /// block (64 halves).
+    /// Against rug's sum of products, for 1 to 300 weights of up to 9600 bits and 70 000
+    /// of 100 bits (more than one column sum holds), with the largest `y_i` (`2^32 − 1`)
+    /// and random ones, widths on both sides of a register block (64 halves).
     #[test]
     fn sums_match_rug() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -136,9 +147,17 @@ mod tests {
             x ^= x << 17;
             x
         };
-        for (k, bits) in [(1, 10), (3, 1000), (66, 2046), (70, 4096), (300, 9600)] {
+        // The last: more weights than one column sum holds.
+        for (k, bits) in [
+            (1, 10),
+            (3, 1000),
+            (66, 2046),
+            (70, 4096),
+            (300, 9600),
+            (70_000, 100),
+        ] {
             let weights: Vec<Integer> = (0..k)
-                .map(|i| (Integer::from(1) << bits) - 1u32 - i as u32 * 977)
+                .map(|i| (Integer::from(1) << bits) - 1u32 - i as u32 % 1000 * 977)
                 .collect();
             let table = WeightHalves::new(&weights);
             for all_ones in [true, false] {
