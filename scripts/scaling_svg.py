@@ -51,7 +51,7 @@ def main():
         color, dash = COLORS[i % len(COLORS)], "" if bits == rows[0]["bits"] else ' stroke-dasharray="6 3"'
         path = " ".join(f"{sx(d):.1f},{sy(t):.1f}" for d, t in sorted(v))
         svg.append(f'<polyline points="{path}" fill="none" stroke="{color}" stroke-width="2"{dash}/>')
-        svg.append(f'<text x="{W - PAD + 4 - 150}" y="{PAD + 16 * i}" fill="{color}">'
+        svg.append(f'<text x="{PAD + 10}" y="{PAD + 16 * (i + 1)}" fill="{color}">'
                    f'{name}, {bits}-bit</text>')
     svg.append("</svg>")
     print("\n".join(svg))
