@@ -5,6 +5,7 @@
 //! their carries are propagated once. GMP's way, one `mpz_addmul_ui` per prime, walks
 //! the whole sum once per prime.
 
+use super::multimod_table::split_halves;
 use rug::integer::Order;
 use rug::Integer;
 
@@ -36,11 +37,7 @@ impl WeightHalves {
         let width = (4 * limbs).div_ceil(LANES).max(1) * LANES;
         let mut halves = vec![0u32; weights.len() * width];
         for (row, w) in halves.chunks_exact_mut(width).zip(weights) {
-            for (i, &l) in w.as_limbs().iter().enumerate() {
-                for q in 0..4 {
-                    row[4 * i + q] = (l >> (16 * q)) as u32 & 0xffff;
-                }
-            }
+            split_halves(w.as_limbs(), row);
         }
         WeightHalves { width, halves }
     }

@@ -56,11 +56,7 @@ impl RemainderTree {
                 *o = (t % m.m as u64) as u32;
             }
         });
-        if x.is_negative() {
-            for (v, m) in out.iter_mut().zip(&self.moduli) {
-                *v = m.neg(*v);
-            }
-        }
+        signed(x, &self.moduli, out);
     }
 
     /// The cofactors `(M / m_i) mod m_i` of every prime (`M` their product), down the
@@ -135,6 +131,16 @@ fn reduce(r: &Integer, p: &Integer) -> Integer {
         r.clone()
     } else {
         Integer::from(r % p)
+    }
+}
+
+/// The residues of `|x|` in `out` made those of `x` (negated when `x < 0`): the last step
+/// of every way to the residues of a signed integer (directly, by the tree, by the table).
+pub(crate) fn signed(x: &Integer, moduli: &[Modulus], out: &mut [u32]) {
+    if x.is_negative() {
+        for (r, m) in out.iter_mut().zip(moduli) {
+            *r = m.neg(*r);
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 //! of `mpn_mod_1` once per pair of primes, vectorized. The table is laid out by blocks
 //! of eight primes (`[block][half][lane]`), so one block's powers are contiguous.
 
+use super::multimod::signed;
 use rns_core::Modulus;
 use rug::Integer;
 
@@ -20,6 +21,10 @@ const LANES: usize = 8;
 ///
 /// A sum of `4 · TABLE_MAX_LIMBS` products stays below `2^56`.
 pub const TABLE_MAX_LIMBS: usize = 128;
+
+/// Values from which the table is built: building it takes `4·limbs·channels` modular
+/// products, a few values' worth of the direct way, so a handful of values go directly.
+pub const TABLE_MIN_VALUES: usize = 16;
 
 /// Words of the largest table worth building: the table is read once per value, so it
 /// must stay in the core's cache (1 MB).
@@ -64,21 +69,16 @@ impl PowerTable {
         4 * limbs <= self.halves
     }
 
-    /// The residues of `x` modulo each prime, into `out` (directly, by
-    /// [`residues_into`](crate::num::vector::residues_into), when `x` has more limbs
-    /// than the table holds).
-    pub fn residues_into(&self, x: &Integer, out: &mut [u32]) {
+    /// The residues of `x` modulo each prime, into `out`; `false` (and `out` untouched)
+    /// when `x` has more limbs than the table [`holds`](PowerTable::holds).
+    pub fn residues_into(&self, x: &Integer, out: &mut [u32]) -> bool {
         let limbs = x.as_limbs();
         if !self.holds(limbs.len()) {
-            return crate::num::vector::residues_into(x, &self.moduli, out);
+            return false;
         }
         let mut halves = [0u32; 4 * TABLE_MAX_LIMBS];
-        for (i, &l) in limbs.iter().enumerate() {
-            for q in 0..4 {
-                halves[4 * i + q] = (l >> (16 * q)) as u32 & 0xffff;
-            }
-        }
-        let halves = &halves[..4 * limbs.len()];
+        let halves = &mut halves[..4 * limbs.len()];
+        split_halves(limbs, halves);
         for (b, (outs, ms)) in out
             .chunks_mut(LANES)
             .zip(self.moduli.chunks(LANES))
@@ -90,10 +90,16 @@ impl PowerTable {
                 *o = m.reduce_wide(s);
             }
         }
-        if x.is_negative() {
-            for (r, m) in out.iter_mut().zip(&self.moduli) {
-                *r = m.neg(*r);
-            }
+        signed(x, &self.moduli, out);
+        true
+    }
+}
+
+/// The 16-bit halves of `limbs` (least significant first) into `out[..4·limbs.len()]`.
+pub(crate) fn split_halves(limbs: &[u64], out: &mut [u32]) {
+    for (h, &l) in out.chunks_exact_mut(4).zip(limbs) {
+        for (q, x) in h.iter_mut().enumerate() {
+            *x = (l >> (16 * q)) as u32 & 0xffff;
         }
     }
 }
@@ -152,17 +158,23 @@ fn block_sums(block: &[u32], halves: &[u32]) -> [u64; LANES] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::num::vector::residues_of;
     use rug::ops::Pow;
+
+    /// The `k` largest 31-bit primes.
+    fn largest(k: usize) -> Vec<Modulus> {
+        rns_core::prime::moduli_descending(|_| false)
+            .take(k)
+            .map(|p| Modulus::new(p).unwrap())
+            .collect()
+    }
 
     /// Against rug's remainder for values of 0 to 39, 64, 127 and 128 limbs, signed, at
     /// the ends of each size (all ones), for 1, 8, 9 and 70 primes (blocks full and
     /// partial); the caps on limbs and words.
     #[test]
     fn residues_match_the_remainder() {
-        let moduli: Vec<Modulus> = rns_core::prime::moduli_descending(|_| false)
-            .take(70)
-            .map(|p| Modulus::new(p).unwrap())
-            .collect();
+        let moduli = largest(70);
         for k in [1, 8, 9, 70] {
             let table = PowerTable::new(&moduli[..k], TABLE_MAX_LIMBS).unwrap();
             let mut out = vec![0u32; k];
@@ -172,7 +184,7 @@ mod tests {
                     .pow(limbs as u32 * 40)
                     .keep_bits(64 * limbs as u32);
                 for x in [ones.clone(), -ones, odd.clone(), -odd] {
-                    table.residues_into(&x, &mut out);
+                    assert!(table.residues_into(&x, &mut out));
                     for (r, m) in out.iter().zip(&moduli[..k]) {
                         let want = x.mod_u(m.m);
                         assert_eq!(*r, want, "{limbs} limbs modulo {}", m.m);
@@ -182,43 +194,36 @@ mod tests {
         }
         let capped = PowerTable::new(&moduli, TABLE_MAX_LIMBS + 1).unwrap();
         assert!(capped.holds(TABLE_MAX_LIMBS) && !capped.holds(TABLE_MAX_LIMBS + 1));
+        let too_long = Integer::from(1) << (64 * TABLE_MAX_LIMBS as u32);
+        assert!(!capped.residues_into(&too_long, &mut vec![0; 70]));
         // Too many primes for even one limb in the table's words.
         let many = vec![moduli[0]; TABLE_MAX_WORDS / 4 + 1];
         assert!(PowerTable::new(&many, 1).is_none());
     }
-}
-
-#[cfg(test)]
-mod paths {
-    use crate::num::vector::residues_of;
-    use rns_core::Modulus;
-    use rug::Integer;
 
     /// `residues_of` on values that take each path (the table up to its limbs, the tree
-    /// above them, directly where no table fits: 65 537 primes), at the edges of the
-    /// table (128 and 129 limbs), against rug's remainder.
+    /// above them, directly where no table fits: 65 537 primes, or for too few values),
+    /// at the edges of the table (128 and 129 limbs), against rug's remainder.
     #[test]
     fn residues_of_takes_every_path_and_agrees() {
-        let all: Vec<Modulus> = rns_core::prime::moduli_descending(|_| false)
-            .take(65_537)
-            .map(|p| Modulus::new(p).unwrap())
-            .collect();
+        let all = largest(65_537);
         let ones = |limbs: u32| (Integer::from(1) << (64 * limbs)) - 1u32;
         let values: Vec<Integer> = [0u32, 1, 2, 40, 128, 129, 300]
             .iter()
             .flat_map(|&l| [ones(l), -ones(l)])
             .chain([Integer::from(-1), Integer::from(i64::MIN)])
             .collect();
-        for k in [9, 70, 65_537] {
-            let (moduli, sample) = (&all[..k], if k > 100 { 3 } else { k });
-            let got = residues_of(&values, moduli).unwrap();
-            for (c, m) in moduli.iter().enumerate().step_by(k / sample) {
-                for (i, x) in values.iter().enumerate() {
-                    assert_eq!(
-                        got[c * values.len() + i],
-                        x.mod_u(m.m),
-                        "{k} primes, value {i}"
-                    );
+        assert_eq!(values.len(), TABLE_MIN_VALUES);
+        // Both sides of the values that pay for a table.
+        for values in [&values[..], &values[..TABLE_MIN_VALUES - 1]] {
+            for k in [9, 70, 65_537] {
+                let (moduli, sample) = (&all[..k], if k > 100 { 3 } else { k });
+                let got = residues_of(values, moduli).unwrap();
+                for (c, m) in moduli.iter().enumerate().step_by(k / sample) {
+                    for (i, x) in values.iter().enumerate() {
+                        let what = format!("{k} primes, value {i} of {}", values.len());
+                        assert_eq!(got[c * values.len() + i], x.mod_u(m.m), "{what}");
+                    }
                 }
             }
         }

@@ -4,8 +4,8 @@ use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
 use crate::num::crt::{self, CrtMethod};
 use crate::num::layout;
-use crate::num::multimod::{RemainderTree, TREE_MIN_CHANNELS, TREE_MIN_LIMBS};
-use crate::num::multimod_table::PowerTable;
+use crate::num::multimod::{signed, RemainderTree, TREE_MIN_CHANNELS, TREE_MIN_LIMBS};
+use crate::num::multimod_table::{PowerTable, TABLE_MIN_VALUES};
 use crate::num::words::{Words, WordsRef};
 use rayon::prelude::*;
 use rns_core::Modulus;
@@ -45,17 +45,13 @@ pub fn residues_into(x: &Integer, moduli: &[Modulus], out: &mut [u32]) {
     for (m, o) in pairs.remainder().iter().zip(outs.into_remainder()) {
         *o = rem(m.m as u64) as u32;
     }
-    if x.is_negative() {
-        for (r, m) in out.iter_mut().zip(moduli) {
-            *r = m.neg(*r);
-        }
-    }
+    signed(x, moduli, out);
 }
 
 /// The residues of `values` modulo every one of `moduli`, channel-major
 /// (`out[c·len + i]`), on all cores: values the table of powers holds
-/// ([`crate::num::multimod_table`], up to 128 limbs while the table fits a core's cache)
-/// by it; larger values of [`TREE_MIN_LIMBS`] limbs or more by a remainder tree
+/// ([`crate::num::multimod_table`], up to 128 limbs while the table fits a core's cache,
+/// for [`TABLE_MIN_VALUES`] values or more) by it; larger values of [`TREE_MIN_LIMBS`] limbs or more by a remainder tree
 /// ([`crate::num::multimod`]) when there are [`TREE_MIN_CHANNELS`] primes or more; the
 /// rest directly ([`residues_into`]); [`Error::OutOfMemory`] when the host cannot hold
 /// them ([`crate::limits`]).
@@ -70,11 +66,12 @@ pub fn residues_of(values: &[Integer], moduli: &[Modulus]) -> Result<Vec<u32>> {
         ),
     )?;
     let mut number_major = vec![0u32; values.len() * channels];
-    // Values the table of powers holds by it, larger ones by the remainder tree, the rest
-    // (when neither applies) directly.
+    // Values the table of powers holds by it (when there are enough to pay for the
+    // table), larger ones by the remainder tree, the rest (when neither applies) directly.
     let limbs = |x: &Integer| x.as_limbs().len();
-    let most = values.par_iter().map(limbs).max().unwrap_or(0);
-    let table = PowerTable::new(moduli, most);
+    let table = (values.len() >= TABLE_MIN_VALUES)
+        .then(|| PowerTable::new(moduli, values.par_iter().map(limbs).max().unwrap_or(0)))
+        .flatten();
     let by_table = |x: &Integer| table.as_ref().is_some_and(|t| t.holds(limbs(x)));
     let large = |x: &Integer| limbs(x) >= TREE_MIN_LIMBS && !by_table(x);
     let tree = (channels >= TREE_MIN_CHANNELS && values.par_iter().any(large))
@@ -83,10 +80,14 @@ pub fn residues_of(values: &[Integer], moduli: &[Modulus]) -> Result<Vec<u32>> {
         number_major
             .par_chunks_mut(channels)
             .zip(values.par_iter())
-            .for_each(|(row, x)| match (&table, &tree) {
-                (Some(table), _) if by_table(x) => table.residues_into(x, row),
-                (_, Some(tree)) if large(x) => tree.residues_into(x, row),
-                _ => residues_into(x, moduli, row),
+            .for_each(|(row, x)| {
+                if table.as_ref().is_some_and(|t| t.residues_into(x, row)) {
+                    return;
+                }
+                match &tree {
+                    Some(tree) if large(x) => tree.residues_into(x, row),
+                    _ => residues_into(x, moduli, row),
+                }
             });
     }
     Ok(layout::to_channel_major(
