@@ -5,7 +5,7 @@
 //! `cargo run --release --example scale -- [--backend gpu|cpu|auto] [--ops det,...]
 //! [--sizes 250,500,1000,...] [--bits 64] [--limit 120] [--repeat 1] [--panels-from N]
 //! [--panel B] [--lift-primes K] [--rhs L] [--solve-method auto|dixon|multimodular]
-//! [--csv FILE]`
+//! [--flint FLINT_BENCH] [--flint-cap 120] [--csv FILE]`
 //!
 //! Operations: `det` (over Z, a random matrix), `det_known` (over Z, a matrix whose
 //! determinant is known: an upper triangular matrix with a chosen diagonal, its rows
@@ -19,6 +19,13 @@
 //! `--panel B` their width, `--lift-primes K` the primes a lifting step from global
 //! memory lifts by (`GpuConfig::set_lift_primes`), `--rhs L` the right-hand sides of
 //! `solve` (1), `--solve-method` its method (`auto`).
+//!
+//! With `--flint`, the same inputs go to `flint_bench` (the newest FLINT) on 1 and on all
+//! threads, its own compute time in the table and its printed answer compared with ours
+//! (`flint_same`). FLINT runs where its previous order's time predicts at most
+//! `--flint-cap` seconds (growing as `n⁴` over Z and `n³` for products and modulo one
+//! prime) and is stopped past the cap. `rank_mod` and `solve_mod` have no FLINT
+//! counterpart in `flint_bench`. The CSV feeds `scripts/scaling_svg.py`.
 
 use rayon::prelude::*;
 use rns::{Backend, BackendChoice, IntMatrix, ModMatrices};
@@ -109,31 +116,83 @@ fn arg(args: &[String], name: &str) -> Option<String> {
         .and_then(|i| args.get(i + 1).cloned())
 }
 
-/// Runs operation `op` at order `n` with `bits`-bit entries: the seconds and the check.
-fn run(
-    op: &str,
-    (n, l, method): (usize, usize, rns::Method),
-    bits: u32,
-    be: &Backend,
-) -> R<(f64, String)> {
+/// What FLINT is given for a case (`flint_bench OP THREADS [P] FILES`) and the answer it
+/// must print.
+struct Flint {
+    op: &'static str,
+    modular: bool,
+    inputs: Vec<IntMatrix>,
+    answer: Answer,
+}
+
+/// A result, written out in FLINT's text only when FLINT runs.
+enum Answer {
+    Text(String),
+    Int(IntMatrix),
+    Rat(rns::RatMatrix),
+    Mod(ModMatrices),
+}
+
+impl Answer {
+    fn text(&self) -> String {
+        match self {
+            Answer::Text(s) => s.clone(),
+            Answer::Int(m) => m.to_text(),
+            Answer::Rat(m) => m.to_text(),
+            Answer::Mod(m) => m.to_text(0),
+        }
+    }
+}
+
+/// One timed case: the seconds, a note, and what FLINT would be given.
+struct Case {
+    secs: f64,
+    note: String,
+    flint: Option<Flint>,
+}
+
+impl Case {
+    fn new(secs: f64, note: String, flint: Option<Flint>) -> R<Case> {
+        Ok(Case { secs, note, flint })
+    }
+}
+
+/// The case for FLINT's operation `op` on `inputs`, expecting `answer`.
+fn flint(op: &'static str, modular: bool, inputs: Vec<IntMatrix>, answer: Answer) -> Option<Flint> {
+    Some(Flint {
+        op,
+        modular,
+        inputs,
+        answer,
+    })
+}
+
+/// Runs operation `op` at order `n` with `bits`-bit entries.
+fn run(op: &str, (n, l, method): (usize, usize, rns::Method), bits: u32, be: &Backend) -> R<Case> {
     let a = random(n, n, bits, 1);
     let modp = |m: &IntMatrix| ModMatrices::from_int_matrix(m, &[P]);
     let t = Instant::now();
-    let note = match op {
+    match op {
         "det" => {
             let (d, st) = rns::det_with(&a, be, &rns::DetOptions::default())?;
+            let s = t.elapsed().as_secs_f64();
             let stages: Vec<String> = st
                 .stages
                 .iter()
                 .map(|(name, t)| format!("{name} {:.0}", t.as_secs_f64() * 1e3))
                 .collect();
-            format!(
+            let note = format!(
                 "{} bits, {} steps by {} primes, {} primes; ms: {}",
                 d.significant_bits(),
                 st.lifting_steps,
                 st.lifting_primes,
                 st.primes,
                 stages.join(", ")
+            );
+            Case::new(
+                s,
+                note,
+                flint("det", false, vec![a], Answer::Text(d.to_string())),
             )
         }
         "det_known" => {
@@ -144,7 +203,12 @@ fn run(
             if got != want {
                 return Err(format!("det_known {n}: wrong determinant").into());
             }
-            return Ok((s, "known determinant: ok".into()));
+            let note = "known determinant: ok".into();
+            Case::new(
+                s,
+                note,
+                flint("det", false, vec![k], Answer::Text(got.to_string())),
+            )
         }
         "solve" => {
             let b = random(n, l, bits, 3);
@@ -156,33 +220,117 @@ fn run(
                 .map(|(name, t)| format!("{name} {:.0}", t.as_secs_f64() * 1e3))
                 .collect();
             let note = format!("{} entries; ms: {}", x.entries().len(), stages.join(", "));
-            return Ok((s, note));
+            Case::new(s, note, flint("solve", false, vec![a, b], Answer::Rat(x)))
         }
-        "rank" => format!("rank {}", rns::rank(&a, be)?),
+        "rank" => {
+            let r = rns::rank(&a, be)?;
+            let s = t.elapsed().as_secs_f64();
+            let answer = Answer::Text(r.to_string());
+            Case::new(
+                s,
+                format!("rank {r}"),
+                flint("rank", false, vec![a], answer),
+            )
+        }
         "matmul" => {
             let b = random(n, n, bits, 4);
             let t = Instant::now();
             let c = rns::matmul(&a, &b, be)?;
             let s = t.elapsed().as_secs_f64();
-            return Ok((s, format!("{} entries", c.entries().len())));
+            let note = format!("{} entries", c.entries().len());
+            Case::new(s, note, flint("matmul", false, vec![a, b], Answer::Int(c)))
         }
         "det_mod" | "rank_mod" | "inverse_mod" | "solve_mod" | "matmul_mod" => {
             let m = modp(&a)?;
-            let b = modp(&random(n, 1, bits, 5))?;
-            let sq = modp(&random(n, n, bits, 6))?;
+            let bi = random(n, 1, bits, 5);
+            let b = modp(&bi)?;
+            let sqi = random(n, n, bits, 6);
+            let sq = modp(&sqi)?;
             let t = Instant::now();
-            let note = match op {
-                "det_mod" => format!("det {}", be.det_mod(&m)?[0]),
-                "rank_mod" => format!("rank {}", be.rank_mod(&m)?[0]),
-                "inverse_mod" => format!("{} words", be.inverse_mod(&m)?.data().len()),
-                "solve_mod" => format!("{} words", be.solve_mod(&m, &b)?.data().len()),
-                _ => format!("{} words", be.matmul_mod(&m, &sq)?.data().len()),
+            let (note, f) = match op {
+                "det_mod" => {
+                    let d = be.det_mod(&m)?[0];
+                    (
+                        format!("det {d}"),
+                        flint("moddet", true, vec![a], Answer::Text(d.to_string())),
+                    )
+                }
+                "rank_mod" => (format!("rank {}", be.rank_mod(&m)?[0]), None),
+                "inverse_mod" => {
+                    let x = be.inverse_mod(&m)?;
+                    let note = format!("{} words", x.data().len());
+                    (note, flint("modinv", true, vec![a], Answer::Mod(x)))
+                }
+                "solve_mod" => (
+                    format!("{} words", be.solve_mod(&m, &b)?.data().len()),
+                    None,
+                ),
+                _ => {
+                    let c = be.matmul_mod(&m, &sq)?;
+                    let note = format!("{} words", c.data().len());
+                    (note, flint("modmul", true, vec![a, sqi], Answer::Mod(c)))
+                }
             };
-            return Ok((t.elapsed().as_secs_f64(), note));
+            Case::new(t.elapsed().as_secs_f64(), note, f)
         }
-        _ => return Err(format!("unknown operation {op}").into()),
-    };
-    Ok((t.elapsed().as_secs_f64(), note))
+        _ => Err(format!("unknown operation {op}").into()),
+    }
+}
+
+/// FLINT's seconds for `case` on `threads` threads (`flint_bench`'s own compute time) and
+/// whether it printed the same answer; `None` when it ran past `cap` seconds.
+fn run_flint(bench: &str, case: &Flint, threads: usize, cap: f64) -> R<Option<(f64, bool)>> {
+    let dir = std::env::temp_dir().join(format!("rns-scale-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let mut cmd = std::process::Command::new(bench);
+    cmd.arg(case.op).arg(threads.to_string());
+    if case.modular {
+        cmd.arg(P.to_string());
+    }
+    for (i, m) in case.inputs.iter().enumerate() {
+        let path = dir.join(format!("in{i}"));
+        if !path.exists() {
+            std::fs::write(&path, m.to_text())?;
+        }
+        cmd.arg(path);
+    }
+    let (out, err) = (dir.join("out"), dir.join("err"));
+    let mut child = cmd
+        .stdout(std::fs::File::create(&out)?)
+        .stderr(std::fs::File::create(&err)?)
+        .spawn()?;
+    let start = Instant::now();
+    while child.try_wait()?.is_none() {
+        if start.elapsed().as_secs_f64() > cap {
+            child.kill()?;
+            child.wait()?;
+            return Ok(None);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let err = std::fs::read_to_string(err)?;
+    let secs = err
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("compute_s="))
+        .ok_or_else(|| format!("flint_bench {}: {err}", case.op))?
+        .parse()?;
+    let same = std::fs::read_to_string(out)?.trim() == case.answer.text().trim();
+    Ok(Some((secs, same)))
+}
+
+/// Removes the input files written for FLINT.
+fn clear_flint_inputs() {
+    let dir = std::env::temp_dir().join(format!("rns-scale-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// How FLINT's time grows with the order: `n⁴` over Z (primes grow with `n`), `n³` for
+/// products and modulo one prime.
+fn flint_growth(op: &str) -> i32 {
+    match op {
+        "det" | "det_known" | "solve" | "rank" => 4,
+        _ => 3,
+    }
 }
 
 fn main() -> R<()> {
@@ -218,13 +366,24 @@ fn main() -> R<()> {
         gpu.config().set_inverse_panels(from, panel);
         gpu.config().set_lift_primes(lift_primes);
     }
-    let mut csv = String::from("operation,n,bits,backend,seconds,note\n");
+    let bench = arg(&args, "--flint");
+    let cap: f64 = arg(&args, "--flint-cap").map_or(Ok(120.0), |s| s.parse())?;
+    let all = std::thread::available_parallelism().map_or(1, |t| t.get());
+    let mut csv = format!("operation,n,bits,backend,rns_s,flint1_s,flint{all}_s,flint_same,note\n");
     println!(
-        "{:<12} {:>6} {:>5} {:>8} {:>10}  note",
-        "operation", "n", "bits", "backend", "seconds"
+        "{:<12} {:>6} {:>5} {:>8} {:>10} {:>10} {:>10}  note",
+        "operation",
+        "n",
+        "bits",
+        "backend",
+        "seconds",
+        "flint-1",
+        format!("flint-{all}")
     );
     for op in ops.split(',') {
         let mut last: Option<(usize, f64)> = None;
+        // Per thread count, FLINT's last order and seconds.
+        let mut flint_last: [Option<(usize, f64)>; 2] = [None, None];
         for &n in &sizes {
             // The next order would take about (n / last)³ times as long.
             if let Some((m, s)) = last {
@@ -237,19 +396,58 @@ fn main() -> R<()> {
                     continue;
                 }
             }
-            let mut runs: Vec<(f64, String)> = Vec::new();
+            let mut runs: Vec<Case> = Vec::new();
             let result = (0..repeat.max(1)).try_for_each(|_| {
                 runs.push(run(op, (n, rhs, method), bits, &be)?);
                 R::Ok(())
             });
-            runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+            runs.sort_by(|a, b| a.secs.total_cmp(&b.secs));
             match result.map(|_| runs.swap_remove(runs.len() / 2)) {
-                Ok((s, note)) => {
+                Ok(case) => {
+                    let s = case.secs;
+                    let mut cols = [String::from("-"), String::from("-")];
+                    let mut same = String::from("-");
+                    if let (Some(bench), Some(f)) = (&bench, &case.flint) {
+                        for (k, threads) in [1, all].into_iter().enumerate() {
+                            let e = flint_growth(op);
+                            if let Some((m, t)) = flint_last[k] {
+                                if t * (n as f64 / m as f64).powi(e) > cap {
+                                    cols[k] = "skipped".into();
+                                    continue;
+                                }
+                            }
+                            match run_flint(bench, f, threads, cap)? {
+                                Some((t, ok)) => {
+                                    cols[k] = format!("{t:.6}");
+                                    flint_last[k] = Some((n, t));
+                                    same = match (same.as_str(), ok) {
+                                        ("NO", _) | (_, false) => "NO".into(),
+                                        _ => "yes".into(),
+                                    };
+                                }
+                                None => {
+                                    cols[k] = format!(">{cap}");
+                                    flint_last[k] = Some((n, f64::INFINITY));
+                                }
+                            }
+                        }
+                        clear_flint_inputs();
+                    }
+                    let note = case.note;
                     println!(
-                        "{op:<12} {n:>6} {bits:>5} {:>8} {s:>10.3}  {note}",
-                        be.name()
+                        "{op:<12} {n:>6} {bits:>5} {:>8} {s:>10.3} {:>10} {:>10}  {note}{}",
+                        be.name(),
+                        cols[0],
+                        cols[1],
+                        if same == "NO" { "  FLINT DIFFERS" } else { "" }
                     );
-                    csv.push_str(&format!("{op},{n},{bits},{},{s:.6},{note}\n", be.name()));
+                    csv.push_str(&format!(
+                        "{op},{n},{bits},{},{s:.6},{},{},{same},\"{}\"\n",
+                        be.name(),
+                        cols[0],
+                        cols[1],
+                        note.replace('"', "'")
+                    ));
                     last = Some((n, s));
                 }
                 Err(e) => {
@@ -258,7 +456,11 @@ fn main() -> R<()> {
                         be.name(),
                         "-"
                     );
-                    csv.push_str(&format!("{op},{n},{bits},{},,error: {e}\n", be.name()));
+                    let e = e.to_string().replace('"', "'");
+                    csv.push_str(&format!(
+                        "{op},{n},{bits},{},,-,-,-,\"error: {e}\"\n",
+                        be.name()
+                    ));
                     break;
                 }
             }

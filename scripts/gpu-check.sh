@@ -23,7 +23,8 @@
 #                                              # and mpirun with one rank per GPU when OpenMPI is there
 #   scripts/gpu-check.sh --run --only --python # only the parts named (no suite, SASS or benchmarks)
 #   scripts/gpu-check.sh --run --scale         # and the scaling table (examples/scale.rs: every dense
-#                                              # operation at n = 250 … 8000; CSV to $OUT when set)
+#                                              # operation at n = 250 … 8000; CSV to $OUT when set;
+#                                              # SCALE_OPS, SCALE_SIZES; FLINT from gpu-extra/flint_bench.xz)
 #   scripts/gpu-check.sh --run --sweep         # and the FLINT differential sweep on the GPU backend:
 #                                              # SWEEP_PROCS processes (8) for SWEEP_SECONDS (450), seeds apart
 set -euo pipefail
@@ -204,8 +205,14 @@ if [[ " $* " == *" --multi "* ]]; then
     fi
 fi
 if [[ " $* " == *" --scale "* ]]; then
-    echo "== the scaling table (library calls, the GPU backend; known determinants checked)"
-    $B/scale --limit "${SCALE_LIMIT:-60}" --csv "${OUT:-/tmp}/scale.csv" || status=1
+    echo "== the scaling table (library calls, the GPU backend; known determinants checked; FLINT where it takes under FLINT_CAP s)"
+    # flint_bench (the newest FLINT) travels packed: FLINT_BENCH, else gpu-extra/flint_bench.xz.
+    fb=${FLINT_BENCH:-}
+    if [ -z "$fb" ] && [ -f gpu-extra/flint_bench.xz ]; then
+        xz -dc gpu-extra/flint_bench.xz > /tmp/flint_bench && chmod +x /tmp/flint_bench && fb=/tmp/flint_bench
+    fi
+    $B/scale --limit "${SCALE_LIMIT:-60}" ${SCALE_OPS:+--ops "$SCALE_OPS"} ${SCALE_SIZES:+--sizes "$SCALE_SIZES"} \
+        ${fb:+--flint "$fb"} --flint-cap "${FLINT_CAP:-120}" --csv "${OUT:-/tmp}/scale.csv" || status=1
 fi
 if [[ " $* " == *" --sweep "* ]]; then
     procs=${SWEEP_PROCS:-8}

@@ -1,6 +1,7 @@
 //! The CPU backend: every operation in parallel over channels and numbers with rayon,
 //! on the arithmetic of `rns-core`.
 
+mod blocked;
 pub(crate) mod ordering;
 
 use super::Op;
@@ -103,7 +104,9 @@ pub fn mixed_radix_digits(
 /// pivoting on the first `pivot_cols` columns; channel `c` of `data` holds the row-major
 /// matrix modulo `moduli[c]` and is overwritten. Returns `(rank, det)` per channel.
 /// In parallel over channels; with fewer channels than threads, each elimination also
-/// clears its rows in parallel (the same steps, so the same results).
+/// clears its rows in parallel (the same steps, so the same results). From
+/// [`blocked::BLOCKED_FROM`] rows and pivot columns, by panels ([`blocked::eliminate`]:
+/// the same pivots and results).
 pub fn eliminate_per_channel(
     moduli: &[Modulus],
     rows: usize,
@@ -116,10 +119,15 @@ pub fn eliminate_per_channel(
     if size == 0 {
         return vec![linalg::Elimination::of_empty(rows, pivot_cols); moduli.len()];
     }
-    let inner = moduli.len() < rayon::current_num_threads() && size >= ROWS_IN_PARALLEL;
+    let few = moduli.len() < rayon::current_num_threads();
+    let inner = few && size >= ROWS_IN_PARALLEL;
+    let blocked = rows.min(pivot_cols) >= blocked::BLOCKED_FROM;
     data.par_chunks_mut(size)
         .zip(moduli.par_iter())
         .map(|(a, &m)| {
+            if blocked {
+                return blocked::eliminate(a, (rows, cols, pivot_cols), jordan, m, few);
+            }
             linalg::eliminate_with(
                 a,
                 (rows, cols, pivot_cols),
@@ -149,8 +157,8 @@ pub fn eliminate_per_channel(
 const ROWS_IN_PARALLEL: usize = 1 << 14;
 
 /// Columns of the product per CPU task, and rows of `a` sharing one pass over `b`.
-const MM_COLS: usize = 256;
-const MM_ROWS: usize = 8;
+pub(crate) const MM_COLS: usize = 256;
+pub(crate) const MM_ROWS: usize = 8;
 
 /// `a · b` modulo each channel: `a` is `n × k` and `b` is `k × p`, row-major, channel
 /// `c` at offsets `c·n·k` and `c·k·p`; the result is `n × p` per channel. Centered
@@ -198,7 +206,7 @@ pub fn matmul_per_channel(
 /// [`LAZY_PRODUCTS`] steps. Compiled twice: for AVX2 when the CPU has it (four signed
 /// 32×32→64 products per instruction) and for the baseline.
 #[allow(clippy::too_many_arguments)]
-fn matmul_block(
+pub(crate) fn matmul_block(
     m: Modulus,
     a: &[i32],
     rows: usize,
