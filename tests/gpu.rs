@@ -233,7 +233,7 @@ fn bases_too_large_for_the_mixed_radix_kernel_convert_anyway() {
 #[test]
 fn chunked_paths_match_cpu() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     dev(&g).config().set_memory_limit(Some(40_000));
     let b = basis(33);
     let (x, y) = (random(&b, 3001, 1), random(&b, 3001, 2));
@@ -456,7 +456,7 @@ fn every_method_matches_cpu() {
 #[test]
 fn checked_conversions_by_device_limbs_match_the_host() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     for (k, len, cap) in [
         (1, 300, None),
         (3, 1000, None),

@@ -188,7 +188,7 @@ const WAYS: [(bool, Option<usize>, &str); 4] = [
 fn few_prime_determinants_match_the_cpu() {
     let _settings = settings();
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let mut gen = Gen::new(94);
     let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false)
         .take(5)
@@ -236,7 +236,7 @@ fn few_prime_determinants_match_the_cpu() {
 fn few_large_determinants_modulo_primes_on_the_gpu_backend() {
     let _settings = settings();
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let mut gen = Gen::new(97);
     let primes: Vec<u32> = rns_core::prime::moduli_descending(|_| false)
         .take(3)

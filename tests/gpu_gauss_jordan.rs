@@ -95,7 +95,7 @@ fn check(g: &Backend, basis: &Arc<RnsBasis>, ab: &IntMatrix, keep: bool, what: &
 #[test]
 fn blocked_gauss_jordan_matches_rns_eliminate_and_cpu() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let b = basis(6);
     let mut seed = 90;
     for n in [17, 41, 100, 129, 257] {
@@ -112,7 +112,7 @@ fn blocked_gauss_jordan_matches_rns_eliminate_and_cpu() {
 #[test]
 fn blocked_gauss_jordan_of_singular_systems_and_without_kept_columns() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let b = basis(6);
     for (i, n) in [41, 130].into_iter().enumerate() {
         let singular = system(&b, n, 5, Shape::Singular, 200 + i as u64);
@@ -125,7 +125,7 @@ fn blocked_gauss_jordan_of_singular_systems_and_without_kept_columns() {
 #[test]
 fn blocked_gauss_jordan_in_groups_of_channels_under_a_memory_cap() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let b = basis(12);
     let (n, l) = (100, 30);
     let ab = system(&b, n, l, Shape::Swaps, 300);

@@ -31,7 +31,7 @@ const GLOBAL: [LiftRows; 3] = [
 fn determinants_lifted_from_global_memory_match_the_cpu() {
     let _settings = settings();
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let mut gen = Gen::new(191);
     for rows in GLOBAL {
         dev(&g).config().set_lift_rows(Some(rows));
@@ -65,7 +65,7 @@ fn determinants_lifted_from_global_memory_match_the_cpu() {
 fn solves_lifted_from_global_memory_match_the_cpu() {
     let _settings = settings();
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let mut gen = Gen::new(192);
     for rows in GLOBAL {
         dev(&g).config().set_lift_rows(Some(rows));
@@ -139,7 +139,7 @@ fn the_rows_move_to_global_memory_where_shared_memory_ends() {
 fn lifting_by_several_primes_a_step_matches_the_cpu() {
     let _settings = settings();
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let mut gen = Gen::new(194);
     let d = dev(&g);
     for primes in 1..=4 {

@@ -62,7 +62,7 @@ fn constant(moduli: &[rns_core::Modulus], len: usize, f: impl Fn(u32) -> u32) ->
 #[test]
 fn tensor_core_products_match_the_integer_kernel_and_cpu_on_every_shape() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let sizes = [1, 15, 17, 31, 33, 64, 65, 255, 257];
     let mut seed = 0;
     for &n in &sizes {
@@ -82,7 +82,7 @@ fn tensor_core_products_match_the_integer_kernel_and_cpu_on_every_shape() {
 #[test]
 fn tensor_core_sums_stay_exact_across_the_accumulation_limit() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     // All entries m − 1: every group sum of the byte planes is the largest possible;
     // ±(m − 1)/2, the largest centered values, give the largest sums of the small moduli
     // (at MAX_INNER, the most inner entries they take, and 1024 | 1025, where their count
@@ -120,7 +120,7 @@ fn tensor_core_sums_stay_exact_across_the_accumulation_limit() {
 #[test]
 fn tensor_core_products_from_one_prime_to_1024() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     for (primes, n) in [(1, 300), (1024, 20), (16, 129)] {
         let (moduli, a) = residues(primes, n * n, 7);
         let (_, b) = residues(primes, n * n, 8);
@@ -137,7 +137,7 @@ fn tensor_core_determinants_match_the_fused_kernel_and_cpu() {
     use rns::RnsVec;
     use rns_core::launch::DET_PANEL;
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let b = basis(6);
     for (i, n) in [
         DET_PANEL + 1,

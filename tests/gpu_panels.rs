@@ -47,7 +47,7 @@ fn rows_reversed(a: &IntMatrix) -> IntMatrix {
 #[test]
 fn panel_inverses_match_the_cpu() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let config = dev(&g).config();
     let mut gen = Gen::new(5);
     // Small panels at small orders: 64 = 4 × 16, 65 = 4 × 16 + 1, 100 = 6 × 16 + 4.

@@ -70,7 +70,7 @@ fn bivariate_resultants_match_cpu_and_sylvester() {
 #[test]
 fn bivariate_resultants_in_chunks_and_global_scratch_match_cpu() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     dev(&g).config().set_memory_limit(Some(40_000));
     dev(&g).config().set_shared_memory_limit(Some(0));
     for (i, (f, h)) in bivariate_cases().iter().enumerate() {
@@ -128,7 +128,7 @@ fn channel_data(k: usize, df: usize, dg: usize, sparse: bool, seed: u64) -> Vec<
 #[test]
 fn block_and_thread_kernels_match_cpu_on_every_degree_pattern() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let d = dev(&g);
     for (i, &(df, dg)) in DEGREES.iter().enumerate() {
         for (k, sparse) in [(1, false), (33, true), (330, false)] {
@@ -162,7 +162,7 @@ fn block_and_thread_kernels_match_cpu_on_every_degree_pattern() {
 #[test]
 fn block_kernel_finds_common_factors_and_works_without_shared_memory() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let mut gen = Gen::new(17);
     // (x − 7)·a and (x − 7)·b: zero modulo every prime, after Euclid's last step.
     let common = IntPoly::new(vec![Integer::from(-7), Integer::from(1)]).unwrap();
@@ -191,7 +191,7 @@ fn block_kernel_finds_common_factors_and_works_without_shared_memory() {
 #[test]
 fn block_kernel_on_both_sides_of_shared_memory_and_at_every_block_size() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let d = dev(&g);
     let (df, dg) = (700, 699);
     for sparse in [false, true] {
@@ -227,7 +227,7 @@ fn block_kernel_on_both_sides_of_shared_memory_and_at_every_block_size() {
 #[test]
 fn resultants_of_chosen_roots_in_shared_and_global_memory() {
     let Some(g) = gpu() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let mut gen = Gen::new(23);
     let roots: Vec<i64> = (0..600).map(|i| (i * 7919) % 2001 - 1000).collect();
     let f = roots

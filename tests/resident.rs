@@ -188,7 +188,7 @@ fn pipelined_transfers_straddle_their_chunks() {
     let (x, y) = (random(&b, 150_001, 5), random(&b, 150_001, 6));
     let cpu = Backend::Cpu;
     for cap in [None, Some(1 << 20)] {
-        let _lift = LiftCaps;
+        let _lift = LiftCaps::hold();
         d.config().set_memory_limit(cap);
         let what = format!("cap {cap:?}");
         same(
@@ -219,7 +219,7 @@ fn pipelined_transfers_straddle_their_chunks() {
 #[test]
 fn mixed_radix_blocks_of_every_width_and_in_place_match_the_cpu() {
     let Some(g) = gpu_backend() else { return };
-    let _lift = LiftCaps;
+    let _lift = LiftCaps::hold();
     let k = 600;
     let b = basis(k);
     let (x, y) = (random(&b, 1000, 9), random(&b, 1000, 10));

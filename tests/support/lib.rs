@@ -376,8 +376,24 @@ pub fn gpu_backend() -> Option<Backend> {
 }
 
 /// Lifts the memory and shared-memory caps of device 0 when dropped, even when an
-/// assertion fails: `let _lift = LiftCaps;` before a test sets them.
-pub struct LiftCaps;
+/// assertion fails: `let _lift = LiftCaps::hold();` before a test sets them. The caps are
+/// the device's, shared by the tests that run at once, so a test that sets them holds a
+/// lock for its whole run: another such test never runs under caps it did not set.
+pub struct LiftCaps {
+    _turn: std::sync::MutexGuard<'static, ()>,
+}
+
+/// The lock of [`LiftCaps`].
+static CAPS: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+impl LiftCaps {
+    /// Waits for the tests that set caps before this one, then holds the lock.
+    pub fn hold() -> LiftCaps {
+        LiftCaps {
+            _turn: CAPS.lock().unwrap_or_else(|e| e.into_inner()),
+        }
+    }
+}
 
 impl Drop for LiftCaps {
     fn drop(&mut self) {
