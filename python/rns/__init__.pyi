@@ -28,6 +28,11 @@ class Matrix:
     @overload
     def __getitem__(self, key: int) -> List[int]: ...
     def __iter__(self) -> Iterator[List[int]]: ...
+    def to_numpy(self) -> Any:
+        """A 2-D numpy array: int64 when every entry fits, else dtype object of ints."""
+    def __array__(self, dtype: Any = None, copy: Optional[bool] = None) -> Any: ...
+    def to_fmpz_mat(self) -> Any:
+        """The matrix as python-flint's fmpz_mat (ImportError without python-flint)."""
 
 class Engine:
     """Where computations run: "cpu", "gpu" (device `device`, or several `devices`) or "auto"."""

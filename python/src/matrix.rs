@@ -3,9 +3,10 @@
 
 use crate::convert::{int_rows, to_matrix, MatrixArg};
 use crate::ints::IntMaker;
-use pyo3::exceptions::PyIndexError;
+use numpy::PyArray1;
+use pyo3::exceptions::{PyImportError, PyIndexError};
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyDict, PyList};
 use rns::IntMatrix;
 use std::sync::Arc;
 
@@ -74,6 +75,53 @@ impl Matrix {
     /// The entries as a list of rows of Python ints.
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         int_rows(&IntMaker::new(py)?, self.inner.entries(), self.inner.rows())
+    }
+
+    /// The entries as a 2-D numpy array: of dtype int64 when every entry fits in 64
+    /// bits (no Python int is made), else of dtype object holding Python ints.
+    fn to_numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let (rows, cols) = (self.inner.rows(), self.inner.cols());
+        let small: Option<Vec<i64>> = self.inner.entries().iter().map(|x| x.to_i64()).collect();
+        let flat = match small {
+            Some(v) => PyArray1::from_vec(py, v).into_any(),
+            None => {
+                let list = IntMaker::new(py)?.list(self.inner.entries())?;
+                let np = py.import("numpy")?;
+                let kw = PyDict::new(py);
+                kw.set_item("dtype", py.get_type::<PyAny>())?;
+                np.call_method("array", (list,), Some(&kw))?
+            }
+        };
+        flat.call_method1("reshape", ((rows, cols),))
+    }
+
+    /// numpy's conversion protocol: `numpy.asarray(M)` is [`Matrix::to_numpy`], cast to
+    /// `dtype` when one is asked for.
+    #[pyo3(signature = (dtype=None, copy=None))]
+    fn __array__<'py>(
+        &self,
+        py: Python<'py>,
+        dtype: Option<Bound<'py, PyAny>>,
+        copy: Option<bool>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let _ = copy; // always a new array
+        let a = self.to_numpy(py)?;
+        match dtype {
+            Some(d) => a.call_method1("astype", (d,)),
+            None => Ok(a),
+        }
+    }
+
+    /// The matrix as python-flint's `fmpz_mat` (built from one flat list of ints);
+    /// ImportError when python-flint is not installed.
+    fn to_fmpz_mat<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let flint = py
+            .import("flint")
+            .map_err(|e| PyImportError::new_err(format!("to_fmpz_mat needs python-flint ({e})")))?;
+        let list = IntMaker::new(py)?.list(self.inner.entries())?;
+        flint
+            .getattr("fmpz_mat")?
+            .call1((self.inner.rows(), self.inner.cols(), list))
     }
 
     /// The number of rows.

@@ -107,6 +107,34 @@ def test_matrix_products_stay_matrices_until_read():
     assert rns.matmul(rns.Matrix([[big]]), [[-big]])[0, 0] == -big * big
 
 
+def test_matrices_leave_as_numpy_arrays_and_fmpz_mats():
+    np = pytest.importorskip("numpy")
+    edges = [0, 1, -1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 2**64, -(2**64), 3**60000, -(3**60000)]
+    small = rns.Matrix([[0, 1, -1], [2**63 - 1, -(2**63), 7]])
+    a = small.to_numpy()
+    # Every entry within 64 bits: int64, no Python ints; the range ends exact.
+    assert a.dtype == np.int64 and a.shape == (2, 3) and a.tolist() == small.tolist()
+    assert np.asarray(small).dtype == np.int64 and np.asarray(small, dtype=object).dtype == object
+    assert rns.Matrix(a) == small
+    for wide in (2**63, -(2**63) - 1, 3**60000):
+        m = rns.Matrix([[wide, 1], [-1, 0]])
+        b = m.to_numpy()
+        assert b.dtype == object and b.shape == (2, 2) and b.tolist() == m.tolist()
+        assert type(b[0, 0]) is int and rns.Matrix(b) == m
+    big = rns.Matrix([edges[i:] + edges[:i] for i in range(len(edges))])
+    assert big.to_numpy().tolist() == big.tolist()
+    for shape in ((0, 3), (3, 0), (0, 0)):
+        e = rns.Matrix(np.zeros(shape, dtype=np.int64))
+        assert e.shape == shape and e.to_numpy().shape == shape
+    for m in (small, big, rns.Matrix([[5]])):
+        f = m.to_fmpz_mat()
+        assert isinstance(f, flint.fmpz_mat) and (f.nrows(), f.ncols()) == m.shape
+        assert [[int(x) for x in row] for row in f.table()] == m.tolist()
+        assert rns.Matrix(f) == m
+    p = rns.matmul(big, big)
+    assert p.to_fmpz_mat() == big.to_fmpz_mat() * big.to_fmpz_mat()
+
+
 def test_gil_is_released_during_compute():
     rng = random.Random(9)
     m = rns.Matrix(rand_matrix(rng, 120, 120, 64))
