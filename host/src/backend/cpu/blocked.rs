@@ -266,7 +266,10 @@ fn update(
     parallel: bool,
 ) {
     let (s, w) = (piv.len(), to - tail);
-    let run = |(block, l): (&mut [u32], &mut Vec<i32>)| {
+    #[cfg(target_arch = "x86_64")]
+    let dq = std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512dq");
+    let run = |block: &mut [u32], (l, acc): &mut (Vec<i32>, Vec<i64>)| {
         let n = block.len() / cols;
         l.clear();
         l.extend(
@@ -277,14 +280,21 @@ fn update(
         if l.iter().all(|&x| x == 0) {
             return;
         }
-        let mut acc = vec![0i64; n * MM_COLS.min(w)];
+        acc.resize(n * MM_COLS.min(w), 0);
         for j0 in (0..w).step_by(MM_COLS) {
             let wc = MM_COLS.min(w - j0);
             let acc = &mut acc[..n * wc];
             acc.fill(0);
             matmul_block(m, l, n, u12, s, w, j0, acc);
             for (row, sums) in block.chunks_exact_mut(cols).zip(acc.chunks_exact(wc)) {
-                for (x, &p) in row[tail + j0..tail + j0 + wc].iter_mut().zip(sums) {
+                let row = &mut row[tail + j0..tail + j0 + wc];
+                #[cfg(target_arch = "x86_64")]
+                if dq {
+                    // SAFETY: the CPU has AVX-512F and DQ; `sums` is as long as `row`.
+                    unsafe { super::tiles::sub_reduced(m, row, sums) };
+                    continue;
+                }
+                for (x, &p) in row.iter_mut().zip(sums) {
                     *x = m.sub(*x, m.reduce_i64(p));
                 }
             }
@@ -292,11 +302,11 @@ fn update(
     };
     if parallel {
         rows.par_chunks_mut(MM_ROWS * cols)
-            .for_each_init(Vec::new, |l, block| run((block, l)));
+            .for_each_init(|| (Vec::new(), Vec::new()), |bufs, block| run(block, bufs));
     } else {
-        let mut l = Vec::new();
+        let mut bufs = (Vec::new(), Vec::new());
         for block in rows.chunks_mut(MM_ROWS * cols) {
-            run((block, &mut l));
+            run(block, &mut bufs);
         }
     }
 }

@@ -3,6 +3,7 @@
 
 mod blocked;
 pub(crate) mod ordering;
+mod tiles;
 
 use super::Op;
 use crate::num::layout;
@@ -158,7 +159,7 @@ const ROWS_IN_PARALLEL: usize = 1 << 14;
 
 /// Columns of the product per CPU task, and rows of `a` sharing one pass over `b`.
 pub(crate) const MM_COLS: usize = 256;
-pub(crate) const MM_ROWS: usize = 8;
+pub(crate) const MM_ROWS: usize = 32;
 
 /// `a · b` modulo each channel: `a` is `n × k` and `b` is `k × p`, row-major, channel
 /// `c` at offsets `c·n·k` and `c·k·p`; the result is `n × p` per channel. Centered
@@ -241,6 +242,25 @@ pub(crate) fn matmul_block(
         }
     }
     #[cfg(target_arch = "x86_64")]
+    if rows >= 4 && acc.len() / rows >= 16 && std::arch::is_x86_feature_detected!("avx512f") {
+        // SAFETY: the CPU has AVX-512F; the shapes are the caller's.
+        let (r, c) = unsafe { tiles::tiles(m, a, rows, b, (k, p, j0), acc) };
+        let w = acc.len() / rows;
+        // Rows past the whole tiles, then the columns past them in the tiled rows.
+        rest(
+            m,
+            &a[r * k..],
+            rows - r,
+            b,
+            (k, p, j0),
+            (&mut acc[r * w..], w, 0),
+        );
+        if c < w {
+            rest(m, a, r, b, (k, p, j0 + c), (acc, w, c));
+        }
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx2")]
         #[allow(clippy::too_many_arguments)]
@@ -262,6 +282,31 @@ pub(crate) fn matmul_block(
         }
     }
     body(m, a, rows, b, k, p, j0, acc)
+}
+
+/// `acc[r][c0 + j] = Σ_t a[r][t]·b[t][j0 + j]` for `rows` rows of `a` and the columns
+/// `c0 .. w` of `acc` (rows `w` apart), folded every [`LAZY_PRODUCTS`] steps: the edges
+/// that [`tiles::tiles`] leaves.
+fn rest(
+    m: Modulus,
+    a: &[i32],
+    rows: usize,
+    b: &[i32],
+    (k, p, j0): (usize, usize, usize),
+    (acc, w, c0): (&mut [i64], usize, usize),
+) {
+    let t = m.fold_factor();
+    for r in 0..rows {
+        let row = &mut acc[r * w + c0..(r + 1) * w];
+        row.fill(0);
+        for kk in 0..k {
+            let brow = &b[kk * p + j0..kk * p + j0 + row.len()];
+            linalg::add_products(row, a[r * k + kk], brow);
+            if kk % LAZY_PRODUCTS == LAZY_PRODUCTS - 1 {
+                linalg::fold_all(row, t);
+            }
+        }
+    }
 }
 
 /// Resultant modulo each channel of `f` (degree `df`) and `g` (degree `dg`): channel `c`
