@@ -50,28 +50,24 @@ pub(crate) fn eliminate(
         if s > 0 {
             let (above, rest) = a.split_at_mut(r * cols);
             let (block, below) = rest.split_at_mut(s * cols);
-            if jordan {
-                solve_above(above, block, cols, (&piv, k0 + kb), m, parallel);
-            }
             let span = (k0 + kb, cols);
             if span.0 < cols {
                 substitute_forward(block, cols, &piv, span, m);
                 let u12 = centered(block, cols, span, m);
                 update(below, cols, (&piv, span), &u12, m, parallel);
-                if jordan {
-                    update(above, cols, (&piv, span), &u12, m, parallel);
-                }
             }
             clear_multipliers(below, cols, &piv);
-            if jordan {
-                clear_multipliers(above, cols, &piv);
-                reduce_block(block, cols, &piv, m);
-            } else {
-                for (t, row) in block.chunks_exact_mut(cols).enumerate() {
-                    for &c in &piv[..t] {
-                        row[c] = 0;
-                    }
+            for (t, row) in block.chunks_exact_mut(cols).enumerate() {
+                for &c in &piv[..t] {
+                    row[c] = 0;
                 }
+            }
+            if jordan {
+                // The block to its reduced form, `U⁻¹·block` (`U` its pivot columns), then
+                // the rows above cleared by it: `above −= above[·][piv]·block`.
+                reduce_block(block, cols, (&piv, k0), m, parallel);
+                let reduced = centered(block, cols, (k0, cols), m);
+                update(above, cols, (&piv, (k0, cols)), &reduced, m, parallel);
             }
         }
         r += s;
@@ -170,44 +166,6 @@ fn factor_leaf(
         piv.push(c);
     }
     piv
-}
-
-/// Gauss–Jordan's rows above the panel (`above`): each row's multipliers of the pivot
-/// rows (`block`, factored) that clear its pivot columns, by a triangular solve, stored
-/// in those columns, and subtracted from its other panel columns (up to `end`).
-fn solve_above(
-    above: &mut [u32],
-    block: &[u32],
-    cols: usize,
-    (piv, end): (&[usize], usize),
-    m: Modulus,
-    parallel: bool,
-) {
-    let invs: Vec<u32> = piv
-        .iter()
-        .enumerate()
-        .map(|(t, &c)| m.inv(block[t * cols + c]).expect("pivot is non-zero"))
-        .collect();
-    let solve = |rows: &mut [u32]| {
-        for row in rows.chunks_exact_mut(cols) {
-            for (t, &c) in piv.iter().enumerate() {
-                let lead = row[c];
-                if lead != 0 {
-                    let l = m.mul(lead, invs[t]);
-                    let prow = &block[t * cols + c + 1..t * cols + end];
-                    linalg::sub_mul_row(&mut row[c + 1..end], prow, l, m);
-                    row[c] = l;
-                }
-            }
-        }
-    };
-    if parallel && above.len() / cols > 2 * PANEL_ROWS_PER_TASK {
-        above
-            .par_chunks_mut(PANEL_ROWS_PER_TASK * cols)
-            .for_each(solve);
-    } else {
-        solve(above);
-    }
 }
 
 /// The pivot rows' columns `span = (from, to)`, eliminated by the pivot rows above them
@@ -320,31 +278,62 @@ fn clear_multipliers(rows: &mut [u32], cols: usize, piv: &[usize]) {
     }
 }
 
-/// Gauss–Jordan's pivot rows (factored, their tails substituted) brought to the reduced
-/// form: from the last, each scaled by its pivot's inverse and subtracted from the rows
-/// above it in the block; the multipliers below the diagonal zeroed.
-fn reduce_block(block: &mut [u32], cols: usize, piv: &[usize], m: Modulus) {
-    for (t, row) in block.chunks_exact_mut(cols).enumerate() {
-        for &c in &piv[..t] {
-            row[c] = 0;
+/// Gauss–Jordan's pivot rows (factored, their tails substituted, zero below their
+/// pivots) brought to the reduced form `U⁻¹·block` over the columns from `k0`, `U` the
+/// upper triangular matrix of their pivot columns: `U⁻¹` by back substitution (`s³/6`
+/// products), then one product.
+fn reduce_block(
+    block: &mut [u32],
+    cols: usize,
+    (piv, k0): (&[usize], usize),
+    m: Modulus,
+    parallel: bool,
+) {
+    let s = piv.len();
+    // `inv` row-major `s × s`, upper triangular: column `t` solves `U·x = e_t` upwards.
+    let mut inv = vec![0u32; s * s];
+    let d: Vec<u32> = (0..s)
+        .map(|t| m.inv(block[t * cols + piv[t]]).expect("pivot is non-zero"))
+        .collect();
+    for t in 0..s {
+        inv[t * s + t] = d[t];
+        for i in (0..t).rev() {
+            // x_i = −(Σ_{i<u≤t} U[i][u]·x_u) / U[i][i]
+            let mut acc = 0u32;
+            for u in i + 1..=t {
+                acc = m.add(acc, m.mul(block[i * cols + piv[u]], inv[u * s + t]));
+            }
+            inv[i * s + t] = m.neg(m.mul(acc, d[i]));
         }
     }
-    for t in (0..piv.len()).rev() {
-        let c = piv[t];
-        let (upper, rest) = block.split_at_mut(t * cols);
-        let row = &mut rest[..cols];
-        let inv = m.inv(row[c]).expect("pivot is non-zero");
-        let inv_shoup = m.shoup(inv);
-        for x in &mut row[c + 1..] {
-            *x = m.mul_shoup(*x, inv, inv_shoup);
-        }
-        row[c] = 1;
-        for other in upper.chunks_exact_mut(cols) {
-            let f = other[c];
-            if f != 0 {
-                linalg::sub_mul_row(&mut other[c + 1..], &row[c + 1..], f, m);
-                other[c] = 0;
+    let inv: Vec<i32> = inv.iter().map(|&x| m.center(x)).collect();
+    let b = centered(block, cols, (k0, cols), m);
+    let w = cols - k0;
+    let chunks: Vec<(usize, Vec<u32>)> = {
+        let work = |j0: usize| {
+            let wc = MM_COLS.min(w - j0);
+            let mut out = vec![0u32; s * wc];
+            for r0 in (0..s).step_by(MM_ROWS) {
+                let n = MM_ROWS.min(s - r0);
+                let mut acc = vec![0i64; n * wc];
+                matmul_block(m, &inv[r0 * s..(r0 + n) * s], n, &b, s, w, j0, &mut acc);
+                for (o, &p) in out[r0 * wc..(r0 + n) * wc].iter_mut().zip(&acc) {
+                    *o = m.reduce_i64(p);
+                }
             }
+            (j0, out)
+        };
+        let starts: Vec<usize> = (0..w).step_by(MM_COLS).collect();
+        if parallel {
+            starts.into_par_iter().map(work).collect()
+        } else {
+            starts.into_iter().map(work).collect()
+        }
+    };
+    for (j0, out) in chunks {
+        let wc = out.len() / s;
+        for (t, row) in block.chunks_exact_mut(cols).enumerate() {
+            row[k0 + j0..k0 + j0 + wc].copy_from_slice(&out[t * wc..(t + 1) * wc]);
         }
     }
 }
