@@ -37,15 +37,15 @@ pub(crate) fn eliminate(
     let mut k0 = 0;
     while k0 < pivot_cols && r < rows {
         let kb = PANEL.min(pivot_cols - k0);
-        let piv = factor_panel(
-            a,
-            (rows, cols),
-            (r, k0),
-            (k0, k0 + kb),
-            m,
-            &mut det,
-            parallel,
-        );
+        let at = Panel {
+            rows,
+            cols,
+            r,
+            k0,
+            c0: k0,
+            c1: k0 + kb,
+        };
+        let piv = factor_panel(a, at, m, &mut det, parallel);
         let s = piv.len();
         if s > 0 {
             let (above, rest) = a.split_at_mut(r * cols);
@@ -87,20 +87,15 @@ pub(crate) fn eliminate(
 /// the pivot's column. By halves down to [`LEAF`] columns (the left half factored, the
 /// right half's rows below its pivots updated by one product, then factored), so that
 /// most of the panel's work is products too. Returns the pivot columns, in order.
-fn factor_panel(
-    a: &mut [u32],
-    (rows, cols): (usize, usize),
-    (r, k0): (usize, usize),
-    (c0, c1): (usize, usize),
-    m: Modulus,
-    det: &mut u32,
-    parallel: bool,
-) -> Vec<usize> {
+fn factor_panel(a: &mut [u32], at: Panel, m: Modulus, det: &mut u32, parallel: bool) -> Vec<usize> {
+    let Panel {
+        cols, r, c0, c1, ..
+    } = at;
     if c1 - c0 <= LEAF {
-        return factor_leaf(a, (rows, cols), (r, k0), (c0, c1), m, det, parallel);
+        return factor_leaf(a, at, m, det, parallel);
     }
     let cm = c0 + (c1 - c0) / 2;
-    let mut piv = factor_panel(a, (rows, cols), (r, k0), (c0, cm), m, det, parallel);
+    let mut piv = factor_panel(a, Panel { c1: cm, ..at }, m, det, parallel);
     let s = piv.len();
     if s > 0 {
         let (block, below) = a[r * cols..].split_at_mut(s * cols);
@@ -108,24 +103,47 @@ fn factor_panel(
         let u12 = centered(block, cols, (cm, c1), m);
         update(below, cols, (&piv, (cm, c1)), &u12, m, parallel);
     }
-    let right = factor_panel(a, (rows, cols), (r + s, k0), (cm, c1), m, det, parallel);
+    let right = factor_panel(
+        a,
+        Panel {
+            r: r + s,
+            c0: cm,
+            ..at
+        },
+        m,
+        det,
+        parallel,
+    );
     piv.extend(right);
     piv
+}
+
+/// Where [`factor_panel`] works: the matrix's `rows × cols`, the first row `r` not yet a
+/// pivot row, the panel's first column `k0` (rows are swapped from there), and the
+/// columns `c0 .. c1` to factor.
+#[derive(Clone, Copy)]
+struct Panel {
+    rows: usize,
+    cols: usize,
+    r: usize,
+    k0: usize,
+    c0: usize,
+    c1: usize,
 }
 
 /// Columns of a panel factored row by row.
 const LEAF: usize = 32;
 
 /// [`factor_panel`] of at most [`LEAF`] columns, one pivot at a time.
-fn factor_leaf(
-    a: &mut [u32],
-    (rows, cols): (usize, usize),
-    (r, k0): (usize, usize),
-    (c0, c1): (usize, usize),
-    m: Modulus,
-    det: &mut u32,
-    parallel: bool,
-) -> Vec<usize> {
+fn factor_leaf(a: &mut [u32], at: Panel, m: Modulus, det: &mut u32, parallel: bool) -> Vec<usize> {
+    let Panel {
+        rows,
+        cols,
+        r,
+        k0,
+        c0,
+        c1,
+    } = at;
     let mut piv = Vec::with_capacity(c1 - c0);
     for c in c0..c1 {
         let rp = r + piv.len();
