@@ -150,12 +150,15 @@ pub fn parse_entries<T: Send>(
     let parsed: Vec<std::result::Result<Vec<T>, Error>> = body
         .par_iter()
         .map(|&(lno, line)| {
-            line.split_whitespace()
-                .map(|token| {
-                    entry(token)
-                        .ok_or_else(|| err(lno, format!("`{token}` is not a decimal integer")))
-                })
-                .collect()
+            let token = |token: &str| {
+                entry(token).ok_or_else(|| err(lno, format!("`{token}` is not a decimal integer")))
+            };
+            // Bytes are faster to split than characters; Unicode spaces separate too.
+            if line.is_ascii() {
+                line.split_ascii_whitespace().map(token).collect()
+            } else {
+                line.split_whitespace().map(token).collect()
+            }
         })
         .collect();
     let mut data = Vec::with_capacity(rows.saturating_mul(cols).min(1 << 24));
