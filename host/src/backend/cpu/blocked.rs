@@ -242,6 +242,7 @@ fn update(
     parallel: bool,
 ) {
     let (s, w) = (piv.len(), to - tail);
+    let packed = super::tiles::pack_if_tiled(u12, s, w, rows.len() / cols);
     #[cfg(target_arch = "x86_64")]
     let dq = std::arch::is_x86_feature_detected!("avx512f")
         && std::arch::is_x86_feature_detected!("avx512dq");
@@ -261,7 +262,7 @@ fn update(
             let wc = MM_COLS.min(w - j0);
             let acc = &mut acc[..n * wc];
             acc.fill(0);
-            matmul_block(m, l, n, u12, s, w, j0, acc);
+            matmul_block(m, l, n, (u12, packed.as_deref()), s, w, j0, acc);
             for (row, sums) in block.chunks_exact_mut(cols).zip(acc.chunks_exact(wc)) {
                 let row = &mut row[tail + j0..tail + j0 + wc];
                 #[cfg(target_arch = "x86_64")]
@@ -334,7 +335,16 @@ fn reduce_block(
             for r0 in (0..s).step_by(MM_ROWS) {
                 let n = MM_ROWS.min(s - r0);
                 let mut acc = vec![0i64; n * wc];
-                matmul_block(m, &inv[r0 * s..(r0 + n) * s], n, &b, s, w, j0, &mut acc);
+                matmul_block(
+                    m,
+                    &inv[r0 * s..(r0 + n) * s],
+                    n,
+                    (&b, None),
+                    s,
+                    w,
+                    j0,
+                    &mut acc,
+                );
                 for (o, &p) in out[r0 * wc..(r0 + n) * wc].iter_mut().zip(&acc) {
                     *o = m.reduce_i64(p);
                 }

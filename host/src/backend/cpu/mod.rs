@@ -182,6 +182,7 @@ pub fn matmul_per_channel(
         let center = |x: &[u32]| x.iter().map(|&v| m.center(v)).collect::<Vec<i32>>();
         let ac = center(&a[c * n * k..(c + 1) * n * k]);
         let bc = center(&b[c * k * p..(c + 1) * k * p]);
+        let packed = tiles::pack_if_tiled(&bc, k, p, n);
         prod.par_chunks_mut(MM_ROWS * p)
             .enumerate()
             .for_each(|(rb, block)| {
@@ -190,7 +191,16 @@ pub fn matmul_per_channel(
                     let w = MM_COLS.min(p - j0);
                     let mut acc = vec![0i64; rows * w];
                     let a_rows = &ac[rb * MM_ROWS * k..(rb * MM_ROWS + rows) * k];
-                    matmul_block(m, a_rows, rows, &bc, k, p, j0, &mut acc);
+                    matmul_block(
+                        m,
+                        a_rows,
+                        rows,
+                        (&bc, packed.as_deref()),
+                        k,
+                        p,
+                        j0,
+                        &mut acc,
+                    );
                     for (r, row) in acc.chunks(w).enumerate() {
                         for (o, &s) in block[r * p + j0..r * p + j0 + w].iter_mut().zip(row) {
                             *o = m.reduce_i64(s);
@@ -206,12 +216,14 @@ pub fn matmul_per_channel(
 /// `w = acc.len() / rows` columns of `b` (row length `p`), folded every
 /// [`LAZY_PRODUCTS`] steps. Compiled twice: for AVX2 when the CPU has it (four signed
 /// 32×32→64 products per instruction) and for the baseline.
+/// `b` may come with its strips packed once ([`tiles::pack`], for the AVX-512 tiles; `j0`
+/// then a multiple of 16).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn matmul_block(
     m: Modulus,
     a: &[i32],
     rows: usize,
-    b: &[i32],
+    (b, packed): (&[i32], Option<&[i32]>),
     k: usize,
     p: usize,
     j0: usize,
@@ -244,7 +256,7 @@ pub(crate) fn matmul_block(
     #[cfg(target_arch = "x86_64")]
     if rows >= 4 && acc.len() / rows >= 16 && std::arch::is_x86_feature_detected!("avx512f") {
         // SAFETY: the CPU has AVX-512F; the shapes are the caller's.
-        let (r, c) = unsafe { tiles::tiles(m, a, rows, b, (k, p, j0), acc) };
+        let (r, c) = unsafe { tiles::tiles(m, a, rows, (b, packed), (k, p, j0), acc) };
         let w = acc.len() / rows;
         // Rows past the whole tiles, then the columns past them in the tiled rows.
         rest(

@@ -20,7 +20,8 @@ const TC: usize = 16;
 ///
 /// # Safety
 /// The CPU must have AVX-512F; `a` holds `rows × k` and `b` `k × p` centered residues
-/// with `j0 + w ≤ p`.
+/// with `j0 + w ≤ p`; `packed`, when given, is [`pack`]`(b, k, p)` and `j0` a multiple
+/// of 16.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f")]
 #[allow(clippy::too_many_arguments)]
@@ -28,7 +29,7 @@ pub(crate) unsafe fn tiles(
     m: Modulus,
     a: &[i32],
     rows: usize,
-    b: &[i32],
+    (b, packed): (&[i32], Option<&[i32]>),
     (k, p, j0): (usize, usize, usize),
     acc: &mut [i64],
 ) -> (usize, usize) {
@@ -37,13 +38,23 @@ pub(crate) unsafe fn tiles(
     let t = _mm512_set1_epi64(m.fold_factor() as i64);
     let fold = |x: __m512i| fold512(x, t);
     // Column strips outside, so that a strip of `b` (k × 16), copied together (its rows
-    // are `p` words apart: a page each when `p` is large), serves every row tile.
-    STRIP.with_borrow_mut(|strip| {
-        strip.resize(k * TC, 0);
+    // are `p` words apart: a page each when `p` is large), serves every row tile; copied
+    // here unless the caller packed them once ([`pack`]).
+    STRIP.with_borrow_mut(|own| {
         for c0 in (0..cols_done).step_by(TC) {
-            for (u, dst) in strip.chunks_exact_mut(TC).enumerate() {
-                dst.copy_from_slice(&b[u * p + j0 + c0..u * p + j0 + c0 + TC]);
-            }
+            let strip: &[i32] = match packed {
+                Some(all) => {
+                    let s = (j0 + c0) / TC;
+                    &all[s * k * TC..(s + 1) * k * TC]
+                }
+                None => {
+                    own.resize(k * TC, 0);
+                    for (u, dst) in own.chunks_exact_mut(TC).enumerate() {
+                        dst.copy_from_slice(&b[u * p + j0 + c0..u * p + j0 + c0 + TC]);
+                    }
+                    own
+                }
+            };
             for r0 in (0..rows_done).step_by(TR) {
                 let z = _mm512_setzero_si512();
                 // Eight sums, named so that they stay in registers.
@@ -87,6 +98,30 @@ pub(crate) unsafe fn tiles(
         }
     });
     (rows_done, cols_done)
+}
+
+/// The whole 16-column strips of `b` (`k × p`, row-major), each `k × 16` contiguous
+/// (strip `s` at `s·k·16`): packed once for products that read `b` from many tasks.
+pub(crate) fn pack(b: &[i32], k: usize, p: usize) -> Vec<i32> {
+    let strips = p / TC;
+    let mut out = vec![0i32; strips * k * TC];
+    for (s, strip) in out.chunks_exact_mut(k * TC).enumerate() {
+        for (u, dst) in strip.chunks_exact_mut(TC).enumerate() {
+            dst.copy_from_slice(&b[u * p + s * TC..u * p + (s + 1) * TC]);
+        }
+    }
+    out
+}
+
+/// [`pack`] where the AVX-512 tiles will read `b` from more than one task (`rows` of `a`
+/// past one block of [`super::MM_ROWS`]); else `None` (each call copies its strips).
+pub(crate) fn pack_if_tiled(b: &[i32], k: usize, p: usize, rows: usize) -> Option<Vec<i32>> {
+    #[cfg(target_arch = "x86_64")]
+    if rows > super::MM_ROWS && p >= TC && std::arch::is_x86_feature_detected!("avx512f") {
+        return Some(pack(b, k, p));
+    }
+    let _ = (b, k, p, rows);
+    None
 }
 
 std::thread_local! {
@@ -194,23 +229,35 @@ mod tests {
         };
         for rows in [4, 5, 8, 9] {
             for w in [16, 17, 31, 32, 40] {
-                for k in [1, 3, 4, 5, 9, 64] {
-                    let (p, j0) = (w + 7, 3);
+                for (k, j0) in [1, 3, 4, 5, 9, 64]
+                    .into_iter()
+                    .flat_map(|k| [(k, 3), (k, 16)])
+                {
+                    let p = w + j0 + 7;
                     let a: Vec<i32> = (0..rows * k).map(|_| next()).collect();
                     let b: Vec<i32> = (0..k * p).map(|_| next()).collect();
                     let want = reference(m, &a, rows, &b, (k, p, j0), w);
-                    let mut acc = vec![0i64; rows * w];
-                    // SAFETY: AVX-512F checked above; the shapes fit.
-                    let (r, c) = unsafe { tiles(m, &a, rows, &b, (k, p, j0), &mut acc) };
-                    assert_eq!((r, c), (rows / 4 * 4, w / 16 * 16));
-                    for i in 0..r {
-                        for j in 0..c {
-                            let (g, e) = (acc[i * w + j], want[i * w + j]);
-                            assert_eq!(
-                                m.reduce_i64(g),
-                                m.reduce_i64(e),
-                                "{rows}×{k}×{w} at ({i}, {j})"
-                            );
+                    let packed = pack(&b, k, p);
+                    // Strips packed once serve a `j0` on a strip's edge.
+                    let ways = match j0 % 16 {
+                        0 => vec![None, Some(&packed[..])],
+                        _ => vec![None],
+                    };
+                    for way in ways {
+                        let mut acc = vec![0i64; rows * w];
+                        // SAFETY: AVX-512F checked above; the shapes fit.
+                        let (r, c) = unsafe { tiles(m, &a, rows, (&b, way), (k, p, j0), &mut acc) };
+                        assert_eq!((r, c), (rows / 4 * 4, w / 16 * 16));
+                        let what = format!("{rows}×{k}×{w} from {j0}, packed {}", way.is_some());
+                        for i in 0..r {
+                            for j in 0..c {
+                                let (g, e) = (acc[i * w + j], want[i * w + j]);
+                                assert_eq!(
+                                    m.reduce_i64(g),
+                                    m.reduce_i64(e),
+                                    "{what} at ({i}, {j})"
+                                );
+                            }
                         }
                     }
                 }
