@@ -76,18 +76,9 @@ pub fn eliminate_with(
         if r == rows {
             break;
         }
-        let Some(p) = (r..rows).find(|&i| a[i * cols + k] != 0) else {
+        let Some(inv) = take_pivot(a, (rows, cols), (r, k), k, &mut det, m) else {
             continue;
         };
-        if p != r {
-            for j in k..cols {
-                a.swap(p * cols + j, r * cols + j);
-            }
-            det = m.neg(det);
-        }
-        let pivot = a[r * cols + k];
-        det = m.mul(det, pivot);
-        let inv = m.inv(pivot).expect("pivot is non-zero modulo a prime");
         if jordan {
             let inv_shoup = m.shoup(inv);
             for x in &mut a[r * cols + k + 1..(r + 1) * cols] {
@@ -109,6 +100,31 @@ pub fn eliminate_with(
         rank: r as u32,
         det: if square { det } else { 0 },
     }
+}
+
+/// Brings column `k`'s pivot to row `r`: the first row at or below `r` with a non-zero
+/// entry in column `k` is swapped with row `r` over the columns from `from` (a swap
+/// negates `det`), and the pivot multiplies `det`. Returns the pivot's inverse, or `None`
+/// when the column has no non-zero entry from row `r` down.
+#[inline]
+pub fn take_pivot(
+    a: &mut [u32],
+    (rows, cols): (usize, usize),
+    (r, k): (usize, usize),
+    from: usize,
+    det: &mut u32,
+    m: Modulus,
+) -> Option<u32> {
+    let p = (r..rows).find(|&i| a[i * cols + k] != 0)?;
+    if p != r {
+        for j in from..cols {
+            a.swap(p * cols + j, r * cols + j);
+        }
+        *det = m.neg(*det);
+    }
+    let pivot = a[r * cols + k];
+    *det = m.mul(*det, pivot);
+    Some(m.inv(pivot).expect("pivot is non-zero modulo a prime"))
 }
 
 /// Clears column `k` of `row` with the pivot row's entries after column `k`

@@ -1,5 +1,5 @@
 //! Blocked elimination modulo one prime on the CPU, as LAPACK's right-looking LU: a panel
-//! of [`PANEL`] columns is factored row by row (its multipliers kept where the zeros will
+//! of [`PANEL`] columns is factored by halves (its multipliers kept where the zeros will
 //! go), then the rest of the matrix is updated by one product per panel with delayed
 //! reduction ([`super::matmul_block`]). The pivots are those of [`linalg::eliminate`]
 //! (the first non-zero at or below the current row), and so is the result: the echelon
@@ -150,18 +150,9 @@ fn factor_leaf(a: &mut [u32], at: Panel, m: Modulus, det: &mut u32, parallel: bo
         if rp == rows {
             break;
         }
-        let Some(p) = (rp..rows).find(|&i| a[i * cols + c] != 0) else {
+        let Some(inv) = linalg::take_pivot(a, (rows, cols), (rp, c), k0, det, m) else {
             continue;
         };
-        if p != rp {
-            for j in k0..cols {
-                a.swap(p * cols + j, rp * cols + j);
-            }
-            *det = m.neg(*det);
-        }
-        let pivot = a[rp * cols + c];
-        *det = m.mul(*det, pivot);
-        let inv = m.inv(pivot).expect("pivot is non-zero modulo a prime");
         let (head, below) = a.split_at_mut((rp + 1) * cols);
         let prow = &head[rp * cols + c + 1..rp * cols + c1];
         let clear = |rows: &mut [u32]| {

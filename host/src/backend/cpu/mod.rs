@@ -258,17 +258,17 @@ pub(crate) fn matmul_block(
         // SAFETY: the CPU has AVX-512F; the shapes are the caller's.
         let (r, c) = unsafe { tiles::tiles(m, a, rows, (b, packed), (k, p, j0), acc) };
         let w = acc.len() / rows;
-        // Rows past the whole tiles, then the columns past them in the tiled rows.
-        rest(
-            m,
-            &a[r * k..],
-            rows - r,
-            b,
-            (k, p, j0),
-            (&mut acc[r * w..], w, 0),
-        );
+        // Rows past the whole tiles, then the columns past them in the tiled rows (their
+        // own block, copied into place).
+        if r < rows {
+            body(m, &a[r * k..], rows - r, b, k, p, j0, &mut acc[r * w..]);
+        }
         if c < w {
-            rest(m, a, r, b, (k, p, j0 + c), (acc, w, c));
+            let mut edge = vec![0i64; r * (w - c)];
+            body(m, &a[..r * k], r, b, k, p, j0 + c, &mut edge);
+            for (row, e) in acc.chunks_exact_mut(w).zip(edge.chunks_exact(w - c)) {
+                row[c..].copy_from_slice(e);
+            }
         }
         return;
     }
@@ -294,31 +294,6 @@ pub(crate) fn matmul_block(
         }
     }
     body(m, a, rows, b, k, p, j0, acc)
-}
-
-/// `acc[r][c0 + j] = Σ_t a[r][t]·b[t][j0 + j]` for `rows` rows of `a` and the columns
-/// `c0 .. w` of `acc` (rows `w` apart), folded every [`LAZY_PRODUCTS`] steps: the edges
-/// that [`tiles::tiles`] leaves.
-fn rest(
-    m: Modulus,
-    a: &[i32],
-    rows: usize,
-    b: &[i32],
-    (k, p, j0): (usize, usize, usize),
-    (acc, w, c0): (&mut [i64], usize, usize),
-) {
-    let t = m.fold_factor();
-    for r in 0..rows {
-        let row = &mut acc[r * w + c0..(r + 1) * w];
-        row.fill(0);
-        for kk in 0..k {
-            let brow = &b[kk * p + j0..kk * p + j0 + row.len()];
-            linalg::add_products(row, a[r * k + kk], brow);
-            if kk % LAZY_PRODUCTS == LAZY_PRODUCTS - 1 {
-                linalg::fold_all(row, t);
-            }
-        }
-    }
 }
 
 /// Resultant modulo each channel of `f` (degree `df`) and `g` (degree `dg`): channel `c`

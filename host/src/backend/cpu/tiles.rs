@@ -49,9 +49,7 @@ pub(crate) unsafe fn tiles(
                 }
                 None => {
                     own.resize(k * TC, 0);
-                    for (u, dst) in own.chunks_exact_mut(TC).enumerate() {
-                        dst.copy_from_slice(&b[u * p + j0 + c0..u * p + j0 + c0 + TC]);
-                    }
+                    copy_strip(b, p, j0 + c0, own);
                     own
                 }
             };
@@ -106,11 +104,17 @@ pub(crate) fn pack(b: &[i32], k: usize, p: usize) -> Vec<i32> {
     let strips = p / TC;
     let mut out = vec![0i32; strips * k * TC];
     for (s, strip) in out.chunks_exact_mut(k * TC).enumerate() {
-        for (u, dst) in strip.chunks_exact_mut(TC).enumerate() {
-            dst.copy_from_slice(&b[u * p + s * TC..u * p + (s + 1) * TC]);
-        }
+        copy_strip(b, p, s * TC, strip);
     }
     out
+}
+
+/// The 16 columns of `b` (rows `p` apart) from column `col`, row after row, into `strip`
+/// (`k × 16`).
+fn copy_strip(b: &[i32], p: usize, col: usize, strip: &mut [i32]) {
+    for (u, dst) in strip.chunks_exact_mut(TC).enumerate() {
+        dst.copy_from_slice(&b[u * p + col..u * p + col + TC]);
+    }
 }
 
 /// [`pack`] where the AVX-512 tiles will read `b` from more than one task (`rows` of `a`
