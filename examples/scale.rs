@@ -123,6 +123,15 @@ struct Flint {
     modular: bool,
     inputs: Vec<IntMatrix>,
     answer: Answer,
+    /// The answer's text, written once for every thread count FLINT runs on.
+    text: std::cell::OnceCell<String>,
+}
+
+impl Flint {
+    /// What FLINT must print.
+    fn expected(&self) -> &str {
+        self.text.get_or_init(|| self.answer.text())
+    }
 }
 
 /// A result, written out in FLINT's text only when FLINT runs.
@@ -164,6 +173,7 @@ fn flint(op: &'static str, modular: bool, inputs: Vec<IntMatrix>, answer: Answer
         modular,
         inputs,
         answer,
+        text: std::cell::OnceCell::new(),
     })
 }
 
@@ -280,7 +290,7 @@ fn run(op: &str, (n, l, method): (usize, usize, rns::Method), bits: u32, be: &Ba
 /// FLINT's seconds for `case` on `threads` threads (`flint_bench`'s own compute time) and
 /// whether it printed the same answer; `None` when it ran past `cap` seconds.
 fn run_flint(bench: &str, case: &Flint, threads: usize, cap: f64) -> R<Option<(f64, bool)>> {
-    let dir = std::env::temp_dir().join(format!("rns-scale-{}", std::process::id()));
+    let dir = flint_dir();
     std::fs::create_dir_all(&dir)?;
     let mut cmd = std::process::Command::new(bench);
     cmd.arg(case.op).arg(threads.to_string());
@@ -314,14 +324,18 @@ fn run_flint(bench: &str, case: &Flint, threads: usize, cap: f64) -> R<Option<(f
         .find_map(|w| w.strip_prefix("compute_s="))
         .ok_or_else(|| format!("flint_bench {}: {err}", case.op))?
         .parse()?;
-    let same = std::fs::read_to_string(out)?.trim() == case.answer.text().trim();
+    let same = std::fs::read_to_string(out)?.trim() == case.expected().trim();
     Ok(Some((secs, same)))
+}
+
+/// Where this process writes FLINT's inputs and outputs.
+fn flint_dir() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("rns-scale-{}", std::process::id()))
 }
 
 /// Removes the input files written for FLINT.
 fn clear_flint_inputs() {
-    let dir = std::env::temp_dir().join(format!("rns-scale-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(dir);
+    let _ = std::fs::remove_dir_all(flint_dir());
 }
 
 /// How FLINT's time grows with the order: `n⁴` over Z (primes grow with `n`), `n³` for
