@@ -263,8 +263,7 @@ impl Engine {
             if !keep {
                 return Ok(residue_rows(py, c.data(), n)?.into_any());
             }
-            let entries = c.data().iter().map(|&v| Integer::from(v)).collect();
-            IntMatrix::new(n, l, entries).map_err(to_py)?
+            c.to_int_matrix(0)
         } else {
             self.matrix_run(py, MatrixKind::Matmul, &[&a, &b], p, |be| {
                 rns::matmul(&a, &b, be)
