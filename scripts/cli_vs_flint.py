@@ -6,9 +6,14 @@ For each case the script writes a seeded random input, runs `rns ... --stats` (b
 REPS runs of the whole process, with `--backend auto`, and `cpu`/`gpu` for reference),
 reads from its statistics the CUDA start-up it waited for, and times FLINT's computation
 alone (the matrices built beforehand) with 1 thread and with all cores
-(`flint.ctx.threads`). Answers must agree exactly.
+(`flint.ctx.threads`; FLINT1=0 skips the single thread). Answers must agree exactly.
 
-Usage: scripts/cli_vs_flint.py RNS_BINARY [--quick] [--only det,product,modmul,moddet,solve,inverse]
+With `--median` each whole-process time is the median of REPS runs (not the best), and
+each line ends with issue 39's check of `auto`: within 10% (or 20 ms) of the better of
+`cpu` and `gpu`.
+
+Usage: scripts/cli_vs_flint.py RNS_BINARY [--quick] [--median]
+           [--only det,product,modmul,moddet,solve,inverse,rank,det1000,resultant]
 """
 import os
 import random
@@ -22,6 +27,8 @@ import flint
 
 P = 2147483629  # 2^31 - 19, a prime in (2^30, 2^31)
 REPS = int(os.environ.get("REPS", "3"))
+MEDIAN = "--median" in sys.argv
+FLINT1 = os.environ.get("FLINT1", "1") != "0"
 
 
 def rand_matrix(rng, rows, cols, bits):
@@ -36,21 +43,20 @@ def write(path, m):
 
 
 def run_rns(rns, args, backend):
-    """Best wall time (s) of the whole process, its stdout, and the CUDA start it waited for (ms)."""
-    best, out, waited = None, None, 0.0
+    """Best (or, with --median, median) wall time (s) of the whole process, its stdout and
+    the backend it used, and the CUDA start it waited for (ms) in that run."""
+    runs = []
     for _ in range(REPS):
         t = time.perf_counter()
         p = subprocess.run([rns, *args, "--backend", backend, "--stats"], capture_output=True, text=True)
         dt = time.perf_counter() - t
         if p.returncode != 0:
             return None, p.stderr.strip(), 0.0
-        if best is None or dt < best:
-            best, out = dt, p.stdout
-            m = re.search(r"([0-9.]+) ms of it waited for", p.stderr)
-            waited = float(m.group(1)) if m else 0.0
-            backend_used = re.search(r"^backend (\w+)", p.stderr, re.M)
-            out = (out, backend_used.group(1) if backend_used else "?")
-    return best, out, waited
+        m = re.search(r"([0-9.]+) ms of it waited for", p.stderr)
+        used = re.search(r"^backend (\w+)", p.stderr, re.M)
+        runs.append((dt, (p.stdout, used.group(1) if used else "?"), float(m.group(1)) if m else 0.0))
+    runs.sort(key=lambda r: r[0])
+    return runs[len(runs) // 2] if MEDIAN else runs[0]
 
 
 def best(f, reps):
@@ -126,26 +132,50 @@ def main():
     ia = flint.fmpq_mat(flint.fmpz_mat(a))
     cases.append(("inverse", f"inverse {n_inv}^2 64-bit over Q", ["inverse", f"{d}/ia.txt"],
                   lambda: f"{n_inv} {n_inv}\n" + rat_text(ia.inv()) + "\n", 1))
+    a = rand_matrix(rng, n_inv * 5, n_inv * 5, 63)
+    write(f"{d}/ra.txt", a)
+    ra = flint.fmpz_mat(a)
+    cases.append(("rank", f"rank {n_inv * 5}^2 64-bit", ["rank", f"{d}/ra.txt"], lambda: f"{ra.rank()}\n", 1))
+    n_big = 200 if quick else 1000
+    a = rand_matrix(rng, n_big, n_big, 63)
+    write(f"{d}/det1000.txt", a)
+    fb = flint.fmpz_mat(a)
+    cases.append(("det1000", f"det {n_big}^2 64-bit", ["det", f"{d}/det1000.txt"], lambda: str(fb.det()) + "\n", 1))
+    deg = 100 if quick else 500
+    rf = [rng.randrange(-(1 << 999) + 1, 1 << 1000) or 1 for _ in range(deg + 1)]
+    rg = [rng.randrange(-(1 << 999) + 1, 1 << 1000) or 1 for _ in range(deg + 1)]
+    for name, c in (("rf", rf), ("rg", rg)):
+        with open(f"{d}/{name}.txt", "w") as f:
+            f.write(" ".join(map(str, c)) + "\n")
+    pf, pg = flint.fmpz_poly(rf), flint.fmpz_poly(rg)
+    cases.append(("resultant", f"resultant deg {deg} 1000-bit", ["resultant", f"{d}/rf.txt", f"{d}/rg.txt"],
+                  lambda: f"{pf.resultant(pg)}\n", 1))
     cores = os.cpu_count()
     ok = True
-    print(f"rns CLI (whole process, best of {REPS}) against FLINT {flint.__version__} (compute only), {cores} cores")
+    print(f"rns CLI (whole process, {'median' if MEDIAN else 'best'} of {REPS}) against FLINT {flint.__version__} (compute only), {cores} cores")
     for name, what, args, flint_f, reps in cases:
         if only and name not in only:
             continue
-        f1, want = flint_time(flint_f, 1, reps)
-        fall, _ = flint_time(flint_f, cores, reps)
+        f1 = flint_time(flint_f, 1, reps)[0] if FLINT1 else float("nan")
+        fall, want = flint_time(flint_f, cores, reps)
         line = f"{what:<32} flint 1 thread {f1 * 1e3:9.1f} ms, {cores} threads {fall * 1e3:9.1f} ms"
+        times = {}
         for backend in ["auto", "cpu", "gpu"]:
             t, out, waited = run_rns(rns, args, backend)
             if t is None:
                 line += f" | rns {backend}: unavailable"
                 continue
+            times[backend] = t
             text, used = out
             same = text == want
             ok &= same
             line += (f" | rns {backend}->{used} {t * 1e3:8.1f} ms ({fall / t:5.2f}x FLINT all cores"
                      f"{'' if waited == 0 else f', minus CUDA start waited {waited:.0f} ms: {(t * 1e3 - waited):.1f} ms'})"
                      f"{'' if same else ' ANSWER DIFFERS'}")
+        if MEDIAN and "auto" in times:
+            better = min(t for b, t in times.items() if b != "auto")
+            within = times["auto"] <= max(better * 1.1, better + 0.020)
+            line += f" | auto/better {times['auto'] / better:.2f}: {'within' if within else 'OUTSIDE'} 10% or 20 ms"
         print(line, flush=True)
     sys.exit(0 if ok else 1)
 

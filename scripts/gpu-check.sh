@@ -25,6 +25,8 @@
 #   scripts/gpu-check.sh --run --scale         # and the scaling table (examples/scale.rs: every dense
 #                                              # operation at n = 250 … 8000; CSV to $OUT when set;
 #                                              # SCALE_OPS, SCALE_SIZES; FLINT from gpu-extra/flint_bench.xz)
+#   scripts/gpu-check.sh --run --res-scale     # and univariate resultants by degree (RES_SHAPES "DEG:BITS ...")
+#   scripts/gpu-check.sh --run --xy-scale      # and bivariate resultants by degree (XY_SHAPES "D:BITS ...")
 #   scripts/gpu-check.sh --run --sweep         # and the FLINT differential sweep on the GPU backend:
 #                                              # SWEEP_PROCS processes (8) for SWEEP_SECONDS (450), seeds apart
 set -euo pipefail
@@ -118,7 +120,7 @@ fi
 if [[ " $* " == *" --cli "* ]]; then
     echo "== the whole rns process against FLINT (1 and all threads), same inputs, answers compared"
     python_wheels
-    python3 scripts/cli_vs_flint.py $B/rns || status=1
+    python3 scripts/cli_vs_flint.py $B/rns ${CLI_ARGS:-} || status=1
 fi
 if [[ " $* " == *" --compare "* ]]; then
     echo "== rns compare (full sizes; CSV, JSON and charts to \$OUT when set)"
@@ -213,6 +215,21 @@ if [[ " $* " == *" --scale "* ]]; then
     fi
     $B/scale --limit "${SCALE_LIMIT:-60}" ${SCALE_OPS:+--ops "$SCALE_OPS"} ${SCALE_SIZES:+--sizes "$SCALE_SIZES"} \
         ${fb:+--flint "$fb"} --flint-cap "${FLINT_CAP:-120}" --csv "${OUT:-/tmp}/scale.csv" || status=1
+fi
+if [[ " $* " == *" --res-scale "* ]]; then
+    echo "== univariate resultants by degree (whole CLI, FLINT where it takes under FLINT_CAP s): $RES_SHAPES"
+    fb=${FLINT_BENCH:-}
+    if [ -z "$fb" ] && [ -f gpu-extra/flint_bench.xz ]; then
+        xz -dc gpu-extra/flint_bench.xz > /tmp/flint_bench && chmod +x /tmp/flint_bench && fb=/tmp/flint_bench
+    fi
+    scripts/resultant-scaling.sh $B/rns "${fb:--}" "${RES_SHAPES:-500:64 1000:64 2000:64 4000:64 8000:64}" \
+        | tee "${OUT:-/tmp}/resultant_scaling.csv" || status=1
+fi
+if [[ " $* " == *" --xy-scale "* ]]; then
+    echo "== bivariate resultants by degree (whole CLI, checked at points; FLINT's mpoly where under FLINT_CAP s): $XY_SHAPES"
+    python_wheels
+    python3 scripts/resultant_xy_scaling.py $B/rns "${XY_SHAPES:-10:64 20:64 40:64 80:64}" \
+        | tee "${OUT:-/tmp}/resultant_xy_scaling.csv" || status=1
 fi
 if [[ " $* " == *" --sweep "* ]]; then
     procs=${SWEEP_PROCS:-8}

@@ -5,6 +5,8 @@
 
 use rns::backend::cpu;
 use rns::backend::gpu::{launch, ops};
+use rns::num::pack::packed_width;
+use rns::poly::bipoly::pair_shape;
 use rns::{resultant, resultant_xy, Backend, BiPoly, IntPoly};
 use rns_suite::{
     basis, dev, eval_poly, gpu_backend as gpu, poly_mul, random_with_edges, resultant_xy_at, same,
@@ -52,6 +54,8 @@ fn bivariate_cases() -> Vec<(BiPoly, BiPoly)> {
 #[test]
 fn bivariate_resultants_match_cpu_and_sylvester() {
     let Some(g) = gpu() else { return };
+    // Not while another test caps the device's memory (the planner would refuse).
+    let _lift = LiftCaps::hold();
     for (i, (f, h)) in bivariate_cases().iter().enumerate() {
         let (r, st) = rns::resultant_xy_with(f, h, &g, &rns::ResultantOptions::default()).unwrap();
         assert_eq!(st.backend, "gpu");
@@ -71,15 +75,71 @@ fn bivariate_resultants_match_cpu_and_sylvester() {
 fn bivariate_resultants_in_chunks_and_global_scratch_match_cpu() {
     let Some(g) = gpu() else { return };
     let _lift = LiftCaps::hold();
-    dev(&g).config().set_memory_limit(Some(40_000));
     dev(&g).config().set_shared_memory_limit(Some(0));
     for (i, (f, h)) in bivariate_cases().iter().enumerate() {
-        assert_eq!(
-            resultant_xy(f, h, &g).unwrap(),
-            resultant_xy(f, h, &Backend::Cpu).unwrap(),
-            "case {i}"
-        );
+        let (want, st) =
+            rns::resultant_xy_with(f, h, &Backend::Cpu, &rns::ResultantOptions::default()).unwrap();
+        // The smallest cap (in steps of 2 KB) the planner takes: the tightest chunks.
+        let (shape, nwords) = (pair_shape(f, h), packed_width(&dense_pair(f, h)));
+        let channels = st.primes() + 1; // and the redundant prime
+        let cap = (1..)
+            .map(|k| 2_000 * k)
+            .find(|&cap| {
+                dev(&g).config().set_memory_limit(Some(cap));
+                ops::resultant_xy_plan(dev(&g), shape, st.candidates, nwords, channels).is_ok()
+            })
+            .unwrap();
+        assert_eq!(resultant_xy(f, h, &g).unwrap(), want, "case {i}, cap {cap}");
     }
+    dev(&g).config().set_memory_limit(None);
+    dev(&g).config().set_shared_memory_limit(None);
+}
+
+/// The dense coefficients of a pair as the library packs them for the device.
+fn dense_pair(f: &BiPoly, h: &BiPoly) -> Vec<Integer> {
+    let mut c = f.dense(f.deg_x() + 1);
+    c.extend(h.dense(h.deg_x() + 1));
+    c
+}
+
+/// Collins' steps under device-memory caps on both sides of each piece boundary: many
+/// channels at once, one channel with all its points, one channel's points in pieces,
+/// and too little for a block's worth of points (an error naming the bytes, never a
+/// wrong answer or an allocator's failure).
+#[test]
+fn bivariate_points_in_pieces_under_memory_caps() {
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps::hold();
+    let mut gen = Gen::new(21);
+    let (f, h) = (gen.bipoly(6, 30, 20), gen.bipoly(5, 30, 20));
+    let (want, st) =
+        rns::resultant_xy_with(&f, &h, &Backend::Cpu, &rns::ResultantOptions::default()).unwrap();
+    let (shape, nwords) = (pair_shape(&f, &h), packed_width(&dense_pair(&f, &h)));
+    let channels = st.primes() + 1; // and the redundant prime
+    let (mut ran, mut refused, mut pieces) = (0, 0, 0);
+    for cap in (30_000..260_000).step_by(3_000) {
+        dev(&g).config().set_memory_limit(Some(cap));
+        let plan = ops::resultant_xy_plan(dev(&g), shape, st.candidates, nwords, channels);
+        match resultant_xy(&f, &h, &g) {
+            Ok(r) => {
+                assert_eq!(r, want, "cap {cap}");
+                let plan = plan.unwrap();
+                pieces += usize::from(plan.piece < st.candidates);
+                ran += 1;
+            }
+            Err(e @ rns::Error::GpuOutOfMemory { .. }) => {
+                assert!(e.to_string().contains("bytes of device memory"), "{e}");
+                assert!(plan.is_err() && ran == 0, "cap {cap}: {e}");
+                refused += 1;
+            }
+            Err(e) => panic!("cap {cap}: {e}"),
+        }
+    }
+    dev(&g).config().set_memory_limit(None);
+    assert!(
+        ran > 10 && refused > 0 && pieces > 0,
+        "ran {ran}, refused {refused}, pieces {pieces}"
+    );
 }
 
 /// Degree pairs of the per-channel tests: constants on either side, equal and unequal

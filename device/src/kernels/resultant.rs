@@ -179,12 +179,13 @@ unsafe fn resultant_block<const SHARED: bool>(
     }
 }
 
-/// Collins' step for every (channel, point): thread `(c, i)` (`c = blockIdx.y`, `i` over
-/// the x dimension) writes `res_y(f(i, y), g(i, y)) mod m_c` to `vals[c·points + i]`, or
-/// `NO_POINT` where a leading coefficient in `y` vanishes at `x = i`
+/// Collins' step for the points `x = first … first + piece − 1` (below `points`) of
+/// every channel: thread `(c, i)` (`c = blockIdx.y`, `i` over the x dimension) writes
+/// `res_y(f(a, y), g(a, y)) mod m_c`, `a = first + i`, to `vals[c·points + a]`, or
+/// `NO_POINT` where a leading coefficient in `y` vanishes at `x = a`
 /// ([`rns_core::poly::resultant_at_point`]). `coeffs` holds the dense pair of shape
-/// `(fy, fx, gy, gx)` per channel; `work` gives each thread `fy + gy + 2` words,
-/// interleaved across the grid's threads so that they are read coalesced.
+/// `(fy, fx, gy, gx)` per channel; `work` gives each thread of the piece `fy + gy + 2`
+/// words, interleaved across the grid's threads so that they are read coalesced.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_resultant_points(
@@ -196,25 +197,28 @@ pub unsafe extern "ptx-kernel" fn rns_resultant_points(
     fx: u32,
     gy: u32,
     gx: u32,
+    first: u32,
+    piece: u32,
     points: u32,
 ) {
     let c = _block_idx_y() as usize;
     let i = _block_idx_x() * _block_dim_x() + _thread_idx_x();
-    if i >= points {
+    let a = first.wrapping_add(i);
+    if i >= piece || a >= points || a < first {
         return;
     }
     let s = BiShape { fy, fx, gy, gx };
-    let total = _grid_dim_y() as usize * points as usize;
-    let t = c * points as usize + i as usize;
+    let total = _grid_dim_y() as usize * piece as usize;
+    let t = c * piece as usize + i as usize;
     let r = resultant_at_point(
         coeffs.add(c * s.len()),
         s,
-        i,
+        a,
         work.add(t),
         total,
         *moduli.add(c),
     );
-    *vals.add(t) = r.unwrap_or(NO_POINT);
+    *vals.add(c * points as usize + a as usize) = r.unwrap_or(NO_POINT);
 }
 
 /// Interpolation, one block per channel `c`: the first `n` points `x = i` whose value

@@ -185,7 +185,8 @@ pub struct ResultantStats {
     /// Candidate points per prime: `D + 1` plus one per root a leading coefficient may
     /// have (0 for a univariate resultant).
     pub candidates: usize,
-    /// The primes used for the range (plus one redundant prime), in the basis's order.
+    /// The primes of the range, in the basis's order (the basis has one redundant
+    /// prime more, not listed).
     pub range_primes: Vec<u32>,
     /// The backend that ran the modular resultants and interpolations.
     pub backend: &'static str,
@@ -194,7 +195,7 @@ pub struct ResultantStats {
 }
 
 impl ResultantStats {
-    /// Number of primes used for the range (plus one redundant prime).
+    /// Number of primes of the range (the redundant prime not counted).
     pub fn primes(&self) -> usize {
         self.range_primes.len()
     }

@@ -5,7 +5,7 @@ use super::shapes::{Interpolate, Resultant, ResultantBlock, ResultantPoints};
 use super::{grid_limit, launch, need, GRID_YZ};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::*;
 
@@ -112,8 +112,9 @@ pub fn resultant_block_shape(gpu: &Gpu, channels: usize, df: usize, dg: usize) -
     }
 }
 
-/// Collins' step for every (channel, point): `vals` gets `channels × candidates`
-/// resultants (or `NO_POINT`), `work` is scratch, `coeffs` holds `shape.len()`
+/// Collins' step for the piece `s.first … s.first + s.piece − 1` of every channel's
+/// points: `vals` holds `channels × candidates` resultants (or `NO_POINT`), of which the
+/// piece's are written; `work` is scratch for the piece; `coeffs` holds `shape.len()`
 /// residues per channel.
 pub fn launch_resultant_points(
     gpu: &Gpu,
@@ -124,24 +125,53 @@ pub fn launch_resultant_points(
     coeffs: &CudaSlice<u32>,
     moduli: &CudaSlice<u32>,
 ) -> Result<()> {
-    let pairs = s.channels * s.candidates;
-    need("point values", vals, pairs)?;
-    need("point scratch", work, pairs * s.shape.work_len())?;
+    let candidates = u32::try_from(s.candidates)
+        .map_err(|_| Error::Shape(format!("{} candidate points", s.candidates)))?;
+    if s.piece == 0 || s.first + s.piece > s.candidates {
+        return Err(Error::Internal(format!(
+            "points {}..{} of {}",
+            s.first,
+            s.first + s.piece,
+            s.candidates
+        )));
+    }
+    need("point values", vals, s.channels * s.candidates)?;
+    need(
+        "point scratch",
+        work,
+        s.channels * s.piece * s.shape.work_len(),
+    )?;
     need("coefficients", coeffs, s.channels * s.shape.len())?;
     need("moduli", moduli, s.channels * MODULUS_WORDS)?;
     let cfg = LaunchConfig {
         grid_dim: (
-            s.candidates.div_ceil(RESULTANT_THREADS as usize).max(1) as u32,
+            s.piece.div_ceil(RESULTANT_THREADS as usize) as u32,
             grid_limit("channels", s.channels, GRID_YZ)?,
             1,
         ),
         block_dim: (RESULTANT_THREADS, 1, 1),
         shared_mem_bytes: 0,
     };
-    let (sh, points) = (s.shape, s.candidates as u32);
+    let (sh, first, piece) = (s.shape, s.first as u32, s.piece as u32);
     let f = &gpu.kernels().resultant_points;
     let (fy, fx, gy, gx) = (&sh.fy, &sh.fx, &sh.gy, &sh.gx);
-    launch!(gpu, stream, f, cfg, vals, work, coeffs, moduli, fy, fx, gy, gx, &points)
+    launch!(
+        gpu,
+        stream,
+        f,
+        cfg,
+        vals,
+        work,
+        coeffs,
+        moduli,
+        fy,
+        fx,
+        gy,
+        gx,
+        &first,
+        &piece,
+        &candidates
+    )
 }
 
 /// Whether the interpolation scratch of `n` coefficients from `candidates` points fits

@@ -151,13 +151,17 @@ pub struct ResultantBlock {
     pub shared: bool,
 }
 
-/// Collins' step for every (channel, point).
+/// Collins' step for a piece of the points of every channel.
 #[derive(Clone, Copy, Debug)]
 pub struct ResultantPoints {
     /// Degrees of the pair.
     pub shape: BiShape,
     /// Candidate points `x = 0 … candidates − 1`.
     pub candidates: usize,
+    /// The piece's points: `x = first … first + piece − 1` (below `candidates`).
+    pub first: usize,
+    /// Points in the piece (each thread of the piece has its scratch).
+    pub piece: usize,
     /// Channels.
     pub channels: usize,
 }

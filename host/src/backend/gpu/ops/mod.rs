@@ -34,7 +34,8 @@ pub use matrices::{
     matmul_per_channel,
 };
 pub use order::cofactor_inverses;
-pub use resultant::{resultant_per_channel, resultant_words, resultant_xy_words};
+pub use resultant::{plan_points, resultant_per_channel, resultant_words};
+pub use resultant::{resultant_xy_plan, resultant_xy_words, PointsPlan};
 pub use speed::speed;
 pub use tables::mrc_tables;
 pub use vectors::{compare, digits, elementwise, equal, reduce_words};

@@ -9,11 +9,11 @@ use crate::backend::gpu::launch::{
     Digits, Interpolate, Reduce, Resultant, ResultantBlock, ResultantPoints,
 };
 use crate::backend::gpu::{Gpu, Packed};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::num::layout;
 use crate::num::words::Words;
 use crate::timing::Laps;
-use rns_core::launch::{interpolation_words, resultant_block_scratch};
+use rns_core::launch::{interpolation_words, resultant_block_scratch, RESULTANT_THREADS};
 use rns_core::poly::BiShape;
 use rns_core::Modulus;
 use std::sync::Arc;
@@ -144,10 +144,8 @@ pub fn resultant_xy_words(
     } else {
         interpolation_words(n, candidates)
     };
-    let per_channel = 4 * (len + candidates * (shape.work_len() + 1) + n + scratch + MODULUS_WORDS);
-    // All coefficients stay on the device (for the digits) when the budget allows.
-    let fixed = 4 * (len * (nwords + 1) + 2 * channels * n);
-    let per = gpu.chunk_items(channels, per_channel, fixed, 1, 65_535)?;
+    let plan = resultant_xy_plan(gpu, shape, candidates, nwords, channels)?;
+    let (per, piece) = (plan.channels, plan.piece);
     let streams = gpu.lease_streams(1)?;
     let s = &streams[0];
     let sync = || gpu.sync_stream(s);
@@ -168,13 +166,17 @@ pub fn resultant_xy_words(
         sync()?;
         laps.stage("reduce")?;
         let mut dvals = gpu.alloc_on(s, k * candidates)?;
-        let mut dwork = gpu.alloc_on(s, k * candidates * shape.work_len())?;
-        let points = ResultantPoints {
-            shape,
-            candidates,
-            channels: k,
-        };
-        launch::launch_resultant_points(gpu, s, points, &mut dvals, &mut dwork, &dcoeffs, &dm)?;
+        let mut dwork = gpu.alloc_on(s, k * piece * shape.work_len())?;
+        for points in ranges(candidates, piece) {
+            let points = ResultantPoints {
+                shape,
+                candidates,
+                first: points.start,
+                piece: points.len(),
+                channels: k,
+            };
+            launch::launch_resultant_points(gpu, s, points, &mut dvals, &mut dwork, &dcoeffs, &dm)?;
+        }
         sync()?;
         laps.stage("resultants mod p")?;
         drop(dwork);
@@ -205,4 +207,144 @@ pub fn resultant_xy_words(
     let digits = gpu.download_words(&digits, range * n)?;
     laps.lap("digits (crt on the device)");
     Ok((residues, Some(digits), laps))
+}
+
+/// How Collins' steps go through device memory: channels at a time, and points at a
+/// time within them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PointsPlan {
+    /// Channels per chunk (at most the grid's 65 535).
+    pub channels: usize,
+    /// Points per launch, each with `work_len` words of scratch per channel.
+    pub piece: usize,
+}
+
+/// How [`resultant_xy_words`] goes through the device's memory budget for `channels`
+/// channels of integers of `nwords` words.
+pub fn resultant_xy_plan(
+    gpu: &Gpu,
+    shape: BiShape,
+    candidates: usize,
+    nwords: usize,
+    channels: usize,
+) -> Result<PointsPlan> {
+    let n = shape.degree_bound() + 1;
+    let scratch = if launch::interpolation_in_shared(gpu, n, candidates) {
+        0
+    } else {
+        interpolation_words(n, candidates)
+    };
+    // All coefficients stay on the device (for the digits).
+    let fixed = 4 * (shape.len() * (nwords + 1) + 2 * channels * n);
+    plan_points(
+        gpu.budget()?,
+        fixed,
+        shape,
+        candidates,
+        n + scratch,
+        channels,
+    )
+}
+
+/// The chunks of Collins' steps within `budget` bytes, `fixed` of them taken for the
+/// whole operation: each channel of a chunk holds its coefficients, `candidates` values,
+/// `extra` words (coefficients out, interpolation scratch) and the scratch of a piece of
+/// points. Whole channels' points at once when at least one channel's fit; else one
+/// channel and as many points a launch as fit (a block's worth at least); an error
+/// naming the bytes when not even that fits.
+pub fn plan_points(
+    budget: usize,
+    fixed: usize,
+    shape: BiShape,
+    candidates: usize,
+    extra: usize,
+    channels: usize,
+) -> Result<PointsPlan> {
+    let base = 4 * (shape.len() + candidates + extra + MODULUS_WORDS);
+    let per_point = 4 * shape.work_len();
+    let room = budget.saturating_sub(fixed);
+    let least = fixed + base + per_point * candidates.min(RESULTANT_THREADS as usize);
+    if least > budget {
+        return Err(Error::GpuOutOfMemory {
+            what: format!(
+                "a bivariate resultant of degree bound {} in x modulo a prime needs {least} \
+                 bytes of device memory; {budget} are available",
+                candidates.saturating_sub(1)
+            ),
+            source: None,
+        });
+    }
+    let whole = base + per_point * candidates;
+    let per = (room / whole).clamp(1, channels.clamp(1, 65_535));
+    let piece = ((room / per - base) / per_point).min(candidates).max(1);
+    Ok(PointsPlan {
+        channels: per,
+        piece,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_go_in_pieces_when_a_channel_does_not_fit() {
+        let shape = BiShape {
+            fy: 9,
+            fx: 10,
+            gy: 9,
+            gx: 10,
+        };
+        let (cand, extra) = (200, 1000);
+        let base = 4 * (shape.len() + cand + extra + MODULUS_WORDS);
+        let whole = base + 4 * shape.work_len() * cand;
+        // Room for three whole channels and a half: three at once, all points.
+        let plan = plan_points(100 + 3 * whole + whole / 2, 100, shape, cand, extra, 8).unwrap();
+        assert_eq!(
+            plan,
+            PointsPlan {
+                channels: 3,
+                piece: cand
+            }
+        );
+        // Exactly one channel's: all its points.
+        let plan = plan_points(100 + whole, 100, shape, cand, extra, 8).unwrap();
+        assert_eq!(
+            plan,
+            PointsPlan {
+                channels: 1,
+                piece: cand
+            }
+        );
+        // One byte less: one channel, its points in pieces of what fits.
+        let plan = plan_points(100 + whole - 1, 100, shape, cand, extra, 8).unwrap();
+        assert_eq!(
+            plan,
+            PointsPlan {
+                channels: 1,
+                piece: cand - 1
+            }
+        );
+        // A block's worth of points is the least; below it, an error with the bytes.
+        let least = 100 + base + 4 * shape.work_len() * RESULTANT_THREADS as usize;
+        let plan = plan_points(least, 100, shape, cand, extra, 8).unwrap();
+        assert_eq!(plan.piece, RESULTANT_THREADS as usize);
+        let e = plan_points(least - 1, 100, shape, cand, extra, 8).unwrap_err();
+        assert!(matches!(e, Error::GpuOutOfMemory { .. }), "{e}");
+        assert!(
+            e.to_string().contains(&format!("needs {least} bytes")),
+            "{e}"
+        );
+        // Never more channels than there are, nor than the grid takes.
+        let plan = plan_points(usize::MAX / 2, 0, shape, cand, extra, 5).unwrap();
+        assert_eq!(
+            plan,
+            PointsPlan {
+                channels: 5,
+                piece: cand
+            }
+        );
+        let plan = plan_points(usize::MAX / 2, 0, shape, cand, extra, 100_000).unwrap();
+        assert_eq!(plan.channels, 65_535);
+    }
 }
