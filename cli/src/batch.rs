@@ -8,13 +8,25 @@
 //! options given to `rns batch` apply to every computing line that does not give them.
 //! Unless the batch asks for the CPU, CUDA starts at once on a thread of its own: early
 //! lines that `auto` sends to the CPU run meanwhile, later ones find it started.
+//! Two lines are in flight at a time, each on its own thread with its output held: the
+//! next line reads and parses its input while this one computes, and each line's output
+//! and notes are written, in order, once the lines before it are done.
 
 use crate::command::run_args;
 use crate::output::{Failure, Output};
 use rns::backend::auto::Chooser;
 use rns::input::{read_source, source_name, Expect};
 use rns::BackendChoice;
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::ffi::OsString;
+use std::io::Write;
+use std::rc::Rc;
+
+/// Lines run at once: one computing while the next reads its input.
+const IN_FLIGHT: usize = 2;
+/// The stack of a line's thread: a process's main thread's.
+const STACK: usize = 8 << 20;
 
 /// Options of `rns batch`.
 #[derive(clap::Args)]
@@ -59,33 +71,105 @@ pub(crate) fn run(a: BatchArgs, out: &mut Output) -> Result<(), Failure> {
     result
 }
 
-/// Runs each line of `text`, the JOBS file `name`.
+/// Runs each line of `text`, the JOBS file `name`, [`IN_FLIGHT`] at a time; writes each
+/// line's output and notes in the order of the lines.
 fn run_lines(text: &str, name: &str, a: &BatchArgs, out: &mut Output) -> Result<(), Failure> {
-    let (mut failed, mut total) = (0, 0);
-    for (i, line) in text.lines().enumerate() {
-        let Some(args) = line_args(line, a) else {
-            continue;
-        };
-        total += 1;
-        let result = match args {
-            Ok(args) => run_args(args, out),
-            Err(message) => Err(Failure::Usage(message)),
-        };
-        match result {
-            Ok(()) => {}
-            // Standard output is gone or full: no later line could print either.
-            Err(f @ Failure::Output(_)) => return Err(f),
-            Err(f) => {
-                failed += 1;
-                if let Some(detail) = f.detail() {
-                    out.note(&format!("rns: {name}:{}: {detail}", i + 1))?;
+    let jobs: Vec<_> = text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, line)| line_args(line, a).map(|args| (i + 1, args)))
+        .collect();
+    let (mut failed, total) = (0, jobs.len());
+    std::thread::scope(|scope| {
+        let mut jobs = jobs.into_iter();
+        let mut running = VecDeque::new();
+        loop {
+            while running.len() < IN_FLIGHT {
+                let Some((line, args)) = jobs.next() else {
+                    break;
+                };
+                // The main thread's stack size; a line runs here when no thread starts.
+                let thread = std::thread::Builder::new().stack_size(STACK);
+                let spare = args.clone();
+                let job = thread
+                    .spawn_scoped(scope, move || run_held(args))
+                    .map_err(|_| spare);
+                running.push_back((line, job));
+            }
+            let Some((line, job)) = running.pop_front() else {
+                return Ok(());
+            };
+            let held = match job {
+                Ok(job) => job.join().unwrap_or_else(|_| Held::panicked()),
+                Err(args) => run_held(args),
+            };
+            out.write_held(&held.out, &held.err)?;
+            match held.result {
+                Ok(()) => {}
+                // Standard output is gone or full: no later line could print either.
+                Err(f @ Failure::Output(_)) => return Err(f),
+                Err(f) => {
+                    failed += 1;
+                    if let Some(detail) = f.detail() {
+                        out.note(&format!("rns: {name}:{line}: {detail}"))?;
+                    }
                 }
             }
         }
-    }
+    })?;
     match failed {
         0 => Ok(()),
         _ => Err(Failure::Jobs { failed, total }),
+    }
+}
+
+/// A line's run: what it wrote to standard output and standard error, and how it ended.
+struct Held {
+    out: Vec<u8>,
+    err: Vec<u8>,
+    result: Result<(), Failure>,
+}
+
+impl Held {
+    /// A line whose thread panicked (a bug: the line failed, the batch goes on).
+    fn panicked() -> Held {
+        Held {
+            out: Vec::new(),
+            err: Vec::new(),
+            result: Err(Failure::Command(rns::Error::Internal(
+                "the line's thread panicked".into(),
+            ))),
+        }
+    }
+}
+
+/// A writer into a buffer that is read back after the line.
+#[derive(Clone, Default)]
+struct Buffer(Rc<RefCell<Vec<u8>>>);
+
+impl Write for Buffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.borrow_mut().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Runs one line (or reports why its arguments cannot run) with its output held.
+fn run_held(args: Result<Vec<OsString>, String>) -> Held {
+    let (o, e) = (Buffer::default(), Buffer::default());
+    let mut held = Output::new(Box::new(o.clone()), Box::new(e.clone()));
+    let result = match args {
+        Ok(args) => run_args(args, &mut held),
+        Err(message) => Err(Failure::Usage(message)),
+    };
+    drop(held);
+    Held {
+        out: o.0.take(),
+        err: e.0.take(),
+        result,
     }
 }
 

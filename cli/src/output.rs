@@ -129,6 +129,19 @@ impl Output {
             .map_err(|e| Failure::Output(Error::io("<stderr>", e)))
     }
 
+    /// Writes what a command wrote into buffers (`rns batch`): `out` to standard output,
+    /// then `err` to standard error.
+    pub(crate) fn write_held(&mut self, out: &[u8], err: &[u8]) -> Result<(), Failure> {
+        let o = &mut self.out;
+        o.write_all(out)
+            .and_then(|_| o.flush())
+            .map_err(|e| Failure::Output(Error::io("<stdout>", e)))?;
+        let e = &mut self.err;
+        e.write_all(err)
+            .and_then(|_| e.flush())
+            .map_err(|e| Failure::Output(Error::io("<stderr>", e)))
+    }
+
     /// Writes `text` to the file at `path`.
     pub fn file(&mut self, path: &Path, text: &str) -> Result<(), Failure> {
         crate::compare::write_file(path, text).map_err(Failure::Output)

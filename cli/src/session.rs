@@ -10,10 +10,16 @@ use rns::backend::cost::Estimate;
 use rns::timing::Laps;
 use rns::{cluster, Backend};
 use std::io::IsTerminal;
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 /// Stage names and times of a computation.
 pub(crate) type Stages = Vec<(&'static str, Duration)>;
+
+/// One command computes at a time in this process: `rns batch` reads and parses the next
+/// line's input beside this line's computation, never two computations at once (their
+/// threads would contend for the cores and the device).
+static COMPUTING: Mutex<()> = Mutex::new(());
 
 /// One command's run: CUDA starting on a thread while the input is read, the backend
 /// chosen by the cost model, the stage times for `--stats`, a progress indicator for
@@ -23,6 +29,8 @@ pub(crate) struct Session {
     laps: Laps,
     pub(crate) notes: Vec<String>,
     stats: bool,
+    /// The right to compute, from the first choice of a backend to the command's end.
+    computing: Option<MutexGuard<'static, ()>>,
 }
 
 impl Session {
@@ -37,6 +45,7 @@ impl Session {
             laps: Laps::start(),
             notes: Vec::new(),
             stats: opts.stats,
+            computing: None,
         }
     }
 
@@ -45,6 +54,16 @@ impl Session {
     pub(crate) fn backend(&mut self, est: Estimate) -> rns::Result<Backend> {
         if self.laps.is_empty() {
             self.laps.lap("read, parse");
+        }
+        if self.computing.is_none() {
+            self.computing = Some(match COMPUTING.try_lock() {
+                Ok(guard) => guard,
+                Err(_) => {
+                    let guard = COMPUTING.lock().unwrap_or_else(|e| e.into_inner());
+                    self.laps.lap("waiting for the line before");
+                    guard
+                }
+            });
         }
         let backend = self.chooser.backend(est)?;
         let waited = self.laps.lap("backend choice");

@@ -71,3 +71,57 @@ fn failing_lines_are_named_and_the_others_still_run() {
     assert_eq!(err.matches("backend cpu").count(), 3, "{err}");
     assert!(!err.contains("panicked"));
 }
+
+#[test]
+fn lines_in_flight_keep_their_order() {
+    // Slow lines (a 120² determinant) beside fast ones and failures: whatever finishes
+    // first, each line's output, notes and error come in the order of the lines.
+    let mut big = String::from("120 120\n");
+    let mut x: u64 = 7;
+    for _ in 0..120 {
+        let row: Vec<String> = (0..120)
+            .map(|_| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                ((x >> 1) as i64).to_string()
+            })
+            .collect();
+        big += &(row.join(" ") + "\n");
+    }
+    let big = write("big.txt", &big);
+    let small = write("small.txt", "1 1\n5\n");
+    let mut lines = Vec::new();
+    for i in 0..12 {
+        lines.push(match i % 3 {
+            0 => format!("det {big}"),
+            1 => format!("det {small}"),
+            _ => format!("det /no/such/{i}"),
+        });
+    }
+    let mut want = String::new();
+    for l in lines.iter().filter(|l| !l.contains("/no/such/")) {
+        let args: Vec<&str> = l.split_whitespace().chain(["--backend", "cpu"]).collect();
+        want += &text(&rns(&args, "").stdout);
+    }
+    let jobs = write("order.txt", &(lines.join("\n") + "\n"));
+    let got = rns(&["batch", &jobs, "--backend", "cpu", "--stats"], "");
+    assert_eq!(got.status.code(), Some(2));
+    assert_eq!(text(&got.stdout), want);
+    // Each line's statistics end with its print stage; a failing line's error follows the
+    // statistics of the lines before it.
+    let err = text(&got.stderr);
+    let events: Vec<String> = err
+        .lines()
+        .filter_map(|l| {
+            if l.trim_start().starts_with("print:") {
+                Some("ok".to_string())
+            } else {
+                l.strip_prefix(&format!("rns: {jobs}:"))
+                    .map(|rest| rest.split(':').next().unwrap_or("").to_string())
+            }
+        })
+        .collect();
+    let expect: Vec<String> = (1..=12)
+        .map(|i| if i % 3 == 0 { i.to_string() } else { "ok".into() })
+        .collect();
+    assert_eq!(events, expect, "{err}");
+}
