@@ -12,6 +12,8 @@ With `--median` each whole-process time is the median of REPS runs (not the best
 each line ends with issue 39's check of `auto`: within 10% (or 20 ms) of the better of
 `cpu` and `gpu`.
 
+PRODUCT_N sets the exact product's order (256; 64 with --quick).
+
 Usage: scripts/cli_vs_flint.py RNS_BINARY [--quick] [--median]
            [--only det,product,modmul,moddet,solve,inverse,rank,det1000,resultant]
 """
@@ -99,6 +101,7 @@ def main():
     rng = random.Random(12)
     d = tempfile.mkdtemp(prefix="rns-cli-flint-")
     n_det, n_prod, n_mod, n_solve = (100, 64, 256, 60) if quick else (500, 256, 1024, 200)
+    n_prod = int(os.environ.get("PRODUCT_N", n_prod))
     cases = []
     a = rand_matrix(rng, n_det, n_det, 63)
     write(f"{d}/det.txt", a)

@@ -76,6 +76,8 @@ def cases(quick):
                 (lambda be: rns.matmul(ma, mb, backend=be)),
                 (lambda: fa * fb),
                 fmpz_rows,
+                # FLINT as a list user meets it: lists in, the product, lists out.
+                (lambda: fmpz_rows(flint.fmpz_mat(a) * flint.fmpz_mat(b))),
             )
 
         return f"matmul {n}² {bits}-bit", build
@@ -117,11 +119,12 @@ def cases(quick):
         "solve": solve(int(200 * s), 64),
         # Only when named in --only (FLINT takes tens of seconds on them).
         "det1000": det(int(1000 * s), 64),
+        "matmul1024": matmul(int(1024 * s), 1000),
         "solve1000": solve(int(1000 * s), 64),
     }
 
 
-LARGE = {"det1000", "solve1000"}
+LARGE = {"det1000", "solve1000", "matmul1024"}
 
 
 def conversions(quick):
@@ -161,7 +164,7 @@ def main():
         if (only and key not in only) or (key in LARGE and key not in only):
             continue
         rng = random.Random(1)
-        on_lists, on_prebuilt, in_flint, to_py = build(rng)
+        on_lists, on_prebuilt, in_flint, to_py, *flint_lists = build(rng)
         reps = 1 if key in LARGE else 3
         t_rns, got, lib = best(lambda: on_lists(args.backend), reps, engine)
         t_pre = best(lambda: on_prebuilt(args.backend), reps)[0] if on_prebuilt else float("nan")
@@ -177,6 +180,11 @@ def main():
             f"{name:32} {t_rns:9.4f} {t_pre:9.4f} {lib:9.4f} {overhead:8.1%} {t_f1:9.4f} {t_fn:9.4f}"
             f" {t_f1 / t_rns:7.1f} {t_fn / t_rns:7.1f}" + ("" if ok else "  ANSWERS DIFFER")
         )
+        if on_prebuilt:
+            print(f"{'':32} rns.Matrix in and out: {t_fn / t_pre:.1f}× FLINT-N's product alone")
+        if flint_lists:
+            t_fl = best(flint_lists[0], 1)[0]
+            print(f"{'':32} FLINT-N from and to lists {t_fl:.4f} s: rns on lists {t_fl / t_rns:.2f}× that")
     conversions(args.quick)
     sys.exit(status)
 
