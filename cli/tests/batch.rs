@@ -81,7 +81,9 @@ fn lines_in_flight_keep_their_order() {
     for _ in 0..120 {
         let row: Vec<String> = (0..120)
             .map(|_| {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 ((x >> 1) as i64).to_string()
             })
             .collect();
@@ -121,7 +123,13 @@ fn lines_in_flight_keep_their_order() {
         })
         .collect();
     let expect: Vec<String> = (1..=12)
-        .map(|i| if i % 3 == 0 { i.to_string() } else { "ok".into() })
+        .map(|i| {
+            if i % 3 == 0 {
+                i.to_string()
+            } else {
+                "ok".into()
+            }
+        })
         .collect();
     assert_eq!(events, expect, "{err}");
 }
