@@ -182,6 +182,22 @@ fn peek(path: &str) -> Option<Dims> {
     })
 }
 
+/// `f` of each of `items` (one per file), all at once when `at_once` (by all cores: one
+/// file's serial scan beside the other's); the first failure in the order of the files.
+fn each_file<F: Sync, T: Send>(
+    at_once: bool,
+    items: &[F],
+    f: impl Fn(&F) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    use rayon::prelude::*;
+    let all: Vec<Result<T>> = if at_once {
+        items.par_iter().map(&f).collect()
+    } else {
+        items.iter().map(&f).collect()
+    };
+    all.into_iter().collect()
+}
+
 /// Runs a matrix command: `over_q` without a modulus, `mod_p` with one (whose files are
 /// read straight into residues).
 fn matrix_command(
@@ -196,18 +212,16 @@ fn matrix_command(
     let guess = peeked.map(|d| estimate::matrix(kind, &d, opts.modulus.is_some()));
     let mut session = Session::start(&opts.run, guess);
     let (mut ints, mut mods) = (Vec::new(), Vec::new());
+    // Standard input named twice goes to the first, in order.
+    let at_once = files.iter().filter(|f| **f == "-").count() < 2;
     let (result, stages) = match opts.modulus {
         None => {
-            let texts = files
-                .iter()
-                .map(|f| read_source(f, IntMatrix::FORMAT))
-                .collect::<Result<Vec<_>>>()?;
+            let texts = each_file(at_once, files, |f| read_source(f, IntMatrix::FORMAT))?;
             session.lap("read");
-            ints = files
-                .iter()
-                .zip(&texts)
-                .map(|(f, text)| IntMatrix::parse(text, source_name(f)))
-                .collect::<Result<Vec<_>>>()?;
+            let named: Vec<_> = files.iter().zip(&texts).collect();
+            ints = each_file(at_once, &named, |(f, text)| {
+                IntMatrix::parse(text, source_name(f))
+            })?;
             drop(texts);
             session.lap("parse");
             let dims: Vec<Dims> = ints.iter().map(Dims::of).collect();
@@ -218,10 +232,7 @@ fn matrix_command(
             session.compute("computing", expected, || over_q(&ints, &backend, method))?
         }
         Some(p) => {
-            mods = files
-                .iter()
-                .map(|f| ModMatrices::read_mod(f, p))
-                .collect::<Result<Vec<_>>>()?;
+            mods = each_file(at_once, files, |f| ModMatrices::read_mod(f, p))?;
             let dims: Vec<Dims> = mods
                 .iter()
                 .map(|m| Dims {

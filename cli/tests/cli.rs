@@ -371,3 +371,29 @@ fn help_states_the_thresholds_the_code_uses() {
         assert!(help.contains(op), "{op} missing from:\n{help}");
     }
 }
+
+#[test]
+fn two_files_read_at_once_report_the_first_failure() {
+    // Both files are read and parsed at once; the error is still the first file's.
+    let bad1 = write("first-bad.txt", "2 2\n1 x\n3 4\n");
+    let bad2 = write("second-bad.txt", "2 2\n1 2\n3 y\n");
+    for modulus in [None, Some("2147483629")] {
+        let mut args = vec!["matmul", &bad1, &bad2, "--backend", "cpu"];
+        args.extend(modulus.iter().flat_map(|p| ["--mod", p]));
+        let got = rns(&args, "");
+        let err = text(&got.stderr);
+        assert_eq!(got.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("first-bad.txt") && !err.contains("second-bad.txt"),
+            "{err}"
+        );
+    }
+    // Standard input named twice goes to the first; the second finds it empty.
+    let got = rns(&["matmul", "-", "-", "--backend", "cpu"], "2 2\n1 2\n3 4\n");
+    assert_eq!(got.status.code(), Some(2));
+    assert!(
+        text(&got.stderr).contains("empty input"),
+        "{}",
+        text(&got.stderr)
+    );
+}
