@@ -10,7 +10,8 @@
 //! lines that `auto` sends to the CPU run meanwhile, later ones find it started.
 //! Two lines are in flight at a time, each on its own thread with its output held: the
 //! next line reads and parses its input while this one computes, and each line's output
-//! and notes are written, in order, once the lines before it are done.
+//! and notes are written, in order, once the lines before it are done (under MPI, one
+//! line at a time on the calling thread).
 
 use crate::command::run_args;
 use crate::output::{Failure, Output};
@@ -80,6 +81,7 @@ fn run_lines(text: &str, name: &str, a: &BatchArgs, out: &mut Output) -> Result<
         .filter_map(|(i, line)| line_args(line, a).map(|args| (i + 1, args)))
         .collect();
     let (mut failed, total) = (0, jobs.len());
+    let alone = rns::cluster::size() == 1;
     std::thread::scope(|scope| {
         let mut jobs = jobs.into_iter();
         let mut running = VecDeque::new();
@@ -88,13 +90,20 @@ fn run_lines(text: &str, name: &str, a: &BatchArgs, out: &mut Output) -> Result<
                 let Some((line, args)) = jobs.next() else {
                     break;
                 };
-                // The main thread's stack size; a line runs here when no thread starts.
-                let thread = std::thread::Builder::new().stack_size(STACK);
-                let spare = args.clone();
-                let job = thread
-                    .spawn_scoped(scope, move || run_held(args))
-                    .map_err(|_| spare);
-                running.push_back((line, job));
+                // Under MPI every line runs here, one at a time: the ranks' collectives
+                // must come in the same order, from the thread that started MPI.
+                if alone {
+                    // The main thread's stack size; a line runs here when no thread starts.
+                    let thread = std::thread::Builder::new().stack_size(STACK);
+                    let spare = args.clone();
+                    let job = thread
+                        .spawn_scoped(scope, move || run_held(args))
+                        .map_err(|_| spare);
+                    running.push_back((line, job));
+                } else {
+                    running.push_back((line, Err(args)));
+                    break;
+                }
             }
             let Some((line, job)) = running.pop_front() else {
                 return Ok(());

@@ -212,8 +212,9 @@ fn matrix_command(
     let guess = peeked.map(|d| estimate::matrix(kind, &d, opts.modulus.is_some()));
     let mut session = Session::start(&opts.run, guess);
     let (mut ints, mut mods) = (Vec::new(), Vec::new());
-    // Standard input named twice goes to the first, in order.
-    let at_once = files.iter().filter(|f| **f == "-").count() < 2;
+    // One after the other when standard input is named twice (it goes to the first) and
+    // under MPI (the input's broadcasts must come in the same order on every rank).
+    let at_once = files.iter().filter(|f| **f == "-").count() < 2 && rns::cluster::size() == 1;
     let (result, stages) = match opts.modulus {
         None => {
             let texts = each_file(at_once, files, |f| read_source(f, IntMatrix::FORMAT))?;

@@ -246,3 +246,24 @@ fn a_failed_rank_ends_the_job_with_its_error() {
         assert!(!text(&got.stderr).contains("panicked"), "{how}");
     }
 }
+
+#[test]
+fn a_batch_under_ranks_prints_what_one_process_prints() {
+    // Every case as a line of one batch: under MPI the lines run one at a time, each
+    // rank's collectives in the same order.
+    let jobs: Vec<String> = cases().iter().map(|c| c.join(" ")).collect();
+    let jobs = write("jobs.txt", &(jobs.join("\n") + "\n"));
+    let batch = args(&["batch", &jobs]);
+    let want = single(&batch, "");
+    assert_eq!(want.status.code(), Some(0), "{}", text(&want.stderr));
+    for np in [2, 3] {
+        let got = ranks(np, &batch, &[], "");
+        assert_eq!(
+            got.status.code(),
+            Some(0),
+            "{np} ranks: {}",
+            text(&got.stderr)
+        );
+        assert_eq!(text(&got.stdout), text(&want.stdout), "{np} ranks");
+    }
+}
