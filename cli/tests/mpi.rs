@@ -155,27 +155,33 @@ fn cases() -> Vec<Vec<String>> {
     out
 }
 
+/// Runs `case` as one process, then under 2 and 3 ranks: each succeeds and prints the
+/// same bytes.
+fn ranks_print_what_one_process_prints(case: &[String]) {
+    let want = single(case, "");
+    assert_eq!(
+        want.status.code(),
+        Some(0),
+        "{case:?}: {}",
+        text(&want.stderr)
+    );
+    assert!(!want.stdout.is_empty());
+    for np in [2, 3] {
+        let got = ranks(np, case, &[], "");
+        assert_eq!(
+            got.status.code(),
+            Some(0),
+            "{np} ranks {case:?}: {}",
+            text(&got.stderr)
+        );
+        assert_eq!(text(&got.stdout), text(&want.stdout), "{np} ranks {case:?}");
+    }
+}
+
 #[test]
 fn ranks_print_the_bytes_of_one_process() {
     for case in cases() {
-        let want = single(&case, "");
-        assert_eq!(
-            want.status.code(),
-            Some(0),
-            "{case:?}: {}",
-            text(&want.stderr)
-        );
-        assert!(!want.stdout.is_empty());
-        for np in [2, 3] {
-            let got = ranks(np, &case, &[], "");
-            assert_eq!(
-                got.status.code(),
-                Some(0),
-                "{np} ranks {case:?}: {}",
-                text(&got.stderr)
-            );
-            assert_eq!(text(&got.stdout), text(&want.stdout), "{np} ranks {case:?}");
-        }
+        ranks_print_what_one_process_prints(&case);
     }
 }
 
@@ -253,17 +259,5 @@ fn a_batch_under_ranks_prints_what_one_process_prints() {
     // rank's collectives in the same order.
     let jobs: Vec<String> = cases().iter().map(|c| c.join(" ")).collect();
     let jobs = write("jobs.txt", &(jobs.join("\n") + "\n"));
-    let batch = args(&["batch", &jobs]);
-    let want = single(&batch, "");
-    assert_eq!(want.status.code(), Some(0), "{}", text(&want.stderr));
-    for np in [2, 3] {
-        let got = ranks(np, &batch, &[], "");
-        assert_eq!(
-            got.status.code(),
-            Some(0),
-            "{np} ranks: {}",
-            text(&got.stderr)
-        );
-        assert_eq!(text(&got.stdout), text(&want.stdout), "{np} ranks");
-    }
+    ranks_print_what_one_process_prints(&args(&["batch", &jobs]));
 }
