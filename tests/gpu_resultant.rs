@@ -82,14 +82,9 @@ fn bivariate_resultants_in_chunks_and_global_scratch_match_cpu() {
         let (want, st) =
             rns::resultant_xy_with(f, h, &Backend::Cpu, &rns::ResultantOptions::default()).unwrap();
         // The smallest cap (in steps of 2 KB) the planner takes: the tightest chunks.
-        let (shape, nwords) = (pair_shape(f, h), packed_width(&dense_pair(f, h)));
-        let channels = st.primes() + 1; // and the redundant prime
         let cap = (1..)
             .map(|k| 2_000 * k)
-            .find(|&cap| {
-                dev(&g).config().set_memory_limit(Some(cap));
-                ops::resultant_xy_plan(dev(&g), shape, st.candidates, nwords, channels).is_ok()
-            })
+            .find(|&cap| plan_under(&g, cap, (f, h), &st).is_ok())
             .unwrap();
         assert_eq!(resultant_xy(f, h, &g).unwrap(), want, "case {i}, cap {cap}");
     }
@@ -97,11 +92,26 @@ fn bivariate_resultants_in_chunks_and_global_scratch_match_cpu() {
     dev(&g).config().set_shared_memory_limit(None);
 }
 
-/// The dense coefficients of a pair as the library packs them for the device.
-fn dense_pair(f: &BiPoly, h: &BiPoly) -> Vec<Integer> {
-    let mut c = f.dense(f.deg_x() + 1);
-    c.extend(h.dense(h.deg_x() + 1));
-    c
+/// Sets the device's memory cap to `cap` and gives the plan the library makes under it
+/// for the pair `(f, h)` (whose CPU run gave `st`): the shape, the words of the packed
+/// coefficients and every channel of the basis, the redundant one too.
+fn plan_under(
+    g: &Backend,
+    cap: usize,
+    (f, h): (&BiPoly, &BiPoly),
+    st: &rns::ResultantStats,
+) -> rns::Result<ops::PointsPlan> {
+    dev(g).config().set_memory_limit(Some(cap));
+    let mut dense = f.dense(f.deg_x() + 1);
+    dense.extend(h.dense(h.deg_x() + 1));
+    let channels = st.primes() + 1;
+    ops::resultant_xy_plan(
+        dev(g),
+        pair_shape(f, h),
+        st.candidates,
+        packed_width(&dense),
+        channels,
+    )
 }
 
 /// Collins' steps under device-memory caps on both sides of each piece boundary: many
@@ -116,12 +126,9 @@ fn bivariate_points_in_pieces_under_memory_caps() {
     let (f, h) = (gen.bipoly(6, 30, 20), gen.bipoly(5, 30, 20));
     let (want, st) =
         rns::resultant_xy_with(&f, &h, &Backend::Cpu, &rns::ResultantOptions::default()).unwrap();
-    let (shape, nwords) = (pair_shape(&f, &h), packed_width(&dense_pair(&f, &h)));
-    let channels = st.primes() + 1; // and the redundant prime
     let (mut ran, mut refused, mut pieces) = (0, 0, 0);
     for cap in (30_000..260_000).step_by(3_000) {
-        dev(&g).config().set_memory_limit(Some(cap));
-        let plan = ops::resultant_xy_plan(dev(&g), shape, st.candidates, nwords, channels);
+        let plan = plan_under(&g, cap, (&f, &h), &st);
         match resultant_xy(&f, &h, &g) {
             Ok(r) => {
                 assert_eq!(r, want, "cap {cap}");

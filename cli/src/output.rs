@@ -114,32 +114,19 @@ impl Output {
 
     /// Writes `text` to standard output, whole, and flushes it.
     pub fn print(&mut self, text: &str) -> Result<(), Failure> {
-        let out = &mut self.out;
-        out.write_all(text.as_bytes())
-            .and_then(|_| out.flush())
-            .map_err(|e| Failure::Output(Error::io("<stdout>", e)))
+        put(&mut self.out, &[text.as_bytes()], "<stdout>")
     }
 
     /// Writes `line` and a newline to standard error.
     pub fn note(&mut self, line: &str) -> Result<(), Failure> {
-        let err = &mut self.err;
-        err.write_all(line.as_bytes())
-            .and_then(|_| err.write_all(b"\n"))
-            .and_then(|_| err.flush())
-            .map_err(|e| Failure::Output(Error::io("<stderr>", e)))
+        put(&mut self.err, &[line.as_bytes(), b"\n"], "<stderr>")
     }
 
     /// Writes what a command wrote into buffers (`rns batch`): `out` to standard output,
     /// then `err` to standard error.
     pub(crate) fn write_held(&mut self, out: &[u8], err: &[u8]) -> Result<(), Failure> {
-        let o = &mut self.out;
-        o.write_all(out)
-            .and_then(|_| o.flush())
-            .map_err(|e| Failure::Output(Error::io("<stdout>", e)))?;
-        let e = &mut self.err;
-        e.write_all(err)
-            .and_then(|_| e.flush())
-            .map_err(|e| Failure::Output(Error::io("<stderr>", e)))
+        put(&mut self.out, &[out], "<stdout>")?;
+        put(&mut self.err, &[err], "<stderr>")
     }
 
     /// Writes `text` to the file at `path`.
@@ -162,6 +149,15 @@ impl Output {
             }
         }
     }
+}
+
+/// Writes `parts` to `w`, whole, then flushes it; a failure names the stream `name`.
+fn put(w: &mut dyn Write, parts: &[&[u8]], name: &str) -> Result<(), Failure> {
+    parts
+        .iter()
+        .try_for_each(|p| w.write_all(p))
+        .and_then(|_| w.flush())
+        .map_err(|e| Failure::Output(Error::io(name, e)))
 }
 
 #[cfg(test)]

@@ -138,12 +138,9 @@ pub fn resultant_xy_words(
 ) -> Result<(Words, Option<Vec<u32>>, Laps)> {
     let mut laps = Laps::start();
     let (len, n, channels) = (shape.len(), shape.degree_bound() + 1, moduli.len());
-    let shared = launch::interpolation_in_shared(gpu, n, candidates);
-    let scratch = if shared {
-        0
-    } else {
-        interpolation_words(n, candidates)
-    };
+    let scratch = interpolation_scratch(gpu, n, candidates);
+    let shared = scratch.is_none();
+    let scratch = scratch.unwrap_or(0);
     let plan = resultant_xy_plan(gpu, shape, candidates, nwords, channels)?;
     let (per, piece) = (plan.channels, plan.piece);
     let streams = gpu.lease_streams(1)?;
@@ -229,11 +226,7 @@ pub fn resultant_xy_plan(
     channels: usize,
 ) -> Result<PointsPlan> {
     let n = shape.degree_bound() + 1;
-    let scratch = if launch::interpolation_in_shared(gpu, n, candidates) {
-        0
-    } else {
-        interpolation_words(n, candidates)
-    };
+    let scratch = interpolation_scratch(gpu, n, candidates).unwrap_or(0);
     // All coefficients stay on the device (for the digits).
     let fixed = 4 * (shape.len() * (nwords + 1) + 2 * channels * n);
     plan_points(
@@ -244,6 +237,13 @@ pub fn resultant_xy_plan(
         n + scratch,
         channels,
     )
+}
+
+/// The global scratch words per channel of the interpolation of `n` coefficients from
+/// `candidates` points; `None` when it fits a block's shared memory instead.
+fn interpolation_scratch(gpu: &Gpu, n: usize, candidates: usize) -> Option<usize> {
+    (!launch::interpolation_in_shared(gpu, n, candidates))
+        .then(|| interpolation_words(n, candidates))
 }
 
 /// The chunks of Collins' steps within `budget` bytes, `fixed` of them taken for the
