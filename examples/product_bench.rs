@@ -11,6 +11,10 @@
 //! blocked LU on the tensor cores and in the fused integer-unit kernel; and by the
 //! default divisor trick, its few determinants mod p with and without the tensor cores.
 //!
+//! Then the product as text (issue 37): from the inputs' text, read, multiplied and
+//! written on the device, and from integers, written there; each stage's time with its
+//! integers/s and bytes/s against the bandwidths measured in the same run.
+//!
 //! `cargo run --release --example product_bench -- [DIR [N [BITS [DET_N]]]]`: with DIR, the inputs,
 //! the times (`rns_times.txt`) and the product's fingerprint are written there for
 //! `scripts/flint_product.py DIR`, which times FLINT (1 and all threads) and the whole
@@ -23,7 +27,7 @@ use rns::backend::gpu::launch::Matmul;
 use rns::backend::gpu::ops;
 use rns::backend::gpu::TensorSplit;
 use rns::num::crt;
-use rns::{Backend, BackendChoice, IntMatrix, Method, RnsBasis};
+use rns::{Backend, BackendChoice, IntMatrix, Method, RnsBasis, TextMatrix};
 use rns_suite::{fingerprint, random_with_edges, Gen};
 use std::sync::Arc;
 use std::time::Instant;
@@ -70,6 +74,7 @@ fn main() -> R<()> {
             breakdown(&gpu, &basis, (&a, &b), "cold, the process's first")?;
             (resident_default, e2e_default) = on_gpu(&gpu, &basis, (&a, &b), &mut want)?;
             breakdown(&gpu, &basis, (&a, &b), "warm")?;
+            text_on_gpu(&gpu, (&a, &b), want.as_ref().ok_or("no product")?)?;
             let det_n: usize = args.get(3).map_or(Ok(1000), |s| s.parse())?;
             det_on_gpu(&gpu, det_n)?;
         }
@@ -250,5 +255,82 @@ fn breakdown(
         "library product stages, {when} (ms): {} = {total:.1}",
         parts.join(", ")
     );
+    Ok(())
+}
+
+/// The product as text on the GPU, both ways in, against the CPU's text of `want`: the
+/// stages of the last of three runs (the median's time) with their rates, and the
+/// bandwidths of this run for reference.
+fn text_on_gpu(gpu: &Backend, (a, b): (&IntMatrix, &IntMatrix), want: &IntMatrix) -> R<()> {
+    let g = gpu.gpu().ok_or("no GPU backend")?.clone();
+    let bw = g.reference_bandwidth(256 << 20, 3)?;
+    let rate = |kind: &str| {
+        bw.iter()
+            .find(|r| r.0 == kind)
+            .map_or(f64::NAN, |r| r.1 as f64 / r.2 / 1e6)
+    };
+    println!(
+        "bandwidths (GB/s): host to device {:.1}, device to host {:.1} (page-locked), device copy {:.0}",
+        rate("h2d_pinned"),
+        rate("d2h_pinned"),
+        rate("d2d")
+    );
+    let (ta, tb) = (a.to_text(), b.to_text());
+    let outs = want.entries().len() as f64;
+    let want = want.to_text();
+    let bytes_in = (ta.len() + tb.len()) as f64;
+    let t = Instant::now();
+    let (xa, xb) = rayon::join(
+        || TextMatrix::parse(&ta, "a"),
+        || TextMatrix::parse(&tb, "b"),
+    );
+    let (xa, xb) = (xa?, xb?);
+    let split_ms = t.elapsed().as_secs_f64() * 1e3;
+    println!(
+        "text in: {:.0} MB split into {} entries on the host (all cores) in {split_ms:.1} ms: {:.1} GB/s",
+        bytes_in / 1e6,
+        a.entries().len() + b.entries().len(),
+        bytes_in / split_ms / 1e6
+    );
+    let ints = (a.entries().len() + b.entries().len()) as f64;
+    let bytes_out = want.len() as f64;
+    for (name, from_text) in [
+        ("text in, text out", true),
+        ("integers in, text out", false),
+    ] {
+        let mut runs = Vec::new();
+        for _ in 0..3 {
+            let t = Instant::now();
+            let (text, laps) = match from_text {
+                true => rns::matmul_text_of_with(&xa, &xb, gpu)?,
+                false => rns::matmul_text_with(a, b, gpu)?,
+            };
+            runs.push((t.elapsed().as_secs_f64() * 1e3, laps));
+            if text != want {
+                return Err(format!("{name}: the text differs from the CPU's").into());
+            }
+        }
+        runs.sort_by(|x, y| x.0.partial_cmp(&y.0).unwrap());
+        let (ms, laps) = &runs[1];
+        println!("{name} (library call, median of 3): {ms:.1} ms; the same text as the CPU's");
+        for (stage, d) in laps.clone().into_stages() {
+            let ms = d.as_secs_f64() * 1e3;
+            let per = match stage {
+                "text to the device" => format!("{:.1} GB/s", bytes_in / ms / 1e6),
+                "digits to words on the device" => {
+                    format!(
+                        "{:.0} M integers/s, {:.1} GB/s of text",
+                        ints / ms / 1e3,
+                        bytes_in / ms / 1e6
+                    )
+                }
+                "decimal chunks on the device" => format!("{:.0} M integers/s", outs / ms / 1e3),
+                "text on the device" => format!("{:.1} GB/s of text", bytes_out / ms / 1e6),
+                "text back" => format!("{:.1} GB/s", bytes_out / ms / 1e6),
+                _ => String::new(),
+            };
+            println!("    {stage:>46}: {ms:8.2} ms  {per}");
+        }
+    }
     Ok(())
 }

@@ -49,6 +49,21 @@ def main():
             ok = False
     print(f"whole `rns matmul` process on the GPU: {min(ts) * 1e3:.1f} ms = "
           f"{flint16 / (min(ts) * 1e3):.1f}x FLINT with {os.cpu_count()} threads", flush=True)
+    # To a file, and the text against the CPU backend's (rug's formatting), byte for byte.
+    out = {}
+    for backend in ("gpu", "gpu", "cpu"):
+        path = f"{d}/c_{backend}.txt"
+        t = time.perf_counter()
+        with open(path, "wb") as f:
+            r = subprocess.run([rns_bin, "matmul", f"{d}/a.txt", f"{d}/b.txt", "--backend", backend],
+                               stdout=f, stderr=subprocess.PIPE)
+        out.setdefault(backend, []).append(time.perf_counter() - t)
+        ok &= r.returncode == 0
+    same = subprocess.run(["cmp", "-s", f"{d}/c_gpu.txt", f"{d}/c_cpu.txt"]).returncode == 0
+    ok &= same
+    size = os.path.getsize(f"{d}/c_gpu.txt")
+    print(f"to a file ({size / 1e6:.0f} MB): gpu {' '.join(f'{x * 1e3:.0f}' for x in out['gpu'])} ms, "
+          f"cpu {out['cpu'][0] * 1e3:.0f} ms; texts " + ("identical" if same else "DIFFER"), flush=True)
     # Its stages, from one more run.
     r = subprocess.run([rns_bin, "matmul", f"{d}/a.txt", f"{d}/b.txt", "--backend", "gpu", "--stats"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

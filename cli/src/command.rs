@@ -8,7 +8,7 @@ use crate::session::{Session, Stages};
 use clap::{Parser, Subcommand, ValueEnum};
 use rns::algo::estimate::{self, Dims, MatrixKind};
 use rns::input::{read_source, source_name};
-use rns::{Backend, BackendChoice, Devices, IntMatrix, Method, ModMatrices, Result};
+use rns::{Backend, BackendChoice, Devices, IntMatrix, Method, ModMatrices, Result, TextMatrix};
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -261,6 +261,52 @@ fn matrix_command(
     printed
 }
 
+/// The exact product: both files split into their entries' places (all cores), then on
+/// one GPU read, multiplied and written as text there; elsewhere converted here and
+/// formatted ([`rns::matmul_text_of`]).
+fn matmul_command(
+    out: &mut Output,
+    files: [&str; 2],
+    opts: ModOpts,
+) -> std::result::Result<(), Failure> {
+    let peeked: Option<Vec<Dims>> = files.iter().map(|f| peek(f)).collect();
+    let guess = peeked.map(|d| estimate::matrix(MatrixKind::Matmul, &d, false));
+    let mut session = Session::start(&opts.run, guess);
+    let at_once = files[0] != "-" || files[1] != "-";
+    let at_once = at_once && rns::cluster::size() == 1;
+    let texts = each_file(at_once, &files, |f| read_source(f, IntMatrix::FORMAT))?;
+    session.lap("read");
+    let named: Vec<_> = files.iter().zip(&texts).collect();
+    let m = each_file(at_once, &named, |(f, text)| {
+        TextMatrix::parse(text, source_name(f))
+    })?;
+    session.lap("parse");
+    let digits = |t: &TextMatrix| (t.max_digits() as f64 * std::f64::consts::LOG2_10) as u64;
+    let dims: Vec<Dims> = m
+        .iter()
+        .map(|t| Dims {
+            rows: t.rows(),
+            cols: t.cols(),
+            bits: digits(t),
+        })
+        .collect();
+    let est = estimate::matrix(MatrixKind::Matmul, &dims, false);
+    let backend = session.backend(est)?;
+    let expected = est.on(backend.gpu().is_some());
+    let text = session.compute("computing", expected, || {
+        rns::matmul_text_of(&m[0], &m[1], &backend)
+    })?;
+    let text = if rns::cluster::is_root() {
+        text
+    } else {
+        String::new()
+    };
+    let printed = session.print(out, &text, &Vec::new());
+    out.release(m);
+    out.release((texts, text));
+    printed
+}
+
 /// A result's text, made after the computation so that `--stats` times it apart (and
 /// the result outlives it: see `matrix_command`).
 type Text = Box<dyn Fn() -> String>;
@@ -373,14 +419,18 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
             }
             Ok(())
         }
+        Command::Matmul { a, b, opts } if opts.modulus.is_none() => {
+            matmul_command(out, [&a, &b], opts)
+        }
         Command::Matmul { a, b, opts } => matrix_command(
             out,
             &[&a, &b],
             opts,
             MatrixKind::Matmul,
-            |m, be, _| {
-                let c = rns::matmul(&m[0], &m[1], be)?;
-                Ok((Box::new(move || c.to_text()), Vec::new()))
+            |_, _, _| {
+                Err(rns::Error::Internal(
+                    "the exact product goes by its text".into(),
+                ))
             },
             |m, be| {
                 let c = be.matmul_mod(&m[0], &m[1])?;

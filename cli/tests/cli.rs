@@ -2,8 +2,7 @@
 
 mod common;
 
-use common::{rns, rns_env, text, write};
-use std::io::Write;
+use common::{gpu_usable, rns, rns_env, text, write};
 
 #[test]
 fn det_prints_only_the_integer() {
@@ -300,20 +299,16 @@ fn device_lists_are_checked() {
 /// exit code 1, one line on stderr and nothing on stdout, whatever the site.
 #[test]
 fn a_failing_device_operation_prints_no_answer() {
-    if rns::Backend::select(rns::BackendChoice::Gpu).is_err() {
-        assert_ne!(
-            std::env::var("RNS_REQUIRE_GPU").as_deref(),
-            Ok("1"),
-            "RNS_REQUIRE_GPU=1 but no GPU is usable"
-        );
-        let _ = writeln!(std::io::stderr(), "SKIPPED: no usable GPU");
+    if !gpu_usable() {
         return;
     }
     let matrix = "3 3\n2 -1 0\n-1 2 -1\n0 -1 2\n";
-    let cases: [(&[&str], &str); 3] = [
+    let second = write("fault-second.txt", "3 2\n5 -6\n7 8\n0 1\n");
+    let cases: [(&[&str], &str); 4] = [
         (&["det", "-", "--backend", "gpu"], matrix),
         (&["rank", "-", "--backend", "gpu"], matrix),
         (&["inverse", "-", "--backend", "gpu"], matrix),
+        (&["matmul", "-", &second, "--backend", "gpu"], matrix),
     ];
     for (args, input) in cases {
         let clean = rns(args, input);
@@ -396,4 +391,48 @@ fn two_files_read_at_once_report_the_first_failure() {
         "{}",
         text(&got.stderr)
     );
+}
+
+/// The exact product read and written as text on the GPU prints what the CPU backend
+/// prints, byte for byte: entries of 1 to 700 digits, both signs, leading zeros,
+/// comments and blank lines, a row of one entry and rows of many.
+#[test]
+fn the_gpu_product_prints_what_the_cpu_prints() {
+    if !gpu_usable() {
+        return;
+    }
+    let mut seed = 12345u64;
+    let mut digit = move || {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (b'0' + (seed >> 33) as u8 % 10) as char
+    };
+    for (n, k, p, most) in [(1, 1, 1, 1), (7, 3, 1, 700), (40, 30, 50, 80)] {
+        let mut matrix = |rows: usize, cols: usize| {
+            let mut t = format!("# {rows} by {cols}\n{rows} {cols}\n\n");
+            for i in 0..rows {
+                let line: Vec<String> = (0..cols)
+                    .map(|j| {
+                        let len = 1 + (i * 31 + j * 17) % most;
+                        let sign = if (i + j) % 3 == 0 { "-" } else { "" };
+                        let zeros = if (i + j) % 5 == 0 { "00" } else { "" };
+                        format!(
+                            "{sign}{zeros}{}",
+                            (0..len).map(|_| digit()).collect::<String>()
+                        )
+                    })
+                    .collect();
+                t += &format!("{}\n", line.join(" "));
+            }
+            t
+        };
+        let b = write(&format!("product-{n}-{k}-{p}.txt"), &matrix(k, p));
+        let a = matrix(n, k);
+        let cpu = rns(&["matmul", "-", &b, "--backend", "cpu"], &a);
+        let gpu = rns(&["matmul", "-", &b, "--backend", "gpu"], &a);
+        assert_eq!(cpu.status.code(), Some(0), "{}", text(&cpu.stderr));
+        assert_eq!(gpu.status.code(), Some(0), "{}", text(&gpu.stderr));
+        assert_eq!(text(&gpu.stdout), text(&cpu.stdout), "{n}×{k} by {k}×{p}");
+    }
 }

@@ -34,7 +34,9 @@ pub mod poly;
 pub mod timing;
 
 pub use algo::det::{det, det_with, DetOptions, DetStats};
-pub use algo::matmul::matmul;
+pub use algo::matmul::{
+    matmul, matmul_text, matmul_text_of, matmul_text_of_with, matmul_text_with,
+};
 pub use algo::method::Method;
 pub use algo::rank::rank;
 pub use algo::resultant::{resultant, resultant_with, ResultantOptions, ResultantStats};
@@ -45,6 +47,7 @@ pub use backend::{Backend, BackendChoice, Devices, Op};
 pub use error::{Error, Result};
 pub use mat::matrix::{IntMatrix, RatMatrix};
 pub use mat::modmat::{Echelon, ModMatrices};
+pub use mat::text::TextMatrix;
 pub use num::basis::RnsBasis;
 pub use num::crt::CrtMethod;
 pub use num::vector::RnsVec;

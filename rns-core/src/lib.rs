@@ -10,6 +10,7 @@
 //! * [`mixed_radix`]: the mixed-radix table `inv(m_i) mod m_j`, mixed-radix
 //!   conversion, the digits of `(M−1)/2` and the sign test.
 //! * [`limbs`]: signed binary limbs and residues of numbers given by mixed-radix digits.
+//! * [`decimal`]: decimal text in chunks of `10^9` from mixed-radix digits.
 //! * [`crt`]: the CRT constants `inv(M/m_i) mod m_i`.
 //! * [`euclid`]: Euclid's resultant modulo a prime in passes of two quotient
 //!   coefficients, the steps of the block-per-prime GPU kernel.
@@ -30,6 +31,7 @@
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
 pub mod crt;
+pub mod decimal;
 pub mod euclid;
 pub mod imma;
 pub mod interval;

@@ -2,7 +2,8 @@
 //! `d_0, …, d_{K−1}` (`x = d_0 + d_1·m_0 + … `, `v = x` when `x ≤ (M − 1)/2`, else
 //! `x − M`) as its sign and the 32-bit limbs of `|v|`, by Horner's rule from the top
 //! digit, `O(K)` word operations per digit; and `v mod q` for a further modulus `q` (the
-//! redundant channel's check). Written once for the CPU and for the GPU, where a
+//! redundant channel's check); the same in base `10^9` for decimal text
+//! ([`crate::decimal`]). Written once for the CPU and for the GPU, where a
 //! thread converts one number in a column of a limb-major array.
 
 use crate::modulus::Modulus;
@@ -46,20 +47,45 @@ pub fn is_negative(k: usize, digit: impl Fn(usize) -> u32, half: impl Fn(usize) 
     false
 }
 
-/// Writes `|v|` into limbs `0..nlimbs` of `out` (zero-padded) and returns whether `v` is
-/// negative, for the signed value `v` of the digits `digit(i)` over `moduli(i)`, `i < k`,
-/// the digits of `(M − 1)/2` being `half(i)`. `nlimbs` must hold `M − 1`
-/// (`32·nlimbs ≥ bits(M − 1)`); a larger value never writes past `nlimbs` but is wrong.
-/// For negative `v`, `|v| = M − x = (M − 1 − x) + 1`, whose digits are `m_i − 1 − d_i`.
+/// A base for the limbs of [`signed_magnitude`]: `2^32` ([`Binary`]) or `10^9`
+/// (`crate::decimal::Decimal`).
+pub trait Base {
+    /// `(t mod B, t / B)` for `t < B · 2^32`.
+    fn split(t: u64) -> (u32, u64);
+    /// `x + 1` for a limb `x < B`, as a limb and whether it carried.
+    fn inc(x: u32) -> (u32, bool);
+}
+
+/// The base `2^32`: binary limbs.
+pub struct Binary;
+
+impl Base for Binary {
+    #[inline(always)]
+    fn split(t: u64) -> (u32, u64) {
+        (t as u32, t >> 32)
+    }
+    #[inline(always)]
+    fn inc(x: u32) -> (u32, bool) {
+        let t = x.wrapping_add(1);
+        (t, t == 0)
+    }
+}
+
+/// Writes `|v|` in base `B` into limbs `0..used` of `out` (none for 0) and returns whether
+/// `v` is negative and `used`, for the signed value `v` of the digits `digit(i)` over
+/// `moduli(i)`, `i < k`, the digits of `(M − 1)/2` being `half(i)`: Horner's rule from
+/// the top digit. `n` limbs must hold `M − 1`; a larger value never writes past `n` but
+/// is wrong. For negative `v`, `|v| = M − x = (M − 1 − x) + 1`, whose digits are
+/// `m_i − 1 − d_i`.
 #[inline(always)]
-pub fn signed_limbs<L: Limbs + ?Sized>(
+pub fn signed_magnitude<B: Base, L: Limbs + ?Sized>(
     k: usize,
     digit: impl Fn(usize) -> u32,
     moduli: impl Fn(usize) -> Modulus,
     half: impl Fn(usize) -> u32,
     out: &mut L,
-    nlimbs: usize,
-) -> bool {
+    n: usize,
+) -> (bool, usize) {
     let negative = is_negative(k, &digit, half);
     let mut used = 0;
     let mut i = k;
@@ -70,13 +96,16 @@ pub fn signed_limbs<L: Limbs + ?Sized>(
         let mut carry = if negative { (m - 1).wrapping_sub(d) } else { d } as u64;
         let mut j = 0;
         while j < used {
-            let t = out.get(j) as u64 * m as u64 + carry;
-            out.set(j, t as u32);
-            carry = t >> 32;
+            let (limb, c) = B::split(out.get(j) as u64 * m as u64 + carry);
+            out.set(j, limb);
+            carry = c;
             j += 1;
         }
-        if carry != 0 && used < nlimbs {
-            out.set(used, carry as u32);
+        // The carry is below `2^32`, so at most two limbs of a base of 10^9 or more.
+        while carry != 0 && used < n {
+            let (limb, c) = B::split(carry);
+            out.set(used, limb);
+            carry = c;
             used += 1;
         }
     }
@@ -84,16 +113,32 @@ pub fn signed_limbs<L: Limbs + ?Sized>(
         let mut j = 0;
         let mut carry = true;
         while carry && j < used {
-            let t = out.get(j).wrapping_add(1);
+            let (t, c) = B::inc(out.get(j));
             out.set(j, t);
-            carry = t == 0;
+            carry = c;
             j += 1;
         }
-        if carry && used < nlimbs {
+        if carry && used < n {
             out.set(used, 1);
             used += 1;
         }
     }
+    (negative, used)
+}
+
+/// Writes `|v|` into limbs `0..nlimbs` of `out` (zero-padded) and returns whether `v` is
+/// negative: [`signed_magnitude`] in binary. `nlimbs` must hold `M − 1`
+/// (`32·nlimbs ≥ bits(M − 1)`).
+#[inline(always)]
+pub fn signed_limbs<L: Limbs + ?Sized>(
+    k: usize,
+    digit: impl Fn(usize) -> u32,
+    moduli: impl Fn(usize) -> Modulus,
+    half: impl Fn(usize) -> u32,
+    out: &mut L,
+    nlimbs: usize,
+) -> bool {
+    let (negative, mut used) = signed_magnitude::<Binary, L>(k, digit, moduli, half, out, nlimbs);
     while used < nlimbs {
         out.set(used, 0);
         used += 1;

@@ -52,3 +52,18 @@ pub fn write(name: &str, text: &str) -> String {
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
+
+/// Whether a GPU is usable; without one the test should return (it prints that it
+/// skips), unless `RNS_REQUIRE_GPU=1`, when it fails here.
+pub fn gpu_usable() -> bool {
+    if rns::Backend::select(rns::BackendChoice::Gpu).is_ok() {
+        return true;
+    }
+    assert_ne!(
+        std::env::var("RNS_REQUIRE_GPU").as_deref(),
+        Ok("1"),
+        "RNS_REQUIRE_GPU=1 but no GPU is usable"
+    );
+    let _ = writeln!(std::io::stderr(), "SKIPPED: no usable GPU");
+    false
+}

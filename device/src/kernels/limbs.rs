@@ -1,8 +1,12 @@
-//! Binary limbs of signed numbers from their mixed-radix digits (`rns_core::limbs`),
-//! with the redundant channel's check: what the host needs to build its integers with
-//! one copy each.
+//! Numbers out of their mixed-radix digits, with the redundant channel's check: signed
+//! binary limbs (`rns_core::limbs`), what the host needs to build its integers with one
+//! copy each; or their decimal text (`rns_core::decimal`), chunks of nine digits and
+//! then the bytes, so that large results never become integers on the host. And the way
+//! in: decimal text read straight into binary words (`rns_decimal_words`).
 
-use core::arch::nvptx::*;
+use super::number_loop;
+use core::sync::atomic::{AtomicU32, Ordering};
+use rns_core::decimal::{self, Decimal};
 use rns_core::limbs::{self, Limbs, NEGATIVE, OUT_OF_RANGE};
 use rns_core::Modulus;
 
@@ -10,6 +14,17 @@ use rns_core::Modulus;
 struct Column {
     base: *mut u32,
     len: usize,
+}
+
+impl Column {
+    /// Number `i`'s column of a limb-major array of `len` numbers.
+    #[inline(always)]
+    unsafe fn at(base: *mut u32, i: usize, len: usize) -> Column {
+        Column {
+            base: base.add(i),
+            len,
+        }
+    }
 }
 
 impl Limbs for Column {
@@ -45,34 +60,149 @@ pub unsafe extern "ptx-kernel" fn rns_digits_limbs(
 ) {
     let (len_u, k_u) = (len as usize, k as usize);
     let q = *redundant;
-    let mut i = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
-    let stride = (_grid_dim_x() * _block_dim_x()) as usize;
-    while i < len_u {
+    number_loop(len_u, |i| {
         let digit = |c: usize| *digits.add(c * len_u + i);
         let modulus = |c: usize| *moduli.add(c);
-        let mut column = Column {
-            base: out.add(i),
-            len: len_u,
-        };
-        let negative = limbs::signed_limbs(
-            k_u,
-            digit,
-            modulus,
-            |c| *half.add(c),
-            &mut column,
-            nlimbs as usize,
-        );
-        let mut r = limbs::residue_of_digits(k_u, digit, modulus, q);
-        if negative {
-            r = q.sub(r, m_mod_q);
-        }
-        *flags.add(i) = if r != *flags.add(i) {
-            OUT_OF_RANGE
-        } else if negative {
-            NEGATIVE
-        } else {
-            0
-        };
-        i += stride;
+        let mut column = Column::at(out, i, len_u);
+        let half = |c| *half.add(c);
+        let negative = limbs::signed_limbs(k_u, digit, modulus, half, &mut column, nlimbs as usize);
+        *flags.add(i) = flag(k_u, digit, modulus, (q, m_mod_q), negative, *flags.add(i));
+    });
+}
+
+/// The flag of a number with these digits (`NEGATIVE`, 0, or `OUT_OF_RANGE` when its
+/// residue modulo `q` is not `redundant`; `m_mod_q = M mod q`).
+#[inline(always)]
+fn flag(
+    k: usize,
+    digit: impl Fn(usize) -> u32,
+    modulus: impl Fn(usize) -> Modulus,
+    (q, m_mod_q): (Modulus, u32),
+    negative: bool,
+    redundant: u32,
+) -> u32 {
+    let mut r = limbs::residue_of_digits(k, digit, modulus, q);
+    if negative {
+        r = q.sub(r, m_mod_q);
     }
+    if r != redundant {
+        OUT_OF_RANGE
+    } else if negative {
+        NEGATIVE
+    } else {
+        0
+    }
+}
+
+/// As `rns_digits_limbs`, in base `10^9`: writes `|v|`'s chunks of nine decimal digits
+/// limb-major (`chunks[j·len + i]`, `j < nchunks`; chunk 0 is 0 for zero), the flag, and
+/// the bytes of its text (`lens[i]`, sign included).
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_digits_decimal(
+    chunks: *mut u32,
+    lens: *mut u32,
+    flags: *mut u32,
+    digits: *const u32,
+    moduli: *const Modulus,
+    half: *const u32,
+    redundant: *const Modulus,
+    m_mod_q: u32,
+    len: u32,
+    k: u32,
+    nchunks: u32,
+) {
+    let (len_u, k_u) = (len as usize, k as usize);
+    let q = *redundant;
+    number_loop(len_u, |i| {
+        let digit = |c: usize| *digits.add(c * len_u + i);
+        let modulus = |c: usize| *moduli.add(c);
+        let mut column = Column::at(chunks, i, len_u);
+        let half = |c| *half.add(c);
+        let n = nchunks as usize;
+        let (negative, used) =
+            limbs::signed_magnitude::<Decimal, _>(k_u, digit, modulus, half, &mut column, n);
+        let top = if used == 0 {
+            column.set(0, 0);
+            0
+        } else {
+            column.get(used - 1)
+        };
+        *lens.add(i) = decimal::text_len(negative, used, top) as u32;
+        *flags.add(i) = flag(k_u, digit, modulus, (q, m_mod_q), negative, *flags.add(i));
+    });
+}
+
+/// The text of `len` numbers from `rns_digits_decimal`'s chunks, lengths and flags: one
+/// thread per chunk (number-major, so that a warp writes a number's bytes side by side).
+/// Number `i` goes at byte `offsets[i]` of `text`, followed by a space, or a newline after
+/// every `cols`-th number.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_decimal_text(
+    text: *mut u8,
+    chunks: *const u32,
+    lens: *const u32,
+    flags: *const u32,
+    offsets: *const u64,
+    len: u32,
+    nchunks: u32,
+    cols: u32,
+) {
+    let (len_u, nc, cols) = (len as usize, nchunks as usize, cols as usize);
+    if nc == 0 || cols == 0 {
+        return;
+    }
+    number_loop(len_u * nc, |t| {
+        let (i, j) = (t / nc, t % nc);
+        let negative = *flags.add(i) == NEGATIVE;
+        let n = *lens.add(i) as usize;
+        let used = decimal::chunks_of(negative, n);
+        if j < used {
+            let at = text.add(*offsets.add(i) as usize);
+            let (first, width) = decimal::chunk_place(negative, n, j);
+            decimal::write_digits(*chunks.add(j * len_u + i), width, |b, d| {
+                *at.add(first + b) = d
+            });
+            if j == 0 {
+                *at.add(n) = if (i + 1) % cols == 0 { b'\n' } else { b' ' };
+            }
+            if negative && j + 1 == used {
+                *at = b'-';
+            }
+        }
+    });
+}
+
+/// One thread per number (grid-stride) of `len` decimal numbers in `text`, number `i`
+/// given by `spans[3i..3i + 3]`: its first digit's byte (two words, a `u64`), then its
+/// digits with the sign in the top bit. Writes `|v|` as `nwords` words, word-major
+/// (`words[j·len + i]`, zero-padded: as `rns_reduce_words` reads them), its sign flag
+/// (`neg[i]`), and raises `*bits` to the most bits of any magnitude.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_decimal_words(
+    words: *mut u32,
+    neg: *mut u32,
+    bits: *mut u32,
+    text: *const u8,
+    spans: *const u32,
+    len: u32,
+    nwords: u32,
+) {
+    let (len_u, n) = (len as usize, nwords as usize);
+    let mut most = 0;
+    number_loop(len_u, |i| {
+        let s = spans.add(3 * i);
+        let at = *s as usize | (*s.add(1) as usize) << 32;
+        let nd = (*s.add(2) & 0x7fff_ffff) as usize;
+        let digits = text.add(at);
+        let mut column = Column::at(words, i, len_u);
+        let (mut used, b) = decimal::words_of_digits(nd, |d| *digits.add(d), &mut column, n);
+        while used < n {
+            column.set(used, 0);
+            used += 1;
+        }
+        *neg.add(i) = *s.add(2) >> 31;
+        most = most.max(b);
+    });
+    AtomicU32::from_ptr(bits).fetch_max(most, Ordering::Relaxed);
 }

@@ -36,6 +36,18 @@ unsafe fn channel_loop(len: u32, mut f: impl FnMut(usize, usize)) {
     }
 }
 
+/// Calls `f(i)` for every `i < len`, spread over the x dimension of the grid with a
+/// grid-stride loop.
+#[inline(always)]
+unsafe fn number_loop(len: usize, mut f: impl FnMut(usize)) {
+    let mut i = (_block_idx_x() as usize) * (_block_dim_x() as usize) + _thread_idx_x() as usize;
+    let stride = (_grid_dim_x() * _block_dim_x()) as usize;
+    while i < len {
+        f(i);
+        i += stride;
+    }
+}
+
 /// `vote.sync.ballot`: bit `l` set when lane `l` passes a non-zero value.
 #[inline(always)]
 unsafe fn ballot(x: u32) -> u32 {

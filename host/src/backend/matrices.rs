@@ -2,6 +2,7 @@
 //! determinants, eliminations and products, on either backend, from residues or
 //! straight from integers, split by channels across MPI ranks and GPUs.
 
+use super::gpu::ops::Operand;
 use super::gpu::{ops, Gpu, Packed};
 use super::input::check_range;
 use super::plan::{Channels, Plan};
@@ -9,10 +10,12 @@ use super::{cpu, split, Backend};
 use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
 use crate::num::crt;
+use crate::num::decimal::Located;
 use crate::num::layout::columns_from;
 use crate::num::pack::pack_words;
 use crate::num::vector::{self, RnsVec};
 use crate::num::words::{Words, WordsRef};
+use crate::timing::Laps;
 use rns_core::linalg::Elimination;
 use rns_core::Modulus;
 use rug::Integer;
@@ -213,6 +216,78 @@ impl Backend {
         let prod =
             self.matmul_per_channel(basis.moduli(), (n, k, p), ra.residues(), rb.residues())?;
         self.to_integers_checked(&RnsVec::from_residues_unchecked(basis, n * p, prod))
+    }
+
+    /// [`Backend::matmul_integers`] given out as text: `prefix`, then the `n × p`
+    /// entries in decimal, a row a line (the text format of
+    /// [`crate::IntMatrix`]). Made on the device, the integers never built on the host,
+    /// when one GPU computes the product and it fits there; `None` otherwise (the caller
+    /// formats [`Backend::matmul_integers`]' integers). The device's stages are timed in
+    /// `laps`.
+    pub fn matmul_integers_text(
+        &self,
+        basis: &Arc<RnsBasis>,
+        a: &[Integer],
+        b: &[Integer],
+        (n, k, p): (usize, usize, usize),
+        prefix: &str,
+        laps: &mut Laps,
+    ) -> Result<Option<String>> {
+        if a.len() != n * k || b.len() != k * p || n * p == 0 {
+            return Ok(None);
+        }
+        let Plan::Gpu(g) = self.plan(basis.channels() * n * p) else {
+            return Ok(None);
+        };
+        check_range(basis, a)?;
+        check_range(basis, b)?;
+        let (pa, pb) = (ops::pack_number_major(g, a), ops::pack_number_major(g, b));
+        let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
+        let text = (prefix, basis.range_bits());
+        ops::matmul_text(g, basis.moduli(), packed, (n, k, p), text, laps)
+    }
+
+    /// [`Backend::matmul_integers_text`] of two matrices still in their text (`a`
+    /// `n × k`, `b` `k × p`, each entry at its [`Span`](crate::num::decimal::Span), of at most `digits.0` and
+    /// `digits.1` digits), over the basis `basis_for(bits of A, bits of B)` (the most bits
+    /// of an entry of each): on one GPU the digits become words there, and no integer is
+    /// built on the host. `None` where that does not run (entries too long for the
+    /// device's reader, or not fitting it): the caller converts the entries. The
+    /// device's stages are timed in `laps`.
+    pub fn matmul_text_of_spans(
+        &self,
+        (a, b): (Located, Located),
+        (n, k, p): (usize, usize, usize),
+        digits: (u64, u64),
+        basis_for: impl FnOnce(u64, u64) -> Arc<RnsBasis>,
+        prefix: &str,
+        laps: &mut Laps,
+    ) -> Result<Option<String>> {
+        use crate::backend::gpu::ops::decimal::{text_in_words, words_for_digits, words_of_text};
+        if a.1.len() != n * k || b.1.len() != k * p || n * p == 0 {
+            return Ok(None);
+        }
+        let (Some(wa), Some(wb)) = (words_for_digits(digits.0), words_for_digits(digits.1)) else {
+            return Ok(None);
+        };
+        // The channels' count from the words: the plan needs only its size.
+        let channels = 32 * (wa + wb) / 31 + 2;
+        let Plan::Gpu(g) = self.plan(channels * n * p) else {
+            return Ok(None);
+        };
+        let held = text_in_words(a.0.len(), n * k, wa) + text_in_words(b.0.len(), k * p, wb);
+        if 4 * held > g.budget()? {
+            return Ok(None);
+        }
+        let streams = g.lease_streams(1)?;
+        let s = &streams[0];
+        let (da, bits_a) = words_of_text(g, s, a, wa, laps)?;
+        let (db, bits_b) = words_of_text(g, s, b, wb, laps)?;
+        let basis = basis_for(bits_a, bits_b);
+        let extra = (da.nwords + 1) * da.len + (db.nwords + 1) * db.len;
+        let operands = (Operand::Device(&da), Operand::Device(&db));
+        let text = (extra, (prefix, basis.range_bits()));
+        ops::matmul_text_on(g, s, basis.moduli(), operands, (n, k, p), text, laps)
     }
 
     /// [`Backend::matmul_integers`] with its channels split across MPI ranks (and each

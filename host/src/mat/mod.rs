@@ -1,7 +1,8 @@
 //! Matrices: over Z and Q ([`matrix`]: the text format, parsing and printing), modulo
-//! primes ([`modmat`]), and the bounds on their determinants and solutions
-//! ([`bounds`]).
+//! primes ([`modmat`]), as located text not yet converted ([`text`]), and the bounds on
+//! their determinants and solutions ([`bounds`]).
 
 pub mod bounds;
 pub mod matrix;
 pub mod modmat;
+pub mod text;

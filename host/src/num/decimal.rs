@@ -1,7 +1,9 @@
 //! Decimal text of big integers, both ways, without GMP's string buffers: tokens of up to
 //! [`HORNER_MAX_DIGITS`] digits are read into limbs by Horner's rule on chunks of 19
 //! digits (GMP's own basecase, minus rug's copy of the digits), longer ones by GMP's
-//! subquadratic conversion; GMP writes digits straight into the caller's text.
+//! subquadratic conversion; GMP writes digits straight into the caller's text. A
+//! token's [`Span`] keeps its place in the text for a reader that converts it later (the
+//! device, or [`Span::value`]).
 
 use gmp_mpfr_sys::gmp;
 use rug::integer::Order;
@@ -58,6 +60,47 @@ fn horner(digits: &[u8]) -> Integer {
         }
     }
     Integer::from_digits(&limbs, Order::Lsf)
+}
+
+/// Where a decimal integer token lies in its text: its first digit's byte, its digits
+/// and its sign.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    /// Byte offset of the first digit.
+    pub at: u64,
+    /// Decimal digits.
+    pub digits: u64,
+    /// Whether a `-` came before them.
+    pub neg: bool,
+}
+
+/// A text and the places of its numbers in it.
+pub type Located<'a> = (&'a str, &'a [Span]);
+
+impl Span {
+    /// The span of `token`, a slice of `text`, when it is a decimal integer as
+    /// [`crate::mat::matrix::parse_integer`] reads one: an optional `-`, then ASCII digits.
+    pub fn of(text: &str, token: &str) -> Option<Span> {
+        let (neg, digits) = match token.strip_prefix('-') {
+            Some(d) => (true, d),
+            None => (false, token),
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        let at = digits.as_ptr() as usize - text.as_ptr() as usize;
+        Some(Span {
+            at: at as u64,
+            digits: digits.len() as u64,
+            neg,
+        })
+    }
+
+    /// Its value in `text` (the text it was taken from).
+    pub fn value(&self, text: &str) -> Integer {
+        let at = self.at as usize;
+        parse_digits(&text.as_bytes()[at..at + self.digits as usize], self.neg)
+    }
 }
 
 /// Writes `x` in decimal: machine integers without GMP's string conversion, larger ones

@@ -6,6 +6,7 @@
 use super::device::cuda;
 use super::fault::FaultSite;
 use super::pipeline::{HostIn, HostOut, SMALL_BYTES};
+use super::staging::Pinned;
 use super::Gpu;
 use crate::error::{Error, Result};
 use crate::num::words::Words;
@@ -171,25 +172,97 @@ impl Gpu {
         (src, at): (&CudaSlice<u32>, Range<usize>),
         dst: &mut [u32],
     ) -> Result<()> {
-        let n = dst.len();
-        if at.len() != n {
+        if at.len() != dst.len() {
             return Err(Error::Internal("a staged copy of the wrong length".into()));
         }
-        if n * 4 <= SMALL_BYTES {
+        if dst.len() * 4 <= SMALL_BYTES {
             return self.dtoh_wait(stream, (src, at), dst);
+        }
+        self.staged(stream, (src, at), bytes_of_mut(dst))
+    }
+
+    /// Copies the first `dst.len()` bytes of the device words `src` (four bytes a word,
+    /// as a kernel wrote them through a byte pointer) into `dst` on `stream` and waits:
+    /// staged as [`Gpu::dtoh_staged`] when large.
+    pub(crate) fn dtoh_bytes(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: &CudaSlice<u32>,
+        dst: &mut [u8],
+    ) -> Result<()> {
+        let words = dst.len().div_ceil(4);
+        if words * 4 <= SMALL_BYTES {
+            let w = self.download_range(stream, src, 0..words)?;
+            let n = dst.len();
+            dst.copy_from_slice(&bytes_of(&w)[..n]);
+            return Ok(());
+        }
+        self.staged(stream, (src, 0..words), dst)
+    }
+
+    /// Copies `src` to a new device buffer of `src.len().div_ceil(4)` words (four bytes
+    /// a word, for a kernel that reads them through a byte pointer; the last word's
+    /// spare bytes unspecified) on `stream`, and waits: through two page-locked buffers
+    /// of the pool when large, each piece copied in by all cores while the one before
+    /// crosses PCIe.
+    pub(crate) fn htod_bytes(
+        &self,
+        stream: &Arc<CudaStream>,
+        src: &[u8],
+    ) -> Result<CudaSlice<u32>> {
+        let n = src.len().div_ceil(4);
+        let mut dst = self.alloc_on(stream, n)?;
+        if n * 4 <= SMALL_BYTES {
+            let mut w = vec![0u32; n];
+            bytes_of_mut(&mut w)[..src.len()].copy_from_slice(src);
+            if n > 0 {
+                self.htod(stream, &w[..], &mut dst)?;
+            }
+            self.sync_stream(stream)?;
+            return Ok(dst);
+        }
+        let words = (n / 4).clamp(1 << 18, STAGE_WORDS);
+        self.two_staging(stream, |bufs| {
+            for i in 0..n.div_ceil(words) {
+                let r = i * words..((i + 1) * words).min(n);
+                // The copy out of this buffer two pieces ago ended before the last
+                // piece's copy began (below).
+                let buf = &mut bufs[i % 2];
+                let bytes = 4 * r.start..(4 * r.end).min(src.len());
+                let piece = buf.slice_mut(r.len());
+                let into = &mut bytes_of_mut(piece)[..bytes.len()];
+                into.par_chunks_mut(1 << 18)
+                    .zip(src[bytes].par_chunks(1 << 18))
+                    .for_each(|(d, s)| d.copy_from_slice(s));
+                // The last piece's copy, which this one's filling overlapped.
+                self.sync_stream(stream)?;
+                self.htod(stream, &*piece, &mut dst.slice_mut(r))?;
+            }
+            Ok(())
+        })?;
+        Ok(dst)
+    }
+
+    /// The staged copy of [`Gpu::dtoh_staged`] into bytes: `dst` holds the words `at`
+    /// but perhaps the last one's final bytes.
+    fn staged(
+        &self,
+        stream: &Arc<CudaStream>,
+        (src, at): (&CudaSlice<u32>, Range<usize>),
+        dst: &mut [u8],
+    ) -> Result<()> {
+        let n = at.len();
+        if dst.len() > 4 * n || dst.len() + 4 <= 4 * n {
+            return Err(Error::Internal("a staged copy of the wrong length".into()));
         }
         // At least four pieces, so that copying out overlaps the link (and the first
         // touch of `dst`'s pages is spread over the cores).
         let words = (n / 4).clamp(1 << 18, STAGE_WORDS);
-        let pool = self.staging();
-        let mut bufs = [
-            pool.take(self.context(), STAGE_WORDS)?,
-            pool.take(self.context(), STAGE_WORDS)?,
-        ];
         let piece = |i: usize| i * words..((i + 1) * words).min(n);
         let from = |r: Range<usize>| src.slice(at.start + r.start..at.start + r.end);
-        let mut copy = || -> Result<()> {
-            let [b0, b1] = &mut bufs;
+        let total = dst.len();
+        self.two_staging(stream, |bufs| {
+            let [b0, b1] = bufs;
             let first = piece(0);
             self.dtoh(stream, &from(first.clone()), b0.slice_mut(first.len()))?;
             for i in 0..n.div_ceil(words) {
@@ -205,22 +278,50 @@ impl Gpu {
                     self.dtoh(stream, &from(ahead.clone()), next.slice_mut(ahead.len()))?;
                 }
                 let r = piece(i);
-                dst[r.clone()]
-                    .par_chunks_mut(1 << 16)
-                    .zip(cur.slice(r.len()).par_chunks(1 << 16))
+                let bytes = 4 * r.start..(4 * r.end).min(total);
+                let got = &bytes_of(cur.slice(r.len()))[..bytes.len()];
+                dst[bytes]
+                    .par_chunks_mut(1 << 18)
+                    .zip(got.par_chunks(1 << 18))
                     .for_each(|(d, s)| d.copy_from_slice(s));
             }
             Ok(())
-        };
-        let copied = copy();
+        })
+    }
+
+    /// `f` with two page-locked buffers of the pool (`STAGE_WORDS` each) for copies on
+    /// `stream`, given back once the stream is done with them.
+    fn two_staging<T>(
+        &self,
+        stream: &Arc<CudaStream>,
+        f: impl FnOnce(&mut [Pinned; 2]) -> Result<T>,
+    ) -> Result<T> {
+        let pool = self.staging();
+        let mut bufs = [
+            pool.take(self.context(), STAGE_WORDS)?,
+            pool.take(self.context(), STAGE_WORDS)?,
+        ];
+        let done = f(&mut bufs);
         match self.sync_stream(stream) {
             Ok(()) => bufs.into_iter().for_each(|b| pool.give(b)),
-            // A copy may still be writing them: never unregister or free them.
+            // A copy may still be using them: never unregister or free them.
             Err(e) => {
                 std::mem::forget(bufs);
                 return Err(e);
             }
         }
-        copied
+        done
     }
+}
+
+/// Words as their bytes (native order, as the device wrote them).
+fn bytes_of(w: &[u32]) -> &[u8] {
+    // SAFETY: a u32 is four initialized bytes, and u8 has no alignment to keep.
+    unsafe { std::slice::from_raw_parts(w.as_ptr().cast(), 4 * w.len()) }
+}
+
+/// Words as their bytes, to be written.
+fn bytes_of_mut(w: &mut [u32]) -> &mut [u8] {
+    // SAFETY: as `bytes_of`; every byte pattern is a valid u32.
+    unsafe { std::slice::from_raw_parts_mut(w.as_mut_ptr().cast(), 4 * w.len()) }
 }

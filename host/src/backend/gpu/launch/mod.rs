@@ -10,6 +10,7 @@
     allow(unreachable_pub, unused_imports, dead_code)
 )]
 
+mod decimal;
 mod digits;
 mod dixon;
 mod linalg;
@@ -21,6 +22,9 @@ pub mod rows;
 pub mod shapes;
 mod vectors;
 
+pub use decimal::{
+    chunks_for, launch_decimal_text, launch_decimal_words, launch_digits_decimal, Chunks,
+};
 pub use digits::{
     digits_per_block, launch_cmp, launch_compare, launch_digits, launch_digits_limbs,
     launch_digits_of, launch_interval, launch_interval_table, launch_mr_table,

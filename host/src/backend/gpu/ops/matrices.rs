@@ -3,10 +3,11 @@
 //! the fused paths from packed integers, which reduce on the device so that residues
 //! never cross PCIe.
 
+use super::product::{matmul_on_device, Operand};
 use crate::backend::gpu::driver::memory::{moduli_words, MODULUS_WORDS};
 use crate::backend::gpu::driver::pipeline::{HostIn, HostOut};
 use crate::backend::gpu::launch;
-use crate::backend::gpu::launch::{Det, Digits, Eliminate, Matmul, Reduce};
+use crate::backend::gpu::launch::{Det, Eliminate, Matmul, Reduce};
 use crate::backend::gpu::{Gpu, Packed};
 use crate::error::Result;
 use crate::num::words::{Words, WordsRef};
@@ -16,7 +17,7 @@ use rns_core::Modulus;
 use std::sync::Arc;
 
 /// Channels per product launch (the grid's z dimension).
-const MAX_PRODUCT_CHANNELS: usize = 65_535;
+pub(super) const MAX_PRODUCT_CHANNELS: usize = 65_535;
 
 /// `a · b` modulo each channel (`a` `n × k`, `b` `k × p`, channel-major batches of
 /// row-major matrices), streamed through the device in chunks of channels (the
@@ -251,72 +252,6 @@ pub(crate) fn dets_on_device(
     gpu.download_on(stream, &dd, s.channels)
 }
 
-/// The exact product of two integer matrices on the device: `a` (`n × k`) and `b`
-/// (`k × p`), packed as by [`pack_number_major`](super::limbs::pack_number_major), are reduced modulo every channel,
-/// multiplied by the batched product kernel, and every entry is converted there to
-/// its sign and binary magnitude over the first `K = moduli.len() − 1` (range)
-/// channels, checked against the last (redundant) one. Returns the magnitudes
-/// (`n·p × nlimbs` 32-bit limbs, number-major, least significant first), the flags
-/// (`rns_core::limbs::NEGATIVE`, or `OUT_OF_RANGE` where the check failed) and
-/// `nlimbs`; only those cross PCIe back. `None` when it does not fit the memory
-/// budget or the grid.
-pub fn matmul_limbs(
-    gpu: &Arc<Gpu>,
-    moduli: &[Modulus],
-    packed: (Packed, Packed),
-    shape: (usize, usize, usize),
-) -> Result<Option<(Words, Vec<u32>, usize)>> {
-    let (channels, np) = (moduli.len(), shape.0 * shape.2);
-    let range = channels - 1;
-    let extra = range * np + range * range + np;
-    let streams = gpu.lease_streams(1)?;
-    let s = &streams[0];
-    let on = matmul_on_device(gpu, s, moduli, packed, shape, (extra, true))?;
-    let Some(mut dprod) = on else {
-        return Ok(None);
-    };
-    let t = super::tables::mrc_tables(gpu, &moduli[..range])?;
-    let mut digits = gpu.alloc_on(s, range * np)?;
-    let shape = Digits { len: np, k: range };
-    launch::launch_digits(
-        gpu,
-        s,
-        shape,
-        &mut digits,
-        &dprod,
-        None,
-        &t.moduli,
-        &t.table,
-    )?;
-    let mut flags = gpu.alloc_on(s, np)?;
-    gpu.dtod(s, &dprod.slice(range * np..channels * np), &mut flags)?;
-    // The limbs limb-major over the product's range channels (nlimbs ≤ K), then
-    // number-major over the digits, then straight into page-locked memory when the
-    // pool lends it.
-    let nlimbs = t.limbs;
-    let tables = (&*t, &moduli[..range]);
-    launch::launch_digits_limbs(
-        gpu,
-        s,
-        &mut dprod,
-        &mut flags,
-        &digits,
-        tables,
-        moduli[range],
-        np,
-    )?;
-    launch::launch_transpose(gpu, s, &mut digits, &dprod, (nlimbs, np))?;
-    let flags = gpu.download_on(s, &flags, np)?;
-    let mut out = gpu.result_words(nlimbs * np);
-    if out.is_locked() {
-        gpu.dtoh(s, &digits.slice(0..nlimbs * np), &mut out[..])?;
-        gpu.sync_stream(s)?;
-    } else {
-        out = gpu.download_on(s, &digits, nlimbs * np)?.into();
-    }
-    Ok(Some((out, flags, nlimbs)))
-}
-
 /// The product's residues modulo every one of `moduli` (channel-major, `n·p` per
 /// channel) of two integer matrices packed as for [`reduce_words`](super::vectors::reduce_words): reduced and
 /// multiplied on the device when they fit, else reduced and multiplied in chunks.
@@ -328,49 +263,13 @@ pub fn matmul_packed(
 ) -> Result<Words> {
     let streams = gpu.lease_streams(1)?;
     let s = &streams[0];
-    if let Some(d) = matmul_on_device(gpu, s, moduli, (a, b), (n, k, p), (0, false))? {
+    let operands = (Operand::Host(a, false), Operand::Host(b, false));
+    if let Some(d) = matmul_on_device(gpu, s, moduli, operands, (n, k, p), 0)? {
         return Ok(gpu.download_on(s, &d, moduli.len() * n * p)?.into());
     }
     let ra = super::vectors::reduce_words(gpu, moduli, a.0, a.1, a.1.len(), a.2)?;
     let rb = super::vectors::reduce_words(gpu, moduli, b.0, b.1, b.1.len(), b.2)?;
     matmul_per_channel(gpu, moduli, (n, k, p), &ra, &rb)
-}
-
-/// Reduces `a` and `b` modulo every channel and multiplies them on stream `s`,
-/// leaving the product there; `None` when that and `extra` more words do not fit the
-/// memory budget or the grid. With `number_major`, `a` and `b` are packed as by
-/// [`pack_number_major`](super::limbs::pack_number_major).
-fn matmul_on_device(
-    gpu: &Gpu,
-    s: &Arc<CudaStream>,
-    moduli: &[Modulus],
-    (a, b): (Packed, Packed),
-    (n, k, p): (usize, usize, usize),
-    (extra, number_major): (usize, bool),
-) -> Result<Option<CudaSlice<u32>>> {
-    let (channels, np) = (moduli.len(), n * p);
-    // Number-major words are uploaded, then transposed into a second buffer.
-    let copies = 1 + number_major as usize;
-    let words = copies * (a.0.len() + b.0.len()) + a.1.len() + b.1.len();
-    let scratch = launch::matmul_scratch_words(gpu, n, k, p);
-    let bytes = 4 * (channels * (n * k + k * p + np + scratch) + words + extra);
-    if np == 0 || n * k == 0 || channels > MAX_PRODUCT_CHANNELS || bytes > gpu.budget()? {
-        return Ok(None);
-    }
-    let dm = gpu.upload_on(s, &moduli_words(moduli))?;
-    let da = reduce_packed(gpu, s, &dm, a, (channels, number_major))?;
-    let db = reduce_packed(gpu, s, &dm, b, (channels, number_major))?;
-    let mut dprod = gpu.alloc_on(s, channels * np)?;
-    launch::launch_matmul(
-        gpu,
-        s,
-        Matmul { n, k, p, channels },
-        &mut dprod,
-        &da,
-        &db,
-        &dm,
-    )?;
-    Ok(Some(dprod))
 }
 
 /// [`det_words`], or when the residues do not fit the device at once, reduced

@@ -1,7 +1,8 @@
 //! The algorithms on one device: functions over a [`Gpu`](super::Gpu) composed from the
 //! launch and driver layers. Vectors streamed through the device ([`vectors`]), signs and
 //! comparisons ([`order`]), the conversion tables of a basis ([`tables`]) and the exact
-//! product's two ends ([`limbs`]); matrices modulo many primes ([`matrices`],
+//! product's two ends ([`limbs`]), the exact product ([`product`]) and decimal text made
+//! on the device, both ways ([`decimal`]); matrices modulo many primes ([`matrices`],
 //! [`eliminate`]); determinants of a few large matrices with the whole device
 //! ([`few`], [`schur`]); Dixon's lifting ([`dixon`]); resultants ([`resultant`]);
 //! device-resident values ([`resident`]); the device's measured speed ([`speed()`]).
@@ -12,12 +13,14 @@
     allow(unreachable_pub, unused_imports, dead_code)
 )]
 
+pub mod decimal;
 pub mod dixon;
 pub mod eliminate;
 pub mod few;
 pub mod limbs;
 pub mod matrices;
 pub mod order;
+pub mod product;
 pub mod resident;
 pub mod resultant;
 pub mod schur;
@@ -30,10 +33,11 @@ pub use eliminate::{eliminate_packed, eliminate_words};
 pub use few::{det_few_for, det_mod_few};
 pub use limbs::{pack_number_major, signed_limbs};
 pub use matrices::{
-    det_packed, det_per_channel, det_words, eliminate_per_channel, matmul_limbs, matmul_packed,
+    det_packed, det_per_channel, det_words, eliminate_per_channel, matmul_packed,
     matmul_per_channel,
 };
 pub use order::cofactor_inverses;
+pub use product::{matmul_limbs, matmul_text, matmul_text_on, DeviceWords, Operand};
 pub use resultant::{plan_points, resultant_per_channel, resultant_words};
 pub use resultant::{resultant_xy_plan, resultant_xy_words, PointsPlan};
 pub use speed::speed;
