@@ -293,15 +293,15 @@ fn matmul_command(
     let est = estimate::matrix(MatrixKind::Matmul, &dims, false);
     let backend = session.backend(est)?;
     let expected = est.on(backend.gpu().is_some());
-    let text = session.compute("computing", expected, || {
-        rns::matmul_text_of(&m[0], &m[1], &backend)
+    let (text, laps) = session.compute("computing", expected, || {
+        rns::matmul_text_of_with(&m[0], &m[1], &backend)
     })?;
     let text = if rns::cluster::is_root() {
         text
     } else {
         String::new()
     };
-    let printed = session.print(out, &text, &Vec::new());
+    let printed = session.print(out, &text, &laps.into_stages());
     out.release(m);
     out.release((texts, text));
     printed
