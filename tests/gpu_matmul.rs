@@ -15,7 +15,8 @@ use rns::{Backend, Error, RnsBasis};
 use rns_core::imma::SEGMENT;
 use rns_core::ozaki::MAX_INNER;
 use rns_suite::{
-    basis, dev, gpu_backend as gpu, naive_matmul, random_with_edges, same, Gen, LiftCaps,
+    basis, dev, gpu_backend as gpu, naive_matmul, pairs_out_of_range_at_3, random_with_edges, same,
+    Gen, LiftCaps,
 };
 use rug::Integer;
 use std::sync::Arc;
@@ -237,15 +238,7 @@ fn exact_products_come_back_as_signed_limbs() {
             .unwrap();
         assert_eq!(got, col, "{bits} bits: a column times 1");
         // Rows [x, 0] but for rows 3 (H + 1) and 7 (−H − 1): the first is reported.
-        let mut pairs = Vec::new();
-        for (i, x) in col.iter().enumerate() {
-            let (x, y) = match i {
-                3 => (h.clone(), Integer::from(1)),
-                7 => (-h.clone(), Integer::from(-1)),
-                _ => (x.clone(), Integer::new()),
-            };
-            pairs.extend([x, y]);
-        }
+        let pairs = pairs_out_of_range_at_3(&b, &col);
         let two = [Integer::from(1), Integer::from(1)];
         match g.matmul_integers(&b, &pairs, &two, (col.len(), 2, 1)) {
             Err(Error::OutOfRange { index: 3, .. }) => {}

@@ -10,35 +10,11 @@
 use rns::backend::gpu::launch;
 use rns::timing::Laps;
 use rns::{Backend, Error, IntMatrix, RnsBasis, TextMatrix};
-use rns_suite::{dev, edge_values, gpu_backend as gpu, naive_matmul, Gen, LiftCaps};
+use rns_suite::{
+    decimal_edges, dev, gpu_backend as gpu, naive_matmul, pairs_out_of_range_at_3, Gen, LiftCaps,
+};
 use rug::Integer;
 use std::sync::Arc;
-
-/// Values of every length up to the range's end: its edges, `±10^j` and their
-/// neighbours, `±(2^j − 1)`.
-fn column(b: &RnsBasis) -> Vec<Integer> {
-    let h = b.half().clone();
-    let mut col: Vec<Integer> = edge_values(b)
-        .into_iter()
-        .filter(|x| x.clone().abs() <= h)
-        .collect();
-    let mut p = Integer::from(1);
-    while p < h {
-        for x in [
-            Integer::from(&p - 1u32),
-            p.clone(),
-            Integer::from(&p + 1u32),
-        ] {
-            col.push(-x.clone());
-            col.push(x);
-        }
-        p *= 10;
-    }
-    for e in (1..b.range_bits()).step_by(7) {
-        col.push((Integer::from(1) << e as u32) - 1u32);
-    }
-    col
-}
 
 /// The text of `a · b` on the device, which must make it there.
 fn device_text(g: &Backend, b: &Arc<RnsBasis>, x: &IntMatrix, y: &IntMatrix) -> String {
@@ -63,7 +39,7 @@ fn product_text_from_the_device_matches_the_host() {
     let mut gen = Gen::new(51);
     for bits in [31, 64, 100, 2000, 7000] {
         let b = Arc::new(RnsBasis::for_bits(bits));
-        let col = column(&b);
+        let col = decimal_edges(&b);
         let len = col.len();
         let x = IntMatrix::new(len, 1, col.clone()).unwrap();
         // A column times 1 (a line each), and times [1 −1 0 1] (four a line).
@@ -89,16 +65,7 @@ fn product_text_from_the_device_matches_the_host() {
         let want = naive_matmul(&x, &y).to_text();
         assert_eq!(device_text(&g, &b, &x, &y), want, "{bits} bits: random");
         // Rows [x, 0] but for rows 3 (H + 1) and 7 (−H − 1): the first is reported.
-        let h = b.half().clone();
-        let mut pairs = Vec::new();
-        for (i, v) in col.iter().enumerate() {
-            let (v, w) = match i {
-                3 => (h.clone(), Integer::from(1)),
-                7 => (-h.clone(), Integer::from(-1)),
-                _ => (v.clone(), Integer::new()),
-            };
-            pairs.extend([v, w]);
-        }
+        let pairs = pairs_out_of_range_at_3(&b, &col);
         let two = [Integer::from(1), Integer::from(1)];
         match g.matmul_integers_text(&b, &pairs, &two, (len, 2, 1), "", &mut Laps::start()) {
             Err(Error::OutOfRange { index: 3, .. }) => {}
@@ -126,7 +93,7 @@ fn the_longest_numbers_on_the_device_and_the_next_on_the_host() {
     let mut gen = Gen::new(52);
     for (bits, on_device) in [(bits, true), (bits + 31, false)] {
         let b = Arc::new(RnsBasis::for_bits(bits));
-        let col = column(&b);
+        let col = decimal_edges(&b);
         let x = IntMatrix::new(col.len(), 1, col).unwrap();
         let one = IntMatrix::new(1, 1, vec![Integer::from(1)]).unwrap();
         let (n, k, p) = (x.rows(), 1, 1);

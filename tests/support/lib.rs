@@ -59,6 +59,49 @@ pub fn edge_values(basis: &RnsBasis) -> Vec<Integer> {
     ]
 }
 
+/// Values of every length up to the range's end: its edges, `±10^j` and their
+/// neighbours, `±(2^j − 1)`.
+pub fn decimal_edges(b: &RnsBasis) -> Vec<Integer> {
+    let h = b.half().clone();
+    let mut col: Vec<Integer> = edge_values(b)
+        .into_iter()
+        .filter(|x| x.clone().abs() <= h)
+        .collect();
+    let mut p = Integer::from(1);
+    while p < h {
+        for x in [
+            Integer::from(&p - 1u32),
+            p.clone(),
+            Integer::from(&p + 1u32),
+        ] {
+            col.push(-x.clone());
+            col.push(x);
+        }
+        p *= 10;
+    }
+    for e in (1..b.range_bits()).step_by(7) {
+        col.push((Integer::from(1) << e as u32) - 1u32);
+    }
+    col
+}
+
+/// Rows `[x, 0]` of the values `col`, but for rows 3 (`[H, 1]`: `H + 1` against `[1, 1]`)
+/// and 7 (`−H − 1`): a `col.len() × 2` matrix whose product by `[1, 1]ᵀ` leaves the
+/// range of `b` first at entry 3.
+pub fn pairs_out_of_range_at_3(b: &RnsBasis, col: &[Integer]) -> Vec<Integer> {
+    let h = b.half().clone();
+    let mut pairs = Vec::new();
+    for (i, v) in col.iter().enumerate() {
+        let (v, w) = match i {
+            3 => (h.clone(), Integer::from(1)),
+            7 => (-h.clone(), Integer::from(-1)),
+            _ => (v.clone(), Integer::new()),
+        };
+        pairs.extend([v, w]);
+    }
+    pairs
+}
+
 /// Values at the edges of the interval pass's undecided regions (`rns_core::interval`):
 /// with `w = B·M/2^64` the width of the region around 0 in values, the values
 /// `±w·f` and `±(H − w·f)` for factors `f` from 1/4 to 4, each with its neighbours ±1,

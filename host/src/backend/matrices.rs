@@ -9,12 +9,12 @@ use super::plan::{Channels, Plan};
 use super::{cpu, split, Backend};
 use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
-use crate::num::crt;
 use crate::num::decimal::Located;
 use crate::num::layout::columns_from;
 use crate::num::pack::pack_words;
 use crate::num::vector::{self, RnsVec};
 use crate::num::words::{Words, WordsRef};
+use crate::num::{crt, crt_decimal};
 use crate::timing::Laps;
 use rns_core::linalg::Elimination;
 use rns_core::Modulus;
@@ -212,17 +212,16 @@ impl Backend {
             }
             Plan::Cpu => {}
         }
-        let (ra, rb) = (self.to_rns(basis, a)?, self.to_rns(basis, b)?);
-        let prod =
-            self.matmul_per_channel(basis.moduli(), (n, k, p), ra.residues(), rb.residues())?;
+        let prod = self.product_residues(basis, a, b, (n, k, p))?;
         self.to_integers_checked(&RnsVec::from_residues_unchecked(basis, n * p, prod))
     }
 
     /// [`Backend::matmul_integers`] given out as text: `prefix`, then the `n × p`
     /// entries in decimal, a row a line (the text format of
-    /// [`crate::IntMatrix`]). Made on the device, the integers never built on the host,
-    /// when one GPU computes the product and it fits there; `None` otherwise (the caller
-    /// formats [`Backend::matmul_integers`]' integers). The device's stages are timed in
+    /// [`crate::IntMatrix`]), no integer of the product built: made on the device when one
+    /// GPU computes the product and it fits there, or on the CPU from the residues
+    /// ([`crt_decimal`]) when the CPU computes it with the CRT's weights; `None`
+    /// otherwise (the caller formats [`Backend::matmul_integers`]' integers). The device's stages are timed in
     /// `laps`.
     pub fn matmul_integers_text(
         &self,
@@ -236,15 +235,39 @@ impl Backend {
         if a.len() != n * k || b.len() != k * p || n * p == 0 {
             return Ok(None);
         }
-        let Plan::Gpu(g) = self.plan(basis.channels() * n * p) else {
-            return Ok(None);
-        };
-        check_range(basis, a)?;
-        check_range(basis, b)?;
-        let (pa, pb) = (ops::pack_number_major(g, a), ops::pack_number_major(g, b));
-        let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
-        let text = (prefix, basis.range_bits());
-        ops::matmul_text(g, basis.moduli(), packed, (n, k, p), text, laps)
+        let weights = crt::default_method(basis.range_len(), n * p) == crt::CrtMethod::Weights;
+        match self.plan(basis.channels() * n * p) {
+            Plan::Gpu(g) => {
+                check_range(basis, a)?;
+                check_range(basis, b)?;
+                let (pa, pb) = (ops::pack_number_major(g, a), ops::pack_number_major(g, b));
+                let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
+                let text = (prefix, basis.range_bits());
+                ops::matmul_text(g, basis.moduli(), packed, (n, k, p), text, laps)
+            }
+            Plan::Cpu if weights => {
+                let prod = self.product_residues(basis, a, b, (n, k, p))?;
+                laps.lap("product modulo the primes");
+                let text = crt_decimal::matrix_text(basis, &prod, (n * p, p), prefix)?;
+                laps.lap("decimal text from the residues");
+                Ok(Some(text))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// The residues of the exact product modulo every channel of `basis` (channel-major),
+    /// from the entries reduced by this backend; the entries are checked against the
+    /// range first.
+    fn product_residues(
+        &self,
+        basis: &Arc<RnsBasis>,
+        a: &[Integer],
+        b: &[Integer],
+        shape: (usize, usize, usize),
+    ) -> Result<Words> {
+        let (ra, rb) = (self.to_rns(basis, a)?, self.to_rns(basis, b)?);
+        self.matmul_per_channel(basis.moduli(), shape, ra.residues(), rb.residues())
     }
 
     /// [`Backend::matmul_integers_text`] of two matrices still in their text (`a`

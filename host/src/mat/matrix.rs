@@ -5,8 +5,8 @@
 
 use crate::error::{Error, Result};
 use crate::input::{read_source, source_name, Expect};
-use crate::num::decimal::parse_digits;
 pub use crate::num::decimal::{decimal_width, write_integer};
+use crate::num::decimal::{join_text, parse_digits};
 use rayon::prelude::*;
 use rug::{Integer, Rational};
 use std::fmt;
@@ -208,29 +208,7 @@ pub fn rows_text<T: Sync>(
             line
         })
         .collect();
-    join(&header, &lines)
-}
-
-/// `head`, then the strings one after another, copied by all cores into a buffer that
-/// the system zeroes on first touch (a large text copied by one core costs about as much
-/// as writing it).
-fn join(head: &str, parts: &[String]) -> String {
-    let total = head.len() + parts.iter().map(String::len).sum::<usize>();
-    let mut bytes = vec![0u8; total];
-    let (first, mut rest) = bytes.split_at_mut(head.len());
-    first.copy_from_slice(head.as_bytes());
-    let mut pieces = Vec::with_capacity(parts.len());
-    for p in parts {
-        let (piece, tail) = rest.split_at_mut(p.len());
-        pieces.push(piece);
-        rest = tail;
-    }
-    pieces
-        .into_par_iter()
-        .zip(parts)
-        .for_each(|(piece, p)| piece.copy_from_slice(p.as_bytes()));
-    // SAFETY: the bytes are the UTF-8 strings `head` and `parts`, whole, in order.
-    unsafe { String::from_utf8_unchecked(bytes) }
+    join_text(&header, &lines)
 }
 
 impl IntMatrix {

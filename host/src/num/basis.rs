@@ -1,5 +1,6 @@
 //! [`RnsBasis`]: the moduli of a residue number system and everything precomputed from them.
 
+use super::crt_decimal::DecimalWeights;
 use super::crt_weights::WeightHalves;
 use crate::error::{Error, Result};
 use rns_core::{interval, mixed_radix, prime, Modulus};
@@ -26,6 +27,7 @@ pub struct RnsBasis {
     mixed_radix: OnceLock<(Vec<u32>, Vec<u32>)>,
     interval: OnceLock<IntervalTables>,
     crt_weights: OnceLock<WeightHalves>,
+    decimal_weights: OnceLock<DecimalWeights>,
     digit_tree: OnceLock<Vec<Vec<Integer>>>,
 }
 
@@ -150,6 +152,7 @@ impl RnsBasis {
             mixed_radix: OnceLock::new(),
             interval: OnceLock::new(),
             crt_weights: OnceLock::new(),
+            decimal_weights: OnceLock::new(),
             digit_tree: OnceLock::new(),
         }
     }
@@ -278,6 +281,13 @@ impl RnsBasis {
                 .collect();
             WeightHalves::new(&weights)
         })
+    }
+
+    /// `M/m_i`, `M` and `H` in decimal digits for text straight from residues, built on
+    /// first use.
+    pub fn decimal_weights(&self) -> &DecimalWeights {
+        self.decimal_weights
+            .get_or_init(|| DecimalWeights::new(self))
     }
 
     /// Whether `x` lies in the signed range.

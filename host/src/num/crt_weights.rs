@@ -16,7 +16,7 @@ const LANES: usize = 8;
 const ROWS_PER_SUM: usize = (1 << 16) - 1;
 
 /// Columns of the sum kept in registers while the primes go by: 8 registers.
-const COLUMNS_IN_REGISTERS: usize = 8 * LANES;
+pub(super) const COLUMNS_IN_REGISTERS: usize = 8 * LANES;
 
 /// The weights `M/m_i` of a basis in 16-bit halves: row `i` holds weight `i`'s
 /// `width` halves (least significant first, zero-padded to a multiple of eight).
@@ -76,7 +76,7 @@ impl WeightHalves {
 /// `columns[j] = Σ_i y_i · halves[i·width + j]`. Compiled twice: for AVX-512 when the CPU
 /// has it (a block of columns in registers while every prime goes by) and for the
 /// baseline.
-fn column_sums(halves: &[u32], width: usize, y: &[u32], columns: &mut [u64]) {
+pub(super) fn column_sums(halves: &[u32], width: usize, y: &[u32], columns: &mut [u64]) {
     #[inline(always)]
     fn body(halves: &[u32], width: usize, y: &[u32], columns: &mut [u64]) {
         for (&v, row) in y.iter().zip(halves.chunks_exact(width)) {

@@ -6,6 +6,7 @@
 //! device, or [`Span::value`]).
 
 use gmp_mpfr_sys::gmp;
+use rayon::prelude::*;
 use rug::integer::Order;
 use rug::Integer;
 use std::ffi::CStr;
@@ -129,6 +130,28 @@ pub fn write_integer(out: &mut String, x: &Integer) {
 /// Bytes that bound `x` in decimal with its sign and a separator (log10 2 < 1233/4096).
 pub fn decimal_width(x: &Integer) -> usize {
     ((x.significant_bits() as usize * 1233) >> 12) + 3
+}
+
+/// `head`, then the strings one after another, copied by all cores into a buffer that
+/// the system zeroes on first touch (a large text copied by one core costs about as much
+/// as writing it).
+pub fn join_text(head: &str, parts: &[String]) -> String {
+    let total = head.len() + parts.iter().map(String::len).sum::<usize>();
+    let mut bytes = vec![0u8; total];
+    let (first, mut rest) = bytes.split_at_mut(head.len());
+    first.copy_from_slice(head.as_bytes());
+    let mut pieces = Vec::with_capacity(parts.len());
+    for p in parts {
+        let (piece, tail) = rest.split_at_mut(p.len());
+        pieces.push(piece);
+        rest = tail;
+    }
+    pieces
+        .into_par_iter()
+        .zip(parts)
+        .for_each(|(piece, p)| piece.copy_from_slice(p.as_bytes()));
+    // SAFETY: the bytes are the UTF-8 strings `head` and `parts`, whole, in order.
+    unsafe { String::from_utf8_unchecked(bytes) }
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 pub mod basis;
 pub mod crt;
+pub mod crt_decimal;
 pub mod crt_weights;
 pub mod decimal;
 pub mod fractions;
