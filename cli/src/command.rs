@@ -274,7 +274,7 @@ fn matmul_command(
     let mut session = Session::start(&opts.run, guess);
     let at_once = files[0] != "-" || files[1] != "-";
     let at_once = at_once && rns::cluster::size() == 1;
-    let texts = each_file(at_once, &files, |f| read_source(f, IntMatrix::FORMAT))?;
+    let texts = each_file(at_once, &files, |f| read_source(f, TextMatrix::FORMAT))?;
     session.lap("read");
     let named: Vec<_> = files.iter().zip(&texts).collect();
     let m = each_file(at_once, &named, |(f, text)| {

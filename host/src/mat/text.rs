@@ -4,6 +4,7 @@
 
 use super::matrix::{parse_entries, IntMatrix};
 use crate::error::Result;
+use crate::input::Expect;
 use crate::num::decimal::Span;
 use rayon::prelude::*;
 
@@ -17,6 +18,12 @@ pub struct TextMatrix<'t> {
 }
 
 impl<'t> TextMatrix<'t> {
+    /// What [`crate::input::read_source`] checks of a matrix file read for a
+    /// `TextMatrix`: its places, and the integers they may become.
+    pub const FORMAT: Expect = Expect::Matrix {
+        entry_bytes: (std::mem::size_of::<Span>() + std::mem::size_of::<rug::Integer>()) as u64,
+    };
+
     /// Splits `text` as [`IntMatrix::parse`] reads it, with the same errors (naming
     /// `source`), by all cores.
     pub fn parse(text: &'t str, source: &str) -> Result<TextMatrix<'t>> {
