@@ -2,7 +2,8 @@
 //! primes → the backend's product of integer matrices (reduced, multiplied modulo every
 //! prime and reconstructed; on a GPU all but the assembly of the integers on the
 //! device), checked against the redundant prime. As text, a GPU makes the decimal
-//! digits too, and reads them from the inputs' text.
+//! digits too, and reads them from the inputs' text; the CPU writes them from the
+//! product's residues.
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
@@ -21,9 +22,10 @@ pub fn matmul(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<IntMatr
     IntMatrix::new(n, p, c)
 }
 
-/// The text of the exact product `A · B` ([`IntMatrix::to_text`]'s): on one GPU with
-/// its decimal digits made on the device, no integer built on the host, when it fits
-/// there.
+/// The text of the exact product `A · B` ([`IntMatrix::to_text`]'s), no integer of the
+/// product built where it can: on one GPU its decimal digits made on the device when it
+/// fits there, on the CPU written from its residues when the CRT's weights serve; else
+/// its integers formatted.
 pub fn matmul_text(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<String> {
     Ok(matmul_text_with(a, b, backend)?.0)
 }

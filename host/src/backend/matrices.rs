@@ -217,12 +217,11 @@ impl Backend {
     }
 
     /// [`Backend::matmul_integers`] given out as text: `prefix`, then the `n × p`
-    /// entries in decimal, a row a line (the text format of
-    /// [`crate::IntMatrix`]), no integer of the product built: made on the device when one
-    /// GPU computes the product and it fits there, or on the CPU from the residues
-    /// ([`crt_decimal`]) when the CPU computes it with the CRT's weights; `None`
-    /// otherwise (the caller formats [`Backend::matmul_integers`]' integers). The device's stages are timed in
-    /// `laps`.
+    /// entries in decimal, a row a line (the text format of [`crate::IntMatrix`]), no
+    /// integer of the product built: made on the device when one GPU computes the
+    /// product and it fits there, or on the CPU from the residues ([`crt_decimal`]) when
+    /// the CRT's weights serve; `None` otherwise (the caller formats
+    /// [`Backend::matmul_integers`]' integers). Its stages are timed in `laps`.
     pub fn matmul_integers_text(
         &self,
         basis: &Arc<RnsBasis>,
@@ -271,12 +270,13 @@ impl Backend {
     }
 
     /// [`Backend::matmul_integers_text`] of two matrices still in their text (`a`
-    /// `n × k`, `b` `k × p`, each entry at its [`Span`](crate::num::decimal::Span), of at most `digits.0` and
-    /// `digits.1` digits), over the basis `basis_for(bits of A, bits of B)` (the most bits
-    /// of an entry of each): on one GPU the digits become words there, and no integer is
-    /// built on the host. `None` where that does not run (entries too long for the
-    /// device's reader, or not fitting it): the caller converts the entries. The
-    /// device's stages are timed in `laps`.
+    /// `n × k`, `b` `k × p`, each entry at its [`Span`](crate::num::decimal::Span), of
+    /// at most `digits.0` and `digits.1` digits), over the basis
+    /// `basis_for(bits of A, bits of B)` (the most bits of an entry of each): on one GPU
+    /// the digits become words there, and no integer is built on the host. `None` where
+    /// that does not run (not one GPU, entries too long for the device's reader, or not
+    /// fitting it): the caller converts the entries. The device's stages are timed in
+    /// `laps`.
     pub fn matmul_text_of_spans(
         &self,
         (a, b): (Located, Located),
