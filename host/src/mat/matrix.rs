@@ -6,7 +6,7 @@
 use crate::error::{Error, Result};
 use crate::input::{read_source, source_name, Expect};
 pub use crate::num::decimal::{decimal_width, write_integer};
-use crate::num::decimal::{join_text, parse_digits};
+use crate::num::decimal::{join_text, parse_digits, split_token};
 use rayon::prelude::*;
 use rug::{Integer, Rational};
 use std::fmt;
@@ -31,13 +31,7 @@ pub(crate) enum Token {
 
 /// Classifies a token: an optional `-` and ASCII digits, nothing else (`None` otherwise).
 pub(crate) fn classify(token: &str) -> Option<Token> {
-    let (neg, digits) = match token.strip_prefix('-') {
-        Some(d) => (true, d),
-        None => (false, token),
-    };
-    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
+    let (neg, digits) = split_token(token)?;
     // 10^38 < 2^127: up to 38 digits fit an i128.
     if digits.len() > 38 {
         return Some(Token::Large);
@@ -60,10 +54,7 @@ pub fn parse_integer(token: &str) -> Option<Integer> {
         Token::Small(v) => Some(Integer::from(v)),
         Token::Medium(v) => Some(Integer::from(v)),
         Token::Large => {
-            let (neg, digits) = match token.strip_prefix('-') {
-                Some(d) => (true, d),
-                None => (false, token),
-            };
+            let (neg, digits) = split_token(token)?;
             Some(parse_digits(digits.as_bytes(), neg))
         }
     }

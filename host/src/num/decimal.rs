@@ -63,6 +63,16 @@ fn horner(digits: &[u8]) -> Integer {
     Integer::from_digits(&limbs, Order::Lsf)
 }
 
+/// The sign and the digits of a decimal integer token: an optional `-`, then ASCII
+/// digits, nothing else (`None` for any other token).
+pub fn split_token(token: &str) -> Option<(bool, &str)> {
+    let (neg, digits) = match token.strip_prefix('-') {
+        Some(d) => (true, d),
+        None => (false, token),
+    };
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then_some((neg, digits))
+}
+
 /// Where a decimal integer token lies in its text: its first digit's byte, its digits
 /// and its sign.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,13 +92,7 @@ impl Span {
     /// The span of `token`, a slice of `text`, when it is a decimal integer as
     /// [`crate::mat::matrix::parse_integer`] reads one: an optional `-`, then ASCII digits.
     pub fn of(text: &str, token: &str) -> Option<Span> {
-        let (neg, digits) = match token.strip_prefix('-') {
-            Some(d) => (true, d),
-            None => (false, token),
-        };
-        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
+        let (neg, digits) = split_token(token)?;
         let at = digits.as_ptr() as usize - text.as_ptr() as usize;
         Some(Span {
             at: at as u64,
