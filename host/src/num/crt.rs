@@ -92,9 +92,20 @@ fn cofactor_sum(y: &[u32], moduli: &[rns_core::Modulus], product: bool) -> (Inte
 /// The CRT terms `y_i = x_i · coef_i mod m_i` of the residues `x` over `moduli`, with
 /// `coef` the cofactor inverses `inv(M/m_i) mod m_i`.
 pub fn cofactor_terms(x: &[u32], moduli: &[rns_core::Modulus], coef: &[u32]) -> Vec<u32> {
-    (x.iter().zip(moduli).zip(coef))
-        .map(|((&v, m), &c)| m.mul(v, c))
-        .collect()
+    let mut y = Vec::with_capacity(x.len());
+    cofactor_terms_into(x, moduli, coef, &mut y);
+    y
+}
+
+/// [`cofactor_terms`] into `y` (cleared first), for a caller that reuses it.
+pub fn cofactor_terms_into(
+    x: &[u32],
+    moduli: &[rns_core::Modulus],
+    coef: &[u32],
+    y: &mut Vec<u32>,
+) {
+    y.clear();
+    y.extend((x.iter().zip(moduli).zip(coef)).map(|((&v, m), &c)| m.mul(v, c)));
 }
 
 /// `x` in `[0, M)` from `sum = Σ y_i·(M/m_i) = x + t·M` for the range's CRT terms `y`:

@@ -7,6 +7,7 @@
 //! digit is written.
 
 use super::basis::RnsBasis;
+use super::crt::cofactor_terms_into;
 use super::crt_weights::{column_sums, COLUMNS_IN_REGISTERS};
 use super::decimal::join_text;
 use crate::error::{Error, Result};
@@ -129,15 +130,7 @@ impl DecimalWeights {
     ) -> bool {
         let range = basis.range_moduli();
         let y = &mut s.y;
-        y.clear();
-        let coef = basis.crt_inverses();
-        y.extend(
-            residues
-                .iter()
-                .zip(range)
-                .zip(coef)
-                .map(|((&v, m), &c)| m.mul(v, c)),
-        );
+        cofactor_terms_into(residues, range, basis.crt_inverses(), y);
         s.columns.clear();
         s.columns.resize(self.width, 0);
         column_sums(&self.weights, self.width, y, &mut s.columns);
@@ -179,6 +172,9 @@ impl DecimalWeights {
             std::mem::swap(x, &mut s.tm);
             out.push(b'-');
         }
+        // The top digit without leading zeros, then every other with all four (written
+        // out here: `rns_core::decimal::write_digits`'s loop of divisions costs this hot
+        // path about 8%).
         let top = x.iter().rposition(|&d| d != 0).unwrap_or(0);
         let first = x[top];
         let mut p = 1000;
