@@ -5,7 +5,7 @@
 //! lengths into offsets. The way in: the text itself crosses, with each number's place
 //! ([`Span`]), and becomes binary words on the device ([`words_of_text`]).
 
-use super::product::DeviceWords;
+use super::matrices::DeviceWords;
 use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::{Chunks, MrcTables};
 use crate::backend::gpu::Gpu;

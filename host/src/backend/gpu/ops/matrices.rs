@@ -3,7 +3,6 @@
 //! the fused paths from packed integers, which reduce on the device so that residues
 //! never cross PCIe.
 
-use super::product::{matmul_on_device, Operand};
 use crate::backend::gpu::driver::memory::{moduli_words, MODULUS_WORDS};
 use crate::backend::gpu::driver::pipeline::{HostIn, HostOut};
 use crate::backend::gpu::launch;
@@ -178,31 +177,74 @@ pub fn det_per_channel(gpu: &Gpu, moduli: &[Modulus], n: usize, data: &[u32]) ->
     Ok(dets)
 }
 
-/// Uploads integers packed as for [`reduce_words`](super::vectors::reduce_words) (or number-major, as by
-/// [`pack_number_major`](super::limbs::pack_number_major), then transposed here) and reduces them modulo the
-/// `channels` device moduli `dm` into a new buffer (`channels × len`) on `s`.
+/// Integers as 32-bit words on the device, word-major (`words[j·len + i]`), with their
+/// sign flags: what `rns_reduce_words` reads.
+#[derive(Debug)]
+pub struct DeviceWords {
+    /// The magnitudes' words.
+    pub words: CudaSlice<u32>,
+    /// 1 for a negative number, else 0.
+    pub neg: CudaSlice<u32>,
+    /// Words a number.
+    pub nwords: usize,
+    /// Numbers.
+    pub len: usize,
+}
+
+impl DeviceWords {
+    /// Integers packed as for [`reduce_words`](super::vectors::reduce_words) (or
+    /// number-major, as by [`pack_number_major`](super::limbs::pack_number_major), then
+    /// transposed here), uploaded on `s`.
+    pub(crate) fn upload(
+        gpu: &Gpu,
+        s: &Arc<CudaStream>,
+        (words, neg, nwords): Packed,
+        number_major: bool,
+    ) -> Result<DeviceWords> {
+        let len = neg.len();
+        let (mut dw, dn) = (gpu.upload_on(s, words)?, gpu.upload_on(s, neg)?);
+        if number_major {
+            let by_word = dw;
+            dw = gpu.alloc_on(s, words.len())?;
+            launch::launch_transpose(gpu, s, &mut dw, &by_word, (len, nwords))?;
+        }
+        Ok(DeviceWords {
+            words: dw,
+            neg: dn,
+            nwords,
+            len,
+        })
+    }
+
+    /// Their residues modulo the `channels` device moduli `dm`, in a new buffer
+    /// (`channels × len`) on `s`.
+    pub(crate) fn reduce(
+        &self,
+        gpu: &Gpu,
+        s: &Arc<CudaStream>,
+        dm: &CudaSlice<u32>,
+        channels: usize,
+    ) -> Result<CudaSlice<u32>> {
+        let mut dres = gpu.alloc_on(s, channels * self.len)?;
+        let shape = Reduce {
+            len: self.len,
+            channels,
+            nwords: self.nwords,
+        };
+        launch::launch_reduce(gpu, s, shape, &mut dres, &self.words, &self.neg, dm)?;
+        Ok(dres)
+    }
+}
+
+/// [`DeviceWords::upload`], then [`DeviceWords::reduce`].
 pub(crate) fn reduce_packed(
     gpu: &Gpu,
     s: &Arc<CudaStream>,
     dm: &CudaSlice<u32>,
-    (words, neg, nwords): Packed,
+    packed: Packed,
     (channels, number_major): (usize, bool),
 ) -> Result<CudaSlice<u32>> {
-    let len = neg.len();
-    let (mut dw, dn) = (gpu.upload_on(s, words)?, gpu.upload_on(s, neg)?);
-    if number_major {
-        let by_word = dw;
-        dw = gpu.alloc_on(s, words.len())?;
-        launch::launch_transpose(gpu, s, &mut dw, &by_word, (len, nwords))?;
-    }
-    let mut dres = gpu.alloc_on(s, channels * len)?;
-    let shape = Reduce {
-        len,
-        channels,
-        nwords,
-    };
-    launch::launch_reduce(gpu, s, shape, &mut dres, &dw, &dn, dm)?;
-    Ok(dres)
+    DeviceWords::upload(gpu, s, packed, number_major)?.reduce(gpu, s, dm, channels)
 }
 
 /// Whether `len` packed integers reduced modulo `channels` moduli, with `extra` more
@@ -250,26 +292,6 @@ pub(crate) fn dets_on_device(
     let mut dd = gpu.alloc_on(stream, s.channels)?;
     launch::launch_det(gpu, stream, s, &mut dd, mats, dm)?;
     gpu.download_on(stream, &dd, s.channels)
-}
-
-/// The product's residues modulo every one of `moduli` (channel-major, `n·p` per
-/// channel) of two integer matrices packed as for [`reduce_words`](super::vectors::reduce_words): reduced and
-/// multiplied on the device when they fit, else reduced and multiplied in chunks.
-pub fn matmul_packed(
-    gpu: &Arc<Gpu>,
-    moduli: &[Modulus],
-    (a, b): (Packed, Packed),
-    (n, k, p): (usize, usize, usize),
-) -> Result<Words> {
-    let streams = gpu.lease_streams(1)?;
-    let s = &streams[0];
-    let operands = (Operand::Host(a, false), Operand::Host(b, false));
-    if let Some(d) = matmul_on_device(gpu, s, moduli, operands, (n, k, p), 0)? {
-        return Ok(gpu.download_on(s, &d, moduli.len() * n * p)?.into());
-    }
-    let ra = super::vectors::reduce_words(gpu, moduli, a.0, a.1, a.1.len(), a.2)?;
-    let rb = super::vectors::reduce_words(gpu, moduli, b.0, b.1, b.1.len(), b.2)?;
-    matmul_per_channel(gpu, moduli, (n, k, p), &ra, &rb)
 }
 
 /// [`det_words`], or when the residues do not fit the device at once, reduced

@@ -33,11 +33,10 @@ pub use eliminate::{eliminate_packed, eliminate_words};
 pub use few::{det_few_for, det_mod_few};
 pub use limbs::{pack_number_major, signed_limbs};
 pub use matrices::{
-    det_packed, det_per_channel, det_words, eliminate_per_channel, matmul_packed,
-    matmul_per_channel,
+    det_packed, det_per_channel, det_words, eliminate_per_channel, matmul_per_channel,
 };
 pub use order::cofactor_inverses;
-pub use product::{matmul_limbs, matmul_text, matmul_text_on, DeviceWords, Operand};
+pub use product::{matmul_limbs, matmul_packed, matmul_text, matmul_text_on, Operand};
 pub use resultant::{plan_points, resultant_per_channel, resultant_words};
 pub use resultant::{resultant_xy_plan, resultant_xy_words, PointsPlan};
 pub use speed::speed;

@@ -1,13 +1,14 @@
 //! The exact product of integer matrices on the device: operands packed on the host or
 //! already words on the device ([`Operand`]) are reduced modulo every channel and
-//! multiplied ([`matmul_on_device`]); the entries then leave as signed binary limbs
+//! multiplied (`matmul_on_device`); the product's residues leave as they are
+//! ([`matmul_packed`]), or the entries leave as signed binary limbs
 //! ([`matmul_limbs`]) or as their decimal text ([`matmul_text`], [`matmul_text_on`]),
 //! checked against the redundant channel. Only those cross PCIe back.
 
-use super::matrices::{reduce_packed, MAX_PRODUCT_CHANNELS};
+use super::matrices::{matmul_per_channel, reduce_packed, DeviceWords, MAX_PRODUCT_CHANNELS};
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::launch;
-use crate::backend::gpu::launch::{Digits, Matmul, MrcTables, Reduce};
+use crate::backend::gpu::launch::{Digits, Matmul, MrcTables};
 use crate::backend::gpu::{Gpu, Packed};
 use crate::error::Result;
 use crate::num::words::Words;
@@ -15,20 +16,6 @@ use crate::timing::Laps;
 use cudarc::driver::{CudaSlice, CudaStream};
 use rns_core::Modulus;
 use std::sync::Arc;
-
-/// Integers as 32-bit words on the device, word-major (`words[j·len + i]`), with their
-/// sign flags: what `rns_reduce_words` reads.
-#[derive(Debug)]
-pub struct DeviceWords {
-    /// The magnitudes' words.
-    pub words: CudaSlice<u32>,
-    /// 1 for a negative number, else 0.
-    pub neg: CudaSlice<u32>,
-    /// Words a number.
-    pub nwords: usize,
-    /// Numbers.
-    pub len: usize,
-}
 
 /// An operand of the exact product.
 #[derive(Clone, Copy)]
@@ -63,16 +50,7 @@ impl Operand<'_> {
             Operand::Host(packed, number_major) => {
                 reduce_packed(gpu, s, dm, packed, (channels, number_major))
             }
-            Operand::Device(w) => {
-                let mut dres = gpu.alloc_on(s, channels * w.len)?;
-                let shape = Reduce {
-                    len: w.len,
-                    channels,
-                    nwords: w.nwords,
-                };
-                launch::launch_reduce(gpu, s, shape, &mut dres, &w.words, &w.neg, dm)?;
-                Ok(dres)
-            }
+            Operand::Device(w) => w.reduce(gpu, s, dm, channels),
         }
     }
 }
@@ -109,6 +87,26 @@ pub(super) fn matmul_on_device(
         &dm,
     )?;
     Ok(Some(dprod))
+}
+
+/// The product's residues modulo every one of `moduli` (channel-major, `n·p` per
+/// channel) of two integer matrices packed as for [`reduce_words`](super::vectors::reduce_words): reduced and
+/// multiplied on the device when they fit, else reduced and multiplied in chunks.
+pub fn matmul_packed(
+    gpu: &Arc<Gpu>,
+    moduli: &[Modulus],
+    (a, b): (Packed, Packed),
+    (n, k, p): (usize, usize, usize),
+) -> Result<Words> {
+    let streams = gpu.lease_streams(1)?;
+    let s = &streams[0];
+    let operands = (Operand::Host(a, false), Operand::Host(b, false));
+    if let Some(d) = matmul_on_device(gpu, s, moduli, operands, (n, k, p), 0)? {
+        return Ok(gpu.download_on(s, &d, moduli.len() * n * p)?.into());
+    }
+    let ra = super::vectors::reduce_words(gpu, moduli, a.0, a.1, a.1.len(), a.2)?;
+    let rb = super::vectors::reduce_words(gpu, moduli, b.0, b.1, b.1.len(), b.2)?;
+    matmul_per_channel(gpu, moduli, (n, k, p), &ra, &rb)
 }
 
 /// The exact product of two integer matrices on the device: `a` (`n × k`) and `b`
