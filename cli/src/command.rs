@@ -198,8 +198,41 @@ fn each_file<F: Sync, T: Send>(
     all.into_iter().collect()
 }
 
-/// Runs a matrix command: `over_q` without a modulus, `mod_p` with one (whose files are
-/// read straight into residues).
+/// Whether a command's files are read and parsed at once: not when standard input is
+/// named twice (it goes to the first), nor under MPI (the input's broadcasts must come
+/// in the same order on every rank).
+fn files_at_once(files: &[&str]) -> bool {
+    files.iter().filter(|f| **f == "-").count() < 2 && rns::cluster::size() == 1
+}
+
+/// The session of a matrix command, the device started beside the reading when the
+/// files' first lines promise it work.
+fn matrix_session(run: &RunOpts, files: &[&str], kind: MatrixKind, modular: bool) -> Session {
+    let peeked: Option<Vec<Dims>> = files.iter().map(|f| peek(f)).collect();
+    let guess = peeked.map(|d| estimate::matrix(kind, &d, modular));
+    Session::start(run, guess)
+}
+
+/// Prints a matrix command's result, its `text` made on the first rank only (the
+/// others print nothing), with the computation's `stages` for `--stats`.
+fn print_matrix(
+    mut session: Session,
+    out: &mut Output,
+    text: impl FnOnce() -> String,
+    stages: &Stages,
+) -> std::result::Result<(), Failure> {
+    let text = if rns::cluster::is_root() {
+        text()
+    } else {
+        String::new()
+    };
+    session.lap("format");
+    let printed = session.print(out, &text, stages);
+    out.release(text);
+    printed
+}
+
+/// Runs a matrix command: `over_q` without a modulus, `mod_p` with one.
 fn matrix_command(
     out: &mut Output,
     files: &[&str],
@@ -208,56 +241,62 @@ fn matrix_command(
     over_q: impl FnOnce(&[IntMatrix], &Backend, Method) -> Result<(Text, Stages)>,
     mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<Text>,
 ) -> std::result::Result<(), Failure> {
-    let peeked: Option<Vec<Dims>> = files.iter().map(|f| peek(f)).collect();
-    let guess = peeked.map(|d| estimate::matrix(kind, &d, opts.modulus.is_some()));
-    let mut session = Session::start(&opts.run, guess);
-    let (mut ints, mut mods) = (Vec::new(), Vec::new());
-    // One after the other when standard input is named twice (it goes to the first) and
-    // under MPI (the input's broadcasts must come in the same order on every rank).
-    let at_once = files.iter().filter(|f| **f == "-").count() < 2 && rns::cluster::size() == 1;
-    let (result, stages) = match opts.modulus {
-        None => {
-            let texts = each_file(at_once, files, |f| read_source(f, IntMatrix::FORMAT))?;
-            session.lap("read");
-            let named: Vec<_> = files.iter().zip(&texts).collect();
-            ints = each_file(at_once, &named, |(f, text)| {
-                IntMatrix::parse(text, source_name(f))
-            })?;
-            drop(texts);
-            session.lap("parse");
-            let dims: Vec<Dims> = ints.iter().map(Dims::of).collect();
-            let est = estimate::matrix(kind, &dims, false);
-            let backend = session.backend(est)?;
-            let expected = est.on(backend.gpu().is_some());
-            let method = opts.method;
-            session.compute("computing", expected, || over_q(&ints, &backend, method))?
-        }
-        Some(p) => {
-            mods = each_file(at_once, files, |f| ModMatrices::read_mod(f, p))?;
-            let dims: Vec<Dims> = mods
-                .iter()
-                .map(|m| Dims {
-                    rows: m.rows(),
-                    cols: m.cols(),
-                    bits: 31,
-                })
-                .collect();
-            let est = estimate::matrix(kind, &dims, true);
-            let backend = session.backend(est)?;
-            let expected = est.on(backend.gpu().is_some());
-            let result = session.compute("computing", expected, || mod_p(&mods, &backend))?;
-            (result, Vec::new())
-        }
+    let Some(p) = opts.modulus else {
+        return q_command(out, files, opts, kind, over_q);
     };
-    // Only the first rank prints.
-    let text = if rns::cluster::is_root() {
-        result()
-    } else {
-        String::new()
-    };
-    session.lap("format");
-    let printed = session.print(out, &text, &stages);
-    out.release((ints, mods, result, text));
+    mod_command(out, files, (p, &opts.run), kind, mod_p)
+}
+
+/// A matrix command over Z or Q: the files parsed into integers, then `over_q`.
+fn q_command(
+    out: &mut Output,
+    files: &[&str],
+    opts: ModOpts,
+    kind: MatrixKind,
+    over_q: impl FnOnce(&[IntMatrix], &Backend, Method) -> Result<(Text, Stages)>,
+) -> std::result::Result<(), Failure> {
+    let mut session = matrix_session(&opts.run, files, kind, false);
+    let at_once = files_at_once(files);
+    let texts = each_file(at_once, files, |f| read_source(f, IntMatrix::FORMAT))?;
+    session.lap("read");
+    let named: Vec<_> = files.iter().zip(&texts).collect();
+    let ints = each_file(at_once, &named, |(f, text)| {
+        IntMatrix::parse(text, source_name(f))
+    })?;
+    drop(texts);
+    session.lap("parse");
+    let dims: Vec<Dims> = ints.iter().map(Dims::of).collect();
+    let est = estimate::matrix(kind, &dims, false);
+    let method = opts.method;
+    let (result, stages) = session.compute("computing", est, |be| over_q(&ints, be, method))?;
+    let printed = print_matrix(session, out, &result, &stages);
+    out.release((ints, result));
+    printed
+}
+
+/// A matrix command modulo the prime `p`: the files read straight into residues, then
+/// `mod_p`.
+fn mod_command(
+    out: &mut Output,
+    files: &[&str],
+    (p, run): (u32, &RunOpts),
+    kind: MatrixKind,
+    mod_p: impl FnOnce(&[ModMatrices], &Backend) -> Result<Text>,
+) -> std::result::Result<(), Failure> {
+    let mut session = matrix_session(run, files, kind, true);
+    let mods = each_file(files_at_once(files), files, |f| ModMatrices::read_mod(f, p))?;
+    let dims: Vec<Dims> = mods
+        .iter()
+        .map(|m| Dims {
+            rows: m.rows(),
+            cols: m.cols(),
+            bits: 31,
+        })
+        .collect();
+    let est = estimate::matrix(kind, &dims, true);
+    let result = session.compute("computing", est, |be| mod_p(&mods, be))?;
+    let printed = print_matrix(session, out, &result, &Vec::new());
+    out.release((mods, result));
     printed
 }
 
@@ -267,13 +306,10 @@ fn matrix_command(
 fn matmul_command(
     out: &mut Output,
     files: [&str; 2],
-    opts: ModOpts,
+    run: &RunOpts,
 ) -> std::result::Result<(), Failure> {
-    let peeked: Option<Vec<Dims>> = files.iter().map(|f| peek(f)).collect();
-    let guess = peeked.map(|d| estimate::matrix(MatrixKind::Matmul, &d, false));
-    let mut session = Session::start(&opts.run, guess);
-    let at_once = files[0] != "-" || files[1] != "-";
-    let at_once = at_once && rns::cluster::size() == 1;
+    let mut session = matrix_session(run, &files, MatrixKind::Matmul, false);
+    let at_once = files_at_once(&files);
     let texts = each_file(at_once, &files, |f| read_source(f, TextMatrix::FORMAT))?;
     session.lap("read");
     let named: Vec<_> = files.iter().zip(&texts).collect();
@@ -291,10 +327,8 @@ fn matmul_command(
         })
         .collect();
     let est = estimate::matrix(MatrixKind::Matmul, &dims, false);
-    let backend = session.backend(est)?;
-    let expected = est.on(backend.gpu().is_some());
-    let (text, laps) = session.compute("computing", expected, || {
-        rns::matmul_text_of_with(&m[0], &m[1], &backend)
+    let (text, laps) = session.compute("computing", est, |be| {
+        rns::matmul_text_of_with(&m[0], &m[1], be)
     })?;
     let text = if rns::cluster::is_root() {
         text
@@ -385,20 +419,16 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
                 Some(p) => {
                     let m = ModMatrices::read_mod(&file, p)?;
                     let est = rns::backend::cost::det(m.rows().max(m.cols()), 1.0);
-                    let be = session.backend(est)?;
-                    let expected = est.on(be.gpu().is_some());
-                    let d = session.compute("det mod p", expected, || be.det_mod(&m))?;
+                    let d = session.compute("det mod p", est, |be| be.det_mod(&m))?;
                     session.print(out, &format!("{}\n", d[0]), &[])?;
                 }
                 None => {
                     let a = IntMatrix::read(&file)?;
                     let est = estimate::matrix(MatrixKind::Det, &[Dims::of(&a)], false);
-                    let be = session.backend(est)?;
-                    let expected = est.on(be.gpu().is_some());
                     let what = format!("det of a {}×{} matrix", a.rows(), a.cols());
                     let method = opts.method;
-                    let (d, st) = session.compute(&what, expected, || {
-                        rns::det_with(&a, &be, &rns::DetOptions { method })
+                    let (d, st) = session.compute(&what, est, |be| {
+                        rns::det_with(&a, be, &rns::DetOptions { method })
                     })?;
                     let divisor = match st.method {
                         "dixon" => format!(
@@ -419,24 +449,19 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
             }
             Ok(())
         }
-        Command::Matmul { a, b, opts } if opts.modulus.is_none() => {
-            matmul_command(out, [&a, &b], opts)
-        }
-        Command::Matmul { a, b, opts } => matrix_command(
-            out,
-            &[&a, &b],
-            opts,
-            MatrixKind::Matmul,
-            |_, _, _| {
-                Err(rns::Error::Internal(
-                    "the exact product goes by its text".into(),
-                ))
-            },
-            |m, be| {
-                let c = be.matmul_mod(&m[0], &m[1])?;
-                Ok(Box::new(move || c.to_text(0)))
-            },
-        ),
+        Command::Matmul { a, b, opts } => match opts.modulus {
+            None => matmul_command(out, [&a, &b], &opts.run),
+            Some(p) => mod_command(
+                out,
+                &[&a, &b],
+                (p, &opts.run),
+                MatrixKind::Matmul,
+                |m, be| {
+                    let c = be.matmul_mod(&m[0], &m[1])?;
+                    Ok(Box::new(move || c.to_text(0)))
+                },
+            ),
+        },
         Command::Rank { a, opts } => matrix_command(
             out,
             &[&a],
@@ -488,10 +513,8 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
             let t = std::time::Instant::now();
             let basis = rns::algo::resultant::basis_for(&f, &g);
             let primes_ms = t.elapsed().as_secs_f64() * 1e3;
-            let be = session.backend(est)?;
-            let expected = est.on(be.gpu().is_some());
-            let (r, st) = session.compute("resultant", expected, || {
-                rns::resultant_with(&f, &g, &be, &rns::ResultantOptions { basis: Some(basis) })
+            let (r, st) = session.compute("resultant", est, |be| {
+                rns::resultant_with(&f, &g, be, &rns::ResultantOptions { basis: Some(basis) })
             })?;
             session.notes.push(format!(
                 "{} bits, {} primes (found in {primes_ms:.1} ms, before the backend choice)",
@@ -505,10 +528,8 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
             let mut session = Session::start(&opts, None);
             let (f, g) = (rns::BiPoly::read(&f)?, rns::BiPoly::read(&g)?);
             let est = estimate::resultant_xy(&f, &g);
-            let be = session.backend(est)?;
-            let expected = est.on(be.gpu().is_some());
-            let (r, st) = session.compute("resultant in y", expected, || {
-                rns::resultant_xy_with(&f, &g, &be, &rns::ResultantOptions::default())
+            let (r, st) = session.compute("resultant in y", est, |be| {
+                rns::resultant_xy_with(&f, &g, be, &rns::ResultantOptions::default())
             })?;
             let line: Vec<String> = r.iter().map(|c| c.to_string()).collect();
             session.notes.push(format!(

@@ -51,7 +51,7 @@ impl Session {
 
     /// The backend for work of estimate `est` ([`Chooser::backend`]), with the choice and
     /// the CUDA start it waited for in the notes of `--stats`.
-    pub(crate) fn backend(&mut self, est: Estimate) -> rns::Result<Backend> {
+    fn backend(&mut self, est: Estimate) -> rns::Result<Backend> {
         if self.laps.is_empty() {
             self.laps.lap("read, parse");
         }
@@ -95,14 +95,17 @@ impl Session {
         self.laps.lap(name);
     }
 
-    /// Runs `f`, with a spinner on standard error when it is a terminal and the work is
-    /// expected to take over 2 s.
+    /// Runs `f` on the backend for work of estimate `est` ([`Session::backend`]), with a
+    /// spinner on standard error when it is a terminal and the work is expected to take
+    /// over 2 s there.
     pub(crate) fn compute<T>(
         &mut self,
         what: &str,
-        expected_ms: f64,
-        f: impl FnOnce() -> rns::Result<T>,
+        est: Estimate,
+        f: impl FnOnce(&Backend) -> rns::Result<T>,
     ) -> rns::Result<T> {
+        let backend = self.backend(est)?;
+        let expected_ms = est.on(backend.gpu().is_some());
         let bar = (expected_ms > 2000.0 && std::io::stderr().is_terminal()).then(|| {
             let b = ProgressBar::new_spinner();
             b.set_style(
@@ -113,7 +116,7 @@ impl Session {
             b.enable_steady_tick(Duration::from_millis(120));
             b
         });
-        let out = f();
+        let out = f(&backend);
         if let Some(b) = bar {
             b.finish_and_clear();
         }
