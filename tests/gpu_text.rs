@@ -9,28 +9,12 @@
 
 use rns::backend::gpu::launch;
 use rns::timing::Laps;
-use rns::{Backend, Error, IntMatrix, RnsBasis, TextMatrix};
+use rns::{Backend, IntMatrix, RnsBasis, TextMatrix};
 use rns_suite::{
-    decimal_edges, dev, gpu_backend as gpu, naive_matmul, pairs_out_of_range_at_3, Gen, LiftCaps,
+    check_product_text, decimal_edges, dev, gpu_backend as gpu, product_text, Gen, LiftCaps,
 };
 use rug::Integer;
 use std::sync::Arc;
-
-/// The text of `a · b` on the device, which must make it there.
-fn device_text(g: &Backend, b: &Arc<RnsBasis>, x: &IntMatrix, y: &IntMatrix) -> String {
-    let (n, k, p) = (x.rows(), x.cols(), y.cols());
-    let header = format!("{n} {p}\n");
-    g.matmul_integers_text(
-        b,
-        x.entries(),
-        y.entries(),
-        (n, k, p),
-        &header,
-        &mut Laps::start(),
-    )
-    .unwrap()
-    .expect("the text made on the device")
-}
 
 #[test]
 fn product_text_from_the_device_matches_the_host() {
@@ -38,39 +22,7 @@ fn product_text_from_the_device_matches_the_host() {
     let _caps = LiftCaps::hold();
     let mut gen = Gen::new(51);
     for bits in [31, 64, 100, 2000, 7000] {
-        let b = Arc::new(RnsBasis::for_bits(bits));
-        let col = decimal_edges(&b);
-        let len = col.len();
-        let x = IntMatrix::new(len, 1, col.clone()).unwrap();
-        // A column times 1 (a line each), and times [1 −1 0 1] (four a line).
-        let one = IntMatrix::new(1, 1, vec![Integer::from(1)]).unwrap();
-        assert_eq!(
-            device_text(&g, &b, &x, &one),
-            x.to_text(),
-            "{bits} bits: column"
-        );
-        let row = [1, -1, 0, 1].map(Integer::from).to_vec();
-        let y = IntMatrix::new(1, 4, row).unwrap();
-        let want = naive_matmul(&x, &y).to_text();
-        assert_eq!(
-            device_text(&g, &b, &x, &y),
-            want,
-            "{bits} bits: four a line"
-        );
-        // Random products of mixed sizes.
-        let (x, y) = (
-            gen.matrix(37, 19, bits as u32 / 2 - 5),
-            gen.matrix(19, 41, 3),
-        );
-        let want = naive_matmul(&x, &y).to_text();
-        assert_eq!(device_text(&g, &b, &x, &y), want, "{bits} bits: random");
-        // Rows [x, 0] but for rows 3 (H + 1) and 7 (−H − 1): the first is reported.
-        let pairs = pairs_out_of_range_at_3(&b, &col);
-        let two = [Integer::from(1), Integer::from(1)];
-        match g.matmul_integers_text(&b, &pairs, &two, (len, 2, 1), "", &mut Laps::start()) {
-            Err(Error::OutOfRange { index: 3, .. }) => {}
-            other => panic!("{bits} bits: want entry 3 out of range, got {other:?}"),
-        }
+        check_product_text(&g, bits, &mut gen, "the text made on the device");
     }
 }
 
@@ -96,16 +48,7 @@ fn the_longest_numbers_on_the_device_and_the_next_on_the_host() {
         let col = decimal_edges(&b);
         let x = IntMatrix::new(col.len(), 1, col).unwrap();
         let one = IntMatrix::new(1, 1, vec![Integer::from(1)]).unwrap();
-        let (n, k, p) = (x.rows(), 1, 1);
-        let got = g.matmul_integers_text(
-            &b,
-            x.entries(),
-            one.entries(),
-            (n, k, p),
-            "",
-            &mut Laps::start(),
-        );
-        let got = got.unwrap();
+        let got = product_text(&g, &b, &x, &one);
         assert_eq!(
             got.is_some(),
             on_device,
@@ -113,7 +56,7 @@ fn the_longest_numbers_on_the_device_and_the_next_on_the_host() {
             chunks(&b)
         );
         if let Some(text) = got {
-            assert_eq!(format!("{n} {p}\n{text}"), x.to_text(), "{bits} bits");
+            assert_eq!(text, x.to_text(), "{bits} bits");
         }
         // The library's text, from the device or the host, is the CPU's.
         let half = (bits / 2 - 8) as u32;
@@ -132,18 +75,10 @@ fn no_room_for_the_text_leaves_it_to_the_host() {
     let want = rns::matmul(&x, &y, &Backend::Cpu).unwrap().to_text();
     // 90 000 entries of about 300 digits: their text alone is 27 MB.
     let b = Arc::new(RnsBasis::for_bits(1007));
-    let shape = (300, 40, 300);
     for (cap, on_device) in [(None, true), (Some(20_000_000), false)] {
         dev(&g).config().set_memory_limit(cap);
-        let got = g.matmul_integers_text(
-            &b,
-            x.entries(),
-            y.entries(),
-            shape,
-            "300 300\n",
-            &mut Laps::start(),
-        );
-        assert_eq!(got.unwrap().is_some(), on_device, "cap {cap:?}");
+        let got = product_text(&g, &b, &x, &y);
+        assert_eq!(got.is_some(), on_device, "cap {cap:?}");
         assert_eq!(rns::matmul_text(&x, &y, &g).unwrap(), want, "cap {cap:?}");
         let (tx, ty) = (x.to_text(), y.to_text());
         let (tx, ty) = (

@@ -6,58 +6,20 @@
 //! tables take), where the integers are formatted instead, with the same text.
 
 use rns::num::crt::TREE_ABOVE;
-use rns::timing::Laps;
-use rns::{Backend, Error, IntMatrix, RnsBasis};
-use rns_suite::{basis, decimal_edges, naive_matmul, pairs_out_of_range_at_3, Gen};
-use rug::Integer;
+use rns::{Backend, IntMatrix, RnsBasis};
+use rns_suite::{basis, check_product_text, naive_matmul, product_text, Gen};
 use std::sync::Arc;
 
 /// The CPU's text of `x · y` over `b`: `None` where it formats integers instead.
 fn cpu_text(b: &Arc<RnsBasis>, x: &IntMatrix, y: &IntMatrix) -> Option<String> {
-    let (n, k, p) = (x.rows(), x.cols(), y.cols());
-    let header = format!("{n} {p}\n");
-    let (ea, eb) = (x.entries(), y.entries());
-    let mut laps = Laps::start();
-    Backend::Cpu
-        .matmul_integers_text(b, ea, eb, (n, k, p), &header, &mut laps)
-        .unwrap()
+    product_text(&Backend::Cpu, b, x, y)
 }
 
 #[test]
 fn cpu_product_text_from_residues_matches_rug() {
     let mut gen = Gen::new(61);
     for bits in [31, 64, 1000, 2046, 9000] {
-        let b = Arc::new(RnsBasis::for_bits(bits));
-        let col = decimal_edges(&b);
-        let x = IntMatrix::new(col.len(), 1, col.clone()).unwrap();
-        let row = [1, -1, 0, 1].map(Integer::from).to_vec();
-        let y = IntMatrix::new(1, 4, row).unwrap();
-        let want = naive_matmul(&x, &y).to_text();
-        assert_eq!(
-            cpu_text(&b, &x, &y).expect("from residues"),
-            want,
-            "{bits} bits"
-        );
-        let (x, y) = (
-            gen.matrix(37, 19, bits as u32 / 2 - 5),
-            gen.matrix(19, 41, 3),
-        );
-        let want = naive_matmul(&x, &y).to_text();
-        assert_eq!(
-            cpu_text(&b, &x, &y).expect("from residues"),
-            want,
-            "{bits} bits: random"
-        );
-        // Rows [x, 0] but for rows 3 (H + 1) and 7 (−H − 1): the first is reported.
-        let pairs = pairs_out_of_range_at_3(&b, &col);
-        let x = IntMatrix::new(col.len(), 2, pairs).unwrap();
-        let two = IntMatrix::new(2, 1, vec![Integer::from(1); 2]).unwrap();
-        let (ea, eb) = (x.entries(), two.entries());
-        let shape = (col.len(), 2, 1);
-        match Backend::Cpu.matmul_integers_text(&b, ea, eb, shape, "", &mut Laps::start()) {
-            Err(Error::OutOfRange { index: 3, .. }) => {}
-            other => panic!("{bits} bits: want entry 3 out of range, got {other:?}"),
-        }
+        check_product_text(&Backend::Cpu, bits, &mut gen, "from residues");
     }
 }
 

@@ -85,6 +85,56 @@ pub fn decimal_edges(b: &RnsBasis) -> Vec<Integer> {
     col
 }
 
+/// `backend`'s text of `x · y` over `b` ([`Backend::matmul_integers_text`], with the
+/// matrix format's header): `None` where it leaves the formatting to the integers.
+pub fn product_text(
+    backend: &Backend,
+    b: &Arc<RnsBasis>,
+    x: &IntMatrix,
+    y: &IntMatrix,
+) -> Option<String> {
+    let (n, k, p) = (x.rows(), x.cols(), y.cols());
+    let header = format!("{n} {p}\n");
+    let (ea, eb) = (x.entries(), y.entries());
+    let mut laps = rns::timing::Laps::start();
+    backend
+        .matmul_integers_text(b, ea, eb, (n, k, p), &header, &mut laps)
+        .unwrap()
+}
+
+/// `backend`'s product text over the basis for `bits` against rug's, where `backend`
+/// must make it ([`product_text`]): the range's edges and the chunks' boundaries
+/// ([`decimal_edges`]) as a column times 1 (a line each) and times `[1 −1 0 1]` (four
+/// a line), a random 37×19 by 19×41 product, and the first entry out of the range
+/// reported at its index.
+pub fn check_product_text(backend: &Backend, bits: u64, gen: &mut Gen, made_by: &str) {
+    let b = Arc::new(RnsBasis::for_bits(bits));
+    let col = decimal_edges(&b);
+    let len = col.len();
+    let text = |x: &IntMatrix, y: &IntMatrix| product_text(backend, &b, x, y).expect(made_by);
+    let x = IntMatrix::new(len, 1, col.clone()).unwrap();
+    let one = IntMatrix::new(1, 1, vec![Integer::from(1)]).unwrap();
+    assert_eq!(text(&x, &one), x.to_text(), "{bits} bits: column");
+    let row = [1, -1, 0, 1].map(Integer::from).to_vec();
+    let y = IntMatrix::new(1, 4, row).unwrap();
+    let want = naive_matmul(&x, &y).to_text();
+    assert_eq!(text(&x, &y), want, "{bits} bits: four a line");
+    let (x, y) = (
+        gen.matrix(37, 19, bits as u32 / 2 - 5),
+        gen.matrix(19, 41, 3),
+    );
+    let want = naive_matmul(&x, &y).to_text();
+    assert_eq!(text(&x, &y), want, "{bits} bits: random");
+    // Rows [x, 0] but for rows 3 (H + 1) and 7 (−H − 1): the first is reported.
+    let pairs = pairs_out_of_range_at_3(&b, &col);
+    let two = [Integer::from(1), Integer::from(1)];
+    let mut laps = rns::timing::Laps::start();
+    match backend.matmul_integers_text(&b, &pairs, &two, (len, 2, 1), "", &mut laps) {
+        Err(rns::Error::OutOfRange { index: 3, .. }) => {}
+        other => panic!("{bits} bits: want entry 3 out of range, got {other:?}"),
+    }
+}
+
 /// Rows `[x, 0]` of the values `col`, but for rows 3 (`[H, 1]`: `H + 1` against `[1, 1]`)
 /// and 7 (`−H − 1`): a `col.len() × 2` matrix whose product by `[1, 1]ᵀ` leaves the
 /// range of `b` first at entry 3.
