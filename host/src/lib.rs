@@ -27,6 +27,7 @@ pub mod cluster;
 pub mod error;
 pub mod input;
 pub mod interrupt;
+pub mod lazy;
 pub mod limits;
 pub mod mat;
 pub mod num;

@@ -428,7 +428,7 @@ impl<'a> Packing<'a> {
 
     /// The packed words, sign flags and words per integer.
     pub(crate) fn get(&self) -> Packed<'_> {
-        let (w, neg, nw) = self.packed.get_or_init(|| pack_words(self.values));
+        let (w, neg, nw) = crate::lazy::get_or_build(&self.packed, || pack_words(self.values));
         (w, neg, *nw)
     }
 }

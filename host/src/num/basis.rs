@@ -3,6 +3,7 @@
 use super::crt_decimal::DecimalWeights;
 use super::crt_weights::WeightHalves;
 use crate::error::{Error, Result};
+use crate::lazy::get_or_build;
 use rns_core::{interval, mixed_radix, prime, Modulus};
 use rug::Integer;
 use std::collections::HashSet;
@@ -17,7 +18,9 @@ use std::sync::OnceLock;
 ///
 /// The mixed-radix and CRT tables are built on first use: they take `K²` words and
 /// `K²·31` bits, which a basis of tens of thousands of primes (a large resultant) must
-/// not pay for unless it converts many numbers.
+/// not pay for unless it converts many numbers. They are built through
+/// [`crate::lazy::get_or_build`], since their first use is often inside a parallel loop
+/// ([`RnsBasis::prepare`] builds them before one).
 #[derive(Debug)]
 pub struct RnsBasis {
     moduli: Vec<Modulus>,
@@ -158,7 +161,7 @@ impl RnsBasis {
     }
 
     fn mixed_radix_tables(&self) -> &(Vec<u32>, Vec<u32>) {
-        self.mixed_radix.get_or_init(|| {
+        get_or_build(&self.mixed_radix, || {
             let range = self.range_moduli();
             let k = range.len();
             let mut table = vec![0u32; k * k];
@@ -196,7 +199,7 @@ impl RnsBasis {
                 range.len()
             )));
         }
-        Ok(self.interval.get_or_init(|| IntervalTables {
+        Ok(get_or_build(&self.interval, || IntervalTables {
             coef,
             weights: range.iter().map(|&m| interval::weight(m)).collect(),
             half: half_residues(range),
@@ -267,13 +270,14 @@ impl RnsBasis {
     /// Products of the range moduli for assembling integers from mixed-radix digits
     /// ([`super::crt::from_digits`]), built on first use.
     pub fn digit_tree(&self) -> &[Vec<Integer>] {
-        self.digit_tree
-            .get_or_init(|| super::products::digit_tree_levels(self.range_moduli()))
+        get_or_build(&self.digit_tree, || {
+            super::products::digit_tree_levels(self.range_moduli())
+        })
     }
 
     /// `M/m_i` for each range modulus, in 16-bit halves for the vector CRT sum.
     pub fn crt_weights(&self) -> &WeightHalves {
-        self.crt_weights.get_or_init(|| {
+        get_or_build(&self.crt_weights, || {
             let range = self.range_moduli();
             let weights: Vec<Integer> = range
                 .iter()
@@ -286,8 +290,7 @@ impl RnsBasis {
     /// `M/m_i`, `M` and `H` in decimal digits for text straight from residues, built on
     /// first use.
     pub fn decimal_weights(&self) -> &DecimalWeights {
-        self.decimal_weights
-            .get_or_init(|| DecimalWeights::new(self))
+        get_or_build(&self.decimal_weights, || DecimalWeights::new(self))
     }
 
     /// Whether `x` lies in the signed range.

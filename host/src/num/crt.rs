@@ -203,6 +203,9 @@ pub fn from_digits(digits: &[u32], basis: &RnsBasis) -> Integer {
 /// The signed integers of number-major mixed-radix digits (`K` per number) over the
 /// range moduli, by all cores.
 pub fn from_digits_many(basis: &RnsBasis, digits: &[u32]) -> Vec<Integer> {
+    if basis.range_len() > 2 * DIGIT_LEAF {
+        basis.digit_tree(); // once, before the loop asks for it
+    }
     digits
         .par_chunks(basis.range_len())
         .map(|d| from_digits_signed(d, basis))
@@ -247,6 +250,26 @@ pub fn from_signed_limbs(
 /// The signed integer with these mixed-radix digits over the range moduli.
 pub fn from_digits_signed(digits: &[u32], basis: &RnsBasis) -> Integer {
     to_signed(from_digits(digits, basis), basis)
+}
+
+/// Builds the tables of `basis` that [`reconstruct`] by `method` uses, so that a
+/// parallel loop of reconstructions finds them built (see [`crate::lazy`]).
+pub fn prepare(basis: &RnsBasis, method: CrtMethod) {
+    match method {
+        CrtMethod::MixedRadix => {
+            basis.mr_table();
+            if basis.range_len() > 2 * DIGIT_LEAF {
+                basis.digit_tree();
+            }
+        }
+        CrtMethod::Weights => {
+            basis.crt_inverses();
+            basis.crt_weights();
+        }
+        CrtMethod::Tree => {
+            basis.crt_inverses();
+        }
+    }
 }
 
 /// The signed integer with the given residues for the `K` range channels

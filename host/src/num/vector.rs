@@ -266,6 +266,7 @@ impl RnsVec {
 
     /// Reconstructs every integer with the chosen CRT method.
     pub fn to_integers_with(&self, method: CrtMethod) -> Vec<Integer> {
+        crt::prepare(&self.basis, method);
         let channels = self.basis.channels();
         let rows = layout::to_number_major(&self.data, self.len, channels);
         rows.par_chunks(channels.max(1))
