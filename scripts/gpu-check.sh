@@ -19,14 +19,20 @@
 #   scripts/gpu-check.sh --run --product       # and the exact product 1024² 1000-bit: GPU variants, CPU,
 #                                              # FLINT 1 and all threads, the whole `rns matmul` process
 #   scripts/gpu-check.sh --run --python        # and the Python package: its tests, then python/bench/vs_flint.py
+#   scripts/gpu-check.sh --run --pytest        # and the Python package's tests alone
 #   scripts/gpu-check.sh --run --multi         # and several GPUs against one (examples/multi_gpu_bench.rs),
 #                                              # and mpirun with one rank per GPU when OpenMPI is there
 #   scripts/gpu-check.sh --run --only --python # only the parts named (no suite, SASS or benchmarks)
+#   scripts/gpu-check.sh --run --no-bench      # the suite without the SASS and the benchmarks
 #   scripts/gpu-check.sh --run --scale         # and the scaling table (examples/scale.rs: every dense
 #                                              # operation at n = 250 … 8000; CSV to $OUT when set;
 #                                              # SCALE_OPS, SCALE_SIZES; FLINT from gpu-extra/flint_bench.xz)
 #   scripts/gpu-check.sh --run --res-scale     # and univariate resultants by degree (RES_SHAPES "DEG:BITS ...")
 #   scripts/gpu-check.sh --run --xy-scale      # and bivariate resultants by degree (XY_SHAPES "D:BITS ...")
+#   scripts/gpu-check.sh --run --soak          # and the soak of issue 50 (scripts/soak.py): every
+#                                              # operation repeated, interleaved, across engines of one
+#                                              # and all devices, from 4 threads, through `rns batch`,
+#                                              # under a watchdog (SOAK_ARGS, e.g. "--reps 20")
 #   scripts/gpu-check.sh --run --sweep         # and the FLINT differential sweep on the GPU backend:
 #                                              # SWEEP_PROCS processes (8) for SWEEP_SECONDS (450), seeds apart
 set -euo pipefail
@@ -92,9 +98,10 @@ if [[ " $* " != *" --only "* ]]; then
 export RNS_BIN=$PWD/$B/rns
 for t in $B/bin/*; do
     name=$(basename "$t")
-    echo "== $name"
-    "$t" --test-threads=4 2>&1 | grep -E "^test |test result|SKIPPED|panicked|FAILED" || status=1
+    echo "== $name (at ${SECONDS} s)"
+    "$t" --test-threads=4 2>&1 | grep -E "^test |test result|SKIPPED|panicked|FAILED|left|right|assertion" || status=1
 done
+if [[ " $* " != *" --no-bench "* ]]; then
 echo "== SASS of mul_chain, Rust and CUDA C (written to \$OUT when set)"
 SASS=${OUT:-/tmp}
 ptxas -arch=sm_90 $B/rns_device.ptx -o /tmp/rns.cubin
@@ -112,6 +119,13 @@ nvcc -O3 -arch=sm_90 -o /tmp/matmul $B/matmul.cu || status=1
 $B/gpu_bench || status=1
 /tmp/mul_chain $((1<<22)) 256 || status=1
 /tmp/matmul 1024 32 || status=1
+fi
+fi
+if [[ " $* " == *" --soak "* ]]; then
+    echo "== soak: every operation repeated, interleaved, across engines and threads, rns batch"
+    python_wheels
+    devices=$(nvidia-smi -L | awk '{printf "%s%d", (NR > 1 ? "," : ""), NR - 1}')
+    python3 -u scripts/soak.py --backend gpu --devices "${devices:-0}" --cli $B/rns ${SOAK_ARGS:-} || status=1
 fi
 if [[ " $* " == *" --e2e "* ]]; then
     echo "== end to end: bandwidths, kernel / resident / end to end, CPU backend"
@@ -178,6 +192,11 @@ if [[ " $* " == *" --univariate "* ]]; then
     for shape in "100 100" "500 1000" "2000 64"; do
         SKIP_CPU1=1 scripts/compare-flint-resultant.sh $shape $B/rns || status=1
     done
+fi
+if [[ " $* " == *" --pytest "* ]]; then
+    echo "== the Python package's tests (RNS_REQUIRE_GPU=1)"
+    python_wheels
+    python3 -m pytest -q -rs -p no:cacheprovider python/tests || status=1
 fi
 if [[ " $* " == *" --python "* ]]; then
     echo "== the Python package: its tests (RNS_REQUIRE_GPU=1), then against python-flint"

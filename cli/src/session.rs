@@ -7,6 +7,7 @@ use crate::output::{Failure, Output};
 use indicatif::{ProgressBar, ProgressStyle};
 use rns::backend::auto::Chooser;
 use rns::backend::cost::Estimate;
+use rns::backend::gpu::Expecting;
 use rns::timing::Laps;
 use rns::{cluster, Backend};
 use std::io::IsTerminal;
@@ -116,6 +117,8 @@ impl Session {
             b.enable_steady_tick(Duration::from_millis(120));
             b
         });
+        // Host waits on the device allow 20 times this (rns::backend::gpu::Expecting).
+        let _expecting = Expecting::new(Duration::from_secs_f64(expected_ms.max(0.0) / 1e3));
         let out = f(&backend);
         if let Some(b) = bar {
             b.finish_and_clear();

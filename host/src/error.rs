@@ -87,6 +87,21 @@ pub enum Error {
         /// The driver's result, when the driver gave one.
         source: Option<DriverError>,
     },
+    /// The GPU made no progress for the stall limit
+    /// ([`crate::backend::gpu::GpuConfig::set_stall_limit`]): a launch whose blocks wait
+    /// for each other saw no word arrive (the launch then ended by itself, and the
+    /// device is usable again), or the host waited for queued work that did not finish
+    /// (`busy`: the device is still running it, and its next calls fail until it ends).
+    GpuStalled {
+        /// The device's ordinal.
+        device: usize,
+        /// The kernel that stalled, or the work the host was waiting for.
+        kernel: String,
+        /// How long it made no progress, in seconds.
+        seconds: f64,
+        /// Whether the device is still busy with the stalled work.
+        busy: bool,
+    },
     /// Host memory this process cannot take ([`crate::limits`]): checked before the work
     /// starts.
     OutOfMemory {
@@ -178,12 +193,12 @@ impl Error {
         }
     }
 
-    /// The process exit code the CLI uses for this error: 3 for a missing GPU, 1 for
+    /// The process exit code the CLI uses for this error: 3 for a missing or stalled GPU, 1 for
     /// other GPU, MPI and internal failures, 130 when interrupted, a failed rank's own
     /// code for [`Error::Rank`], 2 for bad input.
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::NoGpu { .. } => 3,
+            Error::NoGpu { .. } | Error::GpuStalled { .. } => 3,
             Error::Interrupted => 130,
             Error::Gpu { .. } | Error::GpuOutOfMemory { .. } | Error::Internal(_) => 1,
             Error::Cluster(_) => 1,
@@ -254,6 +269,27 @@ impl fmt::Display for Error {
                 write!(f, "no CUDA device is usable: {reason}")?;
                 driver_code(f, source)
             }
+            Error::GpuStalled {
+                device,
+                kernel,
+                seconds,
+                busy: false,
+            } => write!(
+                f,
+                "GPU {device} stalled: {kernel} made no progress for {seconds:.1} s; the \
+                 launch gave up and the device is usable again"
+            ),
+            Error::GpuStalled {
+                device,
+                kernel,
+                seconds,
+                busy: true,
+            } => write!(
+                f,
+                "GPU {device} stalled: {kernel} did not finish in {seconds:.1} s; the device \
+                 is still busy with it, and calls on it fail until it ends (restarting the \
+                 process resets it)"
+            ),
             Error::GpuOutOfMemory { what, source } => {
                 write!(f, "GPU out of memory")?;
                 if !what.is_empty() {

@@ -12,7 +12,8 @@ Every function takes the keyword arguments
 * ``mod``: ``None`` (over Z, or Q for solve and inverse) or a prime p with
   2^30 < p < 2^31, to compute modulo p (results in [0, p));
 * ``backend``: ``"auto"`` (the cost model picks per call), ``"cpu"`` or ``"gpu"``
-  (``GpuUnavailable`` when no CUDA device is usable).
+  (``GpuUnavailable`` when no CUDA device is usable; ``GpuStalled`` when the GPU made
+  no progress for the stall limit, ``RNS_GPU_STALL_S`` seconds, 60 by default).
 
 The GIL is released while computing; Ctrl-C stops a long call at its next stage.
 
@@ -23,10 +24,11 @@ The GIL is released while computing; Ctrl-C stops a long call at its next stage.
 [Fraction(1, 5), Fraction(3, 5)]
 """
 
-from ._rns import Engine, GpuUnavailable, Matrix, backends
+from ._rns import Engine, GpuStalled, GpuUnavailable, Matrix, backends
 
 __all__ = [
     "Engine",
+    "GpuStalled",
     "GpuUnavailable",
     "Matrix",
     "backends",

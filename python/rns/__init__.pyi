@@ -13,6 +13,9 @@ BiPolyLike = Union[Dict[Tuple[int, int], SupportsIndex], Any]
 class GpuUnavailable(RuntimeError):
     """No usable CUDA GPU for backend="gpu"."""
 
+class GpuStalled(RuntimeError):
+    """The GPU made no progress for the stall limit (RNS_GPU_STALL_S, 60 s by default)."""
+
 class Matrix:
     """An integer matrix converted once, for repeated work without conversion."""
 

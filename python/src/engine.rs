@@ -12,6 +12,7 @@ use pyo3::types::PyList;
 use rns::algo::estimate::{self, Dims, MatrixKind};
 use rns::backend::auto::Chooser;
 use rns::backend::cost::Estimate;
+use rns::backend::gpu::Expecting;
 use rns::backend::BackendChoice;
 use rns::mat::matrix::{require_product, require_rhs, require_square};
 use rns::{Backend, BiPoly, Devices, IntMatrix, IntPoly, ModMatrices};
@@ -19,7 +20,7 @@ use rns_core::Modulus;
 use rug::Integer;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Engine(backend="auto", device=0, devices=None): where the computations run. "cpu"
 /// uses all cores; "gpu" uses CUDA device `device`, or the devices `devices` (a list of
@@ -89,7 +90,10 @@ impl Engine {
     ) -> PyResult<T> {
         let be = self.backend(est)?;
         let start = Instant::now();
-        let out = compute(py, est.on(be.gpu().is_some()), || f(&be));
+        let expected_ms = est.on(be.gpu().is_some());
+        // Host waits on the device allow 20 times this (rns::backend::gpu::Expecting).
+        let _expecting = Expecting::new(Duration::from_secs_f64(expected_ms.max(0.0) / 1e3));
+        let out = compute(py, expected_ms, || f(&be));
         self.last_ns
             .store(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
         out

@@ -33,6 +33,7 @@ fn _rns(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<engine::Engine>()?;
     m.add_class::<matrix::Matrix>()?;
     m.add("GpuUnavailable", m.py().get_type::<error::GpuUnavailable>())?;
+    m.add("GpuStalled", m.py().get_type::<error::GpuStalled>())?;
     m.add_function(wrap_pyfunction!(backends, m)?)?;
     m.add_function(wrap_pyfunction!(ints::roundtrip, m)?)?;
     Ok(())

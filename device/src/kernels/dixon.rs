@@ -4,7 +4,7 @@
 //! (`rns_core::padic`), one warp per row.
 
 use super::linalg::pivot_step;
-use super::tagged::{gpu_load_u64, gpu_store_u64, stage_tagged, tagged};
+use super::tagged::{gpu_load_u64, gpu_store_u64, stage_tagged, tagged, Watch};
 use core::arch::nvptx::*;
 use rns_core::padic;
 use rns_core::Modulus;
@@ -324,7 +324,8 @@ impl Lifting {
 /// holds `b mod p` tagged 1 and `x` zeros), each reader waiting for the tag of each word
 /// it reads. One buffer each is enough: a block writes its rows' `x` (or `y`) only after
 /// reading all of `y` (of `x`), which every block wrote after it had read all of the
-/// previous `x` (`y`). Dynamic shared memory:
+/// previous `x` (`y`). Every wait is bounded by the launch's `watch` word and
+/// `limit_ns` (`super::tagged::Watch`). Dynamic shared memory:
 /// `4·(n·l + rows·(1 + limbs)·n + 4·l·warps)` bytes.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
@@ -346,7 +347,10 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     step0: u32,
     steps: u32,
     rows: u32,
+    watch: *mut u32,
+    limit_ns: u64,
 ) {
+    let watch = Watch::new(watch, limit_ns);
     let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let (nu, per_row) = (n as usize, (1 + limbs as usize) * n as usize);
     let first_row = _block_idx_x() * rows;
@@ -405,9 +409,16 @@ pub unsafe extern "ptx-kernel" fn rns_dixon_lift(
     };
     let mut step = step0;
     while step < step0 + steps {
-        stage_tagged(y, lift.stage, (lift.n, lift.l), step + 1, Some(lift.m));
+        stage_tagged(
+            y,
+            lift.stage,
+            (lift.n, lift.l),
+            step + 1,
+            Some(lift.m),
+            watch,
+        );
         lift.digit(step);
-        stage_tagged(x, lift.stage, (lift.n, lift.l), step + 1, None);
+        stage_tagged(x, lift.stage, (lift.n, lift.l), step + 1, None, watch);
         lift.update(step, &mut res);
         step += 1;
     }

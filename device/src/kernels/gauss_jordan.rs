@@ -5,7 +5,7 @@
 //! usually ready as soon as the block has applied the current one to it. Gauss–Jordan
 //! (for an inverse) or forward (for a determinant).
 
-use super::tagged::{gpu_store_u64, tagged, wait_for};
+use super::tagged::{gpu_store_u64, tagged, wait_for, Watch};
 use core::arch::nvptx::*;
 use rns_core::Modulus;
 
@@ -30,6 +30,7 @@ struct Block {
     cols: u32,
     /// Gauss–Jordan (every other row) or forward (the rows below the pivot).
     jordan: bool,
+    watch: Watch,
     tid: u32,
     nt: u32,
 }
@@ -101,7 +102,7 @@ impl Block {
         let prow = self.prow(k);
         let mut j = k + 1 + self.tid;
         while j < self.cols {
-            let (v, ok) = wait_for(at.add(j as usize), k + 1, STOP);
+            let (v, ok) = wait_for(at.add(j as usize), k + 1, STOP, self.watch);
             *prow.add(j as usize) = v;
             if !ok {
                 *self.ctl.add(1) = 1;
@@ -156,8 +157,9 @@ impl Block {
 /// `dets[c·gridDim.x + b]`. A zero pivot in row `k` (a swap is needed, or the matrix is
 /// singular modulo the prime) sets `stop[c] = k` (`n` before the launch), and the
 /// channel's blocks stop before step `k`: its matrix then holds the elimination by
-/// pivots `0..k`, for the step kernels to go on from. Dynamic shared memory:
-/// `4·((rows + 2)·cols + 4)` bytes.
+/// pivots `0..k`, for the step kernels to go on from. A wait for a pivot row that gives
+/// up (`watch`, the launch's word, and `limit_ns`: `super::tagged::Watch`) stops the
+/// block as a zero pivot would. Dynamic shared memory: `4·((rows + 2)·cols + 4)` bytes.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
@@ -173,6 +175,8 @@ pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
     cols: u32,
     rows: u32,
     jordan: u32,
+    watch: *mut u32,
+    limit_ns: u64,
 ) {
     let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let (c, cu) = (_block_idx_y() as usize, cols as usize);
@@ -190,6 +194,7 @@ pub unsafe extern "ptx-kernel" fn rns_gauss_jordan(
         own: rows.min(n.saturating_sub(first)),
         cols,
         jordan: jordan != 0,
+        watch: Watch::new(watch, limit_ns),
         tid: _thread_idx_x(),
         nt: _block_dim_x(),
     };

@@ -8,7 +8,7 @@
 //! tagged words as `rns_dixon_lift`; with one prime, the same digits.
 
 use super::dixon::{shuffle_down, warp_sum_i128};
-use super::tagged::{gpu_load_u64, gpu_store_u64, stage_tagged, tagged};
+use super::tagged::{gpu_load_u64, gpu_store_u64, stage_tagged, tagged, Watch};
 use core::arch::nvptx::*;
 use core::array::from_fn;
 use rns_core::padic;
@@ -124,6 +124,8 @@ macro_rules! lift_global_kernel {
             p_inv_hi: u64,
             step0: u32,
             steps: u32,
+            watch: *mut u32,
+            limit_ns: u64,
         ) {
             let p_inv = p_inv_lo as u128 | ((p_inv_hi as u128) << 64);
             lift_global::<$k>(
@@ -133,6 +135,7 @@ macro_rules! lift_global_kernel {
                 (n, l, ld, limbs),
                 p_inv,
                 (step0, steps),
+                Watch::new(watch, limit_ns),
             );
         }
     };
@@ -157,7 +160,8 @@ lift_global_kernel!(rns_dixon_lift_global4, 4);
 /// (level `s·k + q` of `digits`, `n·l` words a level; row 0's also into `first`, `l` a
 /// level), `x` staged, then `r ← (r − Σ_q w_q·A·x_q)/P` and `y_q = r mod p_q` published
 /// tagged `s + 2`. At most `LIFT_GLOBAL_MAX_LIMBS` limbs and `LIFT_GLOBAL_MAX_PRIMES`
-/// primes. Dynamic shared memory: `4·(k·n·l + 4·l·warps)` bytes.
+/// primes. Every wait is bounded by `watch` (the launch's word and stall limit: the
+/// entry points' last two arguments). Dynamic shared memory: `4·(k·n·l + 4·l·warps)` bytes.
 #[inline(always)]
 unsafe fn lift_global<const K: usize>(
     [r, y, x]: [*mut u64; 3],
@@ -166,6 +170,7 @@ unsafe fn lift_global<const K: usize>(
     (n, l, ld, limbs): (u32, u32, u32, u32),
     p_inv: u128,
     (step0, steps): (u32, u32),
+    watch: Watch,
 ) {
     let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let k = K as u32;
@@ -187,7 +192,14 @@ unsafe fn lift_global<const K: usize>(
     while step < step0 + steps {
         for q in 0..k as usize {
             let mq = primes.at(q);
-            stage_tagged(y.add(q * nl), sh.add(q * nl), (n, l), step + 1, Some(mq));
+            stage_tagged(
+                y.add(q * nl),
+                sh.add(q * nl),
+                (n, l),
+                step + 1,
+                Some(mq),
+                watch,
+            );
         }
         // The digits of this warp's rows (their parts).
         let mut local = place.local;
@@ -236,7 +248,7 @@ unsafe fn lift_global<const K: usize>(
         // place.
         _syncthreads();
         for q in 0..k as usize {
-            stage_tagged(x.add(q * nl), sh.add(q * nl), (n, l), step + 1, None);
+            stage_tagged(x.add(q * nl), sh.add(q * nl), (n, l), step + 1, None, watch);
         }
         // The residuals of this warp's rows (their parts).
         let mut local = place.local;

@@ -4,12 +4,104 @@
 //! The value and its flag arrive together (an aligned 64-bit access is single-copy
 //! atomic), so no fence orders them; the loads and stores are device-scope (never a
 //! stale cached copy).
+//!
+//! Every wait is bounded ([`Watch`]): a wait that sees no word arrive for the launch's
+//! stall limit marks the launch's word, every other wait of the launch then gives up at
+//! once, and the launch runs to its end (with values the host discards: it reads the
+//! word after the launch and reports the stall).
 
 use core::arch::nvptx::{_block_dim_x, _syncthreads, _thread_idx_x};
 use rns_core::Modulus;
 
 /// Tagged words a thread polls at once in [`stage_tagged`], their loads in flight together.
 const POLLED: usize = 4;
+
+/// Polls of a wait between two looks at the clock and at the launch's word.
+const CHECK_EVERY: u32 = 64;
+
+/// A launch's bound on its waits: the device word the host gave it (bit 0 set by the
+/// first wait that gave up; bit 1 set by the host to make every wait blind to what
+/// arrives, the test of a stall) and the stall limit in nanoseconds.
+#[derive(Clone, Copy)]
+pub(super) struct Watch {
+    word: *mut u32,
+    limit_ns: u64,
+    blind: bool,
+}
+
+impl Watch {
+    /// The watch of the launch's `word` and limit.
+    #[inline(always)]
+    pub(super) unsafe fn new(word: *mut u32, limit_ns: u64) -> Watch {
+        Watch {
+            word,
+            limit_ns,
+            blind: load_u32(word) & 2 != 0,
+        }
+    }
+
+    /// Whether a wait of the launch gave up.
+    #[inline(always)]
+    unsafe fn gave_up(self) -> bool {
+        load_u32(self.word) & 1 != 0
+    }
+
+    /// Marks the launch: a wait gave up.
+    #[inline(always)]
+    unsafe fn give_up(self) {
+        core::arch::asm!("red.relaxed.gpu.global.or.b32 [{p}], 1;", p = in(reg64) self.word);
+    }
+}
+
+/// The word at `p`, a relaxed device-scope load.
+#[inline(always)]
+unsafe fn load_u32(p: *const u32) -> u32 {
+    let r: u32;
+    core::arch::asm!("ld.relaxed.gpu.global.u32 {r}, [{p}];", r = out(reg32) r, p = in(reg64) p);
+    r
+}
+
+/// The device's clock in nanoseconds.
+#[inline(always)]
+fn global_timer() -> u64 {
+    let t: u64;
+    // SAFETY: reads a special register.
+    unsafe { core::arch::asm!("mov.u64 {t}, %globaltimer;", t = out(reg64) t) };
+    t
+}
+
+/// One wait's count of polls and its start (taken at its first look at the clock).
+struct Clock {
+    polls: u32,
+    start: u64,
+}
+
+impl Clock {
+    fn new() -> Clock {
+        Clock { polls: 0, start: 0 }
+    }
+
+    /// Counts a poll; whether the wait must end: every [`CHECK_EVERY`] polls, the launch
+    /// gave up, or this wait has gone on for the limit (then it marks the launch).
+    #[inline(always)]
+    unsafe fn expired(&mut self, w: Watch) -> bool {
+        self.polls = self.polls.wrapping_add(1);
+        if self.polls % CHECK_EVERY != 0 {
+            return false;
+        }
+        if w.gave_up() {
+            return true;
+        }
+        let now = global_timer();
+        if self.start == 0 {
+            self.start = now;
+        } else if now.wrapping_sub(self.start) > w.limit_ns {
+            w.give_up();
+            return true;
+        }
+        false
+    }
+}
 
 /// `value` tagged `tag`.
 #[inline(always)]
@@ -32,14 +124,18 @@ pub(super) unsafe fn gpu_store_u64(p: *mut u64, v: u64) {
 }
 
 /// Waits for the word at `p` to carry tag `tag` or `other`; returns its value and
-/// whether the tag was `tag`.
+/// whether the tag was `tag` (`(0, false)` when the wait gave up: [`Watch`]).
 #[inline(always)]
-pub(super) unsafe fn wait_for(p: *const u64, tag: u32, other: u32) -> (u32, bool) {
+pub(super) unsafe fn wait_for(p: *const u64, tag: u32, other: u32, watch: Watch) -> (u32, bool) {
+    let mut clock = Clock::new();
     loop {
         let w = gpu_load_u64(p);
         let t = (w >> 32) as u32;
-        if t == tag || t == other {
+        if !watch.blind && (t == tag || t == other) {
             return (w as u32, t == tag);
+        }
+        if clock.expired(watch) {
+            return (0, false);
         }
     }
 }
@@ -47,7 +143,7 @@ pub(super) unsafe fn wait_for(p: *const u64, tag: u32, other: u32) -> (u32, bool
 /// Copies the values of the `n × l` tagged words at `v` (row-major) into the block's
 /// shared memory `stage` column by column (residues centered modulo `m` when it is given,
 /// as `i32` bits), waiting for each to carry `tag`; then a block barrier. A thread polls
-/// its words [`POLLED`] at a time.
+/// its words [`POLLED`] at a time; a wait that gives up ([`Watch`]) takes what it read.
 #[inline(always)]
 pub(super) unsafe fn stage_tagged(
     v: *const u64,
@@ -55,6 +151,7 @@ pub(super) unsafe fn stage_tagged(
     (n, l): (u32, u32),
     tag: u32,
     m: Option<Modulus>,
+    watch: Watch,
 ) {
     let (nt, len) = (_block_dim_x(), n * l);
     let at = |e: u32| {
@@ -64,6 +161,7 @@ pub(super) unsafe fn stage_tagged(
     let mut j0 = _thread_idx_x();
     while j0 < len {
         let mut w = [0u64; POLLED];
+        let mut clock = Clock::new();
         loop {
             for (i, w) in w.iter_mut().enumerate() {
                 let j = j0 + i as u32 * nt;
@@ -71,11 +169,11 @@ pub(super) unsafe fn stage_tagged(
                     *w = gpu_load_u64(at(j));
                 }
             }
-            let mut ready = true;
+            let mut ready = !watch.blind;
             for (i, w) in w.iter().enumerate() {
                 ready &= j0 + i as u32 * nt >= len || (*w >> 32) as u32 == tag;
             }
-            if ready {
+            if ready || clock.expired(watch) {
                 break;
             }
         }

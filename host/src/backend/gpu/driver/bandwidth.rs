@@ -74,8 +74,8 @@ impl Gpu {
             streams[1]
                 .memcpy_dtoh(&d2, down.slice_mut(words))
                 .map_err(cuda)?;
-            streams[0].synchronize().map_err(cuda)?;
-            streams[1].synchronize().map_err(cuda)
+            self.sync_stream(&streams[0])?;
+            self.sync_stream(&streams[1])
         })?;
         rows.push(("duplex_pinned", 2 * bytes, both));
         let d2d = events(&mut || self.copy(&mut d2, &d1))?;

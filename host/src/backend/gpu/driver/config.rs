@@ -4,10 +4,19 @@
 use super::fault::{Fault, FaultSite, Faults, FAULT_VAR};
 use crate::error::Result;
 use rns_core::launch::{det_panel_for, RESULTANT_BLOCK_MIN_DEGREE};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::time::Duration;
 
 /// The environment variable that caps the device memory one operation may use, in bytes.
 pub const MEM_LIMIT_VAR: &str = "RNS_GPU_MEM_LIMIT";
+
+/// The environment variable that sets the stall limit, in seconds
+/// ([`GpuConfig::set_stall_limit`]).
+pub const STALL_VAR: &str = "RNS_GPU_STALL_S";
+
+/// The stall limit by default: a wait of one launch's blocks for each other's words
+/// takes microseconds, so a minute without progress is no slow device but a stalled one.
+pub const STALL_LIMIT: Duration = Duration::from_secs(60);
 
 /// The smallest dimension from which modular matrix products run on the INT8 tensor
 /// cores by default (H200: 3.3× the integer kernel at 1024³, 3.9× at 4096³).
@@ -107,6 +116,8 @@ pub struct GpuConfig {
     lift_rows: AtomicU8,
     lift_blocks: AtomicUsize,
     lift_primes: AtomicUsize,
+    /// The stall limit in milliseconds.
+    stall_ms: AtomicU64,
     /// The armed test fault, if any ([`super::fault`]).
     faults: Faults,
 }
@@ -114,12 +125,27 @@ pub struct GpuConfig {
 impl GpuConfig {
     /// The settings a device starts with: no poisoning, the memory cap of
     /// `RNS_GPU_MEM_LIMIT` when that is set to a number of bytes, no shared-memory cap,
-    /// the fault of `RNS_GPU_FAULT` when that is set (an error when it cannot be read).
+    /// the fault of `RNS_GPU_FAULT` when that is set (an error when it cannot be read),
+    /// the stall limit of `RNS_GPU_STALL_S` (seconds) or [`STALL_LIMIT`].
     pub(crate) fn from_env() -> Result<GpuConfig> {
         let limit = std::env::var(MEM_LIMIT_VAR)
             .ok()
             .and_then(|s| s.trim().parse().ok())
             .unwrap_or(0);
+        let stall = match std::env::var(STALL_VAR) {
+            Ok(s) => s
+                .trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|&x| x > 0.0 && x < 1e9)
+                .map(Duration::from_secs_f64)
+                .ok_or_else(|| {
+                    crate::error::Error::no_gpu(format!(
+                        "{STALL_VAR}={s:?}: expected a positive number of seconds"
+                    ))
+                })?,
+            Err(_) => STALL_LIMIT,
+        };
         let faults = Faults::default();
         if let Ok(s) = std::env::var(FAULT_VAR) {
             faults.set(Some(s.parse()?));
@@ -138,6 +164,7 @@ impl GpuConfig {
             lift_rows: AtomicU8::new(0),
             lift_blocks: AtomicUsize::new(0),
             lift_primes: AtomicUsize::new(0),
+            stall_ms: AtomicU64::new(stall.as_millis().max(1) as u64),
             faults,
         })
     }
@@ -357,6 +384,24 @@ impl GpuConfig {
     /// The primes a lifting step from global memory is asked for: `None` by room.
     pub fn lift_primes(&self) -> Option<usize> {
         Some(self.lift_primes.load(Ordering::Relaxed)).filter(|&k| k > 0)
+    }
+
+    /// How long the device may make no progress before a call gives up with
+    /// [`crate::Error::GpuStalled`] (`None`: [`STALL_LIMIT`], or `RNS_GPU_STALL_S`): a
+    /// wait of one launch's blocks for each other that long ends the launch, and the
+    /// host waits for queued work up to the larger of this and 20 times the call's own
+    /// estimate ([`super::watch::Expecting`]).
+    pub fn set_stall_limit(&self, limit: Option<Duration>) {
+        let ms = limit
+            .unwrap_or(STALL_LIMIT)
+            .as_millis()
+            .clamp(1, u64::MAX as u128);
+        self.stall_ms.store(ms as u64, Ordering::Relaxed);
+    }
+
+    /// The stall limit.
+    pub fn stall_limit(&self) -> Duration {
+        Duration::from_millis(self.stall_ms.load(Ordering::Relaxed))
     }
 
     /// Arms a test fault: the `nth` allocation, copy, launch… of this device from now on

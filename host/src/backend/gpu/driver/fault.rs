@@ -1,7 +1,9 @@
 //! Fault injection for tests: the n-th device allocation, page-locked host buffer,
 //! copy, kernel launch or synchronisation of one device fails with the error the driver
 //! gives for such a failure, so that tests can show that a failure at every site gives
-//! a clean error, no partial output, and a device that still works afterwards.
+//! a clean error, no partial output, and a device that still works afterwards. The
+//! n-th launch whose blocks wait for each other can also be made to stall
+//! ([`FaultSite::Stall`]): its waits ignore what arrives until the stall limit.
 //!
 //! Armed through [`crate::backend::gpu::GpuConfig::set_fault`], or for a whole process (the CLI)
 //! through `RNS_GPU_FAULT=SITE:N`, read when the device opens.
@@ -29,10 +31,15 @@ pub enum FaultSite {
     Launch,
     /// Waiting for a stream or an event (where errors of earlier work surface).
     Sync,
+    /// A launch whose blocks wait for each other (`rns_dixon_lift`,
+    /// `rns_dixon_lift_global…`, `rns_gauss_jordan`): it stalls on purpose, its waits
+    /// blind to the words they wait for, until the stall limit ends it. Not in
+    /// [`FaultSite::ALL`]: it costs the stall limit.
+    Stall,
 }
 
 impl FaultSite {
-    /// Every site.
+    /// Every site that fails at once (not [`FaultSite::Stall`]).
     pub const ALL: [FaultSite; 5] = [
         FaultSite::Alloc,
         FaultSite::Pinned,
@@ -49,6 +56,7 @@ impl FaultSite {
             FaultSite::Copy => "copy",
             FaultSite::Launch => "launch",
             FaultSite::Sync => "sync",
+            FaultSite::Stall => "stall",
         }
     }
 
@@ -58,7 +66,7 @@ impl FaultSite {
             FaultSite::Alloc | FaultSite::Pinned => CUresult::CUDA_ERROR_OUT_OF_MEMORY,
             FaultSite::Copy => CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
             FaultSite::Launch => CUresult::CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
-            FaultSite::Sync => CUresult::CUDA_ERROR_LAUNCH_FAILED,
+            FaultSite::Sync | FaultSite::Stall => CUresult::CUDA_ERROR_LAUNCH_FAILED,
         }
     }
 
@@ -89,12 +97,13 @@ impl FromStr for Fault {
         let bad = || {
             Error::no_gpu(format!(
                 "{FAULT_VAR}={s:?}: expected SITE:N with SITE one of alloc, pinned, copy, \
-                 launch, sync and N ≥ 1"
+                 launch, sync, stall and N ≥ 1"
             ))
         };
         let (site, n) = s.trim().split_once(':').ok_or_else(bad)?;
         let site = FaultSite::ALL
             .into_iter()
+            .chain([FaultSite::Stall])
             .find(|f| f.name() == site)
             .ok_or_else(bad)?;
         let nth = n.parse().ok().filter(|&n| n >= 1).ok_or_else(bad)?;

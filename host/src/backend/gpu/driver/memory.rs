@@ -36,11 +36,14 @@ pub const MODULUS_WORDS: usize = 6;
 impl Gpu {
     /// A device buffer of `n` words on `stream` (content unspecified: every kernel writes
     /// all of its output; filled with `0xFFFF_FFFF` when the config asks for poison).
+    /// [`crate::Error::GpuStalled`] while the device is busy with stalled work (every
+    /// operation allocates: it fails at once).
     pub(crate) fn alloc_on(
         &self,
         stream: &std::sync::Arc<CudaStream>,
         n: usize,
     ) -> Result<CudaSlice<u32>> {
+        self.check_usable()?;
         self.config().check_fault(FaultSite::Alloc)?;
         // SAFETY: u32 has no invalid bit patterns; callers overwrite before reading.
         let mut buf = unsafe { stream.alloc::<u32>(n.max(1)) }.map_err(cuda)?;

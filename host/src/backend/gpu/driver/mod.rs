@@ -17,6 +17,7 @@ pub mod raw;
 pub(crate) mod staging;
 mod streams;
 pub(crate) mod transfer;
+pub mod watch;
 
 use crate::error::{Error, Result};
 use config::GpuConfig;
@@ -47,6 +48,8 @@ pub struct Gpu {
     cache: Cache,
     /// The measured speed (`ops::speed`).
     pub(crate) speed: OnceLock<f64>,
+    /// Work the host gave up waiting for ([`watch`]).
+    stalled: Mutex<Option<watch::Stalled>>,
 }
 
 /// Values derived from a key (the primes of a basis) kept on a device for the next
@@ -108,6 +111,7 @@ impl Gpu {
             staging: HostPool::default(),
             cache: Cache::default(),
             speed: OnceLock::new(),
+            stalled: Mutex::new(None),
         })
     }
 

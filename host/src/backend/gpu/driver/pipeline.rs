@@ -264,7 +264,7 @@ impl Gpu {
         let result = self.run_ring(&mut ring, len, chunk, inputs, outputs, kernel);
         // Every copy has finished (or failed) before the buffers go back to the pool.
         for slot in &ring {
-            let _ = slot.stream.synchronize();
+            let _ = self.wait_stream(&slot.stream, "a pipeline's copies");
         }
         for slot in ring {
             for b in slot.host_in.into_iter().chain(slot.host_out).flatten() {
@@ -287,7 +287,7 @@ impl Gpu {
     ) -> Result<()> {
         let finish = |slot: &mut Slot, outputs: &mut [HostOut]| -> Result<()> {
             if let Some((r, done)) = slot.pending.take() {
-                self.sync_event(&done)?;
+                self.sync_event(done)?;
                 for (o, h) in outputs.iter_mut().zip(&slot.host_out) {
                     if let Some(h) = h {
                         o.scatter(len, &r, h.slice(o.words(r.len())));

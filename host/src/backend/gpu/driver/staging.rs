@@ -15,7 +15,7 @@ use cudarc::driver::CudaContext;
 use rayon::prelude::*;
 use std::alloc::Layout;
 use std::ptr::NonNull;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Alignment of a buffer: a huge page, so that the kernel can back it with huge pages.
@@ -135,6 +135,10 @@ impl Drop for Pinned {
 #[derive(Debug, Default)]
 pub(crate) struct HostPool {
     idle: Mutex<Vec<Pinned>>,
+    /// Buffers given back while work the host gave up waiting for may still copy into
+    /// them ([`super::watch`]): kept apart until it has ended.
+    held: Mutex<Vec<Pinned>>,
+    quarantine: AtomicBool,
     /// Bytes lent out as [`PooledWords`].
     lent: AtomicUsize,
 }
@@ -212,8 +216,23 @@ impl HostPool {
         Pinned::new(ctx, words)
     }
 
-    /// Returns a buffer whose copies have all completed.
+    /// Holds the buffers given back from now on apart (`true`), or lends them again
+    /// (`false`): see [`super::watch`].
+    pub(crate) fn set_quarantine(&self, on: bool) {
+        self.quarantine.store(on, Ordering::SeqCst);
+        if !on {
+            let held = std::mem::take(&mut *self.held.lock().unwrap_or_else(|e| e.into_inner()));
+            held.into_iter().for_each(|p| self.give(p));
+        }
+    }
+
+    /// Returns a buffer whose copies have all completed (or, in quarantine, that a
+    /// stalled copy may still write).
     pub(crate) fn give(&self, p: Pinned) {
+        if self.quarantine.load(Ordering::SeqCst) {
+            self.held.lock().unwrap_or_else(|e| e.into_inner()).push(p);
+            return;
+        }
         let mut idle = self.idle.lock().unwrap_or_else(|e| e.into_inner());
         idle.push(p);
         idle.sort_by_key(|p| p.words());

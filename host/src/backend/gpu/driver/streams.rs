@@ -35,8 +35,10 @@ impl Drop for Streams<'_> {
 }
 
 impl Gpu {
-    /// `n` streams for one operation, from the pool (new ones when it runs short).
+    /// `n` streams for one operation, from the pool (new ones when it runs short);
+    /// [`crate::Error::GpuStalled`] while the device is busy with stalled work.
     pub(crate) fn lease_streams(&self, n: usize) -> Result<Streams<'_>> {
+        self.check_usable()?;
         let mut streams = {
             let mut idle = self.idle_streams.lock().unwrap_or_else(|e| e.into_inner());
             let keep = idle.len().saturating_sub(n);
@@ -53,17 +55,19 @@ impl Gpu {
         self.sync_stream(&self.stream)
     }
 
-    /// Waits for `stream`. (An injected fault fails it after the wait, as a real error
-    /// of earlier work would: no copy is then still writing into host memory.)
+    /// Waits for `stream`, up to the host's limit ([`super::watch`]). (An injected
+    /// fault fails it after the wait, as a real error of earlier work would: no copy is
+    /// then still writing into host memory.)
     pub(crate) fn sync_stream(&self, stream: &CudaStream) -> Result<()> {
-        let waited = stream.synchronize().map_err(cuda);
+        let waited = self.wait_stream(stream, "the work queued on a stream");
         self.config.check_fault(FaultSite::Sync)?;
         waited
     }
 
-    /// Waits for `event` (an injected fault after the wait, as for [`Gpu::sync_stream`]).
-    pub(crate) fn sync_event(&self, event: &CudaEvent) -> Result<()> {
-        let waited = event.synchronize().map_err(cuda);
+    /// Waits for `event`, up to the host's limit (an injected fault after the wait, as
+    /// for [`Gpu::sync_stream`]).
+    pub(crate) fn sync_event(&self, event: CudaEvent) -> Result<()> {
+        let waited = self.wait_event(event, "the work before an event");
         self.config.check_fault(FaultSite::Sync)?;
         waited
     }
@@ -74,7 +78,7 @@ impl Gpu {
         let start = self.stream.record_event(flags).map_err(cuda)?;
         f()?;
         let end = self.stream.record_event(flags).map_err(cuda)?;
-        end.synchronize().map_err(cuda)?;
+        self.wait_stream(&self.stream, "a timed launch")?;
         Ok(start.elapsed_ms(&end).map_err(cuda)? as f64)
     }
 }

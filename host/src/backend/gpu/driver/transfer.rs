@@ -10,7 +10,7 @@ use super::staging::Pinned;
 use super::Gpu;
 use crate::error::{Error, Result};
 use crate::num::words::Words;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, HostSlice};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut};
 use rayon::prelude::*;
 use std::ops::Range;
 use std::sync::Arc;
@@ -73,23 +73,30 @@ impl Gpu {
     }
 
     /// Copies host words `src` to the device buffer `dst` on `stream` (every host to
-    /// device copy of the backend goes through here).
-    pub(crate) fn htod<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
+    /// device copy of the backend goes through here). From ordinary (pageable) memory
+    /// the driver first waits for the stream, without a bound: that wait is done here
+    /// first, with the host's bound ([`super::watch`]).
+    pub(crate) fn htod<D>(&self, stream: &Arc<CudaStream>, src: &[u32], dst: &mut D) -> Result<()>
     where
-        S: HostSlice<u32> + ?Sized,
         D: DevicePtrMut<u32>,
     {
         self.config().check_fault(FaultSite::Copy)?;
+        if !page_locked(src.as_ptr()) {
+            self.wait_stream(stream, "the work before a copy to the device")?;
+        }
         stream.memcpy_htod(src, dst).map_err(cuda)
     }
 
-    /// Copies the device buffer `src` to host words `dst` on `stream`.
-    pub(crate) fn dtoh<S, D>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut D) -> Result<()>
+    /// Copies the device buffer `src` to host words `dst` on `stream` (into pageable
+    /// memory after a bounded wait for the stream, as [`Gpu::htod`]).
+    pub(crate) fn dtoh<S>(&self, stream: &Arc<CudaStream>, src: &S, dst: &mut [u32]) -> Result<()>
     where
         S: DevicePtr<u32>,
-        D: HostSlice<u32> + ?Sized,
     {
         self.config().check_fault(FaultSite::Copy)?;
+        if !page_locked(dst.as_ptr()) {
+            self.wait_stream(stream, "the work before a copy from the device")?;
+        }
         stream.memcpy_dtoh(src, dst).map_err(cuda)
     }
 
@@ -324,4 +331,20 @@ fn bytes_of(w: &[u32]) -> &[u8] {
 fn bytes_of_mut(w: &mut [u32]) -> &mut [u8] {
     // SAFETY: as `bytes_of`; every byte pattern is a valid u32.
     unsafe { std::slice::from_raw_parts_mut(w.as_mut_ptr().cast(), 4 * w.len()) }
+}
+
+/// Whether host memory at `ptr` is page-locked (registered with the driver, or
+/// allocated by it): copies to and from it are asynchronous.
+fn page_locked(ptr: *const u32) -> bool {
+    use cudarc::driver::sys;
+    let mut kind = 0u32;
+    // SAFETY: the driver writes one `CUmemorytype` (a 32-bit enum) into `kind`.
+    let r = unsafe {
+        sys::cuPointerGetAttribute(
+            &mut kind as *mut u32 as *mut std::ffi::c_void,
+            sys::CUpointer_attribute::CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+            ptr as sys::CUdeviceptr,
+        )
+    };
+    r == sys::CUresult::CUDA_SUCCESS && kind == sys::CUmemorytype::CU_MEMORYTYPE_HOST as u32
 }

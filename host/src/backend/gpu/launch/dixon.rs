@@ -9,6 +9,7 @@
 
 use super::{channel_grid, channel_ranges, need};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
+use crate::backend::gpu::driver::watch::LaunchWatch;
 use crate::backend::gpu::{Gpu, LiftRows};
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
@@ -209,13 +210,14 @@ pub struct LiftMatrices<'a> {
 /// `args.steps` lifting steps in one cooperative launch on `stream`: the state
 /// `[r, y, x, digits, first]` (residuals, tagged `y` and `x` for each prime, every row's
 /// digits, row 0's; `args.primes` digit levels a step) updated in place, from `mats`;
-/// the kernel as `args.layout` says.
-pub fn launch_dixon_lift(
+/// the kernel as `args.layout` says, its waits bounded by `watch`.
+pub(crate) fn launch_dixon_lift(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
     args: LiftArgs,
     [r, y, x, digits, first]: [&mut CudaSlice<u32>; 5],
     mats: LiftMatrices,
+    watch: &LaunchWatch,
 ) -> Result<()> {
     let LiftArgs {
         n, l, primes: k, ..
@@ -278,5 +280,6 @@ pub fn launch_dixon_lift(
     if let Some(rows) = &rows {
         b.arg(rows);
     }
+    b.arg(watch.word()).arg(&watch.limit_ns);
     super::launch_built_cooperative(gpu, b, cfg)
 }

@@ -30,7 +30,8 @@ pub use digits::{
     launch_digits_of, launch_interval, launch_interval_table, launch_mr_table,
 };
 pub use digits::{limbs_for, product_mod, MrcTables};
-pub use dixon::{launch_dixon_lift, launch_limbs_mod, lift_layout};
+pub(crate) use dixon::launch_dixon_lift;
+pub use dixon::{launch_limbs_mod, lift_layout};
 pub use dixon::{LiftArgs, LiftLayout, LiftMatrices};
 pub use linalg::{
     launch_det, launch_eliminate, launch_gather_columns, launch_place_columns, launch_transpose,

@@ -43,7 +43,8 @@ pub fn rows_layout(gpu: &Gpu, channels: usize, n: usize, cols: usize) -> Option<
 /// words; where `at` says, its `x` the rows; `dm` the moduli's) without row swaps in
 /// one cooperative launch of `rns_gauss_jordan` (`layout` from [`rows_layout`]):
 /// Gauss–Jordan when `jordan`, else forward. Per channel: the product of its pivots
-/// and the step it stopped at, a zero pivot (`n` when it did not).
+/// and the step it stopped at, a zero pivot (`n` when it did not);
+/// [`crate::Error::GpuStalled`] when a wait of the launch gave up.
 #[allow(clippy::too_many_arguments)]
 pub fn eliminate_rows(
     gpu: &Gpu,
@@ -73,9 +74,12 @@ pub fn eliminate_rows(
         .arg(&mut stop);
     b.arg(dm).arg(&size).arg(&offset).arg(&ld);
     b.arg(&nn).arg(&cc).arg(&rr).arg(&jo);
+    let watch = gpu.launch_watch(stream, "the elimination (rns_gauss_jordan)")?;
+    b.arg(watch.word()).arg(&watch.limit_ns);
     super::launch_built_cooperative(gpu, b, cfg)?;
     let dets = gpu.download_on(stream, &dets, channels * blocks)?;
     let stops = gpu.download_on(stream, &stop, channels)?;
+    watch.check(gpu, stream)?;
     Ok(moduli
         .iter()
         .zip(dets.chunks(blocks))

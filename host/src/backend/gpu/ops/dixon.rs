@@ -9,6 +9,7 @@
 //! early tries download).
 
 use crate::backend::gpu::driver::memory::moduli_words;
+use crate::backend::gpu::driver::watch::LaunchWatch;
 use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::rows::STATE_WORDS;
 use crate::backend::gpu::launch::{LiftArgs, LiftLayout, LiftMatrices};
@@ -214,11 +215,20 @@ pub fn start_lift<'a>(
         inverses,
         p_inv: padic::inverse_u128_mod_2_128(product),
         moduli,
+        watch: gpu.launch_watch(stream, lift_kernel(layout))?,
         layout,
         done: 0,
         capacity: cap,
         inverse_time: start.elapsed(),
     }))
+}
+
+/// The kernel name of a lifting in `layout`, for a stall's error.
+fn lift_kernel(layout: LiftLayout) -> &'static str {
+    match layout {
+        LiftLayout::Shared { .. } => "the lifting (rns_dixon_lift)",
+        LiftLayout::Global { .. } => "the lifting (rns_dixon_lift_global)",
+    }
 }
 
 /// `p_u⁻¹ mod p_q` at `u·LIFT_GLOBAL_MAX_PRIMES + q` for `u < q` (0 elsewhere): the
@@ -253,6 +263,8 @@ pub struct Lift<'a> {
     /// Right-hand sides.
     l: usize,
     layout: LiftLayout,
+    /// The bound on the launches' waits, read back with the digits.
+    watch: LaunchWatch,
     done: usize,
     capacity: usize,
     /// Wall-clock time of the inverses (every prime tried).
@@ -305,20 +317,31 @@ impl Lift<'_> {
                 &mut self.first,
             ],
             mats,
+            &self.watch,
         )?;
         self.done += steps;
         Ok(())
     }
 
-    /// Row 0's digits so far, level-major (`l` per level, a level per prime a step).
+    /// Row 0's digits so far, level-major (`l` per level, a level per prime a step);
+    /// [`crate::Error::GpuStalled`] when a launch's wait gave up.
     pub fn first(&self) -> Result<Vec<u32>> {
         let words = self.done * self.moduli.len() * self.l;
-        self.gpu.download_on(self.gpu.stream(), &self.first, words)
+        let v = self
+            .gpu
+            .download_on(self.gpu.stream(), &self.first, words)?;
+        self.watch.check(self.gpu, self.gpu.stream())?;
+        Ok(v)
     }
 
-    /// Every row's digits so far, level-major (`n × l` per level, row-major).
+    /// Every row's digits so far, level-major (`n × l` per level, row-major), as
+    /// [`Lift::first`].
     pub fn digits(&self) -> Result<Vec<u32>> {
         let words = self.done * self.moduli.len() * self.a.n * self.l;
-        self.gpu.download_on(self.gpu.stream(), &self.digits, words)
+        let v = self
+            .gpu
+            .download_on(self.gpu.stream(), &self.digits, words)?;
+        self.watch.check(self.gpu, self.gpu.stream())?;
+        Ok(v)
     }
 }
