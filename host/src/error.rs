@@ -372,4 +372,25 @@ mod tests {
         let m = Error::from(rns_core::ModulusError::NotPrime(4));
         assert!(m.source().is_some());
     }
+
+    #[test]
+    fn a_stall_says_whether_the_device_is_usable_again_and_exits_3() {
+        let stalled = |busy| Error::GpuStalled {
+            device: 1,
+            kernel: "the lifting (rns_dixon_lift)".into(),
+            seconds: 60.0,
+            busy,
+        };
+        let gave_up = stalled(false).to_string();
+        assert!(
+            gave_up.starts_with(
+                "GPU 1 stalled: the lifting (rns_dixon_lift) made no progress for 60.0 s"
+            ) && gave_up.contains("usable again"),
+            "{gave_up}"
+        );
+        let busy = stalled(true).to_string();
+        assert!(busy.contains("still busy"), "{busy}");
+        assert_eq!(stalled(true).exit_code(), 3);
+        assert_eq!(stalled(false).exit_code(), 3);
+    }
 }

@@ -20,7 +20,7 @@ use rns_core::Modulus;
 use rug::Integer;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Engine(backend="auto", device=0, devices=None): where the computations run. "cpu"
 /// uses all cores; "gpu" uses CUDA device `device`, or the devices `devices` (a list of
@@ -92,7 +92,7 @@ impl Engine {
         let start = Instant::now();
         let expected_ms = est.on(be.gpu().is_some());
         // Host waits on the device allow 20 times this (rns::backend::gpu::Expecting).
-        let _expecting = Expecting::new(Duration::from_secs_f64(expected_ms.max(0.0) / 1e3));
+        let _expecting = Expecting::new(expected_ms / 1e3);
         let out = compute(py, expected_ms, || f(&be));
         self.last_ns
             .store(start.elapsed().as_nanos() as u64, Ordering::Relaxed);

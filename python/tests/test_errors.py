@@ -50,6 +50,14 @@ def test_errors(call, exc, match):
         call()
 
 
+def test_gpu_stalled_is_a_runtime_error_apart_from_gpu_unavailable():
+    # Raised when the GPU made no progress for the stall limit (tests/gpu_stall.rs
+    # makes kernels stall on purpose on a GPU host).
+    assert issubclass(rns.GpuStalled, RuntimeError)
+    assert not issubclass(rns.GpuStalled, rns.GpuUnavailable)
+    assert "GpuStalled" in rns.__all__
+
+
 def test_gpu_unavailable_is_a_runtime_error():
     assert issubclass(rns.GpuUnavailable, RuntimeError)
     if "gpu" in rns.backends():

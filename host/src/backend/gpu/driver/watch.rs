@@ -35,9 +35,10 @@ static EXPECTED: Mutex<Vec<f64>> = Mutex::new(Vec::new());
 pub struct Expecting(f64);
 
 impl Expecting {
-    /// Declares a call expected to take `estimate`.
-    pub fn new(estimate: Duration) -> Expecting {
-        let s = estimate.as_secs_f64();
+    /// Declares a call expected to take `seconds` (a negative or NaN estimate counts as
+    /// none).
+    pub fn new(seconds: f64) -> Expecting {
+        let s = if seconds > 0.0 { seconds } else { 0.0 };
         EXPECTED.lock().unwrap_or_else(|e| e.into_inner()).push(s);
         Expecting(s)
     }
@@ -192,5 +193,26 @@ impl Gpu {
             seconds: s.since.elapsed().as_secs_f64(),
             busy: true,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The host's limit follows the longest estimate of the calls in flight, and an
+    /// estimate ends with its call (no other test of this binary declares one).
+    #[test]
+    fn the_longest_estimate_in_flight_counts_until_its_call_ends() {
+        assert_eq!(longest_expected(), None);
+        let short = Expecting::new(0.5);
+        {
+            let _long = Expecting::new(3.0);
+            let _bad = Expecting::new(f64::NAN);
+            assert_eq!(longest_expected(), Some(3.0));
+        }
+        assert_eq!(longest_expected(), Some(0.5));
+        drop(short);
+        assert_eq!(longest_expected(), None);
     }
 }
