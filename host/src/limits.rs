@@ -24,8 +24,8 @@ fn system_available() -> Option<u64> {
     )
 }
 
-/// What an address-space limit leaves to this process, if there is a limit.
-fn address_space_left() -> Option<u64> {
+/// The address-space limit (`ulimit -v`) in bytes, if there is one.
+fn address_space_limit() -> Option<u64> {
     let mut lim = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -36,11 +36,36 @@ fn address_space_left() -> Option<u64> {
     {
         return None;
     }
+    Some(lim.rlim_cur)
+}
+
+/// What an address-space limit leaves to this process, if there is a limit.
+fn address_space_left() -> Option<u64> {
+    let limit = address_space_limit()?;
     let used = kib_field(
         &std::fs::read_to_string("/proc/self/status").ok()?,
         "VmSize:",
     )?;
-    Some(lim.rlim_cur.saturating_sub(used))
+    Some(limit.saturating_sub(used))
+}
+
+/// Address space glibc reserves for each malloc arena (64 MiB on 64-bit systems).
+const ARENA_BYTES: u64 = 64 << 20;
+
+/// Under an address-space limit (`ulimit -v`), caps glibc's malloc arenas so that their
+/// reservations take at most an eighth of it. By default every thread that allocates
+/// may reserve an arena of 64 MiB, up to eight per core: on a 32-core host rayon's
+/// threads alone took the whole of a 2 GB limit, and a command that [`check_bytes`]
+/// refuses on a small machine ended in GMP's abort there. Call it once when a process
+/// starts, before its threads (the CLI's `main`; the Python module when imported). No
+/// effect without a limit, or off glibc.
+pub fn fit_allocator_to_address_limit() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if let Some(limit) = address_space_limit() {
+        let arenas = (limit / 8 / ARENA_BYTES).clamp(1, 64) as libc::c_int;
+        // SAFETY: sets one of the allocator's parameters; arenas already made stay.
+        unsafe { libc::mallopt(libc::M_ARENA_MAX, arenas) };
+    }
 }
 
 /// The value in bytes of a `Name:  N kB` line.

@@ -30,6 +30,7 @@ fn backends() -> Vec<&'static str> {
 
 #[pymodule]
 fn _rns(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    rns::limits::fit_allocator_to_address_limit();
     m.add_class::<engine::Engine>()?;
     m.add_class::<matrix::Matrix>()?;
     m.add("GpuUnavailable", m.py().get_type::<error::GpuUnavailable>())?;
