@@ -2,7 +2,8 @@
 # The README's test command: the Rust tests of the whole workspace; the MPI build and
 # its mpirun tests (when OpenMPI is installed: `scripts/setup.sh --mpi`; required with
 # RNS_REQUIRE_MPI=1); then the Python package built and installed into .venv and its
-# tests (against python-flint).
+# tests (against python-flint), and the soak of issue 50 at small sizes on the CPU
+# backend (scripts/soak.py; on a GPU host, scripts/gpu-check.sh --run --soak).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo test --workspace --release
@@ -16,3 +17,5 @@ else
 fi
 scripts/python-env.sh
 .venv/bin/python -m pytest -q -rs python/tests
+cargo build --release -p rns-cli --bin rns
+.venv/bin/python -u scripts/soak.py --backend cpu --sizes small --reps 5 --cli target/release/rns
