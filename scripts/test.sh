@@ -17,5 +17,7 @@ else
 fi
 scripts/python-env.sh
 .venv/bin/python -m pytest -q -rs python/tests
+# The package's type information, as a user's editor sees it.
+.venv/bin/mypy --strict python/typecheck/user_script.py
 cargo build --release -p rns-cli --bin rns
 .venv/bin/python -u scripts/soak.py --backend cpu --sizes small --reps 5 --cli target/release/rns

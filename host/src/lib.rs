@@ -54,3 +54,8 @@ pub use num::crt::CrtMethod;
 pub use num::vector::RnsVec;
 pub use poly::bipoly::BiPoly;
 pub use poly::intpoly::IntPoly;
+
+/// The README's Rust example, run by `cargo test --doc`.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

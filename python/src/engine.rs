@@ -27,6 +27,13 @@ use std::time::Instant;
 /// ordinals, or "all") sharing the primes of every computation (opened now:
 /// GpuUnavailable if they are not usable); "auto" asks the cost model per call and
 /// opens the GPUs the first time they pay.
+///
+/// >>> import rns
+/// >>> cpu = rns.Engine("cpu")
+/// >>> cpu.det([[2, 1], [1, 3]]), cpu.rank([[1, 2], [2, 4]])
+/// (5, 1)
+/// >>> cpu.resultant([-2, 0, 1], [-3, 0, 1], mod=2147483647)
+/// 1
 #[pyclass(frozen, module = "rns")]
 pub struct Engine {
     chooser: Chooser,

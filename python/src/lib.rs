@@ -19,6 +19,10 @@ pub mod run;
 use pyo3::prelude::*;
 
 /// The backends usable here: "cpu", and "gpu" when a CUDA device can be opened.
+///
+/// >>> import rns
+/// >>> "cpu" in rns.backends()
+/// True
 #[pyfunction]
 fn backends() -> Vec<&'static str> {
     let mut out = vec!["cpu"];

@@ -13,6 +13,13 @@ use std::sync::Arc;
 /// An integer matrix held by the engine: build it once from any matrix input (a list of
 /// rows, a numpy integer array, an fmpz_mat) and pass it to det, rank, solve, inverse
 /// and matmul as often as needed without converting it again.
+///
+/// >>> import rns
+/// >>> m = rns.Matrix([[1, 2], [3, 4]])
+/// >>> rns.det(m), m[1, 0]
+/// (-2, 3)
+/// >>> rns.matmul(m, m).tolist()
+/// [[7, 10], [15, 22]]
 #[pyclass(frozen, module = "rns")]
 pub struct Matrix {
     pub(crate) inner: Arc<IntMatrix>,

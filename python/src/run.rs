@@ -3,7 +3,7 @@
 //! Short work (expected under [`WATCH_MS`]) runs on the calling thread with the GIL
 //! released. Longer work runs on a scoped worker thread under an interrupt flag
 //! ([`rns::interrupt`]) while the calling thread, the GIL released, waits for it and every
-//! [`POLL`] takes the GIL back to check for signals: on Ctrl-C it sets the flag, the
+//! `POLL` takes the GIL back to check for signals: on Ctrl-C it sets the flag, the
 //! worker stops at the end of its current stage, and the call raises `KeyboardInterrupt`.
 //! A panic in the library becomes a `RuntimeError`, never a crash.
 

@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 /// `K²·31` bits, which a basis of tens of thousands of primes (a large resultant) must
 /// not pay for unless it converts many numbers. They are built through
 /// [`crate::lazy::get_or_build`], since their first use is often inside a parallel loop
-/// ([`RnsBasis::prepare`] builds them before one).
+/// ([`super::crt::prepare`] builds them before one).
 #[derive(Debug)]
 pub struct RnsBasis {
     moduli: Vec<Modulus>,

@@ -4,7 +4,7 @@
 //! `X ≡ Σ X_i p^i (mod p^k)`; rational reconstruction with a common denominator, certain
 //! (early answers included) by a bound: with `|Y| ≤ β`, `d ≤ β` (`β = ⌊√(p^k/2)⌋`),
 //! `A·Y − d·B ≡ 0 (mod p^k)` and `|A·Y − d·B| < (n·‖A‖ + ‖B‖)·β < p^k` once `p^k` has
-//! about `2·log2(n·‖A‖)` bits, so it is 0 ([`certified`]); a check modulo two primes
+//! about `2·log2(n·‖A‖)` bits, so it is 0 (`certified`); a check modulo two primes
 //! besides guards against a faulty device. Below that size, an exact check.
 //! The steps run on the CPU ([`cpu`]) or on the GPU ([`gpu`], which may lift by several
 //! primes a step) with the same reconstruction (this module), so that both give the same
@@ -233,7 +233,7 @@ pub(crate) fn finish_with(
     let (modulus, bound) = modulus_and_bound(&base, k);
     // The numerators are within the bound, so their residues modulo a power of p a
     // little over the bound's square root settle them: the first `short` steps only
-    // (about half), the fewest that certify the answer ([`certified`]).
+    // (about half), the fewest that certify the answer (`certified`).
     let sizes = residual_sizes(a, b);
     let (short, short_modulus, certifies) = short_modulus(sizes.as_ref(), &bound, (&base, k));
     let powers = x.powers_for(short);
@@ -315,7 +315,7 @@ pub(crate) fn finish_with(
     }))
 }
 
-/// The fewest steps `s ≤ k` and `P^s` that [`certified`] numerators and denominators
+/// The fewest steps `s ≤ k` and `P^s` that `certified` numerators and denominators
 /// within `bound` (`sizes` from [`residual_sizes`]), and whether `P^s` does: from the
 /// bits of `sizes·bound`, a step more when rounding fell short; `k` when none does.
 fn short_modulus(
@@ -355,7 +355,7 @@ fn certified(sizes: &Integer, bound: &Integer, modulus: &Integer) -> bool {
     Integer::from(sizes * bound) < *modulus
 }
 
-/// Whether `A·Y ≡ d·B` modulo two primes (which [`certified`] makes a check against a
+/// Whether `A·Y ≡ d·B` modulo two primes (which `certified` makes a check against a
 /// faulty device, not a proof).
 fn checks_modulo_primes(a: &IntMatrix, b: &IntMatrix, y: &[Integer], d: &Integer) -> bool {
     let (n, l) = (a.rows(), b.cols());

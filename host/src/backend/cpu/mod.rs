@@ -106,7 +106,7 @@ pub fn mixed_radix_digits(
 /// matrix modulo `moduli[c]` and is overwritten. Returns `(rank, det)` per channel.
 /// In parallel over channels; with fewer channels than threads, each elimination also
 /// clears its rows in parallel (the same steps, so the same results). From
-/// [`blocked::BLOCKED_FROM`] rows and pivot columns, by panels ([`blocked::eliminate`]:
+/// `blocked::BLOCKED_FROM` rows and pivot columns, by panels (`blocked::eliminate`:
 /// the same pivots and results).
 pub fn eliminate_per_channel(
     moduli: &[Modulus],

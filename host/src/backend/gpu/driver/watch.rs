@@ -1,15 +1,15 @@
 //! No wait without a bound (issue 50). Two kinds of wait can last for ever on a GPU:
 //!
 //! - blocks of one launch that wait for words other blocks write (the lifting's and the
-//!   few-prime elimination's tagged words): each such launch gets a [`LaunchWatch`], one
+//!   few-prime elimination's tagged words): each such launch gets a `LaunchWatch`, one
 //!   device word and the stall limit; a wait that sees no word arrive for the limit
 //!   marks the word, every wait of the launch then gives up at once, the launch ends by
 //!   itself, and the host, reading the word after it, returns [`Error::GpuStalled`]
 //!   (the device is usable again);
-//! - the host waiting for queued work ([`Gpu::wait_stream`], [`Gpu::wait_event`]): it
+//! - the host waiting for queued work (`Gpu::wait_stream`, `Gpu::wait_event`): it
 //!   polls instead of blocking in the driver, up to [`Gpu::host_wait_limit`], and then
 //!   returns [`Error::GpuStalled`] with the device marked busy: its next calls fail at
-//!   once until the stalled work has ended ([`Gpu::check_usable`]), and the pool of
+//!   once until the stalled work has ended (`Gpu::check_usable`), and the pool of
 //!   page-locked buffers lends none of its buffers meanwhile (a stalled copy may still
 //!   write into one).
 //!
@@ -67,7 +67,7 @@ pub(crate) struct Stalled {
     since: Instant,
 }
 
-/// The value a [`LaunchWatch`] word starts with when the launch must stall on purpose
+/// The value a `LaunchWatch` word starts with when the launch must stall on purpose
 /// (the test fault [`FaultSite::Stall`]); the kernel sets bit 0 when a wait gave up.
 const STALL_ON_PURPOSE: u32 = 2;
 
@@ -104,7 +104,7 @@ impl LaunchWatch {
 }
 
 impl Gpu {
-    /// A [`LaunchWatch`] for a launch of `kernel` on `stream` (made to stall on purpose
+    /// A `LaunchWatch` for a launch of `kernel` on `stream` (made to stall on purpose
     /// when the test fault [`FaultSite::Stall`] says so).
     pub(crate) fn launch_watch(
         &self,

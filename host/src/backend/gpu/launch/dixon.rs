@@ -88,7 +88,7 @@ impl LiftLayout {
 /// `y` staged in shared memory), as [`crate::backend::gpu::GpuConfig::lift_rows`]
 /// allows. From global memory a step lifts by up to `max_primes` primes (as
 /// [`crate::backend::gpu::GpuConfig::lift_primes`] asks, else [`LIFT_DEFAULT_PRIMES`] as
-/// long as the staged digits stay within [`LIFT_STAGE_BYTES`]). `None` when neither
+/// long as the staged digits stay within `LIFT_STAGE_BYTES`). `None` when neither
 /// applies.
 pub fn lift_layout(
     gpu: &Gpu,

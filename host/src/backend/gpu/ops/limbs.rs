@@ -18,7 +18,7 @@ use std::sync::Arc;
 /// Residues gathered per chunk of [`signed_limbs`] (256 MiB).
 const GATHER_WORDS: usize = 1 << 26;
 
-/// `values` packed for [`matmul_limbs`](super::matrices::matmul_limbs): each magnitude's 32-bit words side by
+/// `values` packed for [`matmul_limbs`](super::product::matmul_limbs): each magnitude's 32-bit words side by
 /// side (number-major, zero-padded to the longest, in page-locked memory when the
 /// pool lends it), the sign flags and the words per number.
 pub fn pack_number_major(gpu: &Arc<Gpu>, values: &[Integer]) -> (Words, Vec<u32>, usize) {
