@@ -11,6 +11,16 @@ use std::sync::Arc;
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Everything that can go wrong, each with a message a user can act on.
+///
+/// ```
+/// use rns::{det, Backend, Error, IntMatrix};
+///
+/// let e = IntMatrix::from_i64(2, 3, &[1, 2, 3, 4, 5, 6]).and_then(|a| det(&a, &Backend::Cpu));
+/// assert!(matches!(e, Err(Error::Shape(_))));
+/// let e = e.unwrap_err();
+/// assert_eq!(e.exit_code(), 2); // the CLI's status for bad input
+/// println!("{e}"); // a message a user can act on
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Error {
     /// A modulus that is not a prime in `(2^30, 2^31)`.

@@ -67,6 +67,15 @@ pub fn det(a: &IntMatrix, backend: &Backend) -> Result<Integer> {
 }
 
 /// The exact determinant as `opts` say, with what was done and the time of each stage.
+///
+/// ```
+/// use rns::{det_with, Backend, DetOptions, IntMatrix, Method};
+///
+/// let a = IntMatrix::from_i64(2, 2, &[4, 1, 2, 3])?;
+/// let (d, _stats) = det_with(&a, &Backend::Cpu, &DetOptions::from(Method::Multimodular))?;
+/// assert_eq!(d, 10);
+/// # Ok::<(), rns::Error>(())
+/// ```
 pub fn det_with(
     a: &IntMatrix,
     backend: &Backend,

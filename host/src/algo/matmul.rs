@@ -14,6 +14,18 @@ use crate::timing::Laps;
 use std::sync::Arc;
 
 /// The exact product `A · B` of integer matrices.
+///
+/// ```
+/// use rns::{matmul, Backend, IntMatrix};
+/// use rug::Integer;
+///
+/// let big = Integer::from(1) << 200u32;
+/// let a = IntMatrix::new(1, 2, vec![big.clone(), Integer::from(-1)])?;
+/// let b = IntMatrix::new(2, 1, vec![big.clone(), Integer::from(3)])?;
+/// let c = matmul(&a, &b, &Backend::Cpu)?;
+/// assert_eq!(*c.get(0, 0), Integer::from(&big * &big) - 3);
+/// # Ok::<(), rns::Error>(())
+/// ```
 pub fn matmul(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<IntMatrix> {
     let (basis, (n, k, p)) = product_basis(a, b)?;
     let c = backend
@@ -26,6 +38,14 @@ pub fn matmul(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<IntMatr
 /// product built where it can: on one GPU its decimal digits made on the device when it
 /// fits there, on the CPU written from its residues when the CRT's weights serve; else
 /// its integers formatted.
+///
+/// ```
+/// use rns::{matmul_text, Backend, IntMatrix};
+///
+/// let a = IntMatrix::from_i64(2, 2, &[1, 2, 3, 4])?;
+/// assert_eq!(matmul_text(&a, &a, &Backend::Cpu)?, "2 2\n7 10\n15 22\n");
+/// # Ok::<(), rns::Error>(())
+/// ```
 pub fn matmul_text(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<String> {
     Ok(matmul_text_with(a, b, backend)?.0)
 }
@@ -52,6 +72,15 @@ pub fn matmul_text_with(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Resu
 /// The text of the exact product `A · B` of matrices still in their text: on one GPU
 /// their digits are read there (and the product's written there), no integer built on
 /// the host; else their entries are converted here for [`matmul_text`].
+///
+/// ```
+/// use rns::{matmul_text_of, Backend, TextMatrix};
+///
+/// let text = "2 2\n1 2\n3 4\n";
+/// let a = TextMatrix::parse(text, "a.txt")?;
+/// assert_eq!(matmul_text_of(&a, &a, &Backend::Cpu)?, "2 2\n7 10\n15 22\n");
+/// # Ok::<(), rns::Error>(())
+/// ```
 pub fn matmul_text_of(a: &TextMatrix, b: &TextMatrix, backend: &Backend) -> Result<String> {
     Ok(matmul_text_of_with(a, b, backend)?.0)
 }

@@ -3,6 +3,16 @@
 use std::fmt;
 
 /// Which algorithm an exact determinant or solve over Q uses.
+///
+/// ```
+/// use rns::{det_with, Backend, DetOptions, IntMatrix, Method};
+///
+/// let a = IntMatrix::from_i64(3, 3, &[2, -1, 0, -1, 2, -1, 0, -1, 2])?;
+/// for m in [Method::Auto, Method::Dixon, Method::Multimodular] {
+///     assert_eq!(det_with(&a, &Backend::Cpu, &DetOptions::from(m))?.0, 4);
+/// }
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Method {
     /// The library chooses: p-adic on the CPU backend for systems and determinants large

@@ -32,6 +32,14 @@ pub const RANK_FIRST_PRIMES: usize = 2;
 /// prime divides every maximal non-zero minor. So full rank modulo one of a few primes
 /// tried first is the answer (the usual case); else the primes used have a product
 /// above the Hadamard bound of those minors, so the largest rank modulo them is exact.
+///
+/// ```
+/// use rns::{rank, Backend, IntMatrix};
+///
+/// let a = IntMatrix::from_i64(3, 3, &[1, 2, 3, 2, 4, 6, 1, 0, 1])?;
+/// assert_eq!(rank(&a, &Backend::Cpu)?, 2);
+/// # Ok::<(), rns::Error>(())
+/// ```
 pub fn rank(a: &IntMatrix, backend: &Backend) -> Result<usize> {
     if a.entries().iter().all(|x| *x == 0) {
         return Ok(0);

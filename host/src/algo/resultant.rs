@@ -55,6 +55,16 @@ pub fn resultant(f: &IntPoly, g: &IntPoly, backend: &Backend) -> Result<Integer>
 
 /// [`resultant`] as `opts` say, with the bound, the primes and the time of each stage
 /// (bounds and primes, reduction and the resultants modulo the primes, CRT).
+///
+/// ```
+/// use rns::{resultant_with, Backend, IntPoly, ResultantOptions};
+///
+/// let f = IntPoly::from_i64(&[-1, 0, 1])?; // x² − 1
+/// let g = IntPoly::from_i64(&[-1, 1])?; // x − 1: a common root
+/// let (r, _stats) = resultant_with(&f, &g, &Backend::Cpu, &ResultantOptions::default())?;
+/// assert_eq!(r, 0);
+/// # Ok::<(), rns::Error>(())
+/// ```
 pub fn resultant_with(
     f: &IntPoly,
     g: &IntPoly,

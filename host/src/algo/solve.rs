@@ -40,12 +40,36 @@ impl From<Method> for SolveOptions {
 
 /// The exact solution `X` of `A X = B` over Q for square non-singular `A`, in lowest
 /// terms with positive denominators. A singular `A` gives [`crate::Error::Singular`].
+///
+/// ```
+/// use rns::{solve, Backend, IntMatrix};
+/// use rug::Rational;
+///
+/// let a = IntMatrix::from_i64(2, 2, &[2, 1, 1, 3])?;
+/// let b = IntMatrix::from_i64(2, 1, &[1, 2])?;
+/// let x = solve(&a, &b, &Backend::Cpu)?;
+/// assert_eq!(*x.get(0, 0), Rational::from((1, 5)));
+/// assert_eq!(*x.get(1, 0), Rational::from((3, 5)));
+/// # Ok::<(), rns::Error>(())
+/// ```
 pub fn solve(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<RatMatrix> {
     solve_with(a, b, backend, &SolveOptions::default()).map(|(x, _)| x)
 }
 
 /// [`solve`] as `opts` say, with the time of each stage (the lifting's first, when it
 /// ran).
+///
+/// ```
+/// use rns::{solve_with, Backend, IntMatrix, Method, SolveOptions};
+///
+/// let a = IntMatrix::from_i64(2, 2, &[2, 1, 1, 3])?;
+/// let b = IntMatrix::from_i64(2, 1, &[1, 2])?;
+/// let opts = SolveOptions::from(Method::Multimodular);
+/// let (x, stages) = solve_with(&a, &b, &Backend::Cpu, &opts)?;
+/// assert_eq!(x.get(1, 0).to_string(), "3/5");
+/// assert!(!stages.is_empty());
+/// # Ok::<(), rns::Error>(())
+/// ```
 pub fn solve_with(
     a: &IntMatrix,
     b: &IntMatrix,
@@ -76,6 +100,16 @@ pub fn solve_with(
 }
 
 /// The exact inverse over Q of a square non-singular integer matrix.
+///
+/// ```
+/// use rns::{inverse, Backend, Error, IntMatrix};
+///
+/// let a = IntMatrix::from_i64(2, 2, &[2, 1, 1, 1])?;
+/// assert_eq!(inverse(&a, &Backend::Cpu)?.to_text(), "2 2\n1 -1\n-1 2\n");
+/// let singular = IntMatrix::from_i64(2, 2, &[1, 2, 2, 4])?;
+/// assert!(matches!(inverse(&singular, &Backend::Cpu), Err(Error::Singular { .. })));
+/// # Ok::<(), rns::Error>(())
+/// ```
 pub fn inverse(a: &IntMatrix, backend: &Backend) -> Result<RatMatrix> {
     solve(a, &IntMatrix::identity(a.rows()), backend)
 }

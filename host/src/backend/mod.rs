@@ -33,6 +33,16 @@ pub(crate) use input::{check_arity, check_pair, check_range, scalar_residues};
 use std::sync::Arc;
 
 /// An execution backend.
+///
+/// ```
+/// use rns::{Backend, BackendChoice};
+///
+/// // The GPU when one is usable, else all CPU cores.
+/// let backend = Backend::select(BackendChoice::Auto)?;
+/// assert!(["cpu", "gpu"].contains(&backend.name()));
+/// assert_eq!(Backend::select(BackendChoice::Cpu)?.name(), "cpu");
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub enum Backend {
     /// All cores of this machine through rayon.

@@ -28,6 +28,16 @@ pub const AUTO_MIN_WORK: usize = 1 << 16;
 pub const SPLIT_MIN_WORK: usize = 1 << 22;
 
 /// Which backend the caller asks for.
+///
+/// ```
+/// use rns::{Backend, BackendChoice};
+///
+/// assert_eq!(BackendChoice::from_name("gpu"), Some(BackendChoice::Gpu));
+/// assert_eq!(BackendChoice::from_name("tpu"), None);
+/// let cpu = Backend::select(BackendChoice::from_name("cpu").unwrap_or_default())?;
+/// assert_eq!(cpu.name(), "cpu");
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum BackendChoice {
     /// The CPU backend.

@@ -12,6 +12,16 @@ use rug::{Integer, Rational};
 use std::fmt;
 
 /// A dense row-major matrix of signed big integers.
+///
+/// ```
+/// use rns::IntMatrix;
+///
+/// let a = IntMatrix::parse("2 3\n1 -2 3\n4 5 -600000000000000000000\n", "a.txt")?;
+/// assert_eq!((a.rows(), a.cols()), (2, 3));
+/// assert_eq!(a.get(1, 2).to_string(), "-600000000000000000000");
+/// assert_eq!(a.transpose().to_text(), "3 2\n1 4\n-2 5\n3 -600000000000000000000\n");
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IntMatrix {
     rows: usize,
@@ -329,6 +339,15 @@ impl fmt::Display for IntMatrix {
 }
 
 /// A dense row-major matrix of rationals (each in lowest terms, positive denominator).
+///
+/// ```
+/// use rns::{inverse, Backend, IntMatrix};
+///
+/// let x = inverse(&IntMatrix::from_i64(1, 1, &[-4])?, &Backend::Cpu)?;
+/// assert_eq!(x.get(0, 0).to_string(), "-1/4");
+/// assert_eq!(x.to_text(), "1 1\n-1/4\n");
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RatMatrix {
     rows: usize,

@@ -26,6 +26,17 @@ use rug::Integer;
 
 /// One `rows × cols` row-major matrix of residues per modulus, stored one after another
 /// (`data[c·rows·cols + i·cols + j]`), each entry reduced modulo its prime.
+///
+/// ```
+/// use rns::{Backend, ModMatrices};
+///
+/// // The same 2 × 2 matrix modulo two primes, one after the other.
+/// let (p, q) = (2147483647, 2147483629);
+/// let m = ModMatrices::new(&[p, q], 2, 2, vec![4, 1, 2, 3, 4, 1, 2, 3])?;
+/// assert_eq!(Backend::Cpu.det_mod(&m)?, [10, 10]);
+/// assert_eq!(Backend::Cpu.rref_mod(&m)?.ranks, [2, 2]);
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModMatrices {
     pub(crate) moduli: Vec<Modulus>,

@@ -9,6 +9,15 @@ use crate::num::decimal::Span;
 use rayon::prelude::*;
 
 /// A matrix in the text format of [`IntMatrix`], its entries located but not converted.
+///
+/// ```
+/// use rns::TextMatrix;
+///
+/// let m = TextMatrix::parse("2 2\n# a comment\n1 2\n3 -4\n", "m.txt")?;
+/// assert_eq!(m.rows(), 2);
+/// assert_eq!(m.to_integers()?.get(1, 1).to_string(), "-4");
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct TextMatrix<'t> {
     text: &'t str,

@@ -21,6 +21,16 @@ use std::sync::OnceLock;
 /// not pay for unless it converts many numbers. They are built through
 /// [`crate::lazy::get_or_build`], since their first use is often inside a parallel loop
 /// ([`super::crt::prepare`] builds them before one).
+///
+/// ```
+/// use rns::RnsBasis;
+///
+/// let b = RnsBasis::for_bits(1000); // every integer of up to 1000 bits, either sign
+/// assert!(b.range_bits() >= 1000);
+/// assert_eq!(b.channels(), b.range_len() + 1); // and the redundant prime
+/// assert!(RnsBasis::from_primes(&[2147483647, 2147483647]).is_err());
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct RnsBasis {
     moduli: Vec<Modulus>,

@@ -22,6 +22,20 @@ use rns_core::mixed_radix;
 use rug::Integer;
 
 /// Which reconstruction algorithm to use.
+///
+/// ```
+/// use rns::{CrtMethod, RnsBasis, RnsVec};
+/// use rug::Integer;
+/// use std::sync::Arc;
+///
+/// let basis = Arc::new(RnsBasis::for_bits(300));
+/// let x = vec![Integer::from(-7), Integer::from(1) << 299u32];
+/// let v = RnsVec::from_integers(&basis, &x)?;
+/// for m in [CrtMethod::MixedRadix, CrtMethod::Weights, CrtMethod::Tree] {
+///     assert_eq!(v.to_integers_with(m), x);
+/// }
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CrtMethod {
     /// Garner's mixed-radix conversion followed by Horner's rule.

@@ -15,6 +15,17 @@ use std::sync::Arc;
 /// `len` signed integers of one basis, as residues. Channel-major: the residues of
 /// all numbers modulo channel 0, then modulo channel 1, … (`data[c·len + i]`), so
 /// that consecutive GPU threads read consecutive words.
+///
+/// ```
+/// use rns::{RnsBasis, RnsVec};
+/// use std::sync::Arc;
+///
+/// let basis = Arc::new(RnsBasis::for_bits(100));
+/// let v = RnsVec::from_i64(&basis, &[-5, 0, i64::MAX])?;
+/// assert_eq!((v.len(), v.residues().len()), (3, 3 * basis.channels()));
+/// assert_eq!(v.to_integers_checked()?[2], i64::MAX);
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct RnsVec {
     basis: Arc<RnsBasis>,

@@ -14,6 +14,16 @@ pub const MAX_DENSE: usize = 1 << 24;
 /// A non-zero polynomial in `Z[x, y]`, held as a polynomial in `y` whose coefficients
 /// are polynomials in `x`: row `j` holds the coefficient of `y^j`, constant term in `x`
 /// first, without trailing zeros; the last row (the leading coefficient in `y`) is non-zero.
+///
+/// ```
+/// use rns::BiPoly;
+///
+/// // y² − x³, one term `coefficient x_exponent y_exponent` a line.
+/// let f = BiPoly::parse("1 0 2\n-1 3 0\n", "f.txt")?;
+/// assert_eq!((f.deg_y(), f.deg_x()), (2, 3));
+/// assert_eq!(f.at_x(&2.into()), [-8, 0, 1]); // y² − 8
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BiPoly {
     rows: Vec<Vec<Integer>>,

@@ -8,6 +8,17 @@ use rug::Integer;
 
 /// A non-zero polynomial with integer coefficients, constant term first; the last
 /// coefficient (the leading one) is non-zero.
+///
+/// ```
+/// use rns::IntPoly;
+/// use rug::Integer;
+///
+/// let f = IntPoly::from_i64(&[-2, 0, 1])?; // x² − 2
+/// assert_eq!(f.degree(), 2);
+/// assert_eq!(f.eval(&Integer::from(3)), 7);
+/// assert!(IntPoly::from_i64(&[0, 0]).is_err()); // the zero polynomial has no degree
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct IntPoly {
     coeffs: Vec<Integer>,
