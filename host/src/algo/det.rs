@@ -18,6 +18,15 @@ use rug::Integer;
 use std::time::Duration;
 
 /// How to compute a determinant.
+///
+/// ```
+/// use rns::{det_with, Backend, DetOptions, IntMatrix, Method};
+///
+/// let a = IntMatrix::from_i64(2, 2, &[1, 2, 3, 4])?;
+/// let opts = DetOptions { method: Method::Multimodular };
+/// assert_eq!(det_with(&a, &Backend::Cpu, &opts)?.0, -2);
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DetOptions {
     /// The algorithm ([`Method::Auto`] by default).
@@ -32,6 +41,19 @@ impl From<Method> for DetOptions {
 }
 
 /// What a determinant computation did and how long each stage took.
+///
+/// ```
+/// use rns::{det_with, Backend, DetOptions, IntMatrix};
+///
+/// let a = IntMatrix::from_i64(3, 3, &[5, 1, 0, 1, 5, 1, 0, 1, 5])?;
+/// let (d, stats) = det_with(&a, &Backend::Cpu, &DetOptions::default())?;
+/// assert_eq!(d, 115);
+/// assert_eq!(stats.backend, "cpu");
+/// for (stage, time) in &stats.stages {
+///     println!("{stage}: {time:?}");
+/// }
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct DetStats {
     /// Bits of the Hadamard bound: `|det| ≤ 2^bound_bits`.

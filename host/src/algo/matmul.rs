@@ -51,6 +51,15 @@ pub fn matmul_text(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<St
 }
 
 /// [`matmul_text`] and its stages.
+///
+/// ```
+/// use rns::{matmul_text_with, Backend, IntMatrix};
+///
+/// let a = IntMatrix::from_i64(1, 1, &[-3])?;
+/// let (text, _laps) = matmul_text_with(&a, &a, &Backend::Cpu)?;
+/// assert_eq!(text, "1 1\n9\n");
+/// # Ok::<(), rns::Error>(())
+/// ```
 pub fn matmul_text_with(a: &IntMatrix, b: &IntMatrix, backend: &Backend) -> Result<(String, Laps)> {
     let mut laps = Laps::start();
     let (basis, (n, k, p)) = product_basis(a, b)?;
@@ -86,6 +95,15 @@ pub fn matmul_text_of(a: &TextMatrix, b: &TextMatrix, backend: &Backend) -> Resu
 }
 
 /// [`matmul_text_of`] and its stages.
+///
+/// ```
+/// use rns::{matmul_text_of_with, Backend, TextMatrix};
+///
+/// let a = TextMatrix::parse("1 2\n1 -1\n", "a.txt")?;
+/// let b = TextMatrix::parse("2 1\n5\n7\n", "b.txt")?;
+/// assert_eq!(matmul_text_of_with(&a, &b, &Backend::Cpu)?.0, "1 1\n-2\n");
+/// # Ok::<(), rns::Error>(())
+/// ```
 pub fn matmul_text_of_with(
     a: &TextMatrix,
     b: &TextMatrix,

@@ -22,6 +22,18 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// How to compute a resultant.
+///
+/// ```
+/// use rns::{resultant_with, Backend, IntPoly, ResultantOptions};
+///
+/// // Primes found beforehand (as the CLI does while CUDA starts) ...
+/// let (f, g) = (IntPoly::from_i64(&[1, 0, 1])?, IntPoly::from_i64(&[-1, 1])?);
+/// let basis = rns::algo::resultant::basis_for(&f, &g);
+/// let opts = ResultantOptions { basis: Some(basis) };
+/// // ... give the same answer: res(x² + 1, x − 1) = 2.
+/// assert_eq!(resultant_with(&f, &g, &Backend::Cpu, &opts)?.0, 2);
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct ResultantOptions {
     /// The primes to use, when the caller has them already (the CLI finds them while CUDA
@@ -186,6 +198,17 @@ fn check_basis(
 }
 
 /// What a resultant computation did and how long each stage took.
+///
+/// ```
+/// use rns::{resultant_with, Backend, IntPoly, ResultantOptions};
+///
+/// let f = IntPoly::from_i64(&[-2, 0, 1])?;
+/// let g = IntPoly::from_i64(&[-3, 0, 0, 1])?;
+/// let (r, stats) = resultant_with(&f, &g, &Backend::Cpu, &ResultantOptions::default())?;
+/// assert_eq!(r, 1); // ∏ (±√2)³ − 3 over the roots of f: (2√2 − 3)(−2√2 − 3) = 1
+/// assert!(stats.bound_bits >= 1 && !stats.range_primes.is_empty());
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct ResultantStats {
     /// Bits `b` with every coefficient of the result (and of the inputs) at most `2^b`.

@@ -38,6 +38,17 @@ pub fn resultant_xy(f: &BiPoly, g: &BiPoly, backend: &Backend) -> Result<Vec<Int
 
 /// [`resultant_xy`] as `opts` say, with the bounds, primes and points used and the time
 /// of each stage.
+///
+/// ```
+/// use rns::{resultant_xy_with, Backend, BiPoly, ResultantOptions};
+///
+/// let f = BiPoly::parse("1 0 2\n-1 1 0\n", "f.txt")?; // y² − x
+/// let g = BiPoly::parse("1 0 1\n-2 0 0\n", "g.txt")?; // y − 2
+/// let (r, stats) = resultant_xy_with(&f, &g, &Backend::Cpu, &ResultantOptions::default())?;
+/// assert_eq!(r, [4, -1]); // f(x, 2) = 4 − x
+/// assert!(stats.degree_bound >= 1);
+/// # Ok::<(), rns::Error>(())
+/// ```
 pub fn resultant_xy_with(
     f: &BiPoly,
     g: &BiPoly,

@@ -25,6 +25,16 @@ use crate::timing::Laps;
 use std::time::Duration;
 
 /// How to solve a system.
+///
+/// ```
+/// use rns::{solve_with, Backend, IntMatrix, Method, SolveOptions};
+///
+/// let a = IntMatrix::from_i64(2, 2, &[3, 1, 1, 2])?;
+/// let b = IntMatrix::from_i64(2, 1, &[1, 0])?;
+/// let (x, _) = solve_with(&a, &b, &Backend::Cpu, &SolveOptions { method: Method::Dixon })?;
+/// assert_eq!(x.to_text(), "2 1\n2/5\n-1/5\n");
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SolveOptions {
     /// The algorithm ([`Method::Auto`] by default).

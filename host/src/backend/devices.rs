@@ -7,6 +7,15 @@ use std::str::FromStr;
 use std::sync::Arc;
 
 /// The GPUs to compute on.
+///
+/// ```
+/// use rns::Devices;
+///
+/// assert_eq!("all".parse::<Devices>()?, Devices::All);
+/// assert_eq!("0, 1".parse::<Devices>()?, Devices::List(vec![0, 1]));
+/// assert!("0,0".parse::<Devices>().is_err()); // no repeats
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum Devices {
     /// Every device that opens.

@@ -37,6 +37,16 @@ use std::fmt;
 use std::sync::Arc;
 
 /// Where a value lives.
+///
+/// ```
+/// use rns::{Backend, Location, RnsBasis, RnsVec};
+/// use std::sync::Arc;
+///
+/// let basis = Arc::new(RnsBasis::for_bits(64));
+/// let x = Backend::Cpu.upload(&RnsVec::from_i64(&basis, &[1, 2, 3])?)?;
+/// assert_eq!(x.location(), Location::Host); // on a GPU backend: Location::Gpu(ordinal)
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Location {
     /// Host memory (the CPU backend).

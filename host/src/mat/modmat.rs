@@ -275,6 +275,17 @@ pub(crate) fn identity(moduli: &[Modulus], n: usize) -> ModMatrices {
 }
 
 /// The reduced row echelon form of each matrix and its rank.
+///
+/// ```
+/// use rns::{Backend, ModMatrices};
+///
+/// let p = 2147483647;
+/// let m = ModMatrices::new(&[p], 2, 3, vec![1, 2, 3, 2, 4, 7])?;
+/// let e = Backend::Cpu.rref_mod(&m)?;
+/// assert_eq!(e.ranks, [2]);
+/// assert_eq!(e.rref.data(), [1, 2, 0, 0, 0, 1]);
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Echelon {
     /// The reduced row echelon forms (unique: each pivot 1, alone in its column).

@@ -1,6 +1,17 @@
 //! [`Op`]: the elementwise operations, shared by both backends.
 
 /// The elementwise operations, with their residue formula from `rns-core`.
+///
+/// ```
+/// use rns::{Backend, Op, RnsBasis, RnsVec};
+/// use std::sync::Arc;
+///
+/// let basis = Arc::new(RnsBasis::for_bits(80));
+/// let (a, b) = (RnsVec::from_i64(&basis, &[7, -2])?, RnsVec::from_i64(&basis, &[6, 5])?);
+/// let c = Backend::Cpu.elementwise(Op::Mul, &[&a, &b], None)?;
+/// assert_eq!(c.to_integers_checked()?, [42, -10]);
+/// # Ok::<(), rns::Error>(())
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
     /// `a + b`

@@ -10,8 +10,8 @@
 //!   polls instead of blocking in the driver, up to [`Gpu::host_wait_limit`], and then
 //!   returns [`Error::GpuStalled`] with the device marked busy: its next calls fail at
 //!   once until the stalled work has ended (`Gpu::check_usable`), and the pool of
-//!   page-locked buffers lends none of its buffers meanwhile (a stalled copy may still
-//!   write into one).
+//!   page-locked buffers holds apart those given back meanwhile (a stalled copy may
+//!   still write into one) until then.
 //!
 //! The host's limit is the larger of the stall limit and 20 times the estimate of the
 //! calls in flight that declared one ([`Expecting`]: the CLI and Python do, from the cost
@@ -72,7 +72,8 @@ pub(crate) struct Stalled {
 const STALL_ON_PURPOSE: u32 = 2;
 
 /// One launch's stall word and limit, passed to a kernel whose blocks wait for each
-/// other (`rns_core`'s tagged waits), and read back after it by [`LaunchWatch::check`].
+/// other (the tagged waits of `device/src/kernels/tagged.rs`), and read back after it
+/// by [`LaunchWatch::check`].
 #[derive(Debug)]
 pub(crate) struct LaunchWatch {
     word: CudaSlice<u32>,
