@@ -31,6 +31,11 @@ find_python() {
     c=$(command -v "python$1") && "$c" -c '' 2>/dev/null && echo "$c"
     return 0
 }
+# No Rust toolchain on the PATH: the wheel must need none.
+run() {
+    env -i HOME="$HOME" PATH=/usr/bin:/bin PYTHONDONTWRITEBYTECODE=1 \
+        RNS_BIN="${RNS_BIN:-$PWD/target/release/rns}" "$@"
+}
 tested=0
 versions=()
 for v in 3.9 3.10 3.11 3.12 3.13; do
@@ -40,8 +45,6 @@ for v in 3.9 3.10 3.11 3.12 3.13; do
     "$py" -m venv "$env_dir"
     "$env_dir/bin/pip" install -q --upgrade pip
     "$env_dir/bin/pip" install -q "$wheel" pytest numpy
-    # No Rust toolchain on the PATH: the wheel must need none.
-    run() { env -i HOME="$HOME" PATH=/usr/bin:/bin PYTHONDONTWRITEBYTECODE=1 RNS_BIN="${RNS_BIN:-$PWD/target/release/rns}" "$@"; }
     run "$env_dir/bin/python" -c 'import rns, sys; print("wheel.sh: python", sys.version.split()[0], "imports", rns.__file__)'
     # The tests check every answer against python-flint 0.9 (FLINT 3.6), whose wheels
     # start at CPython 3.10: older versions run the package's own examples instead.

@@ -217,9 +217,7 @@ pub fn from_digits(digits: &[u32], basis: &RnsBasis) -> Integer {
 /// The signed integers of number-major mixed-radix digits (`K` per number) over the
 /// range moduli, by all cores.
 pub fn from_digits_many(basis: &RnsBasis, digits: &[u32]) -> Vec<Integer> {
-    if basis.range_len() > 2 * DIGIT_LEAF {
-        basis.digit_tree(); // once, before the loop asks for it
-    }
+    prepare_digit_tree(basis);
     digits
         .par_chunks(basis.range_len())
         .map(|d| from_digits_signed(d, basis))
@@ -266,15 +264,21 @@ pub fn from_digits_signed(digits: &[u32], basis: &RnsBasis) -> Integer {
     to_signed(from_digits(digits, basis), basis)
 }
 
+/// Builds the digit tree of `basis` when [`from_digits`] assembles its numbers by it
+/// (beyond `2·DIGIT_LEAF` range moduli), before a parallel loop asks for it.
+fn prepare_digit_tree(basis: &RnsBasis) {
+    if basis.range_len() > 2 * DIGIT_LEAF {
+        basis.digit_tree();
+    }
+}
+
 /// Builds the tables of `basis` that [`reconstruct`] by `method` uses, so that a
 /// parallel loop of reconstructions finds them built (see [`crate::lazy`]).
 pub fn prepare(basis: &RnsBasis, method: CrtMethod) {
     match method {
         CrtMethod::MixedRadix => {
             basis.mr_table();
-            if basis.range_len() > 2 * DIGIT_LEAF {
-                basis.digit_tree();
-            }
+            prepare_digit_tree(basis);
         }
         CrtMethod::Weights => {
             basis.crt_inverses();

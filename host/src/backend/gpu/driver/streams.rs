@@ -35,10 +35,8 @@ impl Drop for Streams<'_> {
 }
 
 impl Gpu {
-    /// `n` streams for one operation, from the pool (new ones when it runs short);
-    /// [`crate::Error::GpuStalled`] while the device is busy with stalled work.
+    /// `n` streams for one operation, from the pool (new ones when it runs short).
     pub(crate) fn lease_streams(&self, n: usize) -> Result<Streams<'_>> {
-        self.check_usable()?;
         let mut streams = {
             let mut idle = self.idle_streams.lock().unwrap_or_else(|e| e.into_inner());
             let keep = idle.len().saturating_sub(n);

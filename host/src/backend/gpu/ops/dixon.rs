@@ -327,20 +327,19 @@ impl Lift<'_> {
     /// [`crate::Error::GpuStalled`] when a launch's wait gave up.
     pub fn first(&self) -> Result<Vec<u32>> {
         let words = self.done * self.moduli.len() * self.l;
-        let v = self
-            .gpu
-            .download_on(self.gpu.stream(), &self.first, words)?;
-        self.watch.check(self.gpu, self.gpu.stream())?;
-        Ok(v)
+        self.download_checked(&self.first, words)
     }
 
     /// Every row's digits so far, level-major (`n × l` per level, row-major), as
     /// [`Lift::first`].
     pub fn digits(&self) -> Result<Vec<u32>> {
         let words = self.done * self.moduli.len() * self.a.n * self.l;
-        let v = self
-            .gpu
-            .download_on(self.gpu.stream(), &self.digits, words)?;
+        self.download_checked(&self.digits, words)
+    }
+
+    /// The first `words` words of `buf`, once the launches' watch says none stalled.
+    fn download_checked(&self, buf: &CudaSlice<u32>, words: usize) -> Result<Vec<u32>> {
+        let v = self.gpu.download_on(self.gpu.stream(), buf, words)?;
         self.watch.check(self.gpu, self.gpu.stream())?;
         Ok(v)
     }
