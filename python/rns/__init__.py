@@ -15,6 +15,23 @@ Every function takes the keyword arguments
   (``GpuUnavailable`` when no CUDA device is usable; ``GpuStalled`` when the GPU made
   no progress for the stall limit, ``RNS_GPU_STALL_S`` seconds, 60 by default).
 
+Matrix results come back in the type of the first matrix argument ``A`` (for
+``matmul``, an :class:`rns.Matrix` when either argument is one):
+
+============  ==========================  ====================  ===================
+``A``         over Z (matmul)             modulo p              over Q (solve, inverse)
+============  ==========================  ====================  ===================
+list          rows of ints                rows of ints          rows of Fractions
+numpy array   int64 array (object array   int64 array           object array of
+              when an entry needs more)                         Fractions
+rns.Matrix    rns.Matrix                  rns.Matrix            rows of Fractions
+fmpz_mat      fmpz_mat                    nmod_mat              fmpq_mat
+nmod_mat      (always modulo p)           nmod_mat              (always modulo p)
+============  ==========================  ====================  ===================
+
+det, rank and resultant give Python ints. numpy arrays of machine integers are the
+fastest door: they are read as machine words, with no Python object per entry.
+
 The GIL is released while computing; Ctrl-C stops a long call at its next stage.
 
 >>> import rns
@@ -53,11 +70,26 @@ def _engine(backend):
     return engine
 
 
-def _is_vector(b):
-    """Whether ``b`` is a flat list or tuple of ints (a right-hand side vector)."""
+def _column(b):
+    """A right-hand side vector ``b`` (a flat list or tuple of ints, or a 1-D numpy
+    array) as a one-column matrix; None when ``b`` is not a vector."""
+    if type(b).__module__ == "numpy" and type(b).__name__ == "ndarray":
+        return b.reshape(-1, 1) if b.ndim == 1 else None
     if not isinstance(b, (list, tuple)) or not b:
-        return False
-    return not isinstance(b[0], (list, tuple)) and hasattr(b[0], "__index__")
+        return None
+    if isinstance(b[0], (list, tuple)) or not hasattr(b[0], "__index__"):
+        return None
+    return [[x] for x in b]
+
+
+def _flat(x):
+    """The one column of the solution ``x`` as a vector: a 1-D numpy array for a numpy
+    array, else a list."""
+    if isinstance(x, list):
+        return [row[0] for row in x]
+    if type(x).__module__ == "numpy":
+        return x[:, 0]
+    return [row[0] for row in x.tolist()]
 
 
 def det(A, *, mod=None, backend="auto"):
@@ -88,25 +120,29 @@ def rank(A, *, mod=None, backend="auto"):
 def solve(A, B, *, mod=None, backend="auto"):
     """solve(A, B, *, mod=None, backend="auto") -> list
 
-    The solution ``X`` of ``A X = B`` for square non-singular ``A``: a list of rows of
-    ``fractions.Fraction`` over Q (in lowest terms), or of ints in [0, p) with
-    ``mod=p``. ``B`` is a matrix, or a flat list of ints (one right-hand side), in which
-    case the solution is a flat list too. Raises ``ZeroDivisionError`` when ``A`` is
-    singular (modulo p with ``mod=p``).
+    The solution ``X`` of ``A X = B`` for square non-singular ``A``, in ``A``'s type
+    (the table in the module's documentation): over Q, rows of ``fractions.Fraction``
+    (in lowest terms) for lists; modulo p (``mod=p``), ints in [0, p). ``B`` is a
+    matrix, or a vector (a flat list of ints or a 1-D numpy array), in which case the
+    solution is a vector too (a 1-D numpy array when ``A`` is a numpy array, else a
+    list). Raises ``ZeroDivisionError`` when ``A`` is singular (modulo p with
+    ``mod=p``).
 
     >>> solve([[2, 1], [1, 3]], [[1], [2]])
     [[Fraction(1, 5)], [Fraction(3, 5)]]
     """
-    if _is_vector(B):
-        return [row[0] for row in _engine(backend).solve(A, [[b] for b in B], mod=mod)]
+    column = _column(B)
+    if column is not None:
+        return _flat(_engine(backend).solve(A, column, mod=mod))
     return _engine(backend).solve(A, B, mod=mod)
 
 
 def inverse(A, *, mod=None, backend="auto"):
     """inverse(A, *, mod=None, backend="auto") -> list
 
-    The inverse of the square matrix ``A``: rows of ``fractions.Fraction`` over Q, or of
-    ints in [0, p) with ``mod=p``. Raises ``ZeroDivisionError`` when ``A`` is singular.
+    The inverse of the square matrix ``A``, in ``A``'s type: for lists, rows of
+    ``fractions.Fraction`` over Q, or of ints in [0, p) with ``mod=p``. Raises
+    ``ZeroDivisionError`` when ``A`` is singular.
 
     >>> inverse([[2, 1], [1, 1]])
     [[Fraction(1, 1), Fraction(-1, 1)], [Fraction(-1, 1), Fraction(2, 1)]]
@@ -117,9 +153,9 @@ def inverse(A, *, mod=None, backend="auto"):
 def matmul(A, B, *, mod=None, backend="auto"):
     """matmul(A, B, *, mod=None, backend="auto") -> list or Matrix
 
-    The product ``A · B``: a list of rows of exact ints, or of ints in [0, p) with
-    ``mod=p``. When ``A`` or ``B`` is an :class:`rns.Matrix`, the product is an
-    :class:`rns.Matrix` too (no Python ints are made until its entries are read).
+    The product ``A · B`` in ``A``'s type: for lists, rows of exact ints, or of ints in
+    [0, p) with ``mod=p``. When ``A`` or ``B`` is an :class:`rns.Matrix`, the product is
+    an :class:`rns.Matrix` too (no Python ints are made until its entries are read).
 
     >>> matmul([[1, 2], [3, 4]], [[5], [6]])
     [[17], [39]]

@@ -5,6 +5,8 @@ from typing import Any, Dict, Iterator, List, Literal, Optional, Sequence, Suppo
 BackendName = Literal["auto", "cpu", "gpu"]
 # Lists of rows of ints, 2-D numpy integer arrays, fmpz_mat, nmod_mat or rns.Matrix.
 MatrixLike = Any
+# Lists (or tuples) of rows of ints: results come back as lists.
+Rows = Sequence[Sequence[SupportsIndex]]
 # Coefficient lists (constant term first), 1-D numpy integer arrays or fmpz_poly.
 PolyLike = Union[Sequence[SupportsIndex], Any]
 # {(i, j): c} for the terms c·x^i·y^j, or fmpz_mpoly in x, y.
@@ -61,11 +63,17 @@ class Engine:
     @overload
     def matmul(self, a: MatrixLike, b: Matrix, *, mod: Optional[int] = None) -> Matrix: ...
     @overload
-    def matmul(self, a: MatrixLike, b: MatrixLike, *, mod: Optional[int] = None) -> List[List[int]]: ...
-    def solve(
-        self, a: MatrixLike, b: MatrixLike, *, mod: Optional[int] = None
-    ) -> List[List[Union[Fraction, int]]]: ...
-    def inverse(self, a: MatrixLike, *, mod: Optional[int] = None) -> List[List[Union[Fraction, int]]]: ...
+    def matmul(self, a: Rows, b: MatrixLike, *, mod: Optional[int] = None) -> List[List[int]]: ...
+    @overload
+    def matmul(self, a: MatrixLike, b: MatrixLike, *, mod: Optional[int] = None) -> Any: ...
+    @overload
+    def solve(self, a: Rows, b: MatrixLike, *, mod: Optional[int] = None) -> List[List[Union[Fraction, int]]]: ...
+    @overload
+    def solve(self, a: MatrixLike, b: MatrixLike, *, mod: Optional[int] = None) -> Any: ...
+    @overload
+    def inverse(self, a: Rows, *, mod: Optional[int] = None) -> List[List[Union[Fraction, int]]]: ...
+    @overload
+    def inverse(self, a: MatrixLike, *, mod: Optional[int] = None) -> Any: ...
     def resultant(self, f: PolyLike, g: PolyLike, *, mod: Optional[int] = None) -> int: ...
     def resultant_xy(self, f: BiPolyLike, g: BiPolyLike, *, mod: Optional[int] = None) -> List[int]: ...
 
@@ -78,21 +86,31 @@ def det(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "aut
 def rank(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> int:
     """The rank over Q (over Z/pZ with mod=p)."""
 
+@overload
+def solve(
+    A: Rows, B: Union[MatrixLike, Sequence[SupportsIndex]], *, mod: Optional[int] = None, backend: BackendName = "auto"
+) -> List[Any]: ...
+@overload
 def solve(
     A: MatrixLike, B: Union[MatrixLike, Sequence[SupportsIndex]], *, mod: Optional[int] = None, backend: BackendName = "auto"
-) -> List[Any]:
-    """The solution of A X = B: rows of Fractions over Q, of ints mod p."""
+) -> Any:
+    """The solution of A X = B in A's type: for lists, rows of Fractions over Q, of ints mod p."""
 
-def inverse(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> List[List[Union[Fraction, int]]]:
-    """The inverse: rows of Fractions over Q, of ints mod p."""
+@overload
+def inverse(A: Rows, *, mod: Optional[int] = None, backend: BackendName = "auto") -> List[List[Union[Fraction, int]]]: ...
+@overload
+def inverse(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> Any:
+    """The inverse in A's type: for lists, rows of Fractions over Q, of ints mod p."""
 
 @overload
 def matmul(A: Matrix, B: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> Matrix: ...
 @overload
 def matmul(A: MatrixLike, B: Matrix, *, mod: Optional[int] = None, backend: BackendName = "auto") -> Matrix: ...
 @overload
-def matmul(A: MatrixLike, B: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> List[List[int]]:
-    """The exact product (mod p with mod=p); an rns.Matrix when A or B is one."""
+def matmul(A: Rows, B: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> List[List[int]]: ...
+@overload
+def matmul(A: MatrixLike, B: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> Any:
+    """The exact product (mod p with mod=p) in A's type; an rns.Matrix when A or B is one."""
 
 def resultant(f: PolyLike, g: PolyLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> int:
     """The resultant of f, g in Z[x] (coefficients constant term first)."""

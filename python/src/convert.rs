@@ -2,24 +2,42 @@
 //! arrays and python-flint's `fmpz_mat`/`nmod_mat` (duck-typed: python-flint is not a
 //! dependency), polynomials from lists, numpy arrays and `fmpz_poly`, bivariate
 //! polynomials from `{(i, j): c}` dicts (or anything with `to_dict()`, such as
-//! `fmpz_mpoly` in the variables x, y); and results back to lists, ints and `Fraction`s.
+//! `fmpz_mpoly` in the variables x, y). Results go back by [`crate::output`].
 
-use crate::ints::{to_integer, IntBuf, IntMaker};
-use numpy::{
-    Element, PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray, PyUntypedArrayMethods,
-};
+use crate::arrays::{self, is_ndarray};
+use crate::held::{Entries, Held};
+use crate::ints::{to_integer, IntBuf};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyString, PyTuple};
-use rns::{IntMatrix, RatMatrix};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 use rug::Integer;
+use std::sync::Arc;
 
-/// A matrix argument: its entries, and the modulus it carries (an `nmod_mat`'s).
+/// The Python type a matrix argument came as: results are given back in it
+/// (`docs/python.md` has the table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A list (or tuple, or iterable) of rows of ints.
+    List,
+    /// A numpy array.
+    Numpy,
+    /// python-flint's `fmpz_mat`.
+    Fmpz,
+    /// python-flint's `nmod_mat`.
+    Nmod,
+    /// An `rns.Matrix`.
+    Matrix,
+}
+
+/// A matrix argument: its entries, the modulus it carries (an `nmod_mat`'s) and the
+/// type it came as.
 pub struct MatrixArg {
     /// The entries.
-    pub matrix: IntMatrix,
+    pub held: Arc<Held>,
     /// The modulus of an `nmod_mat`.
     pub modulus: Option<u64>,
+    /// The type it came as.
+    pub kind: Kind,
 }
 
 fn type_name(ob: &Bound<'_, PyAny>) -> String {
@@ -29,60 +47,8 @@ fn type_name(ob: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
-/// Whether `ob` is a numpy array (checked without importing numpy).
-fn is_ndarray(ob: &Bound<'_, PyAny>) -> bool {
-    let t = ob.get_type();
-    let module = t.module().map(|m| m.to_string()).unwrap_or_default();
-    module == "numpy" && type_name(ob) == "ndarray"
-}
-
 fn is_text(ob: &Bound<'_, PyAny>) -> bool {
     ob.is_instance_of::<PyString>() || ob.is_instance_of::<PyBytes>()
-}
-
-/// The entries of a numpy integer array of `ndim` dimensions, row-major, with its shape.
-fn ndarray_ints(ob: &Bound<'_, PyAny>, ndim: usize) -> PyResult<(Vec<usize>, Vec<Integer>)> {
-    let arr = ob.cast::<PyUntypedArray>()?;
-    if arr.ndim() != ndim {
-        return Err(PyValueError::new_err(format!(
-            "expected a {ndim}-dimensional array, got {} dimensions",
-            arr.ndim()
-        )));
-    }
-    let shape = arr.shape().to_vec();
-    let kind = arr.dtype().kind();
-    let data = match (kind, arr.dtype().itemsize()) {
-        (b'i', 8) => typed::<i64>(ob)?,
-        (b'i', 4) => typed::<i32>(ob)?,
-        (b'i', 2) => typed::<i16>(ob)?,
-        (b'i', 1) => typed::<i8>(ob)?,
-        (b'u', 8) => typed::<u64>(ob)?,
-        (b'u', 4) => typed::<u32>(ob)?,
-        (b'u', 2) => typed::<u16>(ob)?,
-        (b'u', 1) => typed::<u8>(ob)?,
-        (b'O', _) => {
-            let a: PyReadonlyArrayDyn<Py<PyAny>> = ob.extract()?;
-            let items = a.as_array();
-            items
-                .iter()
-                .map(|x| to_integer(x.bind(ob.py())))
-                .collect::<PyResult<_>>()?
-        }
-        _ => {
-            return Err(PyTypeError::new_err(format!(
-                "expected integer entries, got a numpy array of dtype {}",
-                arr.dtype().str()?
-            )))
-        }
-    };
-    Ok((shape, data))
-}
-
-/// The entries, in logical (row-major) order, of an array whose dtype is `T`.
-fn typed<T: Element + Copy + Into<Integer>>(ob: &Bound<'_, PyAny>) -> PyResult<Vec<Integer>> {
-    let a: PyReadonlyArrayDyn<T> = ob.extract()?;
-    let items = a.as_array();
-    Ok(items.iter().map(|&x| x.into()).collect())
 }
 
 /// The ints of a sequence (a list or tuple fast, any iterable otherwise).
@@ -117,17 +83,23 @@ fn not_a_matrix(ob: &Bound<'_, PyAny>) -> PyErr {
     ))
 }
 
+fn held(rows: usize, cols: usize, entries: Entries) -> PyResult<Arc<Held>> {
+    let h = Held::new(rows, cols, entries).map_err(crate::error::to_py)?;
+    Ok(Arc::new(h))
+}
+
 /// A matrix argument from a list (or tuple, or iterable) of rows, a numpy array or a
-/// python-flint matrix.
+/// python-flint matrix (read by `entries()`, its fastest public export).
 pub fn to_matrix(ob: &Bound<'_, PyAny>) -> PyResult<MatrixArg> {
     if is_text(ob) || ob.is_instance_of::<PyDict>() {
         return Err(not_a_matrix(ob));
     }
     if is_ndarray(ob) {
-        let (shape, data) = ndarray_ints(ob, 2)?;
+        let (shape, entries) = arrays::read(ob, 2)?;
         return Ok(MatrixArg {
-            matrix: IntMatrix::new(shape[0], shape[1], data).map_err(crate::error::to_py)?,
+            held: held(shape[0], shape[1], entries)?,
             modulus: None,
+            kind: Kind::Numpy,
         });
     }
     if ob.hasattr("nrows")? && ob.hasattr("ncols")? && ob.hasattr("entries")? {
@@ -135,19 +107,21 @@ pub fn to_matrix(ob: &Bound<'_, PyAny>) -> PyResult<MatrixArg> {
         let cols: usize = ob.call_method0("ncols")?.extract()?;
         let mut data = IntBuf::default();
         let entries = ob.call_method0("entries")?;
-        let modulus = if ob.hasattr("modulus")? {
+        let (modulus, kind) = if ob.hasattr("modulus")? {
             // An nmod_mat's entries (nmod) convert by int(), not by __index__.
-            let int = ob.py().get_type::<PyInt>();
             for x in entries.try_iter()? {
-                data.push(&int.call1((x?,))?)?;
+                data.push_int_of(&x?)?;
             }
-            Some(ob.call_method0("modulus")?.extract()?)
+            (Some(ob.call_method0("modulus")?.extract()?), Kind::Nmod)
         } else {
             int_items(&entries, &mut data)?;
-            None
+            (None, Kind::Fmpz)
         };
-        let matrix = IntMatrix::new(rows, cols, data.finish()).map_err(crate::error::to_py)?;
-        return Ok(MatrixArg { matrix, modulus });
+        return Ok(MatrixArg {
+            held: held(rows, cols, data.finish_entries())?,
+            modulus,
+            kind,
+        });
     }
     let rows: Vec<Bound<'_, PyAny>> = match ob.try_iter() {
         Ok(it) => it.collect::<PyResult<_>>()?,
@@ -172,11 +146,10 @@ pub fn to_matrix(ob: &Bound<'_, PyAny>) -> PyResult<MatrixArg> {
             _ => {}
         }
     }
-    let matrix = IntMatrix::new(rows.len(), cols.unwrap_or(0), data.finish())
-        .map_err(crate::error::to_py)?;
     Ok(MatrixArg {
-        matrix,
+        held: held(rows.len(), cols.unwrap_or(0), data.finish_entries())?,
         modulus: None,
+        kind: Kind::List,
     })
 }
 
@@ -190,7 +163,10 @@ pub fn to_poly(ob: &Bound<'_, PyAny>) -> PyResult<Vec<Integer>> {
         ));
     }
     let coeffs = if is_ndarray(ob) {
-        ndarray_ints(ob, 1)?.1
+        match arrays::read(ob, 1)?.1 {
+            Entries::Words(w) => w.into_iter().map(Integer::from).collect(),
+            Entries::Ints(v) => v,
+        }
     } else if ob.hasattr("coeffs")? && ob.hasattr("degree")? {
         let mut buf = IntBuf::default();
         int_items(&ob.call_method0("coeffs")?, &mut buf)?;
@@ -266,59 +242,4 @@ pub fn to_terms(ob: &Bound<'_, PyAny>) -> PyResult<Vec<(Integer, usize, usize)>>
         ));
     }
     Ok(terms)
-}
-
-/// The `rows` rows of the row-major `values` (a matrix with no columns has empty rows).
-fn rows_of<T>(values: &[T], rows: usize) -> impl Iterator<Item = &[T]> {
-    let cols = values.len().checked_div(rows).unwrap_or(0);
-    (0..rows).map(move |i| &values[i * cols..(i + 1) * cols])
-}
-
-/// Rows of Python ints from the row-major `values` of a matrix with `rows` rows.
-pub fn int_rows<'py>(
-    ints: &IntMaker<'py>,
-    values: &[Integer],
-    rows: usize,
-) -> PyResult<Bound<'py, PyList>> {
-    let out = rows_of(values, rows)
-        .map(|r| ints.list(r))
-        .collect::<PyResult<Vec<_>>>()?;
-    PyList::new(ints.py(), out)
-}
-
-/// Rows of Python ints from the residues of a matrix with `rows` rows.
-pub fn residue_rows<'py>(
-    py: Python<'py>,
-    values: &[u32],
-    rows: usize,
-) -> PyResult<Bound<'py, PyList>> {
-    let out = rows_of(values, rows)
-        .map(|r| PyList::new(py, r))
-        .collect::<PyResult<Vec<_>>>()?;
-    PyList::new(py, out)
-}
-
-/// Rows of `fractions.Fraction`s (built without a second gcd: the library's rationals are
-/// already in lowest terms).
-pub fn fraction_rows<'py>(ints: &IntMaker<'py>, x: &RatMatrix) -> PyResult<Bound<'py, PyList>> {
-    let py = ints.py();
-    let fraction = py.import("fractions")?.getattr("Fraction")?;
-    // Python 3.12+: Fraction._from_coprime_ints; before, Fraction(n, d, _normalize=False).
-    let coprime = fraction.getattr("_from_coprime_ints").ok();
-    let kwargs = PyDict::new(py);
-    kwargs.set_item("_normalize", false)?;
-    let make = |q: &rug::Rational| -> PyResult<Bound<'py, PyAny>> {
-        let (n, d) = (ints.int(q.numer())?, ints.int(q.denom())?);
-        match &coprime {
-            Some(f) => f.call1((n, d)),
-            None => fraction.call((n, d), Some(&kwargs)),
-        }
-    };
-    let rows = rows_of(x.entries(), x.rows())
-        .map(|r| {
-            let items = r.iter().map(make).collect::<PyResult<Vec<_>>>()?;
-            PyList::new(py, items)
-        })
-        .collect::<PyResult<Vec<_>>>()?;
-    PyList::new(py, rows)
 }

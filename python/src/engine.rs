@@ -1,10 +1,12 @@
 //! `rns.Engine`: a backend choice (and, for a GPU, the device whose context it holds),
 //! with one method per computation. The module's functions call a default engine.
 
-use crate::convert::{fraction_rows, int_rows, residue_rows, to_poly, to_terms};
+use crate::convert::{to_poly, to_terms, Kind};
 use crate::error::to_py;
+use crate::held::Held;
 use crate::ints::{to_integer, IntMaker};
-use crate::matrix::{matrix_arg, Matrix};
+use crate::matrix::matrix_arg;
+use crate::output;
 use crate::run::compute;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -110,23 +112,36 @@ impl Engine {
         &self,
         py: Python<'_>,
         kind: MatrixKind,
-        inputs: &[&IntMatrix],
+        inputs: &[&Held],
         p: Option<u32>,
         f: impl FnOnce(&Backend) -> rns::Result<T> + Send,
     ) -> PyResult<T> {
-        let d: Vec<Dims> = inputs.iter().map(|m| Dims::of(m)).collect();
+        let d: Vec<Dims> = py.detach(|| {
+            let dims = |m: &&Held| Dims {
+                rows: m.rows(),
+                cols: m.cols(),
+                bits: m.max_bits(),
+            };
+            inputs.iter().map(dims).collect()
+        });
         self.run(py, estimate::matrix(kind, &d, p.is_some()), f)
     }
 }
 
-fn square(a: &IntMatrix, what: &str) -> PyResult<()> {
+fn square(a: &Held, what: &str) -> PyResult<()> {
     require_square(a.rows(), a.cols(), what)
         .map(drop)
         .map_err(to_py)
 }
 
-fn reduce(a: &IntMatrix, p: u32) -> rns::Result<ModMatrices> {
-    ModMatrices::from_int_matrix(a, &[p])
+/// The integers of `a`, made (from machine words) without the GIL.
+fn ints(py: Python<'_>, a: &Held) -> Arc<IntMatrix> {
+    py.detach(|| a.ints())
+}
+
+/// The residues of `a` modulo `p`, made without the GIL.
+fn reduce(py: Python<'_>, a: &Held, p: u32) -> PyResult<Arc<ModMatrices>> {
+    py.detach(|| a.residues(p)).map_err(to_py)
 }
 
 #[pymethods]
@@ -208,21 +223,23 @@ impl Engine {
         a: &Bound<'py, PyAny>,
         r#mod: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (a, carried) = matrix_arg(a)?;
-        let p = modulus(r#mod, &[carried])?;
-        square(&a, "the determinant")?;
-        let ints = IntMaker::new(py)?;
+        let arg = matrix_arg(a)?;
+        let (a, p) = (&*arg.held, modulus(r#mod, &[arg.modulus])?);
+        square(a, "the determinant")?;
+        let maker = IntMaker::new(py)?;
         if a.rows() == 0 {
-            return ints.int(&Integer::from(1));
+            return maker.int(&Integer::from(1));
         }
         match p {
             None => {
-                let d = self.matrix_run(py, MatrixKind::Det, &[&a], p, |be| rns::det(&a, be))?;
-                ints.int(&d)
+                let m = ints(py, a);
+                let d = self.matrix_run(py, MatrixKind::Det, &[a], p, |be| rns::det(&m, be))?;
+                maker.int(&d)
             }
             Some(p) => {
-                let d = self.matrix_run(py, MatrixKind::Det, &[&a], Some(p), |be| {
-                    Ok(be.det_mod(&reduce(&a, p)?)?[0])
+                let r = reduce(py, a, p)?;
+                let d = self.matrix_run(py, MatrixKind::Det, &[a], Some(p), |be| {
+                    Ok(be.det_mod(&r)?[0])
                 })?;
                 Ok(d.into_pyobject(py)?.into_any())
             }
@@ -237,21 +254,27 @@ impl Engine {
         a: &Bound<'_, PyAny>,
         r#mod: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<usize> {
-        let (a, carried) = matrix_arg(a)?;
-        let p = modulus(r#mod, &[carried])?;
+        let arg = matrix_arg(a)?;
+        let (a, p) = (&*arg.held, modulus(r#mod, &[arg.modulus])?);
         if a.rows() == 0 || a.cols() == 0 {
             return Ok(0);
         }
         match p {
-            None => self.matrix_run(py, MatrixKind::Rank, &[&a], p, |be| rns::rank(&a, be)),
-            Some(p) => self.matrix_run(py, MatrixKind::Rank, &[&a], Some(p), |be| {
-                Ok(be.rank_mod(&reduce(&a, p)?)?[0])
-            }),
+            None => {
+                let m = ints(py, a);
+                self.matrix_run(py, MatrixKind::Rank, &[a], p, |be| rns::rank(&m, be))
+            }
+            Some(p) => {
+                let r = reduce(py, a, p)?;
+                self.matrix_run(py, MatrixKind::Rank, &[a], Some(p), |be| {
+                    Ok(be.rank_mod(&r)?[0])
+                })
+            }
         }
     }
 
-    /// matmul(A, B, *, mod=None): the product (see rns.matmul): an rns.Matrix when A or
-    /// B is one (no Python ints made), else a list of rows.
+    /// matmul(A, B, *, mod=None): the product (see rns.matmul), in A's type (an
+    /// rns.Matrix when A or B is one).
     #[pyo3(signature = (a, b, *, r#mod = None))]
     fn matmul<'py>(
         &self,
@@ -260,30 +283,38 @@ impl Engine {
         b: &Bound<'py, PyAny>,
         r#mod: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let keep = a.is_instance_of::<Matrix>() || b.is_instance_of::<Matrix>();
-        let ((a, ca), (b, cb)) = (matrix_arg(a)?, matrix_arg(b)?);
-        let p = modulus(r#mod, &[ca, cb])?;
+        let (a, b) = (matrix_arg(a)?, matrix_arg(b)?);
+        let p = modulus(r#mod, &[a.modulus, b.modulus])?;
+        let kind = match b.kind {
+            Kind::Matrix => Kind::Matrix,
+            _ => a.kind,
+        };
+        let (a, b) = (&*a.held, &*b.held);
         require_product((a.rows(), a.cols()), (b.rows(), b.cols())).map_err(to_py)?;
         let (n, k, l) = (a.rows(), a.cols(), b.cols());
-        let c = if n == 0 || k == 0 || l == 0 {
-            IntMatrix::new(n, l, vec![Integer::new(); n * l]).map_err(to_py)?
-        } else if let Some(p) = p {
-            let c = self.matrix_run(py, MatrixKind::Matmul, &[&a, &b], Some(p), |be| {
-                be.matmul_mod(&reduce(&a, p)?, &reduce(&b, p)?)
-            })?;
-            if !keep {
-                return Ok(residue_rows(py, c.data(), n)?.into_any());
+        let empty = n == 0 || k == 0 || l == 0;
+        match p {
+            Some(p) => {
+                if empty {
+                    return output::residues(py, kind, p, n, l, &vec![0; n * l]);
+                }
+                let (ra, rb) = (reduce(py, a, p)?, reduce(py, b, p)?);
+                let c = self.matrix_run(py, MatrixKind::Matmul, &[a, b], Some(p), |be| {
+                    be.matmul_mod(&ra, &rb)
+                })?;
+                output::residues(py, kind, p, n, l, c.data())
             }
-            c.to_int_matrix(0)
-        } else {
-            self.matrix_run(py, MatrixKind::Matmul, &[&a, &b], p, |be| {
-                rns::matmul(&a, &b, be)
-            })?
-        };
-        if keep {
-            Ok(Bound::new(py, Matrix::from(c))?.into_any())
-        } else {
-            Ok(int_rows(&IntMaker::new(py)?, c.entries(), n)?.into_any())
+            None => {
+                let c = if empty {
+                    IntMatrix::new(n, l, vec![Integer::new(); n * l]).map_err(to_py)?
+                } else {
+                    let (ma, mb) = (ints(py, a), ints(py, b));
+                    self.matrix_run(py, MatrixKind::Matmul, &[a, b], p, |be| {
+                        rns::matmul(&ma, &mb, be)
+                    })?
+                };
+                output::integers(py, kind, c)
+            }
         }
     }
 
@@ -295,12 +326,12 @@ impl Engine {
         a: &Bound<'py, PyAny>,
         b: &Bound<'py, PyAny>,
         r#mod: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let ((a, ca), (b, cb)) = (matrix_arg(a)?, matrix_arg(b)?);
-        let p = modulus(r#mod, &[ca, cb])?;
-        square(&a, "solving A X = B")?;
-        require_rhs(a.rows(), b.rows()).map_err(to_py)?;
-        self.solve_with(py, &a, &b, p, MatrixKind::Solve)
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (a, b) = (matrix_arg(a)?, matrix_arg(b)?);
+        let p = modulus(r#mod, &[a.modulus, b.modulus])?;
+        square(&a.held, "solving A X = B")?;
+        require_rhs(a.held.rows(), b.held.rows()).map_err(to_py)?;
+        self.solve_with(py, a.kind, (&a.held, &b.held), p, MatrixKind::Solve)
     }
 
     /// inverse(A, *, mod=None): the inverse (see rns.inverse).
@@ -310,12 +341,14 @@ impl Engine {
         py: Python<'py>,
         a: &Bound<'py, PyAny>,
         r#mod: Option<&Bound<'py, PyAny>>,
-    ) -> PyResult<Bound<'py, PyList>> {
-        let (a, carried) = matrix_arg(a)?;
-        let p = modulus(r#mod, &[carried])?;
-        square(&a, "the inverse")?;
-        let id = Arc::new(IntMatrix::identity(a.rows()));
-        self.solve_with(py, &a, &id, p, MatrixKind::Inverse)
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let a = matrix_arg(a)?;
+        let p = modulus(r#mod, &[a.modulus])?;
+        square(&a.held, "the inverse")?;
+        let n = a.held.rows();
+        let id = (0..n * n).map(|k| i64::from(k / n == k % n)).collect();
+        let id = Held::from_words(n, n, id).map_err(to_py)?;
+        self.solve_with(py, a.kind, (&a.held, &id), p, MatrixKind::Inverse)
     }
 
     /// resultant(f, g, *, mod=None): the resultant (see rns.resultant).
@@ -378,28 +411,31 @@ impl Engine {
 }
 
 impl Engine {
-    /// Solves `A X = B` (B the identity for the inverse): Fractions over Q, residues mod p.
+    /// Solves `A X = B` (B the identity for the inverse): rationals over Q, residues mod
+    /// p, in the type `kind`.
     fn solve_with<'py>(
         &self,
         py: Python<'py>,
-        a: &Arc<IntMatrix>,
-        b: &Arc<IntMatrix>,
+        kind: Kind,
+        (a, b): (&Held, &Held),
         p: Option<u32>,
-        kind: MatrixKind,
-    ) -> PyResult<Bound<'py, PyList>> {
+        what: MatrixKind,
+    ) -> PyResult<Bound<'py, PyAny>> {
         if a.rows() == 0 {
-            return Ok(PyList::empty(py));
+            return Ok(PyList::empty(py).into_any());
         }
         match p {
             None => {
-                let x = self.matrix_run(py, kind, &[a, b], p, |be| rns::solve(a, b, be))?;
-                fraction_rows(&IntMaker::new(py)?, &x)
+                let (ma, mb) = (ints(py, a), ints(py, b));
+                let x = self.matrix_run(py, what, &[a, b], p, |be| rns::solve(&ma, &mb, be))?;
+                output::rationals(py, kind, &x)
             }
             Some(p) => {
-                let x = self.matrix_run(py, kind, &[a, b], Some(p), |be| {
-                    be.solve_mod(&reduce(a, p)?, &reduce(b, p)?)
+                let (ra, rb) = (reduce(py, a, p)?, reduce(py, b, p)?);
+                let x = self.matrix_run(py, what, &[a, b], Some(p), |be| {
+                    be.solve_mod(&ra, &rb)
                 })?;
-                residue_rows(py, x.data(), a.rows())
+                output::residues(py, kind, p, a.rows(), b.cols(), x.data())
             }
         }
     }

@@ -1,8 +1,11 @@
 //! Python ints and `rug` integers, through their binary form: a machine-size int in one
-//! C call, a larger one as the little-endian bytes of its absolute value
-//! (`int.to_bytes` / `int.from_bytes`). Decimal strings are kept only for the
-//! measurement that chose this ([`roundtrip`]).
+//! C call, a larger one as 64-bit limbs through the interpreter's own converters
+//! ([`crate::pylong`]), or, where those are missing, as the little-endian bytes of its
+//! absolute value (`int.to_bytes` / `int.from_bytes`). Decimal strings are kept only for
+//! the measurement that chose this ([`roundtrip`]).
 
+use crate::held::Entries;
+use crate::pylong::{self, Fast};
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::intern;
@@ -11,6 +14,7 @@ use pyo3::types::{PyBytes, PyInt, PyList};
 use rayon::prelude::*;
 use rug::integer::Order;
 use rug::Integer;
+use std::cell::RefCell;
 
 /// `ob` as an int: itself when it is one, else `operator.index(ob)` (a `TypeError` for
 /// floats, strings and other non-integers).
@@ -38,6 +42,9 @@ pub fn to_integer(ob: &Bound<'_, PyAny>) -> PyResult<Integer> {
         }
         return Ok(Integer::from(v));
     }
+    if let Some(fast) = Fast::get() {
+        return big_integer(fast, &int);
+    }
     let abs = if overflow < 0 { int.neg()? } else { int };
     // |x| < 2^64 (64-bit entries): one more C call.
     // SAFETY: `abs` is a live int object; an overflow sets an exception, cleared below.
@@ -54,6 +61,27 @@ pub fn to_integer(ob: &Bound<'_, PyAny>) -> PyResult<Integer> {
     let bytes = bytes.cast::<PyBytes>()?;
     let x = Integer::from_digits(bytes.as_bytes(), Order::Lsf);
     Ok(if overflow < 0 { -x } else { x })
+}
+
+thread_local! {
+    /// Scratch limbs for one int at a time.
+    static LIMBS: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The int `int` (an exact int) read as limbs by the interpreter's converters.
+fn big_integer(fast: &Fast, int: &Bound<'_, PyAny>) -> PyResult<Integer> {
+    LIMBS.with_borrow_mut(|limbs| {
+        // SAFETY: `int` is a live int object and the GIL is held.
+        if !unsafe { fast.read(int.as_ptr(), limbs) } {
+            return Err(PyErr::fetch(int.py()));
+        }
+        let negative = pylong::is_negative(limbs);
+        if negative {
+            pylong::negate(limbs);
+        }
+        let x = Integer::from_digits(limbs, Order::Lsf);
+        Ok(if negative { -x } else { x })
+    })
 }
 
 /// Ints read from Python one at a time and made [`Integer`]s together, on all cores:
@@ -91,6 +119,14 @@ impl IntBuf {
         Ok(())
     }
 
+    /// Reads `int(ob)` (for objects such as python-flint's `nmod`, which convert by
+    /// `__int__`, not `__index__`).
+    pub fn push_int_of(&mut self, ob: &Bound<'_, PyAny>) -> PyResult<()> {
+        // SAFETY: PyNumber_Long returns a new reference or NULL with an exception set.
+        let int = unsafe { Bound::from_owned_ptr_or_err(ob.py(), ffi::PyNumber_Long(ob.as_ptr())) }?;
+        self.push(&int)
+    }
+
     /// The ints read so far.
     pub fn len(&self) -> usize {
         self.items.len()
@@ -99,6 +135,18 @@ impl IntBuf {
     /// Whether none was read.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
+    }
+
+    /// All of them, in the order read: as machine words when every one fits.
+    pub fn finish_entries(self) -> Entries {
+        if self.items.iter().all(|x| matches!(x, Item::Small(_))) {
+            let words = self.items.iter().map(|x| match x {
+                Item::Small(v) => *v,
+                Item::Big(_) => 0,
+            });
+            return Entries::Words(words.collect());
+        }
+        Entries::Ints(self.finish())
     }
 
     /// All of them as [`Integer`]s, in the order read.
@@ -111,6 +159,23 @@ impl IntBuf {
             })
             .collect()
     }
+}
+
+/// The Python int equal to `x`, through the interpreter's converters.
+fn big_int<'py>(py: Python<'py>, fast: &Fast, x: &Integer) -> PyResult<Bound<'py, PyAny>> {
+    LIMBS.with_borrow_mut(|limbs| {
+        limbs.clear();
+        // GMP's limbs are 64 bits where `Fast` exists (pylong::init).
+        limbs.extend(x.as_limbs().iter().map(|&l| l as u64));
+        if pylong::is_negative(limbs) {
+            limbs.push(0); // the magnitude's top bit is not a sign
+        }
+        if *x < 0 {
+            pylong::negate(limbs);
+        }
+        // SAFETY: the GIL is held; the result is a new reference or null with an error.
+        unsafe { Bound::from_owned_ptr_or_err(py, fast.write(limbs)) }
+    })
 }
 
 /// Makes Python ints from [`Integer`]s (holds `int.from_bytes` for the large ones).
@@ -136,6 +201,9 @@ impl<'py> IntMaker<'py> {
         let py = self.from_bytes.py();
         if let Some(v) = x.to_i64() {
             return Ok(v.into_pyobject(py)?.into_any());
+        }
+        if let Some(fast) = Fast::get() {
+            return big_int(py, fast, x);
         }
         let v = match x.to_u64() {
             Some(u) => u.into_pyobject(py)?.into_any(),

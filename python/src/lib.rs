@@ -1,19 +1,27 @@
 //! The extension module `rns._rns` behind the Python package `rns` (see
 //! `python/rns/__init__.py` for the functions users call and their documentation).
 //!
+//! - [`pylong`]: the running CPython's binary int converters, found at import.
 //! - [`ints`]: Python ints ↔ `rug` integers, through their binary form.
-//! - [`convert`]: Python inputs (lists, numpy arrays, python-flint objects) ↔ the
+//! - [`arrays`]: numpy arrays read and written as machine words.
+//! - [`held`]: a matrix in the forms the engine needs (words, integers, residues).
+//! - [`convert`]: Python inputs (lists, numpy arrays, python-flint objects) → the
 //!   library's matrices and polynomials.
+//! - [`output`]: results in the type the caller's matrix came as.
 //! - [`matrix`]: `rns.Matrix`, a matrix converted once.
 //! - [`engine`]: `rns.Engine`, a backend and one method per computation.
 //! - [`run`]: the GIL released during compute, Ctrl-C noticed between stages.
 //! - [`error`]: the library's errors as Python exceptions.
 
+pub mod arrays;
 pub mod convert;
 pub mod engine;
 pub mod error;
+pub mod held;
 pub mod ints;
 pub mod matrix;
+pub mod output;
+pub mod pylong;
 pub mod run;
 
 use pyo3::prelude::*;
@@ -35,6 +43,7 @@ fn backends() -> Vec<&'static str> {
 #[pymodule]
 fn _rns(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rns::limits::fit_allocator_to_address_limit();
+    pylong::init(pylong::version(m.py()));
     m.add_class::<engine::Engine>()?;
     m.add_class::<matrix::Matrix>()?;
     m.add("GpuUnavailable", m.py().get_type::<error::GpuUnavailable>())?;

@@ -1,18 +1,21 @@
 //! `rns.Matrix`: an integer matrix converted once from Python objects and kept by the
-//! library, so that repeated work on it skips the conversion.
+//! library ([`Held`]), so that repeated work on it skips the conversion.
 
-use crate::convert::{int_rows, to_matrix, MatrixArg};
+use crate::convert::{to_matrix, Kind, MatrixArg};
+use crate::held::Held;
 use crate::ints::IntMaker;
-use numpy::PyArray1;
-use pyo3::exceptions::{PyImportError, PyIndexError};
+use crate::output::{fmpz_mat, held_array, held_rows};
+use pyo3::exceptions::PyIndexError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
-use rns::IntMatrix;
+use pyo3::types::PyList;
 use std::sync::Arc;
 
 /// An integer matrix held by the engine: build it once from any matrix input (a list of
 /// rows, a numpy integer array, an fmpz_mat) and pass it to det, rank, solve, inverse
-/// and matmul as often as needed without converting it again.
+/// and matmul as often as needed without converting it again. It keeps what the engine
+/// needs: machine words when every entry fits in 64 bits, the big integers made for
+/// work over Z, and the residues modulo the last prime used. Results computed from an
+/// rns.Matrix are rns.Matrix too (except solutions over Q: lists of Fractions).
 ///
 /// >>> import rns
 /// >>> m = rns.Matrix([[1, 2], [3, 4]])
@@ -22,11 +25,11 @@ use std::sync::Arc;
 /// [[7, 10], [15, 22]]
 #[pyclass(frozen, module = "rns")]
 pub struct Matrix {
-    pub(crate) inner: Arc<IntMatrix>,
+    pub(crate) inner: Arc<Held>,
 }
 
-impl From<IntMatrix> for Matrix {
-    fn from(m: IntMatrix) -> Matrix {
+impl From<Held> for Matrix {
+    fn from(m: Held) -> Matrix {
         Matrix { inner: Arc::new(m) }
     }
 }
@@ -44,12 +47,15 @@ fn position(i: isize, len: usize, what: &str) -> PyResult<usize> {
 }
 
 /// A matrix argument: an `rns.Matrix` as it is (shared), anything else converted.
-pub fn matrix_arg(ob: &Bound<'_, PyAny>) -> PyResult<(Arc<IntMatrix>, Option<u64>)> {
+pub fn matrix_arg(ob: &Bound<'_, PyAny>) -> PyResult<MatrixArg> {
     if let Ok(m) = ob.cast::<Matrix>() {
-        return Ok((m.get().inner.clone(), None));
+        return Ok(MatrixArg {
+            held: m.get().inner.clone(),
+            modulus: None,
+            kind: Kind::Matrix,
+        });
     }
-    let MatrixArg { matrix, modulus } = to_matrix(ob)?;
-    Ok((Arc::new(matrix), modulus))
+    to_matrix(ob)
 }
 
 #[pymethods]
@@ -59,7 +65,7 @@ impl Matrix {
     #[new]
     fn new(a: &Bound<'_, PyAny>) -> PyResult<Matrix> {
         Ok(Matrix {
-            inner: matrix_arg(a)?.0,
+            inner: matrix_arg(a)?.held,
         })
     }
 
@@ -81,25 +87,21 @@ impl Matrix {
 
     /// The entries as a list of rows of Python ints.
     fn tolist<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        int_rows(&IntMaker::new(py)?, self.inner.entries(), self.inner.rows())
+        held_rows(py, &self.inner)
     }
 
     /// The entries as a 2-D numpy array: of dtype int64 when every entry fits in 64
     /// bits (no Python int is made), else of dtype object holding Python ints.
     fn to_numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let (rows, cols) = (self.inner.rows(), self.inner.cols());
-        let small: Option<Vec<i64>> = self.inner.entries().iter().map(|x| x.to_i64()).collect();
-        let flat = match small {
-            Some(v) => PyArray1::from_vec(py, v).into_any(),
-            None => {
-                let list = IntMaker::new(py)?.list(self.inner.entries())?;
-                let np = py.import("numpy")?;
-                let kw = PyDict::new(py);
-                kw.set_item("dtype", py.get_type::<PyAny>())?;
-                np.call_method("array", (list,), Some(&kw))?
-            }
-        };
-        flat.call_method1("reshape", ((rows, cols),))
+        let words = self.inner.words().is_some();
+        let small = words || self.inner.max_bits() < 64;
+        if small && !words {
+            // Fits in int64: no Python int per entry.
+            let w: Vec<i64> = self.inner.ints().entries().iter().map(|x| x.to_i64().unwrap_or(0)).collect();
+            let held = Held::from_words(self.inner.rows(), self.inner.cols(), w).map_err(crate::error::to_py)?;
+            return held_array(py, &held);
+        }
+        held_array(py, &self.inner)
     }
 
     /// numpy's conversion protocol: `numpy.asarray(M)` is [`Matrix::to_numpy`], cast to
@@ -119,16 +121,10 @@ impl Matrix {
         }
     }
 
-    /// The matrix as python-flint's `fmpz_mat` (built from one flat list of ints);
-    /// ImportError when python-flint is not installed.
+    /// The matrix as python-flint's `fmpz_mat`; ImportError when python-flint is not
+    /// installed.
     fn to_fmpz_mat<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let flint = py
-            .import("flint")
-            .map_err(|e| PyImportError::new_err(format!("to_fmpz_mat needs python-flint ({e})")))?;
-        let list = IntMaker::new(py)?.list(self.inner.entries())?;
-        flint
-            .getattr("fmpz_mat")?
-            .call1((self.inner.rows(), self.inner.cols(), list))
+        fmpz_mat(held_rows(py, &self.inner)?, self.inner.cols())
     }
 
     /// The number of rows.
@@ -144,15 +140,24 @@ impl Matrix {
         key: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (rows, cols) = (self.inner.rows(), self.inner.cols());
-        let ints = IntMaker::new(py)?;
-        if let Ok((i, j)) = key.extract::<(isize, isize)>() {
-            let (i, j) = (position(i, rows, "row")?, position(j, cols, "column")?);
-            return ints.int(&self.inner.entries()[i * cols + j]);
+        let (span, row) = match key.extract::<(isize, isize)>() {
+            Ok((i, j)) => {
+                let k = position(i, rows, "row")? * cols + position(j, cols, "column")?;
+                (k..k + 1, false)
+            }
+            Err(_) => {
+                let i = position(key.extract::<isize>()?, rows, "row")?;
+                (i * cols..(i + 1) * cols, true)
+            }
+        };
+        let list = match self.inner.words() {
+            Some(w) => PyList::new(py, &w[span])?,
+            None => IntMaker::new(py)?.list(&self.inner.ints().entries()[span])?,
+        };
+        match row {
+            true => Ok(list.into_any()),
+            false => list.get_item(0),
         }
-        let i = position(key.extract::<isize>()?, rows, "row")?;
-        Ok(ints
-            .list(&self.inner.entries()[i * cols..(i + 1) * cols])?
-            .into_any())
     }
 
     /// Iterates over the rows, each a list of Python ints.
@@ -163,7 +168,7 @@ impl Matrix {
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
         other
             .cast::<Matrix>()
-            .is_ok_and(|o| *o.get().inner == *self.inner)
+            .is_ok_and(|o| o.get().inner.same_entries(&self.inner))
     }
 
     fn __repr__(&self) -> String {

@@ -108,6 +108,45 @@ impl ModMatrices {
         Ok(Self::reduce(a, &moduli))
     }
 
+    /// The images modulo each prime of the row-major `rows × cols` machine integers
+    /// `data` (negative entries map to `[0, p)`), on all cores, with no big integer made.
+    pub fn from_i64(rows: usize, cols: usize, data: &[i64], primes: &[u32]) -> Result<ModMatrices> {
+        let moduli = primes
+            .iter()
+            .map(|&p| Modulus::new(p))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        if data.len() != rows * cols {
+            return Err(Error::Shape(format!(
+                "{} entries do not form a {rows}×{cols} matrix",
+                data.len()
+            )));
+        }
+        crate::limits::check_words(
+            primes.len() as u128 * data.len() as u128,
+            &format!("the residues of a {rows}×{cols} matrix modulo {} primes", primes.len()),
+        )?;
+        let mut out = vec![0u32; moduli.len() * data.len()];
+        if !data.is_empty() {
+            for (m, image) in moduli.iter().zip(out.chunks_mut(data.len())) {
+                let p = i64::from(m.m);
+                image
+                    .par_chunks_mut(1 << 14)
+                    .zip(data.par_chunks(1 << 14))
+                    .for_each(|(o, x)| {
+                        for (o, &x) in o.iter_mut().zip(x) {
+                            *o = x.rem_euclid(p) as u32;
+                        }
+                    });
+            }
+        }
+        Ok(ModMatrices {
+            moduli,
+            rows,
+            cols,
+            data: out.into(),
+        })
+    }
+
     /// Reads a matrix file (the format of [`IntMatrix`], `-` for standard input) straight
     /// into its residues modulo the prime `p` (validated): machine-size entries never
     /// become big integers.

@@ -1,0 +1,142 @@
+//! numpy arrays in and out. An integer array of any dtype (int8 … int64, uint8 …
+//! uint64), order or strides is read through its buffer straight into machine words, on
+//! all cores, with no Python object per entry; results go into new arrays the same way.
+//! Object arrays (Python ints of any size) are read entry by entry.
+
+use crate::held::Entries;
+use crate::ints::to_integer;
+use numpy::ndarray::{ArrayViewD, Ix2};
+use numpy::{
+    Element, PyArray1, PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray,
+    PyUntypedArrayMethods,
+};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use rayon::prelude::*;
+use rug::Integer;
+
+/// Whether `ob` is a numpy array (checked without importing numpy).
+pub fn is_ndarray(ob: &Bound<'_, PyAny>) -> bool {
+    let t = ob.get_type();
+    let module = t.module().map(|m| m.to_string()).unwrap_or_default();
+    let name = t.name().map(|m| m.to_string()).unwrap_or_default();
+    module == "numpy" && name == "ndarray"
+}
+
+/// The shape and entries of a numpy integer array of `ndim` dimensions: machine words
+/// unless it holds Python ints (dtype object) or uint64 entries of 2^63 and more.
+pub fn read(ob: &Bound<'_, PyAny>, ndim: usize) -> PyResult<(Vec<usize>, Entries)> {
+    let arr = ob.cast::<PyUntypedArray>()?;
+    if arr.ndim() != ndim {
+        return Err(PyValueError::new_err(format!(
+            "expected a {ndim}-dimensional array, got {} dimensions",
+            arr.ndim()
+        )));
+    }
+    let shape = arr.shape().to_vec();
+    let dtype = arr.dtype();
+    let words = match (dtype.kind(), dtype.itemsize()) {
+        (b'i', 8) => words::<i64>(ob)?,
+        (b'i', 4) => words::<i32>(ob)?,
+        (b'i', 2) => words::<i16>(ob)?,
+        (b'i', 1) => words::<i8>(ob)?,
+        (b'u', 4) => words::<u32>(ob)?,
+        (b'u', 2) => words::<u16>(ob)?,
+        (b'u', 1) => words::<u8>(ob)?,
+        (b'u', 8) => {
+            let big = ob.extract::<PyReadonlyArrayDyn<'_, u64>>()?;
+            let v = row_major(big.as_array(), |x: u64| x);
+            return Ok((shape, from_u64(v)));
+        }
+        (b'O', _) => {
+            let a: PyReadonlyArrayDyn<'_, Py<PyAny>> = ob.extract()?;
+            let items = a
+                .as_array()
+                .iter()
+                .map(|x| to_integer(x.bind(ob.py())))
+                .collect::<PyResult<_>>()?;
+            return Ok((shape, Entries::Ints(items)));
+        }
+        _ => {
+            return Err(PyTypeError::new_err(format!(
+                "expected integer entries, got a numpy array of dtype {}",
+                dtype.str()?
+            )))
+        }
+    };
+    Ok((shape, Entries::Words(words)))
+}
+
+/// The entries of an array of dtype `T`, row-major, as `i64`s.
+fn words<T: Element + Copy + Sync + Into<i64>>(ob: &Bound<'_, PyAny>) -> PyResult<Vec<i64>> {
+    let a: PyReadonlyArrayDyn<'_, T> = ob.extract()?;
+    Ok(row_major(a.as_array(), T::into))
+}
+
+/// uint64 entries as words when all are below 2^63, else as big integers.
+fn from_u64(v: Vec<u64>) -> Entries {
+    if v.par_iter().all(|&x| x <= i64::MAX as u64) {
+        Entries::Words(v.into_par_iter().map(|x| x as i64).collect())
+    } else {
+        Entries::Ints(v.into_par_iter().map(Integer::from).collect())
+    }
+}
+
+/// Rows of a strided 2-D array read a block at a time (so that a Fortran-order array is
+/// read down its columns, which are contiguous).
+const BLOCK_ROWS: usize = 64;
+
+/// The entries of `view` in row-major order, converted by `f`, on all cores: one copy
+/// for a C-order array, blocks of rows for any other layout.
+fn row_major<T: Copy + Sync, U: Send + Default + Clone>(
+    view: ArrayViewD<'_, T>,
+    f: impl Fn(T) -> U + Sync,
+) -> Vec<U> {
+    if let Some(s) = view.as_slice() {
+        return s.par_iter().map(|&x| f(x)).collect();
+    }
+    let Ok(m) = view.view().into_dimensionality::<Ix2>() else {
+        return view.iter().map(|&x| f(x)).collect();
+    };
+    let (rows, cols) = m.dim();
+    let mut out = vec![U::default(); rows * cols];
+    if cols == 0 {
+        return out;
+    }
+    out.par_chunks_mut(BLOCK_ROWS * cols)
+        .enumerate()
+        .for_each(|(b, chunk)| {
+            let r0 = b * BLOCK_ROWS;
+            let n = chunk.len() / cols;
+            for j in 0..cols {
+                for i in 0..n {
+                    chunk[i * cols + j] = f(m[[r0 + i, j]]);
+                }
+            }
+        });
+    out
+}
+
+/// A new `rows × cols` int64 array holding `data` (row-major).
+pub fn int64_array<'py>(
+    py: Python<'py>,
+    data: Vec<i64>,
+    rows: usize,
+    cols: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    PyArray1::from_vec(py, data)
+        .into_any()
+        .call_method1("reshape", ((rows, cols),))
+}
+
+/// A new `rows × cols` array of dtype object holding the Python objects `items`.
+pub fn object_array<'py>(
+    py: Python<'py>,
+    items: Vec<Py<PyAny>>,
+    rows: usize,
+    cols: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    PyArray1::from_vec(py, items)
+        .into_any()
+        .call_method1("reshape", ((rows, cols),))
+}

@@ -1,0 +1,200 @@
+//! Results in the type the caller's matrix came as ([`Kind`]; the table is in
+//! `docs/python.md`): lists of rows of Python ints or `Fraction`s for lists, numpy
+//! arrays for numpy arrays, python-flint matrices for python-flint matrices, and
+//! `rns.Matrix` for `rns.Matrix`. Machine-size entries never become Python objects on
+//! the way to numpy or an `rns.Matrix`.
+
+use crate::arrays::{int64_array, object_array};
+use crate::convert::Kind;
+use crate::held::Held;
+use crate::ints::IntMaker;
+use crate::matrix::Matrix;
+use pyo3::exceptions::PyImportError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use rayon::prelude::*;
+use rns::{IntMatrix, RatMatrix};
+use rug::{Integer, Rational};
+
+/// The `rows` rows of the row-major `values` (a matrix with no columns has empty rows).
+fn rows_of<T>(values: &[T], rows: usize) -> impl Iterator<Item = &[T]> {
+    let cols = values.len().checked_div(rows).unwrap_or(0);
+    (0..rows).map(move |i| &values[i * cols..(i + 1) * cols])
+}
+
+/// Rows of Python ints from the row-major `values` of a matrix with `rows` rows.
+pub fn int_rows<'py>(
+    ints: &IntMaker<'py>,
+    values: &[Integer],
+    rows: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    let out = rows_of(values, rows)
+        .map(|r| ints.list(r))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(ints.py(), out)
+}
+
+/// Rows of Python ints from row-major machine integers (words or residues).
+pub fn word_rows<'py, T: Copy + IntoPyObject<'py>>(
+    py: Python<'py>,
+    values: &[T],
+    rows: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    let out = rows_of(values, rows)
+        .map(|r| PyList::new(py, r.iter().copied()))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, out)
+}
+
+/// Rows of Python ints of a held matrix.
+pub fn held_rows<'py>(py: Python<'py>, m: &Held) -> PyResult<Bound<'py, PyList>> {
+    match m.words() {
+        Some(w) => word_rows(py, w, m.rows()),
+        None => int_rows(&IntMaker::new(py)?, m.ints().entries(), m.rows()),
+    }
+}
+
+/// A held matrix as a numpy array: int64 when it holds words, else of dtype object.
+pub fn held_array<'py>(py: Python<'py>, m: &Held) -> PyResult<Bound<'py, PyAny>> {
+    match m.words() {
+        Some(w) => int64_array(py, w.to_vec(), m.rows(), m.cols()),
+        None => {
+            let ints = IntMaker::new(py)?;
+            let items = m
+                .ints()
+                .entries()
+                .iter()
+                .map(|x| Ok(ints.int(x)?.unbind()))
+                .collect::<PyResult<Vec<_>>>()?;
+            object_array(py, items, m.rows(), m.cols())
+        }
+    }
+}
+
+fn flint<'py>(py: Python<'py>, what: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("flint")?
+        .getattr(what)
+        .map_err(|e| PyImportError::new_err(format!("python-flint's {what}: {e}")))
+}
+
+/// python-flint's `fmpz_mat` from `rows` rows of Python ints of `cols` entries each
+/// (its fastest constructor; an empty one by its shape).
+pub fn fmpz_mat<'py>(rows: Bound<'py, PyList>, cols: usize) -> PyResult<Bound<'py, PyAny>> {
+    let make = flint(rows.py(), "fmpz_mat")?;
+    match rows.is_empty() || cols == 0 {
+        true => make.call1((rows.len(), cols, PyList::empty(rows.py()))),
+        false => make.call1((rows,)),
+    }
+}
+
+/// An integer matrix result (over Z) in the type `kind`.
+pub fn integers<'py>(py: Python<'py>, kind: Kind, m: IntMatrix) -> PyResult<Bound<'py, PyAny>> {
+    let (rows, cols) = (m.rows(), m.cols());
+    let words: Option<Vec<i64>> = match kind {
+        Kind::Matrix | Kind::Numpy => m.entries().par_iter().map(|x| x.to_i64()).collect(),
+        _ => None,
+    };
+    let held = match words {
+        Some(w) => Held::from_words(rows, cols, w).map_err(crate::error::to_py)?,
+        None => Held::from_ints(m),
+    };
+    match kind {
+        Kind::Matrix => Ok(Bound::new(py, Matrix::from(held))?.into_any()),
+        Kind::Numpy => held_array(py, &held),
+        Kind::List => Ok(held_rows(py, &held)?.into_any()),
+        Kind::Fmpz | Kind::Nmod => fmpz_mat(held_rows(py, &held)?, cols),
+    }
+}
+
+/// A result modulo the prime `p` (`rows` rows of residues) in the type `kind`: an
+/// `nmod_mat` for python-flint's matrices, int64 for numpy.
+pub fn residues<'py>(
+    py: Python<'py>,
+    kind: Kind,
+    p: u32,
+    rows: usize,
+    cols: usize,
+    data: &[u32],
+) -> PyResult<Bound<'py, PyAny>> {
+    let words = || data.par_iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
+    match kind {
+        Kind::List => Ok(word_rows(py, data, rows)?.into_any()),
+        Kind::Numpy => int64_array(py, words(), rows, cols),
+        Kind::Matrix => {
+            let held = Held::from_words(rows, cols, words()).map_err(crate::error::to_py)?;
+            Ok(Bound::new(py, Matrix::from(held))?.into_any())
+        }
+        Kind::Fmpz | Kind::Nmod => {
+            // Through fmpz_mat: python-flint builds an nmod_mat from it fastest.
+            let z = fmpz_mat(word_rows(py, data, rows)?, cols)?;
+            flint(py, "nmod_mat")?.call1((z, p))
+        }
+    }
+}
+
+/// A rational result (over Q) in the type `kind`: rows of `Fraction`s, an object array
+/// of them for numpy, an `fmpq_mat` for python-flint's matrices.
+pub fn rationals<'py>(py: Python<'py>, kind: Kind, x: &RatMatrix) -> PyResult<Bound<'py, PyAny>> {
+    let ints = IntMaker::new(py)?;
+    match kind {
+        Kind::List | Kind::Matrix => Ok(fraction_rows(&ints, x)?.into_any()),
+        Kind::Numpy => {
+            let make = fraction_maker(&ints)?;
+            let items = x
+                .entries()
+                .iter()
+                .map(|q| Ok(make(q)?.unbind()))
+                .collect::<PyResult<Vec<_>>>()?;
+            object_array(py, items, x.rows(), x.cols())
+        }
+        Kind::Fmpz | Kind::Nmod => {
+            // fmpq_mat(N) / d for the common denominator d: python-flint reduces each
+            // entry in C, where making an fmpq per entry costs a Python call each.
+            let d = x
+                .entries()
+                .iter()
+                .fold(Integer::from(1), |d, q| d.lcm(q.denom()));
+            let numerators: Vec<Integer> = x
+                .entries()
+                .par_iter()
+                .map(|q| Integer::from(q.numer() * Integer::from(&d / q.denom())))
+                .collect();
+            let z = fmpz_mat(int_rows(&ints, &numerators, x.rows())?, x.cols())?;
+            let q = flint(py, "fmpq_mat")?.call1((z,))?;
+            q.div(ints.int(&d)?)
+        }
+    }
+}
+
+/// Makes `fractions.Fraction`s without a second gcd (the library's rationals are
+/// already in lowest terms).
+fn fraction_maker<'a, 'py>(
+    ints: &'a IntMaker<'py>,
+) -> PyResult<impl Fn(&Rational) -> PyResult<Bound<'py, PyAny>> + 'a> {
+    let py = ints.py();
+    let fraction = py.import("fractions")?.getattr("Fraction")?;
+    // Python 3.12+: Fraction._from_coprime_ints; before, Fraction(n, d, _normalize=False).
+    let coprime = fraction.getattr("_from_coprime_ints").ok();
+    let kwargs = PyDict::new(py);
+    kwargs.set_item("_normalize", false)?;
+    Ok(move |q: &Rational| -> PyResult<Bound<'py, PyAny>> {
+        let (n, d) = (ints.int(q.numer())?, ints.int(q.denom())?);
+        match &coprime {
+            Some(f) => f.call1((n, d)),
+            None => fraction.call((n, d), Some(&kwargs)),
+        }
+    })
+}
+
+/// Rows of `fractions.Fraction`s.
+pub fn fraction_rows<'py>(ints: &IntMaker<'py>, x: &RatMatrix) -> PyResult<Bound<'py, PyList>> {
+    let py = ints.py();
+    let make = fraction_maker(ints)?;
+    let rows = rows_of(x.entries(), x.rows())
+        .map(|r| {
+            let items = r.iter().map(&make).collect::<PyResult<Vec<_>>>()?;
+            PyList::new(py, items)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, rows)
+}
