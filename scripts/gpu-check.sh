@@ -20,6 +20,8 @@
 #                                              # FLINT 1 and all threads, the whole `rns matmul` process
 #   scripts/gpu-check.sh --run --python        # and the Python package: its tests, then python/bench/vs_flint.py
 #   scripts/gpu-check.sh --run --pytest        # and the Python package's tests alone
+#   scripts/gpu-check.sh --run --boundary      # and a Python call beside the library's time
+#                                              # (python/bench/boundary.py; BOUNDARY_ARGS)
 #   scripts/gpu-check.sh --run --multi         # and several GPUs against one (examples/multi_gpu_bench.rs),
 #                                              # and mpirun with one rank per GPU when OpenMPI is there
 #   scripts/gpu-check.sh --run --only --python # only the parts named (no suite, SASS or benchmarks)
@@ -71,6 +73,8 @@ for l in sys.stdin:
     RNS_PTXAS=${RNS_PTXAS:-$(scripts/ptxas.sh)} PATH="$PWD/.venv/bin:$PATH" maturin build -q --release --strip -m python/Cargo.toml -o $B/wheels
     pip download -q pytest --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 -d $B/wheels \
         || echo "no pytest wheels: the Python tests will need pytest there"
+    pip download -q numpy --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 -d $B/wheels \
+        || echo "no numpy wheel: the numpy tests and python/bench/boundary.py need numpy there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
     strip --strip-all $B/bin/* $B/rns $B/rns-mpi $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant $B/univariate_bench $B/multi_gpu_bench $B/product_bench $B/det_bench $B/gj_bench $B/scale $B/panels_bench
@@ -197,6 +201,11 @@ if [[ " $* " == *" --pytest "* ]]; then
     echo "== the Python package's tests (RNS_REQUIRE_GPU=1)"
     python_wheels
     python3 -m pytest -q -rs -p no:cacheprovider python/tests || status=1
+fi
+if [[ " $* " == *" --boundary "* ]]; then
+    echo "== a Python call beside the library's own time (python/bench/boundary.py \$BOUNDARY_ARGS)"
+    python_wheels
+    python3 -u python/bench/boundary.py --backend gpu ${BOUNDARY_ARGS:-} || status=1
 fi
 if [[ " $* " == *" --python "* ]]; then
     echo "== the Python package: its tests (RNS_REQUIRE_GPU=1), then against python-flint"

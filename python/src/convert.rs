@@ -109,8 +109,11 @@ pub fn to_matrix(ob: &Bound<'_, PyAny>) -> PyResult<MatrixArg> {
         let entries = ob.call_method0("entries")?;
         let (modulus, kind) = if ob.hasattr("modulus")? {
             // An nmod_mat's entries (nmod) convert by int(), not by __index__.
-            for x in entries.try_iter()? {
-                data.push_int_of(&x?)?;
+            match entries.cast::<PyList>() {
+                Ok(list) => list.iter().try_for_each(|x| data.push_int_of(&x))?,
+                Err(_) => entries
+                    .try_iter()?
+                    .try_for_each(|x| data.push_int_of(&x?))?,
             }
             (Some(ob.call_method0("modulus")?.extract()?), Kind::Nmod)
         } else {

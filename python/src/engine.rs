@@ -5,7 +5,7 @@ use crate::convert::{to_poly, to_terms, Kind};
 use crate::error::to_py;
 use crate::held::Held;
 use crate::ints::{to_integer, IntMaker};
-use crate::matrix::matrix_arg;
+use crate::matrix::{matrix_arg, matrix_args};
 use crate::output;
 use crate::run::compute;
 use pyo3::exceptions::PyValueError;
@@ -283,7 +283,7 @@ impl Engine {
         b: &Bound<'py, PyAny>,
         r#mod: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (a, b) = (matrix_arg(a)?, matrix_arg(b)?);
+        let (a, b) = matrix_args(a, b)?;
         let p = modulus(r#mod, &[a.modulus, b.modulus])?;
         let kind = match b.kind {
             Kind::Matrix => Kind::Matrix,
@@ -327,7 +327,7 @@ impl Engine {
         b: &Bound<'py, PyAny>,
         r#mod: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let (a, b) = (matrix_arg(a)?, matrix_arg(b)?);
+        let (a, b) = matrix_args(a, b)?;
         let p = modulus(r#mod, &[a.modulus, b.modulus])?;
         square(&a.held, "solving A X = B")?;
         require_rhs(a.held.rows(), b.held.rows()).map_err(to_py)?;
@@ -432,9 +432,7 @@ impl Engine {
             }
             Some(p) => {
                 let (ra, rb) = (reduce(py, a, p)?, reduce(py, b, p)?);
-                let x = self.matrix_run(py, what, &[a, b], Some(p), |be| {
-                    be.solve_mod(&ra, &rb)
-                })?;
+                let x = self.matrix_run(py, what, &[a, b], Some(p), |be| be.solve_mod(&ra, &rb))?;
                 output::residues(py, kind, p, a.rows(), b.cols(), x.data())
             }
         }

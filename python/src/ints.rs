@@ -123,7 +123,8 @@ impl IntBuf {
     /// `__int__`, not `__index__`).
     pub fn push_int_of(&mut self, ob: &Bound<'_, PyAny>) -> PyResult<()> {
         // SAFETY: PyNumber_Long returns a new reference or NULL with an exception set.
-        let int = unsafe { Bound::from_owned_ptr_or_err(ob.py(), ffi::PyNumber_Long(ob.as_ptr())) }?;
+        let int =
+            unsafe { Bound::from_owned_ptr_or_err(ob.py(), ffi::PyNumber_Long(ob.as_ptr())) }?;
         self.push(&int)
     }
 
@@ -165,8 +166,8 @@ impl IntBuf {
 fn big_int<'py>(py: Python<'py>, fast: &Fast, x: &Integer) -> PyResult<Bound<'py, PyAny>> {
     LIMBS.with_borrow_mut(|limbs| {
         limbs.clear();
-        // GMP's limbs are 64 bits where `Fast` exists (pylong::init).
-        limbs.extend(x.as_limbs().iter().map(|&l| l as u64));
+        // GMP's limbs are 64 bits on the 64-bit machines this builds for.
+        limbs.extend_from_slice(x.as_limbs());
         if pylong::is_negative(limbs) {
             limbs.push(0); // the magnitude's top bit is not a sign
         }

@@ -46,6 +46,19 @@ fn position(i: isize, len: usize, what: &str) -> PyResult<usize> {
     }
 }
 
+/// Two matrix arguments, read once when they are the same object (`A · A`).
+pub fn matrix_args(a: &Bound<'_, PyAny>, b: &Bound<'_, PyAny>) -> PyResult<(MatrixArg, MatrixArg)> {
+    let first = matrix_arg(a)?;
+    let second = match a.is(b) {
+        true => MatrixArg {
+            held: first.held.clone(),
+            ..first
+        },
+        false => matrix_arg(b)?,
+    };
+    Ok((first, second))
+}
+
 /// A matrix argument: an `rns.Matrix` as it is (shared), anything else converted.
 pub fn matrix_arg(ob: &Bound<'_, PyAny>) -> PyResult<MatrixArg> {
     if let Ok(m) = ob.cast::<Matrix>() {
@@ -97,8 +110,15 @@ impl Matrix {
         let small = words || self.inner.max_bits() < 64;
         if small && !words {
             // Fits in int64: no Python int per entry.
-            let w: Vec<i64> = self.inner.ints().entries().iter().map(|x| x.to_i64().unwrap_or(0)).collect();
-            let held = Held::from_words(self.inner.rows(), self.inner.cols(), w).map_err(crate::error::to_py)?;
+            let w: Vec<i64> = self
+                .inner
+                .ints()
+                .entries()
+                .iter()
+                .map(|x| x.to_i64().unwrap_or(0))
+                .collect();
+            let held = Held::from_words(self.inner.rows(), self.inner.cols(), w)
+                .map_err(crate::error::to_py)?;
             return held_array(py, &held);
         }
         held_array(py, &self.inner)

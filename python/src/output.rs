@@ -157,7 +157,7 @@ pub fn rationals<'py>(py: Python<'py>, kind: Kind, x: &RatMatrix) -> PyResult<Bo
             let numerators: Vec<Integer> = x
                 .entries()
                 .par_iter()
-                .map(|q| Integer::from(q.numer() * Integer::from(&d / q.denom())))
+                .map(|q| q.numer() * Integer::from(&d / q.denom()))
                 .collect();
             let z = fmpz_mat(int_rows(&ints, &numerators, x.rows())?, x.cols())?;
             let q = flint(py, "fmpq_mat")?.call1((z,))?;

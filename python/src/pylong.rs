@@ -79,9 +79,9 @@ pub fn init(version: (u8, u8)) {
             let num_bits: NumBits = std::mem::transmute(symbol(c"_PyLong_NumBits")?);
             let (read, write) = if version >= (3, 13) {
                 (
-                    Read::NativeBytes(std::mem::transmute::<*mut c_void, AsNativeBytes>(
-                        symbol(c"PyLong_AsNativeBytes")?,
-                    )),
+                    Read::NativeBytes(std::mem::transmute::<*mut c_void, AsNativeBytes>(symbol(
+                        c"PyLong_AsNativeBytes",
+                    )?)),
                     Write::NativeBytes(std::mem::transmute::<*mut c_void, FromNativeBytes>(
                         symbol(c"PyLong_FromNativeBytes")?,
                     )),
@@ -91,9 +91,9 @@ pub fn init(version: (u8, u8)) {
                     Read::ByteArray(std::mem::transmute::<*mut c_void, AsByteArray>(symbol(
                         c"_PyLong_AsByteArray",
                     )?)),
-                    Write::ByteArray(std::mem::transmute::<*mut c_void, FromByteArray>(
-                        symbol(c"_PyLong_FromByteArray")?,
-                    )),
+                    Write::ByteArray(std::mem::transmute::<*mut c_void, FromByteArray>(symbol(
+                        c"_PyLong_FromByteArray",
+                    )?)),
                 )
             } else {
                 return None;
@@ -128,14 +128,13 @@ impl Fast {
         limbs.clear();
         limbs.resize(n, 0);
         let buf = limbs.as_mut_ptr() as *mut u8;
-        let ok = match self.read {
+        match self.read {
             Read::ByteArray(f) => f(ob.cast(), buf, n * 8, 1, 1) == 0,
             Read::NativeBytes(f) => {
                 let need = f(ob, buf.cast(), (n * 8) as isize, LITTLE_ENDIAN);
                 need >= 0 && need as usize <= n * 8
             }
-        };
-        ok
+        }
     }
 
     /// A new int from the two's complement `limbs` (least significant first), or null

@@ -231,7 +231,11 @@ impl IntMatrix {
 
     /// A matrix from row-major machine integers (made on all cores).
     pub fn from_i64(rows: usize, cols: usize, data: &[i64]) -> Result<IntMatrix> {
-        Self::new(rows, cols, data.par_iter().map(|&x| Integer::from(x)).collect())
+        Self::new(
+            rows,
+            cols,
+            data.par_iter().map(|&x| Integer::from(x)).collect(),
+        )
     }
 
     /// The `n × n` identity.

@@ -123,7 +123,10 @@ impl ModMatrices {
         }
         crate::limits::check_words(
             primes.len() as u128 * data.len() as u128,
-            &format!("the residues of a {rows}×{cols} matrix modulo {} primes", primes.len()),
+            &format!(
+                "the residues of a {rows}×{cols} matrix modulo {} primes",
+                primes.len()
+            ),
         )?;
         let mut out = vec![0u32; moduli.len() * data.len()];
         if !data.is_empty() {
