@@ -60,11 +60,29 @@ fn value(seed: u64, i: u64, bits: u32) -> i128 {
     }
 }
 
+/// A signed value of at most `bits` bits, any number of them (`value` for ≤ 64).
+fn entry(seed: u64, i: u64, bits: u32) -> Integer {
+    if bits <= 64 {
+        return Integer::from(value(seed, i, bits));
+    }
+    let words = u64::from(bits.div_ceil(64));
+    let limbs: Vec<u64> = (0..words)
+        .map(|w| mix(seed ^ 0x9E37_79B9_7F4A_7C15, i * words + w))
+        .collect();
+    let mut x = Integer::from_digits(&limbs, rug::integer::Order::Lsf);
+    x.keep_bits_mut(bits - 1);
+    if mix(seed, i) & 1 == 1 {
+        -x
+    } else {
+        x
+    }
+}
+
 /// A random `rows × cols` matrix with entries of `bits` bits, by all cores.
 fn random(rows: usize, cols: usize, bits: u32, seed: u64) -> IntMatrix {
     let data = (0..rows * cols)
         .into_par_iter()
-        .map(|e| Integer::from(value(seed, e as u64, bits)))
+        .map(|e| entry(seed, e as u64, bits))
         .collect();
     IntMatrix::new(rows, cols, data).expect("shape")
 }

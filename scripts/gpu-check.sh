@@ -73,8 +73,6 @@ for l in sys.stdin:
     RNS_PTXAS=${RNS_PTXAS:-$(scripts/ptxas.sh)} PATH="$PWD/.venv/bin:$PATH" maturin build -q --release --strip -m python/Cargo.toml -o $B/wheels
     pip download -q pytest --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 -d $B/wheels \
         || echo "no pytest wheels: the Python tests will need pytest there"
-    pip download -q numpy --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 -d $B/wheels \
-        || echo "no numpy wheel: the numpy tests and python/bench/boundary.py need numpy there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
     strip --strip-all $B/bin/* $B/rns $B/rns-mpi $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant $B/univariate_bench $B/multi_gpu_bench $B/product_bench $B/det_bench $B/gj_bench $B/scale $B/panels_bench

@@ -46,6 +46,8 @@ for v in 3.9 3.10 3.11 3.12 3.13; do
     "$env_dir/bin/pip" install -q --upgrade pip
     "$env_dir/bin/pip" install -q "$wheel" pytest numpy
     run "$env_dir/bin/python" -c 'import rns, sys; print("wheel.sh: python", sys.version.split()[0], "imports", rns.__file__)'
+    # Ints across the boundary through this version's converters and the limited API.
+    run "$env_dir/bin/python" scripts/int_roundtrip.py
     # The tests check every answer against python-flint 0.9 (FLINT 3.6), whose wheels
     # start at CPython 3.10: older versions run the package's own examples instead.
     if "$env_dir/bin/pip" install -q --only-binary=:all: "python-flint>=0.9"; then

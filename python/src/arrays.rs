@@ -23,9 +23,47 @@ pub fn is_ndarray(ob: &Bound<'_, PyAny>) -> bool {
     module == "numpy" && name == "ndarray"
 }
 
+/// The int64 entries of a C-order numpy array, read in place: the array is kept alive
+/// by the reference held here, and numpy does not resize an array that is referenced.
+pub struct InPlace {
+    _array: Py<PyAny>,
+    ptr: *const i64,
+    len: usize,
+}
+
+// SAFETY: the entries are only read, and the array outlives this (its reference).
+unsafe impl Send for InPlace {}
+// SAFETY: as above.
+unsafe impl Sync for InPlace {}
+
+impl InPlace {
+    /// The entries, row-major.
+    pub fn as_slice(&self) -> &[i64] {
+        // SAFETY: `ptr` points to `len` aligned int64s of the referenced array.
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+/// A C-order int64 array's entries in place (see [`InPlace`]), or None.
+fn in_place(ob: &Bound<'_, PyAny>) -> Option<InPlace> {
+    let a = ob.extract::<PyReadonlyArrayDyn<'_, i64>>().ok()?;
+    // `as_slice` also takes a Fortran-order array, in memory order.
+    if !a.is_c_contiguous() {
+        return None;
+    }
+    let s = a.as_slice().ok()?;
+    Some(InPlace {
+        _array: ob.clone().unbind(),
+        ptr: s.as_ptr(),
+        len: s.len(),
+    })
+}
+
 /// The shape and entries of a numpy integer array of `ndim` dimensions: machine words
-/// unless it holds Python ints (dtype object) or uint64 entries of 2^63 and more.
-pub fn read(ob: &Bound<'_, PyAny>, ndim: usize) -> PyResult<(Vec<usize>, Entries)> {
+/// unless it holds Python ints (dtype object) or uint64 entries of 2^63 and more. With
+/// `borrow`, a C-order int64 array is read in place (for a call's argument, not for an
+/// `rns.Matrix`, which must not change with the array).
+pub fn read(ob: &Bound<'_, PyAny>, ndim: usize, borrow: bool) -> PyResult<(Vec<usize>, Entries)> {
     let arr = ob.cast::<PyUntypedArray>()?;
     if arr.ndim() != ndim {
         return Err(PyValueError::new_err(format!(
@@ -34,6 +72,11 @@ pub fn read(ob: &Bound<'_, PyAny>, ndim: usize) -> PyResult<(Vec<usize>, Entries
         )));
     }
     let shape = arr.shape().to_vec();
+    if borrow {
+        if let Some(w) = in_place(ob) {
+            return Ok((shape, Entries::InPlace(w)));
+        }
+    }
     let dtype = arr.dtype();
     let words = match (dtype.kind(), dtype.itemsize()) {
         (b'i', 8) => words::<i64>(ob)?,

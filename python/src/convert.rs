@@ -95,7 +95,7 @@ pub fn to_matrix(ob: &Bound<'_, PyAny>) -> PyResult<MatrixArg> {
         return Err(not_a_matrix(ob));
     }
     if is_ndarray(ob) {
-        let (shape, entries) = arrays::read(ob, 2)?;
+        let (shape, entries) = arrays::read(ob, 2, true)?;
         return Ok(MatrixArg {
             held: held(shape[0], shape[1], entries)?,
             modulus: None,
@@ -166,8 +166,9 @@ pub fn to_poly(ob: &Bound<'_, PyAny>) -> PyResult<Vec<Integer>> {
         ));
     }
     let coeffs = if is_ndarray(ob) {
-        match arrays::read(ob, 1)?.1 {
+        match arrays::read(ob, 1, false)?.1 {
             Entries::Words(w) => w.into_iter().map(Integer::from).collect(),
+            Entries::InPlace(a) => a.as_slice().iter().map(|&x| Integer::from(x)).collect(),
             Entries::Ints(v) => v,
         }
     } else if ob.hasattr("coeffs")? && ob.hasattr("degree")? {

@@ -345,10 +345,21 @@ impl Engine {
         let a = matrix_arg(a)?;
         let p = modulus(r#mod, &[a.modulus])?;
         square(&a.held, "the inverse")?;
-        let n = a.held.rows();
-        let id = (0..n * n).map(|k| i64::from(k / n == k % n)).collect();
-        let id = Held::from_words(n, n, id).map_err(to_py)?;
-        self.solve_with(py, a.kind, (&a.held, &id), p, MatrixKind::Inverse)
+        let (n, held) = (a.held.rows(), &*a.held);
+        match p {
+            Some(p) if n > 0 => {
+                let r = reduce(py, held, p)?;
+                let x = self.matrix_run(py, MatrixKind::Inverse, &[held, held], Some(p), |be| {
+                    be.inverse_mod(&r)
+                })?;
+                output::residues(py, a.kind, p, n, n, x.data())
+            }
+            _ => {
+                let id = (0..n * n).map(|k| i64::from(k / n == k % n)).collect();
+                let id = Held::from_words(n, n, id).map_err(to_py)?;
+                self.solve_with(py, a.kind, (held, &id), p, MatrixKind::Inverse)
+            }
+        }
     }
 
     /// resultant(f, g, *, mod=None): the resultant (see rns.resultant).

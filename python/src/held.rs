@@ -4,6 +4,7 @@
 //! asked for. An `rns.Matrix` holds one, so repeated calls on it cost only the
 //! computation.
 
+use crate::arrays::InPlace;
 use rayon::prelude::*;
 use rns::{IntMatrix, ModMatrices};
 use rug::Integer;
@@ -13,8 +14,25 @@ use std::sync::{Arc, Mutex, OnceLock};
 pub enum Entries {
     /// Every entry fits in an `i64`.
     Words(Vec<i64>),
-    /// Some entry does not.
+    /// The int64 entries of a numpy array, read in place.
+    InPlace(InPlace),
+    /// Some entry does not fit in an `i64`.
     Ints(Vec<Integer>),
+}
+
+/// Machine words, owned or in a numpy array.
+enum Words {
+    Owned(Vec<i64>),
+    InPlace(InPlace),
+}
+
+impl Words {
+    fn as_slice(&self) -> &[i64] {
+        match self {
+            Words::Owned(v) => v,
+            Words::InPlace(a) => a.as_slice(),
+        }
+    }
 }
 
 /// A matrix's entries in the forms the engine has needed so far.
@@ -22,7 +40,7 @@ pub struct Held {
     rows: usize,
     cols: usize,
     /// The row-major entries, when each fits in an `i64`.
-    words: Option<Vec<i64>>,
+    words: Option<Words>,
     /// The entries as big integers (given, or made from the words on first need).
     ints: OnceLock<Arc<IntMatrix>>,
     /// The residues modulo the prime of the last call modulo a prime.
@@ -34,16 +52,20 @@ pub struct Held {
 impl Held {
     /// A matrix of machine words, row-major (`data.len()` is `rows · cols`).
     pub fn from_words(rows: usize, cols: usize, data: Vec<i64>) -> rns::Result<Held> {
-        if data.len() != rows * cols {
+        Held::of_words(rows, cols, Words::Owned(data))
+    }
+
+    fn of_words(rows: usize, cols: usize, words: Words) -> rns::Result<Held> {
+        let len = words.as_slice().len();
+        if len != rows * cols {
             return Err(rns::Error::Shape(format!(
-                "{} entries do not form a {rows}×{cols} matrix",
-                data.len()
+                "{len} entries do not form a {rows}×{cols} matrix"
             )));
         }
         Ok(Held {
             rows,
             cols,
-            words: Some(data),
+            words: Some(words),
             ints: OnceLock::new(),
             residues: Mutex::new(None),
             bits: OnceLock::new(),
@@ -54,7 +76,20 @@ impl Held {
     pub fn new(rows: usize, cols: usize, entries: Entries) -> rns::Result<Held> {
         match entries {
             Entries::Words(w) => Held::from_words(rows, cols, w),
+            Entries::InPlace(a) => Held::of_words(rows, cols, Words::InPlace(a)),
             Entries::Ints(v) => Ok(Held::from_ints(IntMatrix::new(rows, cols, v)?)),
+        }
+    }
+
+    /// The same matrix with its entries its own (a copy of words read in place), for
+    /// an `rns.Matrix`, which must not change with the array it was made from.
+    pub fn owned(self: Arc<Held>) -> Arc<Held> {
+        match &self.words {
+            Some(Words::InPlace(a)) => {
+                let words = Words::Owned(a.as_slice().to_vec());
+                Arc::new(Held::of_words(self.rows, self.cols, words).expect("same shape"))
+            }
+            _ => self,
         }
     }
 
@@ -87,13 +122,13 @@ impl Held {
 
     /// The machine words, when every entry fits in an `i64`.
     pub fn words(&self) -> Option<&[i64]> {
-        self.words.as_deref()
+        self.words.as_ref().map(Words::as_slice)
     }
 
     /// The entries as big integers (made on all cores from the words the first time).
     pub fn ints(&self) -> Arc<IntMatrix> {
         rns::lazy::get_or_build(&self.ints, || {
-            let w = self.words.as_deref().unwrap_or_default();
+            let w = self.words().unwrap_or_default();
             Arc::new(IntMatrix::from_i64(self.rows, self.cols, w).expect("shape checked"))
         })
         .clone()
@@ -106,7 +141,7 @@ impl Held {
         if let Some(r) = last.as_ref().filter(|r| r.primes() == [p]) {
             return Ok(r.clone());
         }
-        let r = Arc::new(match &self.words {
+        let r = Arc::new(match self.words() {
             Some(w) => ModMatrices::from_i64(self.rows, self.cols, w, &[p])?,
             None => ModMatrices::from_int_matrix(&self.ints(), &[p])?,
         });
@@ -116,7 +151,7 @@ impl Held {
 
     /// Whether both hold the same entries.
     pub fn same_entries(&self, other: &Held) -> bool {
-        match (&self.words, &other.words) {
+        match (self.words(), other.words()) {
             (Some(a), Some(b)) => (self.rows, self.cols, a) == (other.rows, other.cols, b),
             _ => *self.ints() == *other.ints(),
         }
@@ -124,7 +159,7 @@ impl Held {
 
     /// The number of bits of the largest entry's absolute value.
     pub fn max_bits(&self) -> u64 {
-        *rns::lazy::get_or_build(&self.bits, || match &self.words {
+        *rns::lazy::get_or_build(&self.bits, || match self.words() {
             Some(w) => w
                 .par_iter()
                 .map(|x| 64 - u64::from(x.unsigned_abs().leading_zeros()))

@@ -78,7 +78,7 @@ impl Matrix {
     #[new]
     fn new(a: &Bound<'_, PyAny>) -> PyResult<Matrix> {
         Ok(Matrix {
-            inner: matrix_arg(a)?.held,
+            inner: matrix_arg(a)?.held.owned(),
         })
     }
 

@@ -217,3 +217,13 @@ def test_empty_shapes_in_every_type():
         assert type(c) is MOD_P[kind] and as_rows(c) == [[0, 0, 0]]
     z = rns.matmul(flint.fmpz_mat(1, 2, [1, 2]), flint.fmpz_mat(2, 0, []))
     assert type(z) is flint.fmpz_mat and (z.nrows(), z.ncols()) == (1, 0)
+
+
+def test_a_matrix_owns_its_entries_and_calls_read_arrays_as_they_are():
+    a = np.array([[2, 1], [1, 3]], dtype=np.int64)  # C-order int64: read in place by a call
+    m = rns.Matrix(a)
+    assert rns.det(a) == 5 and rns.det(a, mod=P) == 5
+    a[0, 0] = 7
+    assert rns.det(a) == 20 and rns.det(a, mod=P) == 20  # the array as it is now
+    assert rns.det(m) == 5 and m.tolist() == [[2, 1], [1, 3]]  # the Matrix kept its copy
+    assert rns.det(m, mod=P) == 5
