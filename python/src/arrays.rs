@@ -160,26 +160,15 @@ fn row_major<T: Copy + Sync, U: Send + Default + Clone>(
     out
 }
 
-/// A new `rows × cols` int64 array holding `data` (row-major).
-pub fn int64_array<'py>(
+/// A new `rows × cols` array holding `data` (row-major): int64 for `i64`s, of dtype
+/// object for Python objects.
+pub fn array<'py, T: Element>(
     py: Python<'py>,
-    data: Vec<i64>,
+    data: Vec<T>,
     rows: usize,
     cols: usize,
 ) -> PyResult<Bound<'py, PyAny>> {
     PyArray1::from_vec(py, data)
-        .into_any()
-        .call_method1("reshape", ((rows, cols),))
-}
-
-/// A new `rows × cols` array of dtype object holding the Python objects `items`.
-pub fn object_array<'py>(
-    py: Python<'py>,
-    items: Vec<Py<PyAny>>,
-    rows: usize,
-    cols: usize,
-) -> PyResult<Bound<'py, PyAny>> {
-    PyArray1::from_vec(py, items)
         .into_any()
         .call_method1("reshape", ((rows, cols),))
 }

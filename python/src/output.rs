@@ -4,7 +4,7 @@
 //! `rns.Matrix` for `rns.Matrix`. Machine-size entries never become Python objects on
 //! the way to numpy or an `rns.Matrix`.
 
-use crate::arrays::{int64_array, object_array};
+use crate::arrays::array;
 use crate::convert::Kind;
 use crate::held::Held;
 use crate::ints::IntMaker;
@@ -57,7 +57,7 @@ pub fn held_rows<'py>(py: Python<'py>, m: &Held) -> PyResult<Bound<'py, PyList>>
 /// A held matrix as a numpy array: int64 when it holds words, else of dtype object.
 pub fn held_array<'py>(py: Python<'py>, m: &Held) -> PyResult<Bound<'py, PyAny>> {
     match m.words() {
-        Some(w) => int64_array(py, w.to_vec(), m.rows(), m.cols()),
+        Some(w) => array(py, w.to_vec(), m.rows(), m.cols()),
         None => {
             let ints = IntMaker::new(py)?;
             let items = m
@@ -66,7 +66,7 @@ pub fn held_array<'py>(py: Python<'py>, m: &Held) -> PyResult<Bound<'py, PyAny>>
                 .iter()
                 .map(|x| Ok(ints.int(x)?.unbind()))
                 .collect::<PyResult<Vec<_>>>()?;
-            object_array(py, items, m.rows(), m.cols())
+            array(py, items, m.rows(), m.cols())
         }
     }
 }
@@ -119,7 +119,7 @@ pub fn residues<'py>(
     let words = || data.par_iter().map(|&x| i64::from(x)).collect::<Vec<_>>();
     match kind {
         Kind::List => Ok(word_rows(py, data, rows)?.into_any()),
-        Kind::Numpy => int64_array(py, words(), rows, cols),
+        Kind::Numpy => array(py, words(), rows, cols),
         Kind::Matrix => {
             let held = Held::from_words(rows, cols, words()).map_err(crate::error::to_py)?;
             Ok(Bound::new(py, Matrix::from(held))?.into_any())
@@ -145,7 +145,7 @@ pub fn rationals<'py>(py: Python<'py>, kind: Kind, x: &RatMatrix) -> PyResult<Bo
                 .iter()
                 .map(|q| Ok(make(q)?.unbind()))
                 .collect::<PyResult<Vec<_>>>()?;
-            object_array(py, items, x.rows(), x.cols())
+            array(py, items, x.rows(), x.cols())
         }
         Kind::Fmpz | Kind::Nmod => {
             // fmpq_mat(N) / d for the common denominator d: python-flint reduces each
