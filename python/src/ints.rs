@@ -164,6 +164,11 @@ impl IntBuf {
 
 /// The Python int equal to `x`, through the interpreter's converters.
 fn big_int<'py>(py: Python<'py>, fast: &Fast, x: &Integer) -> PyResult<Bound<'py, PyAny>> {
+    if *x > 0 && !pylong::is_negative(x.as_limbs()) {
+        // Its limbs are already its two's complement.
+        // SAFETY: the GIL is held; the result is a new reference or null with an error.
+        return unsafe { Bound::from_owned_ptr_or_err(py, fast.write(x.as_limbs())) };
+    }
     LIMBS.with_borrow_mut(|limbs| {
         limbs.clear();
         // GMP's limbs are 64 bits on the 64-bit machines this builds for.
