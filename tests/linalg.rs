@@ -245,3 +245,43 @@ fn special_ranks_and_solutions() {
     let x = rns::solve(&m, &IntMatrix::from_i64(1, 1, &[4]).unwrap(), &cpu).unwrap();
     assert_eq!(x.to_string(), "1 1\n-2/3\n");
 }
+
+/// Residues straight from machine words equal those of the same integers, at the range
+/// ends and across the grain of the parallel reduction (4096 entries), for several primes;
+/// a wrong length or a bad prime is refused.
+#[test]
+fn residues_of_words_equal_residues_of_integers() {
+    let primes = [2147483647, 2147483629, 1073741827];
+    let mut words: Vec<i64> = vec![
+        0,
+        1,
+        -1,
+        i64::MIN,
+        i64::MAX,
+        i64::MIN + 1,
+        2147483647,
+        -2147483647,
+    ];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    while words.len() < 70 * 70 {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        words.push(x as i64 >> (x % 60));
+    }
+    let ints = IntMatrix::from_i64(70, 70, &words).unwrap();
+    let direct = ModMatrices::from_i64(70, 70, &words, &primes).unwrap();
+    assert_eq!(
+        direct,
+        ModMatrices::from_int_matrix(&ints, &primes).unwrap()
+    );
+    assert!(ModMatrices::from_i64(70, 69, &words, &primes).is_err());
+    assert!(ModMatrices::from_i64(70, 70, &words, &[2147483646]).is_err());
+    assert_eq!(
+        ModMatrices::from_i64(0, 3, &[], &primes)
+            .unwrap()
+            .data()
+            .len(),
+        0
+    );
+}

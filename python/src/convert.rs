@@ -166,11 +166,7 @@ pub fn to_poly(ob: &Bound<'_, PyAny>) -> PyResult<Vec<Integer>> {
         ));
     }
     let coeffs = if is_ndarray(ob) {
-        match arrays::read(ob, 1, false)?.1 {
-            Entries::Words(w) => w.into_iter().map(Integer::from).collect(),
-            Entries::InPlace(a) => a.as_slice().iter().map(|&x| Integer::from(x)).collect(),
-            Entries::Ints(v) => v,
-        }
+        arrays::read(ob, 1, false)?.1.into_integers()
     } else if ob.hasattr("coeffs")? && ob.hasattr("degree")? {
         let mut buf = IntBuf::default();
         int_items(&ob.call_method0("coeffs")?, &mut buf)?;

@@ -355,8 +355,7 @@ impl Engine {
                 output::residues(py, a.kind, p, n, n, x.data())
             }
             _ => {
-                let id = (0..n * n).map(|k| i64::from(k / n == k % n)).collect();
-                let id = Held::from_words(n, n, id).map_err(to_py)?;
+                let id = Held::from_ints(IntMatrix::identity(n));
                 self.solve_with(py, a.kind, (held, &id), p, MatrixKind::Inverse)
             }
         }

@@ -20,6 +20,18 @@ pub enum Entries {
     Ints(Vec<Integer>),
 }
 
+impl Entries {
+    /// The entries as big integers (made on all cores).
+    pub fn into_integers(self) -> Vec<Integer> {
+        let of = |w: &[i64]| w.par_iter().map(|&x| Integer::from(x)).collect();
+        match self {
+            Entries::Words(w) => of(&w),
+            Entries::InPlace(a) => of(a.as_slice()),
+            Entries::Ints(v) => v,
+        }
+    }
+}
+
 /// Machine words, owned or in a numpy array.
 enum Words {
     Owned(Vec<i64>),
@@ -96,6 +108,16 @@ impl Held {
     /// A matrix of big integers.
     pub fn from_ints(m: IntMatrix) -> Held {
         Held::from_shared(Arc::new(m))
+    }
+
+    /// A matrix of big integers, kept as machine words when every entry fits in an
+    /// `i64` (a result, so that its words go back to Python without Python ints).
+    pub fn from_integers(m: IntMatrix) -> Held {
+        let words: Option<Vec<i64>> = m.entries().par_iter().map(Integer::to_i64).collect();
+        match words {
+            Some(w) => Held::from_words(m.rows(), m.cols(), w).expect("same shape"),
+            None => Held::from_ints(m),
+        }
     }
 
     /// A matrix of big integers already shared.

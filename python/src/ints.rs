@@ -140,14 +140,14 @@ impl IntBuf {
 
     /// All of them, in the order read: as machine words when every one fits.
     pub fn finish_entries(self) -> Entries {
-        if self.items.iter().all(|x| matches!(x, Item::Small(_))) {
-            let words = self.items.iter().map(|x| match x {
-                Item::Small(v) => *v,
-                Item::Big(_) => 0,
-            });
-            return Entries::Words(words.collect());
+        let small = |x: &Item| match x {
+            Item::Small(v) => Some(*v),
+            Item::Big(_) => None,
+        };
+        match self.items.iter().map(small).collect() {
+            Some(words) => Entries::Words(words),
+            None => Entries::Ints(self.finish()),
         }
-        Entries::Ints(self.finish())
     }
 
     /// All of them as [`Integer`]s, in the order read.

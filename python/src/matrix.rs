@@ -106,21 +106,6 @@ impl Matrix {
     /// The entries as a 2-D numpy array: of dtype int64 when every entry fits in 64
     /// bits (no Python int is made), else of dtype object holding Python ints.
     fn to_numpy<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let words = self.inner.words().is_some();
-        let small = words || self.inner.max_bits() < 64;
-        if small && !words {
-            // Fits in int64: no Python int per entry.
-            let w: Vec<i64> = self
-                .inner
-                .ints()
-                .entries()
-                .iter()
-                .map(|x| x.to_i64().unwrap_or(0))
-                .collect();
-            let held = Held::from_words(self.inner.rows(), self.inner.cols(), w)
-                .map_err(crate::error::to_py)?;
-            return held_array(py, &held);
-        }
         held_array(py, &self.inner)
     }
 

@@ -54,21 +54,28 @@ pub fn held_rows<'py>(py: Python<'py>, m: &Held) -> PyResult<Bound<'py, PyList>>
     }
 }
 
-/// A held matrix as a numpy array: int64 when it holds words, else of dtype object.
+/// A held matrix as a numpy array: int64 when it holds words, else as [`int_array`].
 pub fn held_array<'py>(py: Python<'py>, m: &Held) -> PyResult<Bound<'py, PyAny>> {
     match m.words() {
         Some(w) => array(py, w.to_vec(), m.rows(), m.cols()),
-        None => {
-            let ints = IntMaker::new(py)?;
-            let items = m
-                .ints()
-                .entries()
-                .iter()
-                .map(|x| Ok(ints.int(x)?.unbind()))
-                .collect::<PyResult<Vec<_>>>()?;
-            array(py, items, m.rows(), m.cols())
-        }
+        None => int_array(py, &m.ints()),
     }
+}
+
+/// Integers as a numpy array: int64 when every one fits (no Python int is made), else
+/// of dtype object holding Python ints.
+fn int_array<'py>(py: Python<'py>, m: &IntMatrix) -> PyResult<Bound<'py, PyAny>> {
+    let words: Option<Vec<i64>> = m.entries().par_iter().map(Integer::to_i64).collect();
+    if let Some(w) = words {
+        return array(py, w, m.rows(), m.cols());
+    }
+    let ints = IntMaker::new(py)?;
+    let items = m
+        .entries()
+        .iter()
+        .map(|x| Ok(ints.int(x)?.unbind()))
+        .collect::<PyResult<Vec<_>>>()?;
+    array(py, items, m.rows(), m.cols())
 }
 
 fn flint<'py>(py: Python<'py>, what: &str) -> PyResult<Bound<'py, PyAny>> {
@@ -89,20 +96,12 @@ pub fn fmpz_mat<'py>(rows: Bound<'py, PyList>, cols: usize) -> PyResult<Bound<'p
 
 /// An integer matrix result (over Z) in the type `kind`.
 pub fn integers<'py>(py: Python<'py>, kind: Kind, m: IntMatrix) -> PyResult<Bound<'py, PyAny>> {
-    let (rows, cols) = (m.rows(), m.cols());
-    let words: Option<Vec<i64>> = match kind {
-        Kind::Matrix | Kind::Numpy => m.entries().par_iter().map(|x| x.to_i64()).collect(),
-        _ => None,
-    };
-    let held = match words {
-        Some(w) => Held::from_words(rows, cols, w).map_err(crate::error::to_py)?,
-        None => Held::from_ints(m),
-    };
+    let rows = || int_rows(&IntMaker::new(py)?, m.entries(), m.rows());
     match kind {
-        Kind::Matrix => Ok(Bound::new(py, Matrix::from(held))?.into_any()),
-        Kind::Numpy => held_array(py, &held),
-        Kind::List => Ok(held_rows(py, &held)?.into_any()),
-        Kind::Fmpz | Kind::Nmod => fmpz_mat(held_rows(py, &held)?, cols),
+        Kind::Matrix => Ok(Bound::new(py, Matrix::from(Held::from_integers(m)))?.into_any()),
+        Kind::Numpy => int_array(py, &m),
+        Kind::List => Ok(rows()?.into_any()),
+        Kind::Fmpz | Kind::Nmod => fmpz_mat(rows()?, m.cols()),
     }
 }
 

@@ -92,62 +92,23 @@ impl ModMatrices {
     /// The images of one integer matrix modulo each prime (negative entries map to
     /// `[0, p)`).
     pub fn from_int_matrix(a: &IntMatrix, primes: &[u32]) -> Result<ModMatrices> {
-        let moduli = primes
-            .iter()
-            .map(|&p| Modulus::new(p))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
-        crate::limits::check_words(
-            primes.len() as u128 * a.rows() as u128 * a.cols() as u128,
-            &format!(
-                "the residues of a {}×{} matrix modulo {} primes",
-                a.rows(),
-                a.cols(),
-                primes.len()
-            ),
-        )?;
+        let moduli = residue_moduli(primes, a.rows(), a.cols())?;
         Ok(Self::reduce(a, &moduli))
     }
 
     /// The images modulo each prime of the row-major `rows × cols` machine integers
     /// `data` (negative entries map to `[0, p)`), on all cores, with no big integer made.
     pub fn from_i64(rows: usize, cols: usize, data: &[i64], primes: &[u32]) -> Result<ModMatrices> {
-        let moduli = primes
-            .iter()
-            .map(|&p| Modulus::new(p))
-            .collect::<std::result::Result<Vec<_>, _>>()?;
         if data.len() != rows * cols {
             return Err(Error::Shape(format!(
                 "{} entries do not form a {rows}×{cols} matrix",
                 data.len()
             )));
         }
-        crate::limits::check_words(
-            primes.len() as u128 * data.len() as u128,
-            &format!(
-                "the residues of a {rows}×{cols} matrix modulo {} primes",
-                primes.len()
-            ),
-        )?;
-        let mut out = vec![0u32; moduli.len() * data.len()];
-        if !data.is_empty() {
-            for (m, image) in moduli.iter().zip(out.chunks_mut(data.len())) {
-                let p = i64::from(m.m);
-                image
-                    .par_chunks_mut(1 << 14)
-                    .zip(data.par_chunks(1 << 14))
-                    .for_each(|(o, x)| {
-                        for (o, &x) in o.iter_mut().zip(x) {
-                            *o = x.rem_euclid(p) as u32;
-                        }
-                    });
-            }
-        }
-        Ok(ModMatrices {
-            moduli,
-            rows,
-            cols,
-            data: out.into(),
-        })
+        let moduli = residue_moduli(primes, rows, cols)?;
+        Ok(Self::reduce_with(data, (rows, cols), &moduli, |&x, m| {
+            m.reduce_i64(x)
+        }))
     }
 
     /// Reads a matrix file (the format of [`IntMatrix`], `-` for standard input) straight
@@ -172,7 +133,18 @@ impl ModMatrices {
 
     /// The images of `a` modulo each of `moduli`.
     pub(crate) fn reduce(a: &IntMatrix, moduli: &[Modulus]) -> ModMatrices {
-        let size = a.rows() * a.cols();
+        Self::reduce_with(a.entries(), (a.rows(), a.cols()), moduli, residue)
+    }
+
+    /// The images modulo each of `moduli` of the row-major `entries` of a `rows × cols`
+    /// matrix, each entry reduced by `residue`.
+    fn reduce_with<T: Sync>(
+        entries: &[T],
+        (rows, cols): (usize, usize),
+        moduli: &[Modulus],
+        residue: impl Fn(&T, Modulus) -> u32 + Sync,
+    ) -> ModMatrices {
+        let size = rows * cols;
         let mut data = vec![0u32; moduli.len() * size];
         if size > 0 {
             // By all cores over the primes and, for few primes, over the entries too.
@@ -181,7 +153,7 @@ impl ModMatrices {
                 .zip(moduli.par_iter())
                 .for_each(|(out, &m)| {
                     out.par_chunks_mut(GRAIN)
-                        .zip(a.entries().par_chunks(GRAIN))
+                        .zip(entries.par_chunks(GRAIN))
                         .for_each(|(o, x)| {
                             for (o, x) in o.iter_mut().zip(x) {
                                 *o = residue(x, m);
@@ -191,8 +163,8 @@ impl ModMatrices {
         }
         ModMatrices {
             moduli: moduli.to_vec(),
-            rows: a.rows(),
-            cols: a.cols(),
+            rows,
+            cols,
             data: data.into(),
         }
     }
@@ -303,6 +275,23 @@ impl ModMatrices {
             data,
         }
     }
+}
+
+/// The validated moduli of `primes`, for the residues of a `rows × cols` matrix modulo
+/// each (refused when they would not fit in memory).
+fn residue_moduli(primes: &[u32], rows: usize, cols: usize) -> Result<Vec<Modulus>> {
+    let moduli = primes
+        .iter()
+        .map(|&p| Modulus::new(p))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    crate::limits::check_words(
+        primes.len() as u128 * rows as u128 * cols as u128,
+        &format!(
+            "the residues of a {rows}×{cols} matrix modulo {} primes",
+            primes.len()
+        ),
+    )?;
+    Ok(moduli)
 }
 
 /// The `n × n` identity modulo each of `moduli`.
