@@ -77,6 +77,9 @@ pub fn read(ob: &Bound<'_, PyAny>, ndim: usize, borrow: bool) -> PyResult<(Vec<u
             return Ok((shape, Entries::InPlace(w)));
         }
     }
+    // The copy's memory, checked before it is made (MemoryError when it does not fit).
+    let what = format!("the 64-bit words of a numpy array of shape {shape:?}");
+    rns::limits::check_bytes(arr.len() as u128 * 8, &what).map_err(crate::error::to_py)?;
     let dtype = arr.dtype();
     let words = match (dtype.kind(), dtype.itemsize()) {
         (b'i', 8) => words::<i64>(ob)?,

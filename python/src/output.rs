@@ -54,7 +54,8 @@ pub fn held_rows<'py>(py: Python<'py>, m: &Held) -> PyResult<Bound<'py, PyList>>
     }
 }
 
-/// A held matrix as a numpy array: int64 when it holds words, else as [`int_array`].
+/// A held matrix as a numpy array: int64 when it holds words or every integer fits,
+/// else of dtype object holding Python ints.
 pub fn held_array<'py>(py: Python<'py>, m: &Held) -> PyResult<Bound<'py, PyAny>> {
     match m.words() {
         Some(w) => array(py, w.to_vec(), m.rows(), m.cols()),

@@ -227,3 +227,11 @@ def test_a_matrix_owns_its_entries_and_calls_read_arrays_as_they_are():
     assert rns.det(a) == 20 and rns.det(a, mod=P) == 20  # the array as it is now
     assert rns.det(m) == 5 and m.tolist() == [[2, 1], [1, 3]]  # the Matrix kept its copy
     assert rns.det(m, mod=P) == 5
+
+
+def test_an_array_too_large_to_copy_is_refused_before_the_copy():
+    # A broadcast view: 10^12 logical entries in 8 bytes of memory. Its words (8 TB)
+    # cannot be made; the error says so instead of the allocator failing.
+    huge = np.broadcast_to(np.int64(1), (10**6, 10**6))
+    with pytest.raises(MemoryError, match="numpy array"):
+        rns.det(huge, mod=P)
