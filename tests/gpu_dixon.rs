@@ -311,7 +311,7 @@ fn solves_on_the_device_match_the_cpu() {
     let (e, first) = divisible_by_first(&mut gen, n);
     let b = gen.matrix(n, 1, 20);
     solve_same_as_cpu(&g, &e, &b, "det ≡ 0 mod the first prime");
-    let (s, _) = solve_dixon_gpu(dev(&g), &e, &b).unwrap().unwrap();
+    let (s, _) = solve_dixon_gpu(&g, &e, &b).unwrap().unwrap();
     assert_ne!(s.prime, first);
 }
 
@@ -324,10 +324,7 @@ fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
     let b = gen.matrix(n, 1, 20);
     // Singular: modulo every prime tried, then the multimodular solve says so.
     let low = gen.low_rank(n, n, n - 1, 20);
-    assert_eq!(
-        solve_dixon_gpu(dev(&g), &low, &b).unwrap().map(|s| s.0),
-        None
-    );
+    assert_eq!(solve_dixon_gpu(&g, &low, &b).unwrap().map(|s| s.0), None);
     assert!(matches!(
         rns::solve_with(&low, &b, &g, &Method::Dixon.into()),
         Err(Error::Singular { .. })

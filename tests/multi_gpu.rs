@@ -185,12 +185,22 @@ fn resultants_match_the_cpu() {
 }
 
 /// Lifts every device's memory cap when dropped.
-struct Lift(Vec<Arc<Gpu>>);
+/// The devices' settings, held by a test that changes them (the other tests of the
+/// binary that change settings wait) and put back when it ends, on every device.
+struct Settings(Vec<Arc<Gpu>>, #[allow(dead_code)] rns_suite::LiftCaps);
 
-impl Drop for Lift {
+impl Settings {
+    fn hold(gpus: &[Arc<Gpu>]) -> Settings {
+        Settings(gpus.to_vec(), rns_suite::LiftCaps::hold())
+    }
+}
+
+impl Drop for Settings {
     fn drop(&mut self) {
         for g in &self.0 {
             g.config().set_memory_limit(None);
+            g.config().set_lift_rows(None);
+            g.config().set_lift_primes(None);
         }
     }
 }
@@ -199,7 +209,7 @@ impl Drop for Lift {
 fn problems_larger_than_a_device_run_in_chunks() {
     let Some(multi) = multi() else { return };
     let gpus = Devices::All.open().unwrap();
-    let _lift = Lift(gpus.clone());
+    let _settings = Settings::hold(&gpus);
     for g in &gpus {
         g.config().set_memory_limit(Some(60_000));
     }
@@ -220,5 +230,94 @@ fn problems_larger_than_a_device_run_in_chunks() {
             resultant_xy(&f, &h, be).unwrap(),
             resultant_xy(&f, &h, &Backend::Cpu).unwrap()
         );
+    }
+}
+
+/// Two distinct devices with peer access both ways, if this machine has them.
+fn peer_pair() -> Option<Vec<Arc<Gpu>>> {
+    gpu_backend()?;
+    let gpus = Devices::All.open().expect("the devices open");
+    let pair = gpus.get(..2)?.to_vec();
+    let both = pair[0].peer_access(&pair[1]).unwrap() && pair[1].peer_access(&pair[0]).unwrap();
+    if !both {
+        println!("skipped: devices 0 and 1 have no peer access: the lifting is not split");
+        return None;
+    }
+    Some(pair)
+}
+
+#[test]
+fn dixon_lifting_split_across_two_devices_matches_one_device_and_the_cpu() {
+    use rns::backend::gpu::LiftRows;
+    use rns_suite::lifting::{same_as_cpu, solve_same_as_cpu, unit_upper};
+    let Some(pair) = peer_pair() else {
+        if std::env::var("RNS_REQUIRE_GPUS").is_ok_and(|n| n != "1") {
+            panic!("RNS_REQUIRE_GPUS asks for several devices: the split lifting must run");
+        }
+        println!("skipped: the split lifting needs two devices with peer access");
+        return;
+    };
+    let _settings = Settings::hold(&pair);
+    let two = Backend::on_gpus(pair.clone(), 0).unwrap();
+    let one = Backend::on_gpus(vec![pair[0].clone()], 0).unwrap();
+    let set = |rows: Option<LiftRows>, primes: Option<usize>| {
+        for g in &pair {
+            g.config().set_lift_rows(rows);
+            g.config().set_lift_primes(primes);
+        }
+    };
+    let mut gen = Gen::new(52);
+    // Rows read from global memory (the split's kernel) on every device: all blocks, one
+    // block (several rows a warp), 34 blocks; by one to four primes a step; two rows
+    // (one a device) and orders that two does not divide.
+    for (rows, primes) in [
+        (LiftRows::Global { blocks: None }, None),
+        (LiftRows::Global { blocks: Some(1) }, Some(1)),
+        (LiftRows::Global { blocks: Some(34) }, Some(2)),
+        (LiftRows::Global { blocks: None }, Some(3)),
+    ] {
+        set(Some(rows), primes);
+        let full = matches!(rows, LiftRows::Global { blocks: None });
+        for (n, bits) in [(2, 64), (3, 10), (61, 64), (130, 100), (301, 64)] {
+            if n > 130 && !full {
+                continue;
+            }
+            let a = gen.matrix(n, n, bits);
+            let what = format!("{rows:?} {primes:?}: det {n}×{n}");
+            let d = same_as_cpu(&two, &a, n <= 130, &what);
+            let (d1, st1) = rns::det_with(&a, &one, &rns::Method::Dixon.into()).unwrap();
+            let (_, st2) = rns::det_with(&a, &two, &rns::Method::Dixon.into()).unwrap();
+            assert_eq!(d, d1, "{what}: as on one device");
+            assert_eq!((st1.lifting_devices, st2.lifting_devices), (1, 2), "{what}");
+            for l in [1, 4] {
+                let b = gen.matrix(n, l, bits);
+                solve_same_as_cpu(&two, &a, &b, &format!("{what}, {l} columns"));
+            }
+        }
+        // A known determinant: U·Uᵀ with U unitriangular is unimodular.
+        let u = unit_upper(&mut gen, 200, 20);
+        let uut = rns_suite::naive_matmul(&u, &u.transpose());
+        assert_eq!(rns::det(&uut, &two).unwrap(), 1, "{rows:?}: U·Uᵀ");
+        // Singular: no divisor; the multimodular path decides on every device.
+        let s = gen.low_rank(90, 90, 89, 40);
+        assert_eq!(rns::det(&s, &two).unwrap(), 0, "{rows:?}: singular");
+        let got = rns::solve_with(&s, &gen.matrix(90, 1, 5), &two, &rns::Method::Dixon.into());
+        assert!(
+            matches!(got, Err(rns::Error::Singular { .. })),
+            "{rows:?}: a singular solve"
+        );
+    }
+    // Where the rows fit in shared memory the lifting stays on one device; where they do
+    // not (by default, 1600 rows of 64 bits), it splits. (The settings are put back when
+    // the test ends, however it ends.)
+    set(None, None);
+    for (n, devices) in [(300, 1), (1600, 2)] {
+        let a = gen.matrix(n, n, 64);
+        let (d2, st) = rns::det_with(&a, &two, &rns::Method::Dixon.into()).unwrap();
+        let d1 = rns::det_with(&a, &one, &rns::Method::Dixon.into())
+            .unwrap()
+            .0;
+        assert_eq!(d2, d1, "det {n}×{n}");
+        assert_eq!(st.lifting_devices, devices, "det {n}×{n}");
     }
 }

@@ -72,7 +72,7 @@ pub fn divisible_by_first(gen: &mut Gen, n: usize) -> (IntMatrix, u32) {
 /// fractions) and against the multimodular solve.
 pub fn solve_same_as_cpu(g: &Backend, a: &IntMatrix, b: &IntMatrix, what: &str) {
     assert!(lifts_on_gpu(dev(g), a, b), "{what}: fits the device");
-    let (s, laps) = solve_dixon_gpu(dev(g), a, b)
+    let (s, laps) = solve_dixon_gpu(g, a, b)
         .unwrap()
         .expect("invertible modulo a prime");
     let cpu = solve_dixon(a, b)

@@ -5,10 +5,12 @@
 //! `LIFT_GLOBAL_MAX_PRIMES`): the digit `A⁻¹·y mod P` as `k` mixed-radix digits
 //! (`rns_core::padic::mixed_radix`), so that `A`'s limbs are read once for `31·k` bits
 //! of the answer. The same arithmetic (`rns_core::padic`) and the same exchange of
-//! tagged words as `rns_dixon_lift`; with one prime, the same digits.
+//! tagged words as `rns_dixon_lift`; with one prime, the same digits. On several devices
+//! (peer access between them) each launch takes a share of the rows and publishes its
+//! tagged words into the others' memory too: one lifting, its blocks on every device.
 
 use super::dixon::{shuffle_down, warp_sum_i128};
-use super::tagged::{gpu_load_u64, gpu_store_u64, stage_tagged, tagged, Watch};
+use super::tagged::{gpu_load_u64, gpu_store_u64, stage_tagged, sys_store_u64, tagged, Watch};
 use core::arch::nvptx::*;
 use core::array::from_fn;
 use rns_core::padic;
@@ -19,8 +21,8 @@ const MAX_LIMBS: usize = rns_core::launch::LIFT_GLOBAL_MAX_LIMBS;
 /// Primes a step at most.
 const MAX_PRIMES: usize = rns_core::launch::LIFT_GLOBAL_MAX_PRIMES;
 
-/// This warp's place in a block of `rns_dixon_lift_global`: the block takes
-/// `rows_here` rows from `first_row`, each worked on by `parts` warps (each taking every
+/// This warp's place in a block of `rns_dixon_lift_global`: of the launch's rows
+/// `row0 .. row0 + rows`, the block takes `rows_here` rows from `first_row`, each worked on by `parts` warps (each taking every
 /// `parts`-th group of 32 columns) when the block has fewer rows than warps; else each
 /// warp takes every `concurrent`-th row.
 struct Place {
@@ -36,11 +38,11 @@ struct Place {
 }
 
 impl Place {
-    unsafe fn of(n: u32) -> Place {
+    unsafe fn of(row0: u32, rows: u32) -> Place {
         let wpb = _block_dim_x() / 32;
         let blocks = _grid_dim_x().max(1);
-        let rpb = n.div_ceil(blocks).max(1);
-        let first_row = _block_idx_x() * rpb;
+        let rpb = rows.div_ceil(blocks).max(1);
+        let first = _block_idx_x() * rpb;
         let parts = if rpb >= wpb {
             1
         } else {
@@ -49,8 +51,8 @@ impl Place {
         let warp = _thread_idx_x() / 32;
         let concurrent = wpb.checked_div(parts).unwrap_or(1).max(1);
         Place {
-            first_row,
-            rows_here: rpb.min(n.saturating_sub(first_row)),
+            first_row: row0 + first,
+            rows_here: rpb.min(rows.saturating_sub(first)),
             parts,
             part: warp % parts,
             // Warps beyond `concurrent · parts` have no row.
@@ -100,6 +102,27 @@ impl Primes {
     }
 }
 
+/// The other devices of a lifting split by rows across devices: `count` pairs of
+/// pointers at `at`, each a peer's `y` and `x` (its device memory, mapped here by peer
+/// access), where the rows of this launch are published too (system-scope stores).
+#[derive(Clone, Copy)]
+struct Peers {
+    at: *const u64,
+    count: u32,
+}
+
+impl Peers {
+    /// Stores the tagged word `v` at entry `at` of matrix `which` (0: `y`, 1: `x`) of
+    /// every peer.
+    #[inline(always)]
+    unsafe fn store(self, which: usize, at: usize, v: u64) {
+        for p in 0..self.count as usize {
+            let base = *self.at.add(2 * p + which) as *mut u64;
+            sys_store_u64(base.add(at), v);
+        }
+    }
+}
+
 /// One entry point of [`lift_global`] for each number of primes a step.
 macro_rules! lift_global_kernel {
     ($name:ident, $k:literal) => {
@@ -124,10 +147,18 @@ macro_rules! lift_global_kernel {
             p_inv_hi: u64,
             step0: u32,
             steps: u32,
+            row0: u32,
+            rows: u32,
+            peers: *const u64,
+            npeers: u32,
             watch: *mut u32,
             limit_ns: u64,
         ) {
             let p_inv = p_inv_lo as u128 | ((p_inv_hi as u128) << 64);
+            let peers = Peers {
+                at: peers,
+                count: npeers,
+            };
             lift_global::<$k>(
                 [r, y, x],
                 (digits, first),
@@ -135,7 +166,8 @@ macro_rules! lift_global_kernel {
                 (n, l, ld, limbs),
                 p_inv,
                 (step0, steps),
-                Watch::new(watch, limit_ns),
+                (row0, rows, peers),
+                Watch::new(watch, limit_ns).across_devices(npeers > 0),
             );
         }
     };
@@ -151,7 +183,10 @@ lift_global_kernel!(rns_dixon_lift_global4, 4);
 /// `rns_dixon_lift_global`, `…2`, `…3`, `…4`) (`p_inv` = `P⁻¹ mod 2^128`, `garner[u·4 +
 /// q] = p_u⁻¹ mod p_q`), with `A⁻¹ mod p_q` (`inv + q·n·ld`, rows `ld` apart) and `A`'s
 /// limbs (limb `t` of entry `(i, j)` at `a[t·n² + i·n + j]`) read from global memory on
-/// every step. Block `b` takes the rows `b·R ..` (`R = ⌈n / blocks⌉`), its warps
+/// every step. The launch takes rows `row0 .. row0 + rows` (all `n` on one device;
+/// split by rows across devices, each device's share, its rows' `x` and `y` also
+/// stored into every peer's: [`Peers`], its waits then system-scope). Block `b` takes
+/// the launch's rows `b·R ..` (`R = ⌈rows / blocks⌉`), its warps
 /// splitting each row into parts when it has fewer rows than warps ([`Place`]); `r` (two
 /// 64-bit words an entry) is `n × l` (row-major), `y` and `x` are `k` such matrices (one
 /// per prime), the residuals kept in global memory between steps. Each step: `y` staged
@@ -170,6 +205,7 @@ unsafe fn lift_global<const K: usize>(
     (n, l, ld, limbs): (u32, u32, u32, u32),
     p_inv: u128,
     (step0, steps): (u32, u32),
+    (row0, rows, peers): (u32, u32, Peers),
     watch: Watch,
 ) {
     let sh: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
@@ -182,7 +218,7 @@ unsafe fn lift_global<const K: usize>(
         inv: garner,
         p_inv,
     };
-    let place = Place::of(n);
+    let place = Place::of(row0, rows);
     // Columns a lane reads: `lane + 32·part`, then every `32·parts`-th.
     let (j0, stride) = (
         (place.lane + 32 * place.part) as usize,
@@ -218,7 +254,15 @@ unsafe fn lift_global<const K: usize>(
                 };
                 if place.lane == 0 {
                     match place.parts {
-                        1 => publish_digits(primes, d, (i, c), (n, l), step, (digits, x, first)),
+                        1 => publish_digits(
+                            primes,
+                            d,
+                            (i, c),
+                            (n, l),
+                            step,
+                            (digits, x, first),
+                            peers,
+                        ),
                         _ => {
                             for (q, &d) in d.iter().enumerate().take(k as usize) {
                                 *place.slot(slots, l, place.part, c, q as u32) = d;
@@ -242,7 +286,7 @@ unsafe fn lift_global<const K: usize>(
                 }
             }
             let i = place.first_row + place.local;
-            publish_digits(primes, d, (i, c), (n, l), step, (digits, x, first));
+            publish_digits(primes, d, (i, c), (n, l), step, (digits, x, first), peers);
         }
         // Every warp of the block is done with `y` (and the slots) before `x` takes its
         // place.
@@ -268,7 +312,7 @@ unsafe fn lift_global<const K: usize>(
                 let total = warp_sum_i128(own);
                 if place.lane == 0 {
                     match place.parts {
-                        1 => update_residual(primes, total, (i, c), (n, l), step, (r, y)),
+                        1 => update_residual(primes, total, (i, c), (n, l), step, (r, y), peers),
                         _ => {
                             let u = total as u128;
                             for v in 0..4 {
@@ -290,7 +334,7 @@ unsafe fn lift_global<const K: usize>(
                 total = total.wrapping_add(word(0) | word(1) | word(2) | word(3));
             }
             let i = place.first_row + place.local;
-            update_residual(primes, total as i128, (i, c), (n, l), step, (r, y));
+            update_residual(primes, total as i128, (i, c), (n, l), step, (r, y), peers);
         }
         // And done with `x` (and the slots) before the next step's `y` takes its place.
         _syncthreads();
@@ -403,7 +447,7 @@ unsafe fn product_part<const K: usize, const C: usize>(
 
 /// Publishes the digits of entry `(i, c)` at `step` from its residues `d`: the
 /// mixed-radix digits into `digits` (and `first` for row 0) and, tagged `step + 1`,
-/// into `x`.
+/// into `x` and every peer's.
 #[inline(always)]
 unsafe fn publish_digits(
     primes: Primes,
@@ -412,6 +456,7 @@ unsafe fn publish_digits(
     (n, l): (u32, u32),
     step: u32,
     (digits, x, first): (*mut u32, *mut u64, *mut u32),
+    peers: Peers,
 ) {
     let xq = primes.mixed_radix(d);
     let (e, nl, k) = ((i * l + c) as usize, (n * l) as usize, primes.k as usize);
@@ -419,14 +464,15 @@ unsafe fn publish_digits(
         let level = step as usize * k + q;
         *digits.add(level * nl + e) = v;
         gpu_store_u64(x.add(q * nl + e), tagged(v, step + 1));
+        peers.store(1, q * nl + e, tagged(v, step + 1));
         if i == 0 {
             *first.add(level * l as usize + c as usize) = v;
         }
     }
 }
 
-/// `r[i][c] ← (r[i][c] − total) / P` (exact) and its residues published in `y`, tagged
-/// `step + 2`.
+/// `r[i][c] ← (r[i][c] − total) / P` (exact) and its residues published in `y` and
+/// every peer's, tagged `step + 2`.
 #[inline(always)]
 unsafe fn update_residual(
     primes: Primes,
@@ -435,6 +481,7 @@ unsafe fn update_residual(
     (n, l): (u32, u32),
     step: u32,
     (r, y): (*mut u64, *mut u64),
+    peers: Peers,
 ) {
     let (e, nl) = ((i * l + c) as usize, (n * l) as usize);
     let at = r.add(2 * e);
@@ -445,5 +492,6 @@ unsafe fn update_residual(
     for q in 0..primes.k as usize {
         let v = padic::reduce_i128(new, primes.at(q));
         gpu_store_u64(y.add(q * nl + e), tagged(v, step + 2));
+        peers.store(0, q * nl + e, tagged(v, step + 2));
     }
 }

@@ -3,7 +3,8 @@
 //! one 64-bit word, which a reader takes only once it carries the tag it waits for.
 //! The value and its flag arrive together (an aligned 64-bit access is single-copy
 //! atomic), so no fence orders them; the loads and stores are device-scope (never a
-//! stale cached copy).
+//! stale cached copy), or system-scope where the words come from other devices through
+//! peer access ([`Watch::across_devices`], [`sys_store_u64`]).
 //!
 //! Every wait is bounded ([`Watch`]): a wait that sees no word arrive for the launch's
 //! stall limit marks the launch's word, every other wait of the launch then gives up at
@@ -27,6 +28,8 @@ pub(super) struct Watch {
     word: *mut u32,
     limit_ns: u64,
     blind: bool,
+    /// Whether the words waited for may come from other devices (system-scope loads).
+    system: bool,
 }
 
 impl Watch {
@@ -37,6 +40,23 @@ impl Watch {
             word,
             limit_ns,
             blind: load_u32(word) & 2 != 0,
+            system: false,
+        }
+    }
+
+    /// This watch, its waits' loads system-scope when `system` (words stored by other
+    /// devices through peer access), else device-scope.
+    #[inline(always)]
+    pub(super) fn across_devices(self, system: bool) -> Watch {
+        Watch { system, ..self }
+    }
+
+    /// The word at `p`, in the scope of the launch's waits.
+    #[inline(always)]
+    unsafe fn load(self, p: *const u64) -> u64 {
+        match self.system {
+            true => sys_load_u64(p),
+            false => gpu_load_u64(p),
         }
     }
 
@@ -123,13 +143,28 @@ pub(super) unsafe fn gpu_store_u64(p: *mut u64, v: u64) {
     core::arch::asm!("st.relaxed.gpu.global.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v);
 }
 
+/// The word at `p`, a relaxed system-scope load (stores of other devices included).
+#[inline(always)]
+unsafe fn sys_load_u64(p: *const u64) -> u64 {
+    let r: u64;
+    core::arch::asm!("ld.relaxed.sys.global.u64 {r}, [{p}];", r = out(reg64) r, p = in(reg64) p);
+    r
+}
+
+/// Stores `v` at `p`, a relaxed system-scope store (another device's memory, through
+/// peer access).
+#[inline(always)]
+pub(super) unsafe fn sys_store_u64(p: *mut u64, v: u64) {
+    core::arch::asm!("st.relaxed.sys.global.u64 [{p}], {v};", p = in(reg64) p, v = in(reg64) v);
+}
+
 /// Waits for the word at `p` to carry tag `tag` or `other`; returns its value and
 /// whether the tag was `tag` (`(0, false)` when the wait gave up: [`Watch`]).
 #[inline(always)]
 pub(super) unsafe fn wait_for(p: *const u64, tag: u32, other: u32, watch: Watch) -> (u32, bool) {
     let mut clock = Clock::new();
     loop {
-        let w = gpu_load_u64(p);
+        let w = watch.load(p);
         let t = (w >> 32) as u32;
         if !watch.blind && (t == tag || t == other) {
             return (w as u32, t == tag);
@@ -166,7 +201,7 @@ pub(super) unsafe fn stage_tagged(
             for (i, w) in w.iter_mut().enumerate() {
                 let j = j0 + i as u32 * nt;
                 if j < len {
-                    *w = gpu_load_u64(at(j));
+                    *w = watch.load(at(j));
                 }
             }
             let mut ready = !watch.blind;

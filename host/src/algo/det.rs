@@ -71,6 +71,9 @@ pub struct DetStats {
     pub lifting_steps: usize,
     /// Primes each lifting step lifted by (the device lifts by up to four at once).
     pub lifting_primes: usize,
+    /// Devices the lifting was split across (1 on the CPU and on one GPU; 0 without a
+    /// lifting).
+    pub lifting_devices: usize,
     /// Stage names and their wall-clock times, in order.
     pub stages: Vec<(&'static str, Duration)>,
 }
@@ -151,6 +154,7 @@ pub fn det_with(
                 stats.method = Method::Dixon.name();
                 stats.lifting_steps = d.steps;
                 stats.lifting_primes = d.primes;
+                stats.lifting_devices = d.devices;
                 Some(d)
             }
             // Singular modulo the primes tried: the multimodular path decides.

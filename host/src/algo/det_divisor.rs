@@ -8,7 +8,7 @@
 use super::det::divisor_rhs;
 use super::lift;
 use super::method::Lifting;
-use crate::backend::gpu::ops::{self, DeviceLimbs};
+use crate::backend::gpu::ops::{self, DeviceLimbs, LimbsOn};
 use crate::backend::gpu::Gpu;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
@@ -27,17 +27,17 @@ pub(crate) struct Found {
     pub steps: usize,
     /// Primes a step lifted by.
     pub primes: usize,
+    /// Devices the lifting was split across.
+    pub devices: usize,
     /// `A` left on the device by a lifting that ran there, with the determinants it
     /// computed meanwhile (prime → `det A mod p`).
     pub on_device: Option<OnDevice>,
 }
 
-/// `A` on a device after the lifting, and `det A` modulo the primes done there so far.
+/// `A` on the devices of the lifting, and `det A` modulo the primes done there so far.
 pub(crate) struct OnDevice {
-    /// The device.
-    pub gpu: Arc<Gpu>,
-    /// `A` as signed 29-bit limbs.
-    pub limbs: DeviceLimbs,
+    /// `A` as signed 29-bit limbs on each device.
+    pub limbs: Vec<(Arc<Gpu>, DeviceLimbs)>,
     /// `det A mod p` by prime.
     pub dets: HashMap<u32, u32>,
 }
@@ -69,35 +69,35 @@ pub(crate) fn divisor(
 ) -> Result<Divisor> {
     let b = divisor_rhs(a.rows());
     let found = match (lifting, backend.gpu()) {
-        (Lifting::Gpu, Some(gpu)) => {
+        (Lifting::Gpu, Some(_)) => {
             let likely = RnsBasis::for_bits(likely_quotient_bits(a.rows()));
-            let dets = |limbs: &DeviceLimbs| {
-                let got = ops::det_mod_limbs(gpu, limbs, likely.moduli())?;
+            let dets = |on: &LimbsOn| {
+                let got = ops::det_mod_limbs_on(on, likely.moduli())?;
                 Ok(likely.primes().into_iter().zip(got).collect())
             };
-            lift::gpu::divisor(gpu, a, &b, dets).map(|g| {
+            lift::gpu::divisor(backend, a, &b, dets).map(|g| {
                 g.map(|g| {
                     laps.append(g.laps);
                     let on_device = OnDevice {
-                        gpu: gpu.clone(),
                         limbs: g.limbs,
                         dets: g.meanwhile,
                     };
-                    (g.divisor, (g.steps, g.primes), Some(on_device))
+                    (g.divisor, (g.steps, g.primes, g.devices), Some(on_device))
                 })
             })
         }
-        _ => lift::cpu::divisor(a, &b).map(|d| d.map(|(d, s)| (d, (s, 1), None))),
+        _ => lift::cpu::divisor(a, &b).map(|d| d.map(|(d, s)| (d, (s, 1, 1), None))),
     };
     // The device's lifting timed its own stages.
     if matches!(found, Ok(None) | Ok(Some((_, _, None)))) {
         laps.stage("dixon lifting")?;
     }
     match found {
-        Ok(Some((d, (steps, primes), on_device))) => Ok(Divisor::Found(Found {
+        Ok(Some((d, (steps, primes, devices), on_device))) => Ok(Divisor::Found(Found {
             d,
             steps,
             primes,
+            devices,
             on_device,
         })),
         Ok(None) => Ok(Divisor::None),

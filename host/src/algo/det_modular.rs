@@ -49,7 +49,7 @@ pub(crate) fn det_given_divisor(
                         .filter(|m| !dev.dets.contains_key(&m.m))
                         .copied()
                         .collect();
-                    let got = ops::det_mod_limbs(&dev.gpu, &dev.limbs, &rest)?;
+                    let got = ops::det_mod_limbs_on(&dev.limbs, &rest)?;
                     dev.dets.extend(rest.iter().map(|m| m.m).zip(got));
                     basis.moduli().iter().map(|m| dev.dets[&m.m]).collect()
                 }

@@ -19,7 +19,7 @@ pub(crate) fn solve_dixon(
     laps: &mut Laps,
 ) -> Result<Option<RatMatrix>> {
     let lifted = match (lifting, backend.gpu()) {
-        (Lifting::Gpu, Some(gpu)) => lift::gpu::solve(gpu, a, b)?.map(|(s, lifting)| {
+        (Lifting::Gpu, Some(_)) => lift::gpu::solve(backend, a, b)?.map(|(s, lifting)| {
             laps.append(lifting);
             s
         }),

@@ -52,6 +52,7 @@ pub fn solve(a: &IntMatrix, b: &IntMatrix) -> Result<Option<DixonSolution>> {
             prime: 0,
             steps: 0,
             primes: 1,
+            devices: 1,
         }));
     }
     let mut next_try = 16;

@@ -14,8 +14,9 @@ use super::{
 };
 use crate::backend::gpu::launch;
 use crate::backend::gpu::ops;
-use crate::backend::gpu::ops::DeviceLimbs;
+use crate::backend::gpu::ops::{DeviceLimbs, LimbsOn};
 use crate::backend::gpu::Gpu;
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mat::bounds::cramer_bits;
 use crate::mat::matrix::{require_rhs, require_square, IntMatrix};
@@ -36,8 +37,10 @@ pub struct GpuDivisor<T> {
     pub steps: usize,
     /// Primes a step lifted by.
     pub primes: usize,
-    /// `A` on the device, as signed 29-bit limbs.
-    pub limbs: DeviceLimbs,
+    /// `A` on each device of the lifting, as signed 29-bit limbs.
+    pub limbs: Vec<(Arc<Gpu>, DeviceLimbs)>,
+    /// Devices the lifting was split across (1: not split).
+    pub devices: usize,
     /// What the device did while the host reconstructed `d` (`det_divisor_gpu`'s
     /// `meanwhile`).
     pub meanwhile: T,
@@ -106,9 +109,9 @@ fn device_bytes(
     4 * ((limbs as u128 + k + 3) * n * n + 8 * k * n * l + levels * (n * l + l))
 }
 
-/// `A` on the device and what the lifting starts from.
+/// `A` on the devices and what the lifting starts from.
 struct Prepared {
-    limbs: DeviceLimbs,
+    limbs: Vec<(Arc<Gpu>, DeviceLimbs)>,
     rhs: Vec<i128>,
     /// Cramer's bounds (bits of the determinant, of the numerators).
     bits: (u64, u64),
@@ -118,12 +121,17 @@ struct Prepared {
     group: usize,
 }
 
-/// Checks that `A X = B` lifts on `gpu` ([`fits`]), bounds
-/// it and uploads `A` as limbs (stages on `laps`).
-fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<Prepared> {
+/// Checks that `A X = B` lifts on the backend's first GPU ([`fits`]), bounds it and
+/// uploads `A` as limbs to the devices the lifting runs on ([`Backend::lift_devices`]:
+/// those whose lifting would take the same launch), stages on `laps`.
+fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<Prepared> {
     let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
     require_rhs(n, b.rows())?;
-    let Some((l, primes, group)) = device_limbs(gpu, a, b) else {
+    let gpu = backend
+        .gpu()
+        .ok_or_else(|| Error::no_gpu("the lifting on the GPU"))?;
+    let found = device_limbs(gpu, a, b);
+    let Some((l, primes, group)) = found else {
         return Err(Error::Internal(
             "the GPU lifting takes a non-empty matrix, residuals of 128 bits, a launch layout \
              (right-hand sides and limbs within the kernels' limits) and buffers within the \
@@ -158,10 +166,37 @@ fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<P
         .map(|v| v.to_i128().expect("a right-hand side within 128 bits"))
         .collect();
     laps.lap("lift: bounds, limbs");
-    let stream = gpu.stream();
-    let limbs = ops::upload_limbs(gpu, stream, &words, n, l)?;
-    gpu.sync_stream(stream)?;
-    laps.lap("lift: upload");
+    let layout = launch::lift_layout(gpu, n, l, group, primes);
+    let same = |g: &Arc<Gpu>| device_limbs(g, a, b) == found;
+    let gpus: Vec<Arc<Gpu>> = match backend.lift_devices(n, layout)? {
+        several if several.len() > 1 && several.iter().all(same) => several.to_vec(),
+        _ => vec![gpu.clone()],
+    };
+    let limbs = std::thread::scope(|s| {
+        let handles: Vec<_> = gpus
+            .iter()
+            .map(|g| {
+                let words = &words;
+                s.spawn(move || {
+                    let stream = g.stream();
+                    let limbs = ops::upload_limbs(g, stream, words, n, l)?;
+                    g.sync_stream(stream)?;
+                    Ok((g.clone(), limbs))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Internal("a device's thread panicked".into())))
+            })
+            .collect::<Result<Vec<_>>>()
+    })?;
+    laps.lap(match limbs.len() {
+        1 => "lift: upload",
+        _ => "lift: upload (to each device: split by rows)",
+    });
     Ok(Prepared {
         limbs,
         rhs,
@@ -173,10 +208,11 @@ fn prepare(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<P
 
 /// The primes the lifting tries, as the CPU's, and more for the further primes of a
 /// step.
-fn primes() -> impl Iterator<Item = Modulus> {
+fn primes() -> Vec<Modulus> {
     prime::moduli_descending(|_| false)
         .take(PRIMES_TRIED + LIFT_GLOBAL_MAX_PRIMES - 1)
         .map(|p| Modulus::new(p).expect("a generated prime"))
+        .collect()
 }
 
 /// Steps to Cramer's bound `bits` by the product of `moduli`.
@@ -184,31 +220,32 @@ fn steps_by(bits: (u64, u64), moduli: &[Modulus]) -> usize {
     steps_for(bits, &moduli.iter().map(|m| m.m).collect::<Vec<_>>())
 }
 
-/// [`super::cpu::divisor`] on `gpu`, for `A` and one right-hand side `b` that
-/// [`fits`]; while the host reconstructs `d` from the digits, the device runs
-/// `meanwhile` on `A`'s limbs (the determinant modulo the primes it will likely need).
-/// `None` when `A` is singular modulo every prime tried; `Error::Singular` when it has a
-/// zero column.
+/// [`super::cpu::divisor`] on the backend's GPUs (split across them where
+/// [`Backend::lift_devices`] says), for `A` and one right-hand side `b` that [`fits`];
+/// while the host reconstructs `d` from the digits, the devices run `meanwhile` on
+/// `A`'s limbs (the determinant modulo the primes it will likely need). `None` when `A`
+/// is singular modulo every prime tried; `Error::Singular` when it has a zero column.
 pub fn divisor<T: Send>(
-    gpu: &Arc<Gpu>,
+    backend: &Backend,
     a: &IntMatrix,
     b: &IntMatrix,
-    meanwhile: impl FnOnce(&DeviceLimbs) -> Result<T>,
+    meanwhile: impl FnOnce(&LimbsOn) -> Result<T>,
 ) -> Result<Option<GpuDivisor<T>>> {
     let mut laps = Laps::start();
-    let prep = prepare(gpu, a, b, &mut laps)?;
+    let prep = prepare(backend, a, b, &mut laps)?;
     let bits = prep.bits;
     let rhs = (&prep.rhs[..], b.cols());
-    let candidates = (primes(), prep.primes);
-    let Some(mut lift) = ops::start_lift(gpu, &prep.limbs, rhs, candidates, |m| steps_by(bits, m))?
+    let (moduli, steps) = (primes(), |m: &[Modulus]| steps_by(bits, m));
+    let Some(mut lift) = ops::start_lift_on(&prep.limbs, rhs, (&moduli, prep.primes), &steps)?
     else {
         return Ok(None);
     };
+    let devices = lift.devices();
     lift.run(usize::MAX)?;
     let digits = lift.first()?;
     let lifting = laps.restart();
-    laps.add("lift: inverse mod p", lift.inverse_time);
-    laps.add("lift: steps", lifting.saturating_sub(lift.inverse_time));
+    laps.add("lift: inverse mod p", lift.inverse_time());
+    laps.add("lift: steps", lifting.saturating_sub(lift.inverse_time()));
     let radices = lift.primes();
     let x = Expansion::of_row(&digits, &radices);
     drop(lift);
@@ -239,6 +276,7 @@ pub fn divisor<T: Send>(
         steps,
         primes: radices.len(),
         limbs: prep.limbs,
+        devices,
         meanwhile,
         laps,
     }))
@@ -249,15 +287,15 @@ pub fn divisor<T: Send>(
 /// over their least common denominator). `None` when `A` is singular modulo every prime
 /// tried. With the stages.
 pub fn solve(
-    gpu: &Arc<Gpu>,
+    backend: &Backend,
     a: &IntMatrix,
     b: &IntMatrix,
 ) -> Result<Option<(DixonSolution, Laps)>> {
     let mut laps = Laps::start();
-    let prep = prepare(gpu, a, b, &mut laps)?;
+    let prep = prepare(backend, a, b, &mut laps)?;
     let (n, l) = (a.rows(), b.cols());
     if prep.group >= l {
-        return Ok(solve_columns(gpu, a, (b, &prep.rhs), &prep, &mut laps)?.map(|s| (s, laps)));
+        return Ok(solve_columns(a, (b, &prep.rhs), &prep, &mut laps)?.map(|s| (s, laps)));
     }
     let mut parts = Vec::new();
     for c0 in (0..l).step_by(prep.group) {
@@ -269,7 +307,7 @@ pub fn solve(
             (0..n * g).map(|r| b.entries()[cols(r)].clone()).collect(),
         )?;
         let rhs: Vec<i128> = (0..n * g).map(|r| prep.rhs[cols(r)]).collect();
-        match solve_columns(gpu, a, (&bg, &rhs), &prep, &mut laps)? {
+        match solve_columns(a, (&bg, &rhs), &prep, &mut laps)? {
             Some(s) => parts.push((c0, g, s)),
             None => return Ok(None),
         }
@@ -292,6 +330,7 @@ pub fn solve(
         prime: first.prime,
         steps: parts.iter().map(|(_, _, s)| s.steps).max().unwrap_or(0),
         primes: first.primes,
+        devices: first.devices,
     };
     laps.lap("lift: fractions over one denominator");
     Ok(Some((solution, laps)))
@@ -304,17 +343,14 @@ pub fn solve(
 /// [`finish_with`]), and at the bound, where it cannot fail. `None` when `A` is singular
 /// modulo every prime tried.
 fn solve_columns(
-    gpu: &Gpu,
     a: &IntMatrix,
     (b, rhs): (&IntMatrix, &[i128]),
     prep: &Prepared,
     laps: &mut Laps,
 ) -> Result<Option<DixonSolution>> {
     let (bits, n, l) = (prep.bits, a.rows(), b.cols());
-    let candidates = (primes(), prep.primes);
-    let Some(mut lift) = ops::start_lift(gpu, &prep.limbs, (rhs, l), candidates, |m| {
-        steps_by(bits, m)
-    })?
+    let (moduli, steps) = (primes(), |m: &[Modulus]| steps_by(bits, m));
+    let Some(mut lift) = ops::start_lift_on(&prep.limbs, (rhs, l), (&moduli, prep.primes), &steps)?
     else {
         return Ok(None);
     };
@@ -347,7 +383,8 @@ fn solve_columns(
             laps.lap("lift: digits down");
             if let Some(s) = finish_with(a, b, &x, den)? {
                 laps.lap("lift: reconstruct, check");
-                return Ok(Some(s));
+                let devices = lift.devices();
+                return Ok(Some(DixonSolution { devices, ..s }));
             }
             laps.lap("lift: reconstruct, check");
         }

@@ -39,6 +39,8 @@ pub struct DixonSolution {
     pub steps: usize,
     /// Primes a step lifted by (their product is the base of the expansion).
     pub primes: usize,
+    /// Devices the lifting was split across (1 on the CPU and on one GPU).
+    pub devices: usize,
 }
 
 /// The digits of the p-adic expansion, one residue per entry each, in levels: a step
@@ -312,6 +314,7 @@ pub(crate) fn finish_with(
         prime: x.radices[0],
         steps: k,
         primes: x.radices.len(),
+        devices: 1,
     }))
 }
 

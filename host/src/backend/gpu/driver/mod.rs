@@ -11,6 +11,7 @@ pub(crate) mod device;
 pub mod fault;
 pub(crate) mod memory;
 pub mod module;
+pub(crate) mod peer;
 pub(crate) mod pipeline;
 #[cfg(feature = "raw-gpu")]
 pub mod raw;

@@ -45,6 +45,9 @@ pub struct LiftArgs {
     pub steps: usize,
     /// Where the rows are kept, and the launch's shape ([`lift_layout`]).
     pub layout: LiftLayout,
+    /// The rows this launch lifts, as (first, count): `(0, n)` on one device; a share
+    /// when the lifting is split by rows across devices (from global memory only).
+    pub rows: (usize, usize),
 }
 
 /// The shape of a lifting launch.
@@ -148,6 +151,11 @@ pub fn lift_layout(
     }
 }
 
+/// Whether `layout` keeps the rows in shared memory (`rns_dixon_lift`, one device).
+fn rows_in_shared(layout: LiftLayout) -> bool {
+    matches!(layout, LiftLayout::Shared { .. })
+}
+
 /// The entry point of `rns_dixon_lift_global` for `primes` primes a step (1 to 4).
 fn lift_global_kernel(gpu: &Gpu, primes: usize) -> &cudarc::driver::CudaFunction {
     let k = gpu.kernels();
@@ -205,6 +213,10 @@ pub struct LiftMatrices<'a> {
     pub moduli: &'a CudaSlice<u32>,
     /// `p_u⁻¹ mod p_q` at `u·LIFT_GLOBAL_MAX_PRIMES + q`.
     pub garner: &'a CudaSlice<u32>,
+    /// On several devices: the other devices' `y` and `x` (device addresses, a pair per
+    /// peer, each as two little-endian words; mapped here by peer access), where this
+    /// launch's rows are stored too.
+    pub peers: Option<&'a CudaSlice<u32>>,
 }
 
 /// `args.steps` lifting steps in one cooperative launch on `stream`: the state
@@ -247,6 +259,16 @@ pub(crate) fn launch_dixon_lift(
     let (inv, limbs, dm) = (mats.inverses, mats.limbs, mats.moduli);
     let (nn, ll, ld, lb) = (n as u32, l as u32, n as u32, args.limbs as u32);
     let (s0, s) = (args.from as u32, args.steps as u32);
+    let (first_row, count) = args.rows;
+    let split = args.rows != (0, n) || mats.peers.is_some();
+    if first_row + count > n || count == 0 || (split && rows_in_shared(args.layout)) {
+        return Err(Error::Internal(format!(
+            "lifting rows {:?} of {n} in {:?}",
+            args.rows, args.layout
+        )));
+    }
+    let (row0, count) = (first_row as u32, count as u32);
+    let npeers = mats.peers.map_or(0, |p| p.len() / 4) as u32;
     let k = gpu.kernels();
     let (f, cfg, rows) = match args.layout {
         LiftLayout::Shared { rows, smem } => (
@@ -277,8 +299,19 @@ pub(crate) fn launch_dixon_lift(
     b.arg(&nn).arg(&ll).arg(&ld).arg(&lb);
     b.arg(&lo).arg(&hi);
     b.arg(&s0).arg(&s);
-    if let Some(rows) = &rows {
-        b.arg(rows);
+    let null = 0u64;
+    match &rows {
+        Some(rows) => {
+            b.arg(rows);
+        }
+        None => {
+            b.arg(&row0).arg(&count);
+            match mats.peers {
+                Some(p) => b.arg(p),
+                None => b.arg(&null),
+            };
+            b.arg(&npeers);
+        }
     }
     b.arg(watch.word()).arg(&watch.limit_ns);
     super::launch_built_cooperative(gpu, b, cfg)

@@ -9,6 +9,7 @@
 //! early tries download).
 
 use crate::backend::gpu::driver::memory::moduli_words;
+use crate::backend::gpu::driver::peer;
 use crate::backend::gpu::driver::watch::LaunchWatch;
 use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::rows::STATE_WORDS;
@@ -154,9 +155,33 @@ pub fn start_lift<'a>(
             a.limbs
         ))
     })?;
-    let stream = gpu.stream();
     let start = Instant::now();
-    let want = layout.primes();
+    let (moduli, inverses) = inverses(gpu, a, primes, layout.primes())?;
+    if moduli.is_empty() {
+        return Ok(None);
+    }
+    lift_from(
+        gpu,
+        a,
+        (rhs, l),
+        layout,
+        (moduli, inverses),
+        capacity,
+        start,
+    )
+    .map(Some)
+}
+
+/// `A⁻¹ mod p` for the first `want` of `primes` modulo which `a` is invertible (fewer
+/// when fewer are), by Gauss–Jordan on the device: the primes, and their inverses one
+/// after the other in a buffer of `want` of them.
+pub(crate) fn inverses(
+    gpu: &Gpu,
+    a: &DeviceLimbs,
+    primes: impl IntoIterator<Item = Modulus>,
+    want: usize,
+) -> Result<(Vec<Modulus>, CudaSlice<u32>)> {
+    let (n, stream) = (a.n, gpu.stream());
     let mut inverses = gpu.alloc_on(stream, want * n * n)?;
     let mut moduli = Vec::with_capacity(want);
     for m in primes {
@@ -185,9 +210,28 @@ pub fn start_lift<'a>(
         )?;
         moduli.push(m);
     }
+    Ok((moduli, inverses))
+}
+
+/// The lifting of `A X = B` (`rhs`, `l` columns) in `layout` from the primes `moduli`
+/// (at least one) and their inverses ([`inverses`]), with room for `capacity(moduli)`
+/// steps; `start` is when the inverses began.
+pub(crate) fn lift_from<'a>(
+    gpu: &'a Gpu,
+    a: &'a DeviceLimbs,
+    (rhs, l): (&[i128], usize),
+    layout: LiftLayout,
+    (moduli, inverses): (Vec<Modulus>, CudaSlice<u32>),
+    capacity: impl Fn(&[Modulus]) -> usize,
+    start: Instant,
+) -> Result<Lift<'a>> {
+    let (n, stream) = (a.n, gpu.stream());
     let k = moduli.len();
-    if k == 0 {
-        return Ok(None);
+    if k == 0 || k > layout.primes() || rhs.len() != n * l {
+        return Err(Error::Internal(format!(
+            "a lifting by {k} primes in {layout:?}, {} right-hand side entries",
+            rhs.len()
+        )));
     }
     let r_words: Vec<u32> = rhs
         .iter()
@@ -201,7 +245,7 @@ pub fn start_lift<'a>(
         .collect();
     let cap = capacity(&moduli);
     let product = moduli.iter().fold(1u128, |p, m| p * m.m as u128);
-    Ok(Some(Lift {
+    Ok(Lift {
         gpu,
         a,
         r: gpu.upload_on(stream, &r_words)?,
@@ -217,10 +261,12 @@ pub fn start_lift<'a>(
         moduli,
         watch: gpu.launch_watch(stream, lift_kernel(layout))?,
         layout,
+        rows: (0, n),
+        peers: None,
         done: 0,
         capacity: cap,
         inverse_time: start.elapsed(),
-    }))
+    })
 }
 
 /// The kernel name of a lifting in `layout`, for a stall's error.
@@ -263,6 +309,11 @@ pub struct Lift<'a> {
     /// Right-hand sides.
     l: usize,
     layout: LiftLayout,
+    /// The rows this device lifts (first, count): all but where the lifting is split
+    /// across devices ([`Lift::share`]).
+    rows: (usize, usize),
+    /// The other devices' `y` and `x` addresses where it is.
+    peers: Option<CudaSlice<u32>>,
     /// The bound on the launches' waits, read back with the digits.
     watch: LaunchWatch,
     done: usize,
@@ -298,12 +349,14 @@ impl Lift<'_> {
             from: self.done,
             steps,
             layout: self.layout,
+            rows: self.rows,
         };
         let mats = LiftMatrices {
             inverses: &self.inverses,
             limbs: &self.a.words,
             moduli: &self.dm,
             garner: &self.garner,
+            peers: self.peers.as_ref(),
         };
         launch::launch_dixon_lift(
             gpu,
@@ -323,6 +376,52 @@ impl Lift<'_> {
         Ok(())
     }
 
+    /// The launch's layout.
+    pub fn layout(&self) -> LiftLayout {
+        self.layout
+    }
+
+    /// The device addresses of this lifting's tagged `y` and `x`, for its peers.
+    pub(crate) fn exchange_addresses(&self) -> [u64; 2] {
+        [
+            peer::address(self.gpu, &self.y),
+            peer::address(self.gpu, &self.x),
+        ]
+    }
+
+    /// Makes this device lift only `rows` (first, count) and publish them into the
+    /// peers' `y` and `x` too (`peers`: their [`Lift::exchange_addresses`], which peer
+    /// access lets this device's kernels write), then waits for its set-up to finish:
+    /// no peer may write here before its own words are in place. From global memory
+    /// only.
+    pub(crate) fn share(&mut self, rows: (usize, usize), peers: &[[u64; 2]]) -> Result<()> {
+        if matches!(self.layout, LiftLayout::Shared { .. }) {
+            return Err(Error::Internal(
+                "a lifting split across devices reads its rows from global memory".into(),
+            ));
+        }
+        let words: Vec<u32> = peers
+            .iter()
+            .flatten()
+            .flat_map(|&a| [a as u32, (a >> 32) as u32])
+            .collect();
+        let stream = self.gpu.stream();
+        self.peers = Some(self.gpu.upload_on(stream, &words)?);
+        self.rows = rows;
+        self.gpu.sync_stream(stream)
+    }
+
+    /// The rows this device lifts (first, count).
+    pub(crate) fn rows(&self) -> (usize, usize) {
+        self.rows
+    }
+
+    /// Waits for the runs so far; [`crate::Error::GpuStalled`] when a wait of theirs
+    /// gave up.
+    pub(crate) fn check(&self) -> Result<()> {
+        self.watch.check(self.gpu, self.gpu.stream())
+    }
+
     /// Row 0's digits so far, level-major (`l` per level, a level per prime a step);
     /// [`crate::Error::GpuStalled`] when a launch's wait gave up.
     pub fn first(&self) -> Result<Vec<u32>> {
@@ -331,7 +430,7 @@ impl Lift<'_> {
     }
 
     /// Every row's digits so far, level-major (`n × l` per level, row-major), as
-    /// [`Lift::first`].
+    /// [`Lift::first`] (where the lifting is split, only this device's rows are filled).
     pub fn digits(&self) -> Result<Vec<u32>> {
         let words = self.done * self.moduli.len() * self.a.n * self.l;
         self.download_checked(&self.digits, words)

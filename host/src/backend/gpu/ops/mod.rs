@@ -4,7 +4,8 @@
 //! product's two ends ([`limbs`]), the exact product ([`product`]) and decimal text made
 //! on the device, both ways ([`decimal`]); matrices modulo many primes ([`matrices`],
 //! [`eliminate`]); determinants of a few large matrices with the whole device
-//! ([`few`], [`schur`]); Dixon's lifting ([`dixon`]); resultants ([`resultant`]);
+//! ([`few`], [`schur`]); Dixon's lifting ([`dixon`], on several devices
+//! [`dixon_devices`]); resultants ([`resultant`]);
 //! device-resident values ([`resident`]); the device's measured speed ([`speed()`]).
 
 // Public (and used) only with the `raw-gpu` feature; crate-internal otherwise.
@@ -15,6 +16,7 @@
 
 pub mod decimal;
 pub mod dixon;
+pub mod dixon_devices;
 pub mod eliminate;
 pub mod few;
 pub mod limbs;
@@ -29,6 +31,7 @@ pub mod tables;
 pub mod vectors;
 
 pub use dixon::{det_mod_limbs, start_lift, upload_limbs, DeviceLimbs, Lift};
+pub use dixon_devices::{det_mod_limbs_on, start_lift_on, LiftOn, LimbsOn};
 pub use eliminate::{eliminate_packed, eliminate_words};
 pub use few::{det_few_for, det_mod_few};
 pub use limbs::{pack_number_major, signed_limbs};

@@ -1,0 +1,274 @@
+//! Dixon's lifting on one device or split by rows across several ([`start_lift_on`]):
+//! each device holds `A`'s limbs and forms the inverses modulo the step's primes itself
+//! (the same primes, so the same inverses, at the same time), then lifts its share of
+//! the rows, its blocks handing their digits `x` and residues `y` to the other devices'
+//! blocks as tagged words through peer access (`device/src/kernels/lift.rs`). One
+//! lifting, each step reading `A⁻¹ mod P` and the limbs at the devices' summed memory
+//! bandwidth; the digits are the same as on one device.
+
+use super::dixon::{det_mod_limbs, inverses, lift_from, start_lift, DeviceLimbs, Lift};
+use crate::backend::gpu::driver::peer;
+use crate::backend::gpu::launch::{self, LiftLayout};
+use crate::backend::gpu::Gpu;
+use crate::backend::split::shares;
+use crate::error::{Error, Result};
+use cudarc::driver::CudaSlice;
+use rayon::prelude::*;
+use rns_core::Modulus;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// `A` as limbs on each device of a lifting, the first device first.
+pub type LimbsOn = [(Arc<Gpu>, DeviceLimbs)];
+
+/// Whether a lifting of `n` rows in `layout` (on one device) is split across `gpus`:
+/// at least two devices, every pair with peer access, and the rows read from global
+/// memory (the kernel that keeps them in shared memory runs on one device).
+pub fn splits(gpus: &[Arc<Gpu>], n: usize, layout: Option<LiftLayout>) -> Result<bool> {
+    if gpus.len() < 2 || n < gpus.len() || !matches!(layout, Some(LiftLayout::Global { .. })) {
+        return Ok(false);
+    }
+    let refs: Vec<&Gpu> = gpus.iter().map(|g| &**g).collect();
+    peer::all_pairs(&refs)
+}
+
+/// A lifting under way on one device or several ([`start_lift_on`]).
+pub struct LiftOn<'a> {
+    /// One lifting a device, the first holding row 0.
+    parts: Vec<Lift<'a>>,
+    n: usize,
+    l: usize,
+}
+
+/// [`start_lift`] on every device of `on` (the limbs of `A` on each): on one device
+/// that lifting; on several, each device's over its share of the rows (equal shares,
+/// in device order), the inverses formed a share of the primes a device and copied to
+/// the others ([`shared_inverses`]). The caller checks [`splits`] for several devices.
+pub fn start_lift_on<'a>(
+    on: &'a LimbsOn,
+    (rhs, l): (&[i128], usize),
+    (primes, max_primes): (&[Modulus], usize),
+    capacity: &(dyn Fn(&[Modulus]) -> usize + Sync),
+) -> Result<Option<LiftOn<'a>>> {
+    let Some((_, first)) = on.first() else {
+        return Err(Error::Internal("a lifting on no device".into()));
+    };
+    let n = first.n;
+    let layouts: Vec<Option<LiftLayout>> = on
+        .iter()
+        .map(|(g, a)| launch::lift_layout(g, n, a.limbs, l, max_primes))
+        .collect();
+    let start = Instant::now();
+    let started = match (on.len(), layouts[0]) {
+        (2.., Some(layout)) if layouts.iter().all(|&t| t == Some(layout)) => {
+            shared_inverses(on, primes, layout.primes())?.map(|(moduli, inverses)| {
+                on.iter()
+                    .zip(inverses)
+                    .map(|((gpu, limbs), inv)| {
+                        let lift = (moduli.clone(), inv);
+                        lift_from(gpu, limbs, (rhs, l), layout, lift, capacity, start).map(Some)
+                    })
+                    .collect::<Vec<_>>()
+            })
+        }
+        _ => None,
+    };
+    // Else (one device, a singular prime among the first, different layouts) every
+    // device looks for its primes itself.
+    let started: Vec<Result<Option<Lift<'a>>>> = match started {
+        Some(s) => s,
+        None => per_device(on, &|_, gpu, limbs| {
+            let candidates = (primes.iter().copied(), max_primes);
+            start_lift(gpu, limbs, (rhs, l), candidates, capacity)
+        }),
+    };
+    let mut parts = Vec::with_capacity(on.len());
+    for s in started {
+        match s? {
+            Some(lift) => parts.push(lift),
+            None => return Ok(None),
+        }
+    }
+    if parts.len() > 1 {
+        let chosen = parts[0].primes();
+        if parts
+            .iter()
+            .any(|p| p.primes() != chosen || p.layout() != parts[0].layout())
+        {
+            return Err(Error::Internal(
+                "the devices of a split lifting chose different primes or layouts".into(),
+            ));
+        }
+        let rows = shares(n, &vec![1.0; parts.len()]);
+        let addresses: Vec<[u64; 2]> = parts.iter().map(Lift::exchange_addresses).collect();
+        for (i, part) in parts.iter_mut().enumerate() {
+            let peers: Vec<[u64; 2]> = (0..addresses.len())
+                .filter(|&j| j != i)
+                .map(|j| addresses[j])
+                .collect();
+            part.share((rows[i].start, rows[i].len()), &peers)?;
+        }
+    }
+    Ok(Some(LiftOn { parts, n, l }))
+}
+
+/// Runs `f` on every device of `on` (its index, the device, its limbs), a host thread
+/// each; the results in device order.
+fn per_device<'a, T: Send>(
+    on: &'a LimbsOn,
+    f: &(dyn Fn(usize, &'a Arc<Gpu>, &'a DeviceLimbs) -> Result<T> + Sync),
+) -> Vec<Result<T>> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = on
+            .iter()
+            .enumerate()
+            .map(|(d, (gpu, limbs))| s.spawn(move || f(d, gpu, limbs)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(Error::Internal("a device's thread panicked".into())))
+            })
+            .collect()
+    })
+}
+
+/// The primes of a lifting and, on each device, the buffer of their inverses.
+type Shared = (Vec<Modulus>, Vec<CudaSlice<u32>>);
+
+/// `A⁻¹ mod p` for the first `want` (at least two) of `primes` on every device of `on`,
+/// each device forming every `D`-th of them (device `d` primes `d`, `d + D`, …) and
+/// copying them to the others through peer access: the primes and each device's
+/// buffer of all `want` inverses. `None` when `A` is singular modulo one of them (then
+/// each device looks for its primes itself, as on one device).
+fn shared_inverses(on: &LimbsOn, primes: &[Modulus], want: usize) -> Result<Option<Shared>> {
+    let (devices, n) = (on.len(), on[0].1.n);
+    if want < 2 || primes.len() < want {
+        return Ok(None);
+    }
+    let own = |d: usize| -> Vec<Modulus> {
+        primes[..want]
+            .iter()
+            .skip(d)
+            .step_by(devices)
+            .copied()
+            .collect()
+    };
+    let formed = per_device(on, &|d, gpu, limbs| {
+        let mine = own(d);
+        let (moduli, inv) = inverses(gpu, limbs, mine.iter().copied(), mine.len())?;
+        gpu.sync_stream(gpu.stream())?;
+        Ok((moduli.len() == mine.len()).then_some(inv))
+    });
+    let Some(formed) = formed.into_iter().collect::<Result<Option<Vec<_>>>>()? else {
+        return Ok(None);
+    };
+    let formed = &formed;
+    let all = per_device(on, &|t, gpu, _| {
+        let mut inv = gpu.alloc_on(gpu.stream(), want * n * n)?;
+        for (d, (from, _)) in on.iter().enumerate() {
+            for j in 0..own(d).len() {
+                let q = d + j * devices;
+                let part = (from.as_ref(), &formed[d], j * n * n..(j + 1) * n * n);
+                match d == t {
+                    true => gpu.dtod(
+                        gpu.stream(),
+                        &formed[d].slice(part.2),
+                        &mut inv.slice_mut(q * n * n..(q + 1) * n * n),
+                    )?,
+                    false => peer::copy_from((gpu, &mut inv, q * n * n), part)?,
+                }
+            }
+        }
+        gpu.sync_stream(gpu.stream())?;
+        Ok(inv)
+    });
+    let all = all.into_iter().collect::<Result<Vec<_>>>()?;
+    Ok(Some((primes[..want].to_vec(), all)))
+}
+
+impl LiftOn<'_> {
+    /// The devices lifting.
+    pub fn devices(&self) -> usize {
+        self.parts.len()
+    }
+
+    /// The primes a step lifts by, in the order of each step's digits.
+    pub fn primes(&self) -> Vec<u32> {
+        self.parts[0].primes()
+    }
+
+    /// Steps taken so far.
+    pub fn steps(&self) -> usize {
+        self.parts[0].steps()
+    }
+
+    /// Wall-clock time of the inverses (the slowest device's).
+    pub fn inverse_time(&self) -> Duration {
+        self.parts
+            .iter()
+            .map(|p| p.inverse_time)
+            .max()
+            .unwrap_or_default()
+    }
+
+    /// Runs `steps` more steps on every device (their launches queued together: the
+    /// devices' blocks wait for each other's words).
+    pub fn run(&mut self, steps: usize) -> Result<()> {
+        self.parts.iter_mut().try_for_each(|p| p.run(steps))
+    }
+
+    /// Row 0's digits so far ([`Lift::first`]), once every device's runs have ended
+    /// without a stalled wait (a device whose wait gave up would have handed on
+    /// values the others took).
+    pub fn first(&self) -> Result<Vec<u32>> {
+        let digits = self.parts[0].first()?;
+        self.parts[1..].iter().try_for_each(Lift::check)?;
+        Ok(digits)
+    }
+
+    /// Every row's digits so far ([`Lift::digits`]), each device's rows from it.
+    pub fn digits(&self) -> Result<Vec<u32>> {
+        if self.parts.len() == 1 {
+            return self.parts[0].digits();
+        }
+        let got: Vec<Result<Vec<u32>>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self.parts.iter().map(|p| s.spawn(|| p.digits())).collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| {
+                        Err(Error::Internal("a device's thread panicked".into()))
+                    })
+                })
+                .collect()
+        });
+        let mut got = got.into_iter().collect::<Result<Vec<Vec<u32>>>>()?;
+        let level = self.n * self.l;
+        let mut all = std::mem::take(&mut got[0]);
+        for (part, theirs) in self.parts.iter().zip(&got).skip(1) {
+            let (r0, rows) = part.rows();
+            let span = r0 * self.l..(r0 + rows) * self.l;
+            all.par_chunks_mut(level)
+                .zip(theirs.par_chunks(level))
+                .for_each(|(mine, theirs)| {
+                    mine[span.clone()].copy_from_slice(&theirs[span.clone()])
+                });
+        }
+        Ok(all)
+    }
+}
+
+/// `det A mod m` for each of `moduli` ([`det_mod_limbs`]) from the limbs on every device
+/// of `on`, the primes shared out equally, a host thread a device.
+pub fn det_mod_limbs_on(on: &LimbsOn, moduli: &[Modulus]) -> Result<Vec<u32>> {
+    if let [(gpu, limbs)] = on {
+        return det_mod_limbs(gpu, limbs, moduli);
+    }
+    let parts = shares(moduli.len(), &vec![1.0; on.len()]);
+    let got = per_device(on, &|d, gpu, limbs| {
+        det_mod_limbs(gpu, limbs, &moduli[parts[d].clone()])
+    });
+    Ok(got.into_iter().collect::<Result<Vec<_>>>()?.concat())
+}
