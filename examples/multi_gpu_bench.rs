@@ -13,7 +13,16 @@
 //! combined in `crt`), and for the product the time of reconstructing a same-size
 //! product's residues on the same backend, measured apart.
 //!
-//! `cargo run --release --example multi_gpu_bench [-- --big] [--quick] [--csv FILE]`
+//! With `--table`, instead, the two-device table of `docs/scaling.md`: det 4000² and 8000²
+//! and solve 4000² (one column) with 64-bit entries, the exact product 4096² with
+//! 1000-bit entries, the dense bivariate resultant of degree 160 and the univariate
+//! resultant of degree 16 000 with 64-bit coefficients, each on the first device and
+//! on all devices (one run each after a small warm-up, the answers compared), with the
+//! peer-to-peer and device copy bandwidths measured in the same run (`--ops` picks some:
+//! det4000, det8000, solve4000, product4096, xy160, res16000).
+//!
+//! `cargo run --release --example multi_gpu_bench [-- --big] [--quick] [--csv FILE]
+//! [--table [--ops LIST]]`
 
 use rns::backend::gpu::ops;
 use rns::{Backend, Devices, RnsBasis, RnsVec};
@@ -82,6 +91,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         _ => (1000, 512, 300, [41, 20, 29, 11]),
     };
     let gpus = Devices::All.open()?;
+    if has("--table") {
+        let ops = args
+            .iter()
+            .position(|a| a == "--ops")
+            .and_then(|i| args.get(i + 1))
+            .map_or(TABLE.to_vec(), |l| l.split(',').collect());
+        return table(&gpus, &ops, csv);
+    }
     println!(
         "{} devices: {}",
         gpus.len(),
@@ -180,6 +197,181 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!("every answer on several devices equals the one-device answer");
+    if let Some(path) = csv {
+        std::fs::write(path, rows.join("\n") + "\n")?;
+    }
+    Ok(())
+}
+
+/// The operations of `--table`.
+const TABLE: [&str; 6] = [
+    "det4000",
+    "det8000",
+    "solve4000",
+    "product4096",
+    "xy160",
+    "res16000",
+];
+
+/// A digest of `values` (each hashed on its own, by all cores), to compare answers.
+fn digest<T: std::hash::Hash + Sync>(values: &[T]) -> u64 {
+    use rayon::prelude::*;
+    use std::hash::{DefaultHasher, Hasher};
+    let each: Vec<u64> = values
+        .par_iter()
+        .map(|v| {
+            let mut h = DefaultHasher::new();
+            v.hash(&mut h);
+            h.finish()
+        })
+        .collect();
+    let mut h = DefaultHasher::new();
+    each.iter().for_each(|&x| h.write_u64(x));
+    h.finish()
+}
+
+/// The inputs of a table operation, made before the clock starts.
+enum Inputs {
+    /// A matrix and, for a solve or a product, a second one.
+    Matrices(rns::IntMatrix, Option<rns::IntMatrix>),
+    /// Two bivariate polynomials.
+    Bivariate(rns::BiPoly, rns::BiPoly),
+    /// Two univariate polynomials.
+    Univariate(rns::IntPoly, rns::IntPoly),
+}
+
+/// The inputs of table operation `op` (by all cores where they are large).
+fn table_inputs(op: &str) -> Result<Inputs, Box<dyn std::error::Error>> {
+    use rns_suite::inputs::random;
+    Ok(match op {
+        "det4000" => Inputs::Matrices(random(4000, 4000, 64, 1), None),
+        "det8000" => Inputs::Matrices(random(8000, 8000, 64, 1), None),
+        "solve4000" => Inputs::Matrices(random(4000, 4000, 64, 1), Some(random(4000, 1, 64, 3))),
+        "product4096" => Inputs::Matrices(
+            random(4096, 4096, 1000, 1),
+            Some(random(4096, 4096, 1000, 4)),
+        ),
+        "xy160" => {
+            let mut gen = Gen::new(160);
+            Inputs::Bivariate(gen.bipoly(160, 160, 64), gen.bipoly(160, 160, 64))
+        }
+        "res16000" => {
+            let mut gen = Gen::new(16000);
+            Inputs::Univariate(gen.poly(16000, 64), gen.poly(16000, 64))
+        }
+        other => return Err(format!("unknown operation {other}").into()),
+    })
+}
+
+/// Table operation `op` on `inputs` on a backend: a digest of its answer, and notes
+/// (stages).
+fn table_op(
+    op: &str,
+    inputs: &Inputs,
+    be: &Backend,
+) -> Result<(u64, String), Box<dyn std::error::Error>> {
+    let stages = |st: &[(&'static str, Duration)]| {
+        st.iter()
+            .map(|(n, t)| format!("{n} {:.0}", ms(*t)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Ok(match (op, inputs) {
+        ("det4000" | "det8000", Inputs::Matrices(a, None)) => {
+            let (d, st) = rns::det_with(a, be, &Default::default())?;
+            let note = format!(
+                "lifting on {} device(s); {}",
+                st.lifting_devices,
+                stages(&st.stages)
+            );
+            (digest(&[d]), note)
+        }
+        ("solve4000", Inputs::Matrices(a, Some(b))) => {
+            let (x, st) = rns::solve_with(a, b, be, &Default::default())?;
+            let parts: Vec<(rug::Integer, rug::Integer)> = x
+                .entries()
+                .iter()
+                .map(|q| (q.numer().clone(), q.denom().clone()))
+                .collect();
+            (digest(&parts), stages(&st))
+        }
+        ("product4096", Inputs::Matrices(a, Some(b))) => {
+            let c = rns::matmul(a, b, be)?;
+            (digest(c.entries()), String::new())
+        }
+        ("xy160", Inputs::Bivariate(f, g)) => {
+            let (r, st) = rns::resultant_xy_with(f, g, be, &rns::ResultantOptions::default())?;
+            (digest(&r), stages(&st.stages))
+        }
+        ("res16000", Inputs::Univariate(f, g)) => {
+            let (r, st) = rns::resultant_with(f, g, be, &rns::ResultantOptions::default())?;
+            (digest(&[r]), stages(&st.stages))
+        }
+        _ => return Err(format!("{op}: not its inputs").into()),
+    })
+}
+
+/// `--table`: every operation of `ops` on the first device and on all of `gpus`, the
+/// copy bandwidths first.
+fn table(
+    gpus: &[Arc<rns::backend::gpu::Gpu>],
+    ops: &[&str],
+    csv: Option<&String>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let names: Vec<&str> = gpus.iter().map(|g| g.name()).collect();
+    println!("{} devices: {}", gpus.len(), names.join(", "));
+    const BYTES: usize = 256 << 20;
+    let d2d = gpus[0]
+        .reference_bandwidth(BYTES, 3)?
+        .into_iter()
+        .find(|r| r.0 == "d2d")
+        .map_or(0.0, |(_, b, ms)| b as f64 / ms / 1e6);
+    println!("device copy (device 0, read + written): {d2d:.0} GB/s");
+    let mut rows = vec![format!("what,devices,seconds,ratio,note")];
+    for (i, a) in gpus.iter().enumerate() {
+        for b in gpus.iter().skip(i + 1) {
+            let there = a.peer_bandwidth(b, BYTES, 5)?;
+            let back = b.peer_bandwidth(a, BYTES, 5)?;
+            println!(
+                "peer copy {} → {}: {there:.0} GB/s, back {back:.0} GB/s (peer access: {})",
+                a.ordinal(),
+                b.ordinal(),
+                a.peer_access(b)?
+            );
+            rows.push(format!(
+                "peer copy {}-{},2,,{there:.1},GB/s",
+                a.ordinal(),
+                b.ordinal()
+            ));
+        }
+    }
+    let one = Backend::on_gpus(gpus[..1].to_vec(), 0)?;
+    let all = Backend::on_gpus(gpus.to_vec(), 0)?;
+    // Contexts, kernels and the devices' speeds before the clock.
+    for be in [&one, &all] {
+        rns::det(&rns_suite::inputs::random(300, 300, 64, 9), be)?;
+    }
+    for op in ops {
+        let inputs = table_inputs(op)?;
+        let t = Instant::now();
+        let (want, note1) = table_op(op, &inputs, &one)?;
+        let t1 = t.elapsed().as_secs_f64();
+        println!("{op:>12} on 1 GPU : {t1:8.3} s  {note1}");
+        let t = Instant::now();
+        let (got, note) = table_op(op, &inputs, &all)?;
+        let tk = t.elapsed().as_secs_f64();
+        let k = gpus.len();
+        println!(
+            "{op:>12} on {k} GPUs: {tk:8.3} s  = {:.3}× one GPU{}  {note}",
+            tk / t1,
+            if got == want { "" } else { "  ANSWERS DIFFER" }
+        );
+        if got != want {
+            return Err(format!("{op}: the answers on 1 and {k} devices differ").into());
+        }
+        rows.push(format!("{op},1,{t1:.3},1,\"{note1}\""));
+        rows.push(format!("{op},{k},{tk:.3},{:.3},\"{note}\"", tk / t1));
+    }
     if let Some(path) = csv {
         std::fs::write(path, rows.join("\n") + "\n")?;
     }

@@ -2,7 +2,8 @@
 //! a run takes more than the time limit (or the next order would), with the answers of
 //! known-determinant matrices checked at every order.
 //!
-//! `cargo run --release --example scale -- [--backend gpu|cpu|auto] [--ops det,...]
+//! `cargo run --release --example scale -- [--backend gpu|cpu|auto] [--devices 0|0,1|all]
+//! [--ops det,...]
 //! [--sizes 250,500,1000,...] [--bits 64] [--limit 120] [--repeat 1] [--panels-from N]
 //! [--panel B] [--lift-primes K] [--rhs L] [--solve-method auto|dixon|multimodular]
 //! [--flint FLINT_BENCH] [--flint-cap 120] [--csv FILE]`
@@ -18,7 +19,8 @@
 //! inverses on the GPU (`GpuConfig::set_inverse_panels`; a huge `N` turns them off),
 //! `--panel B` their width, `--lift-primes K` the primes a lifting step from global
 //! memory lifts by (`GpuConfig::set_lift_primes`), `--rhs L` the right-hand sides of
-//! `solve` (1), `--solve-method` its method (`auto`).
+//! `solve` (1), `--solve-method` its method (`auto`), `--devices` the GPUs (`0`; the
+//! backend column then reads `gpu×N` on N devices).
 //!
 //! With `--flint`, the same inputs go to `flint_bench` (the newest FLINT) on 1 and on all
 //! threads, its own compute time in the table and its printed answer compared with ours
@@ -29,6 +31,7 @@
 
 use rayon::prelude::*;
 use rns::{Backend, BackendChoice, IntMatrix, ModMatrices};
+use rns_suite::inputs::{mix, random, value};
 use rug::Integer;
 use std::time::Instant;
 
@@ -36,56 +39,6 @@ type R<T> = Result<T, Box<dyn std::error::Error>>;
 
 /// The prime of the modular operations.
 const P: u32 = 2_147_483_629;
-
-/// The `i`-th value of a fixed pseudo-random stream (splitmix64).
-fn mix(seed: u64, i: u64) -> u64 {
-    let mut z = seed.wrapping_add(i.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A signed value of at most `bits` bits (≤ 64).
-fn value(seed: u64, i: u64, bits: u32) -> i128 {
-    let v = mix(seed, i);
-    let mag = if bits >= 64 {
-        v >> 1
-    } else {
-        v & ((1u64 << (bits - 1)) - 1)
-    };
-    if v & 1 == 1 {
-        -(mag as i128)
-    } else {
-        mag as i128
-    }
-}
-
-/// A signed value of at most `bits` bits, any number of them (`value` for ≤ 64).
-fn entry(seed: u64, i: u64, bits: u32) -> Integer {
-    if bits <= 64 {
-        return Integer::from(value(seed, i, bits));
-    }
-    let words = u64::from(bits.div_ceil(64));
-    let limbs: Vec<u64> = (0..words)
-        .map(|w| mix(seed ^ 0x9E37_79B9_7F4A_7C15, i * words + w))
-        .collect();
-    let mut x = Integer::from_digits(&limbs, rug::integer::Order::Lsf);
-    x.keep_bits_mut(bits - 1);
-    if mix(seed, i) & 1 == 1 {
-        -x
-    } else {
-        x
-    }
-}
-
-/// A random `rows × cols` matrix with entries of `bits` bits, by all cores.
-fn random(rows: usize, cols: usize, bits: u32, seed: u64) -> IntMatrix {
-    let data = (0..rows * cols)
-        .into_par_iter()
-        .map(|e| entry(seed, e as u64, bits))
-        .collect();
-    IntMatrix::new(rows, cols, data).expect("shape")
-}
 
 /// An `n × n` matrix with a known determinant and entries below `2^bits`: `U` upper
 /// triangular (entries of `bits − 3` bits, a diagonal of ±1, ±2, ±3), then each row `i ≥ 1`
@@ -210,10 +163,11 @@ fn run(op: &str, (n, l, method): (usize, usize, rns::Method), bits: u32, be: &Ba
                 .map(|(name, t)| format!("{name} {:.0}", t.as_secs_f64() * 1e3))
                 .collect();
             let note = format!(
-                "{} bits, {} steps by {} primes, {} primes; ms: {}",
+                "{} bits, {} steps by {} primes on {} device(s), {} primes; ms: {}",
                 d.significant_bits(),
                 st.lifting_steps,
                 st.lifting_primes,
+                st.lifting_devices,
                 st.primes,
                 stages.join(", ")
             );
@@ -372,7 +326,15 @@ fn main() -> R<()> {
         Some("auto") => BackendChoice::Auto,
         _ => BackendChoice::Gpu,
     };
-    let be = Backend::select(choice)?;
+    let devices: rns::Devices = arg(&args, "--devices")
+        .unwrap_or_else(|| "0".into())
+        .parse()?;
+    let be = Backend::select_devices(choice, &devices)?;
+    // The backend's column: `gpu`, or `gpu×N` on N devices.
+    let label = match be.gpus().len() {
+        0 | 1 => be.name().to_string(),
+        k => format!("{}×{k}", be.name()),
+    };
     let ops = arg(&args, "--ops").unwrap_or_else(|| {
         "det_known,det,solve,rank,matmul,det_mod,rank_mod,inverse_mod,solve_mod,matmul_mod".into()
     });
@@ -394,9 +356,10 @@ fn main() -> R<()> {
     let panel = arg(&args, "--panel").map(|s| s.parse()).transpose()?;
     let lift_primes = arg(&args, "--lift-primes").map(|s| s.parse()).transpose()?;
     if from.is_some() || panel.is_some() || lift_primes.is_some() {
-        let gpu = rns::backend::gpu::Gpu::get()?;
-        gpu.config().set_inverse_panels(from, panel);
-        gpu.config().set_lift_primes(lift_primes);
+        for gpu in be.gpus() {
+            gpu.config().set_inverse_panels(from, panel);
+            gpu.config().set_lift_primes(lift_primes);
+        }
     }
     let bench = arg(&args, "--flint");
     let cap: f64 = arg(&args, "--flint-cap").map_or(Ok(120.0), |s| s.parse())?;
@@ -422,8 +385,7 @@ fn main() -> R<()> {
                 if s * (n as f64 / m as f64).powi(3) > limit {
                     println!(
                         "{op:<12} {n:>6} {bits:>5} {:>8} {:>10}  skipped: over {limit} s",
-                        be.name(),
-                        "-"
+                        label, "-"
                     );
                     continue;
                 }
@@ -468,14 +430,14 @@ fn main() -> R<()> {
                     let note = case.note;
                     println!(
                         "{op:<12} {n:>6} {bits:>5} {:>8} {s:>10.3} {:>10} {:>10}  {note}{}",
-                        be.name(),
+                        label,
                         cols[0],
                         cols[1],
                         if same == "NO" { "  FLINT DIFFERS" } else { "" }
                     );
                     csv.push_str(&format!(
                         "{op},{n},{bits},{},{s:.6},{},{},{same},\"{}\"\n",
-                        be.name(),
+                        label,
                         cols[0],
                         cols[1],
                         note.replace('"', "'")
@@ -485,13 +447,12 @@ fn main() -> R<()> {
                 Err(e) => {
                     println!(
                         "{op:<12} {n:>6} {bits:>5} {:>8} {:>10}  error: {e}",
-                        be.name(),
-                        "-"
+                        label, "-"
                     );
                     let e = e.to_string().replace('"', "'");
                     csv.push_str(&format!(
                         "{op},{n},{bits},{},,-,-,-,\"error: {e}\"\n",
-                        be.name()
+                        label
                     ));
                     break;
                 }

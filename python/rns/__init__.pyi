@@ -40,12 +40,13 @@ class Matrix:
         """The matrix as python-flint's fmpz_mat (ImportError without python-flint)."""
 
 class Engine:
-    """Where computations run: "cpu", "gpu" (device `device`, or several `devices`) or "auto"."""
+    """Where computations run: "cpu", "gpu" (every usable device by default, or device
+    `device`, or several `devices`) or "auto"."""
 
     def __init__(
         self,
         backend: BackendName = "auto",
-        device: int = 0,
+        device: Optional[int] = None,
         devices: Union[Sequence[int], Literal["all"], None] = None,
     ) -> None: ...
     @property

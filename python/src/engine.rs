@@ -24,11 +24,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Engine(backend="auto", device=0, devices=None): where the computations run. "cpu"
-/// uses all cores; "gpu" uses CUDA device `device`, or the devices `devices` (a list of
-/// ordinals, or "all") sharing the primes of every computation (opened now:
-/// GpuUnavailable if they are not usable); "auto" asks the cost model per call and
-/// opens the GPUs the first time they pay.
+/// Engine(backend="auto", device=None, devices=None): where the computations run. "cpu"
+/// uses all cores; "gpu" uses every usable CUDA device (the default), or device
+/// `device`, or the devices `devices` (a list of ordinals, or "all"), opened now
+/// (GpuUnavailable if they are not usable): each computation's primes are shared among
+/// them and a large Dixon lifting (det, solve) is split by rows across devices with
+/// peer access; "auto" asks the cost model per call and opens the GPUs the first time
+/// they pay.
 ///
 /// >>> import rns
 /// >>> cpu = rns.Engine("cpu")
@@ -147,11 +149,16 @@ fn reduce(py: Python<'_>, a: &Held, p: u32) -> PyResult<Arc<ModMatrices>> {
 #[pymethods]
 impl Engine {
     #[new]
-    #[pyo3(signature = (backend = "auto", device = 0, devices = None))]
-    fn new(backend: &str, device: usize, devices: Option<&Bound<'_, PyAny>>) -> PyResult<Engine> {
+    #[pyo3(signature = (backend = "auto", device = None, devices = None))]
+    fn new(
+        backend: &str,
+        device: Option<usize>,
+        devices: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Engine> {
+        let one = || device.map_or(Devices::All, |d| Devices::List(vec![d]));
         let devices = match devices {
-            None => Devices::List(vec![device]),
-            Some(d) if d.is_none() => Devices::List(vec![device]),
+            None => one(),
+            Some(d) if d.is_none() => one(),
             Some(d) => match d.extract::<String>() {
                 Ok(s) if s == "all" => Devices::All,
                 Ok(s) => {

@@ -77,7 +77,8 @@ def test_help_reads_like_flint():
 
 
 def test_device_lists():
-    assert rns.Engine("cpu").devices == [0]
+    assert rns.Engine("cpu").devices == "all"
+    assert rns.Engine("cpu").device == 0
     assert rns.Engine("cpu", device=3).devices == [3]
     assert rns.Engine("cpu", devices=[1, 0]).devices == [1, 0]
     assert rns.Engine("cpu", devices=[1, 0]).device == 1
@@ -89,8 +90,8 @@ def test_several_gpus_give_the_answers_of_one():
     if "gpu" not in rns.backends():
         pytest.skip("no usable GPU")
     a = [[(i * 7 + j * 13) % 101 - 50 + (i == j) * 1000 for j in range(40)] for i in range(40)]
-    one = rns.Engine("gpu")
-    every = rns.Engine("gpu", devices="all")
+    one = rns.Engine("gpu", device=0)
+    every = rns.Engine("gpu")
     assert every.det(a) == one.det(a) == rns.det(a, backend="cpu")
     b = [[i - 20] for i in range(40)]
     assert every.solve(a, b) == rns.solve(a, b, backend="cpu")
