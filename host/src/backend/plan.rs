@@ -3,7 +3,7 @@
 //! [`Backend::on_gpus`]); every operation then asks [`Backend::plan`] where its work
 //! goes (this host's cores, one GPU, the GPUs of this process, or MPI ranks), and runs
 //! through one of the runners below, giving only its CPU and GPU bodies
-//! (a Dixon lifting asks [`Backend::lift_devices`]):
+//! (a Dixon lifting asks `Backend::lift_devices`):
 //! `whole` for work that is never split (vectors, conversions),
 //! `per_channel` and `per_channel_mut` for channel-parallel work. The
 //! per-computation choice of the CLI and Python (the cost model and what is left of
@@ -183,9 +183,9 @@ impl Backend {
     }
 
     /// The GPUs a Dixon lifting of `n` rows runs on, its launch on one device being
-    /// `layout`: all of this process's GPUs where the lifting splits by rows
-    /// ([`ops::dixon_devices::splits`]: several devices, peer access between every pair,
-    /// the rows read from global memory), else the first (none for the CPU).
+    /// `layout`: all of this process's GPUs where the lifting splits by rows (several
+    /// devices, peer access between every pair, enabled here, and the rows read from
+    /// global memory: `ops::dixon_devices::splits`), else the first (none for the CPU).
     pub(crate) fn lift_devices(&self, n: usize, layout: Option<LiftLayout>) -> Result<&[Arc<Gpu>]> {
         let gpus = self.gpus();
         match ops::dixon_devices::splits(gpus, n, layout)? {

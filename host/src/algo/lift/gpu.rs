@@ -5,8 +5,11 @@
 //! global memory a step lifts by the product of up to four primes (one pass over `A`
 //! for up to 124 bits); with one prime, the CPU's primes and step counts too. It
 //! applies when the residuals fit in 128 bits (`rns_core::padic::residual_fits`: entries
-//! up to about `124 − log2 n` bits, at most 116: four limbs) and the buffers in device memory; for a determinant
-//! the matrix stays on the device for the primes that follow.
+//! up to about `124 − log2 n` bits, at most 116: four limbs) and the buffers in device
+//! memory; for a determinant the matrix stays on the device for the primes that follow.
+//! On several devices with peer access, a lifting whose rows are read from global memory
+//! is split by rows across them (`ops::dixon_devices`): the same digits, each device
+//! holding the matrix.
 
 use super::{
     base_of, divisor_of, finish_with, limb_of, row0_denominator, steps_for, DixonSolution,
@@ -221,7 +224,7 @@ fn steps_by(bits: (u64, u64), moduli: &[Modulus]) -> usize {
 }
 
 /// [`super::cpu::divisor`] on the backend's GPUs (split across them where
-/// [`Backend::lift_devices`] says), for `A` and one right-hand side `b` that [`fits`];
+/// `Backend::lift_devices` says), for `A` and one right-hand side `b` that [`fits`];
 /// while the host reconstructs `d` from the digits, the devices run `meanwhile` on
 /// `A`'s limbs (the determinant modulo the primes it will likely need). `None` when `A`
 /// is singular modulo every prime tried; `Error::Singular` when it has a zero column.

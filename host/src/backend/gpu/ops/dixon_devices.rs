@@ -43,7 +43,7 @@ pub struct LiftOn<'a> {
 /// [`start_lift`] on every device of `on` (the limbs of `A` on each): on one device
 /// that lifting; on several, each device's over its share of the rows (equal shares,
 /// in device order), the inverses formed a share of the primes a device and copied to
-/// the others ([`shared_inverses`]). The caller checks [`splits`] for several devices.
+/// the others (`shared_inverses`). The caller checks [`splits`] for several devices.
 pub fn start_lift_on<'a>(
     on: &'a LimbsOn,
     (rhs, l): (&[i128], usize),
