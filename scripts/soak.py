@@ -66,14 +66,16 @@ CLI_LINES = 200
 # The cases: "op Z|p n bits [extra]", n the order or degree; extra is the rank, the
 # right-hand sides, or the input's kind ("numpy", "matrix"). The GPU paths of `full`
 # (README, "The GPU"): det over Z 60 few primes, 300 many, 800 trailing updates on the
-# tensor cores (from 768); solve and inverse by panels from order 384; products on the
+# tensor cores (from 768), 1600 its lifting's rows read from global memory (split by
+# rows across the devices of Engine(devices=[0, 1, ...]) where they have peer access); solve and inverse by panels from order 384; products on the
 # integer kernel below 128, byte planes from 128, small moduli from 1024; resultants one
 # thread per prime below degree 32, one block per prime from 32.
 SIZES = {
     "small": "det Z 8 64, det p 8 64 numpy, rank Z 8 64 5, rank p 8 64 6, solve Z 8 64 2, solve p 8 64 2,"
              "inverse Z 8 64, inverse p 8 64, matmul Z 8 64, matmul Z 6 1000 matrix, matmul p 8 31,"
              "resultant Z 10 64, resultant p 10 64, resultant_xy Z 3 64, resultant_xy p 3 64",
-    "full": "det Z 60 64, det Z 300 64, det Z 800 64, det p 100 64, det p 1500 64 numpy,"
+    "full": "det Z 60 64, det Z 300 64, det Z 800 64, det Z 1600 64 numpy, det p 100 64,"
+            "det p 1500 64 numpy,"
             "rank Z 60 64 45, rank Z 300 64 250, rank p 300 64 250,"
             "solve Z 60 64 1, solve Z 300 64 2, solve Z 400 64 1, solve p 500 64 4,"
             "inverse Z 60 64, inverse Z 120 64, inverse p 500 64,"

@@ -321,3 +321,41 @@ fn dixon_lifting_split_across_two_devices_matches_one_device_and_the_cpu() {
         assert_eq!(st.lifting_devices, devices, "det {n}×{n}");
     }
 }
+
+#[test]
+fn split_liftings_from_several_threads_each_return_their_own_answer() {
+    use rns::backend::gpu::LiftRows;
+    let Some(pair) = peer_pair() else {
+        println!("skipped: the split lifting needs two devices with peer access");
+        return;
+    };
+    let _settings = Settings::hold(&pair);
+    let two = Backend::on_gpus(pair.clone(), 0).unwrap();
+    let one = Backend::on_gpus(vec![pair[0].clone()], 0).unwrap();
+    let mut gen = Gen::new(53);
+    // Split liftings from several threads at once, beside one-device ones: every call
+    // returns its own answer (a split lifting has the devices' liftings to itself).
+    for g in &pair {
+        g.config()
+            .set_lift_rows(Some(LiftRows::Global { blocks: None }));
+    }
+    let mats: Vec<IntMatrix> = (0..4).map(|_| gen.matrix(240, 240, 64)).collect();
+    let want: Vec<Integer> = mats
+        .iter()
+        .map(|a| det(a, &Backend::Cpu).unwrap())
+        .collect();
+    std::thread::scope(|s| {
+        for t in 0..4 {
+            let (two, one, mats, want) = (&two, &one, &mats, &want);
+            s.spawn(move || {
+                for r in 0..3 {
+                    let i = (t + r) % mats.len();
+                    let be = if (t + r) % 3 == 2 { one } else { two };
+                    let (d, st) = rns::det_with(&mats[i], be, &rns::Method::Dixon.into()).unwrap();
+                    assert_eq!(d, want[i], "thread {t}, call {r}");
+                    assert_eq!(st.lifting_devices, be.gpus().len(), "thread {t}, call {r}");
+                }
+            });
+        }
+    });
+}

@@ -15,8 +15,23 @@ use crate::error::{Error, Result};
 use cudarc::driver::CudaSlice;
 use rayon::prelude::*;
 use rns_core::Modulus;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
+
+/// The liftings in flight. A lifting split across devices holds it alone for its whole
+/// life; liftings on one device share it. Two split liftings at once could interleave
+/// their work on the devices' streams in different orders, or one's last stores into a
+/// peer could land in memory the other was given: each would wait for a part that
+/// waits behind the other (until the stall limit) or read a word of the other's.
+static LIFTINGS: RwLock<()> = RwLock::new(());
+
+/// A lifting's hold on [`LIFTINGS`].
+enum Turn {
+    /// On one device.
+    One(#[allow(dead_code)] RwLockReadGuard<'static, ()>),
+    /// Split across devices.
+    Split(#[allow(dead_code)] RwLockWriteGuard<'static, ()>),
+}
 
 /// `A` as limbs on each device of a lifting, the first device first.
 pub type LimbsOn = [(Arc<Gpu>, DeviceLimbs)];
@@ -38,6 +53,19 @@ pub struct LiftOn<'a> {
     parts: Vec<Lift<'a>>,
     n: usize,
     l: usize,
+    /// Held until the lifting ends (after `parts`, which [`Drop`] waits for).
+    _turn: Turn,
+}
+
+impl Drop for LiftOn<'_> {
+    /// A split lifting waits for every device's runs to end before its buffers go back
+    /// to the devices' pools (a device may still be storing into a peer's buffer when
+    /// an error ends the lifting early); the wait is bounded as every host wait is.
+    fn drop(&mut self) {
+        if self.parts.len() > 1 {
+            self.parts.iter().for_each(|p| drop(p.check()));
+        }
+    }
 }
 
 /// [`start_lift`] on every device of `on` (the limbs of `A` on each): on one device
@@ -54,6 +82,10 @@ pub fn start_lift_on<'a>(
         return Err(Error::Internal("a lifting on no device".into()));
     };
     let n = first.n;
+    let turn = match on.len() {
+        1 => Turn::One(LIFTINGS.read().unwrap_or_else(|e| e.into_inner())),
+        _ => Turn::Split(LIFTINGS.write().unwrap_or_else(|e| e.into_inner())),
+    };
     let layouts: Vec<Option<LiftLayout>> = on
         .iter()
         .map(|(g, a)| launch::lift_layout(g, n, a.limbs, l, max_primes))
@@ -109,7 +141,12 @@ pub fn start_lift_on<'a>(
             part.share((rows[i].start, rows[i].len()), &peers)?;
         }
     }
-    Ok(Some(LiftOn { parts, n, l }))
+    Ok(Some(LiftOn {
+        parts,
+        n,
+        l,
+        _turn: turn,
+    }))
 }
 
 /// Runs `f` on every device of `on` (its index, the device, its limbs), a host thread
