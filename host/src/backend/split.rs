@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::num::words::Words;
 use std::ops::Range;
 use std::sync::Arc;
+use std::thread::ScopedJoinHandle;
 
 /// Splits `0..len` into contiguous ranges in proportion to `weights` (positive; at
 /// least one) by largest remainders (ties to the first); empty ranges are kept, so
@@ -95,15 +96,21 @@ pub(crate) fn per_device_mut<T: Send>(
             .filter(|((_, r), _)| !r.is_empty())
             .map(|((g, r), chunk)| s.spawn(move || f(g, r, chunk)))
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::Internal("a device's thread panicked".into())))
-            })
-            .collect()
+        joined(handles)
     });
     outs.into_iter().collect()
+}
+
+/// The results of scoped threads (a device's each), in order; a thread that panicked
+/// gives an error.
+pub(crate) fn joined<T>(handles: Vec<ScopedJoinHandle<'_, Result<T>>>) -> Vec<Result<T>> {
+    handles
+        .into_iter()
+        .map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(Error::Internal("a device's thread panicked".into())))
+        })
+        .collect()
 }
 
 /// `out`, when it holds the `expected` words of its share.

@@ -19,6 +19,7 @@ use crate::backend::gpu::launch;
 use crate::backend::gpu::ops;
 use crate::backend::gpu::ops::{DeviceLimbs, LimbsOn};
 use crate::backend::gpu::Gpu;
+use crate::backend::split::joined;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mat::bounds::cramer_bits;
@@ -188,13 +189,7 @@ fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> 
                 })
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::Internal("a device's thread panicked".into())))
-            })
-            .collect::<Result<Vec<_>>>()
+        joined(handles).into_iter().collect::<Result<Vec<_>>>()
     })?;
     laps.lap(match limbs.len() {
         1 => "lift: upload",

@@ -10,7 +10,7 @@ use super::dixon::{det_mod_limbs, inverses, lift_from, start_lift, DeviceLimbs, 
 use crate::backend::gpu::driver::peer;
 use crate::backend::gpu::launch::{self, LiftLayout};
 use crate::backend::gpu::Gpu;
-use crate::backend::split::shares;
+use crate::backend::split::{joined, shares};
 use crate::error::{Error, Result};
 use cudarc::driver::CudaSlice;
 use rayon::prelude::*;
@@ -161,13 +161,7 @@ fn per_device<'a, T: Send>(
             .enumerate()
             .map(|(d, (gpu, limbs))| s.spawn(move || f(d, gpu, limbs)))
             .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(Error::Internal("a device's thread panicked".into())))
-            })
-            .collect()
+        joined(handles)
     })
 }
 
