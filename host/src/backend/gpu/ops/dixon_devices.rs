@@ -1,10 +1,11 @@
 //! Dixon's lifting on one device or split by rows across several ([`start_lift_on`]):
-//! each device holds `A`'s limbs and forms the inverses modulo the step's primes itself
-//! (the same primes, so the same inverses, at the same time), then lifts its share of
-//! the rows, its blocks handing their digits `x` and residues `y` to the other devices'
-//! blocks as tagged words through peer access (`device/src/kernels/lift.rs`). One
-//! lifting, each step reading `A⁻¹ mod P` and the limbs at the devices' summed memory
-//! bandwidth; the digits are the same as on one device.
+//! each device holds `A`'s limbs, forms the inverses modulo a share of the step's primes
+//! and copies them to the others (peer to peer), then lifts its share of the rows, its
+//! blocks handing their digits `x` and residues `y` to the other devices' blocks as
+//! tagged words through peer access (`device/src/kernels/lift.rs`). One lifting, each
+//! step reading `A⁻¹ mod P` and the limbs at the devices' summed memory bandwidth; the
+//! digits are the same as on one device. A split lifting has the devices' liftings to
+//! itself (`LIFTINGS`).
 
 use super::dixon::{det_mod_limbs, inverses, lift_from, start_lift, DeviceLimbs, Lift};
 use crate::backend::gpu::driver::peer;
