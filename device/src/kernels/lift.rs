@@ -22,9 +22,9 @@ const MAX_LIMBS: usize = rns_core::launch::LIFT_GLOBAL_MAX_LIMBS;
 const MAX_PRIMES: usize = rns_core::launch::LIFT_GLOBAL_MAX_PRIMES;
 
 /// This warp's place in a block of `rns_dixon_lift_global`: of the launch's rows
-/// `row0 .. row0 + rows`, the block takes `rows_here` rows from `first_row`, each worked on by `parts` warps (each taking every
-/// `parts`-th group of 32 columns) when the block has fewer rows than warps; else each
-/// warp takes every `concurrent`-th row.
+/// `row0 .. row0 + rows`, the block takes `rows_here` rows from `first_row`, each
+/// worked on by `parts` warps (each taking every `parts`-th group of 32 columns) when
+/// the block has fewer rows than warps; else each warp takes every `concurrent`-th row.
 struct Place {
     first_row: u32,
     rows_here: u32,

@@ -101,9 +101,25 @@ pub(crate) fn per_device_mut<T: Send>(
     outs.into_iter().collect()
 }
 
+/// Runs `f` on each of `items` (its index, the item: a device's work) on a host thread
+/// of its own; the results in order.
+pub(crate) fn each_on_thread<'a, I: Sync, T: Send>(
+    items: &'a [I],
+    f: &(dyn Fn(usize, &'a I) -> Result<T> + Sync),
+) -> Vec<Result<T>> {
+    std::thread::scope(|s| {
+        let handles: Vec<_> = items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| s.spawn(move || f(i, item)))
+            .collect();
+        joined(handles)
+    })
+}
+
 /// The results of scoped threads (a device's each), in order; a thread that panicked
 /// gives an error.
-pub(crate) fn joined<T>(handles: Vec<ScopedJoinHandle<'_, Result<T>>>) -> Vec<Result<T>> {
+fn joined<T>(handles: Vec<ScopedJoinHandle<'_, Result<T>>>) -> Vec<Result<T>> {
     handles
         .into_iter()
         .map(|h| {

@@ -19,7 +19,7 @@ use crate::backend::gpu::launch;
 use crate::backend::gpu::ops;
 use crate::backend::gpu::ops::{DeviceLimbs, LimbsOn};
 use crate::backend::gpu::Gpu;
-use crate::backend::split::joined;
+use crate::backend::split::each_on_thread;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mat::bounds::cramer_bits;
@@ -80,10 +80,24 @@ fn device_limbs(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> Option<(usize, usize
     if n == 0 || l == 0 || group_size(gpu, n, 1, l).is_none() {
         return None;
     }
+    launch_on(gpu, (n, l), entry_bits(a, b))
+}
+
+/// Bits of the largest entry of `A` and of `B` (a pass over each).
+fn entry_bits(a: &IntMatrix, b: &IntMatrix) -> (u32, u32) {
     let bits = |m: &IntMatrix| m.max_bits().min(u32::MAX as u64) as u32;
-    let a_bits = bits(a);
+    (bits(a), bits(b))
+}
+
+/// [`device_limbs`] for an `n × n` system with `l` right-hand sides whose entries have
+/// the bits [`entry_bits`] gave.
+fn launch_on(
+    gpu: &Gpu,
+    (n, l): (usize, usize),
+    (a_bits, b_bits): (u32, u32),
+) -> Option<(usize, usize, usize)> {
     let limbs = limbs_for_bits(a_bits);
-    if !residual_fits(n, a_bits, bits(b)) {
+    if !residual_fits(n, a_bits, b_bits) {
         return None;
     }
     let group = group_size(gpu, n, limbs, l)?;
@@ -91,7 +105,7 @@ fn device_limbs(gpu: &Gpu, a: &IntMatrix, b: &IntMatrix) -> Option<(usize, usize
     let budget = gpu.budget().unwrap_or(0) as u128;
     (1..=layout.primes())
         .rev()
-        .find(|&k| device_bytes(n, (limbs, a_bits), (group, bits(b)), k) <= budget)
+        .find(|&k| device_bytes(n, (limbs, a_bits), (group, b_bits), k) <= budget)
         .map(|k| (limbs, k, group))
 }
 
@@ -134,7 +148,9 @@ fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> 
     let gpu = backend
         .gpu()
         .ok_or_else(|| Error::no_gpu("the lifting on the GPU"))?;
-    let found = device_limbs(gpu, a, b);
+    // The entries' bits once; each device's launch from them.
+    let (shape, entries) = ((n, b.cols()), entry_bits(a, b));
+    let found = launch_on(gpu, shape, entries);
     let Some((l, primes, group)) = found else {
         return Err(Error::Internal(
             "the GPU lifting takes a non-empty matrix, residuals of 128 bits, a launch layout \
@@ -171,26 +187,17 @@ fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> 
         .collect();
     laps.lap("lift: bounds, limbs");
     let layout = launch::lift_layout(gpu, n, l, group, primes);
-    let same = |g: &Arc<Gpu>| device_limbs(g, a, b) == found;
+    let same = |g: &Arc<Gpu>| launch_on(g, shape, entries) == found;
     let gpus: Vec<Arc<Gpu>> = match backend.lift_devices(n, layout)? {
         several if several.len() > 1 && several.iter().all(same) => several.to_vec(),
         _ => vec![gpu.clone()],
     };
-    let limbs = std::thread::scope(|s| {
-        let handles: Vec<_> = gpus
-            .iter()
-            .map(|g| {
-                let words = &words;
-                s.spawn(move || {
-                    let stream = g.stream();
-                    let limbs = ops::upload_limbs(g, stream, words, n, l)?;
-                    g.sync_stream(stream)?;
-                    Ok((g.clone(), limbs))
-                })
-            })
-            .collect();
-        joined(handles).into_iter().collect::<Result<Vec<_>>>()
-    })?;
+    let limbs = each_on_thread(&gpus, &|_, g| {
+        let limbs = ops::upload_limbs(g, g.stream(), &words, n, l)?;
+        g.sync_stream(g.stream())?;
+        Ok((g.clone(), limbs))
+    });
+    let limbs = limbs.into_iter().collect::<Result<Vec<_>>>()?;
     laps.lap(match limbs.len() {
         1 => "lift: upload",
         _ => "lift: upload (to each device: split by rows)",

@@ -12,13 +12,13 @@ use cudarc::driver::sys::{
     self, CUmemAccessDesc, CUmemAccess_flags, CUmemLocation, CUmemLocationType, CUresult,
 };
 use cudarc::driver::{result, CudaSlice, DevicePtr, DriverError};
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Mutex;
 use std::time::Instant;
 
 /// Pairs `(from, to)` tried so far, and whether `from` may access `to`'s memory.
-static ENABLED: Mutex<Option<HashMap<(usize, usize), bool>>> = Mutex::new(None);
+static ENABLED: Mutex<BTreeMap<(usize, usize), bool>> = Mutex::new(BTreeMap::new());
 
 /// Whether kernels on `from` may read and write `to`'s buffers: asks the driver whether
 /// the pair allows it and, when it does, enables it (once per pair and process). `false`
@@ -29,11 +29,11 @@ pub(crate) fn enable(from: &Gpu, to: &Gpu) -> Result<bool> {
     }
     let key = (from.ordinal(), to.ordinal());
     let mut map = ENABLED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(&on) = map.get_or_insert_with(HashMap::new).get(&key) {
+    if let Some(&on) = map.get(&key) {
         return Ok(on);
     }
     let on = enable_pair(from, to)?;
-    map.get_or_insert_with(HashMap::new).insert(key, on);
+    map.insert(key, on);
     Ok(on)
 }
 

@@ -393,13 +393,8 @@ impl Lift<'_> {
     /// peers' `y` and `x` too (`peers`: their [`Lift::exchange_addresses`], which peer
     /// access lets this device's kernels write), then waits for its set-up to finish:
     /// no peer may write here before its own words are in place. From global memory
-    /// only.
+    /// only (the launch refuses a share of the rows in shared memory).
     pub(crate) fn share(&mut self, rows: (usize, usize), peers: &[[u64; 2]]) -> Result<()> {
-        if matches!(self.layout, LiftLayout::Shared { .. }) {
-            return Err(Error::Internal(
-                "a lifting split across devices reads its rows from global memory".into(),
-            ));
-        }
         let words: Vec<u32> = peers
             .iter()
             .flatten()
@@ -439,7 +434,7 @@ impl Lift<'_> {
     /// The first `words` words of `buf`, once the launches' watch says none stalled.
     fn download_checked(&self, buf: &CudaSlice<u32>, words: usize) -> Result<Vec<u32>> {
         let v = self.gpu.download_on(self.gpu.stream(), buf, words)?;
-        self.watch.check(self.gpu, self.gpu.stream())?;
+        self.check()?;
         Ok(v)
     }
 }

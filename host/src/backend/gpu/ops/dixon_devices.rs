@@ -11,7 +11,7 @@ use super::dixon::{det_mod_limbs, inverses, lift_from, start_lift, DeviceLimbs, 
 use crate::backend::gpu::driver::peer;
 use crate::backend::gpu::launch::{self, LiftLayout};
 use crate::backend::gpu::Gpu;
-use crate::backend::split::{joined, shares};
+use crate::backend::split::{each_on_thread, shares};
 use crate::error::{Error, Result};
 use cudarc::driver::CudaSlice;
 use rayon::prelude::*;
@@ -110,7 +110,7 @@ pub fn start_lift_on<'a>(
     // device looks for its primes itself.
     let started: Vec<Result<Option<Lift<'a>>>> = match started {
         Some(s) => s,
-        None => per_device(on, &|_, gpu, limbs| {
+        None => each_on_thread(on, &|_, (gpu, limbs)| {
             let candidates = (primes.iter().copied(), max_primes);
             start_lift(gpu, limbs, (rhs, l), candidates, capacity)
         }),
@@ -150,22 +150,6 @@ pub fn start_lift_on<'a>(
     }))
 }
 
-/// Runs `f` on every device of `on` (its index, the device, its limbs), a host thread
-/// each; the results in device order.
-fn per_device<'a, T: Send>(
-    on: &'a LimbsOn,
-    f: &(dyn Fn(usize, &'a Arc<Gpu>, &'a DeviceLimbs) -> Result<T> + Sync),
-) -> Vec<Result<T>> {
-    std::thread::scope(|s| {
-        let handles: Vec<_> = on
-            .iter()
-            .enumerate()
-            .map(|(d, (gpu, limbs))| s.spawn(move || f(d, gpu, limbs)))
-            .collect();
-        joined(handles)
-    })
-}
-
 /// The primes of a lifting and, on each device, the buffer of their inverses.
 type Shared = (Vec<Modulus>, Vec<CudaSlice<u32>>);
 
@@ -179,16 +163,8 @@ fn shared_inverses(on: &LimbsOn, primes: &[Modulus], want: usize) -> Result<Opti
     if want < 2 || primes.len() < want {
         return Ok(None);
     }
-    let own = |d: usize| -> Vec<Modulus> {
-        primes[..want]
-            .iter()
-            .skip(d)
-            .step_by(devices)
-            .copied()
-            .collect()
-    };
-    let formed = per_device(on, &|d, gpu, limbs| {
-        let mine = own(d);
+    let formed = each_on_thread(on, &|d, (gpu, limbs)| {
+        let mine: Vec<Modulus> = (d..want).step_by(devices).map(|q| primes[q]).collect();
         let (moduli, inv) = inverses(gpu, limbs, mine.iter().copied(), mine.len())?;
         gpu.sync_stream(gpu.stream())?;
         Ok((moduli.len() == mine.len()).then_some(inv))
@@ -197,11 +173,10 @@ fn shared_inverses(on: &LimbsOn, primes: &[Modulus], want: usize) -> Result<Opti
         return Ok(None);
     };
     let formed = &formed;
-    let all = per_device(on, &|t, gpu, _| {
+    let all = each_on_thread(on, &|t, (gpu, _)| {
         let mut inv = gpu.alloc_on(gpu.stream(), want * n * n)?;
         for (d, (from, _)) in on.iter().enumerate() {
-            for j in 0..own(d).len() {
-                let q = d + j * devices;
+            for (j, q) in (d..want).step_by(devices).enumerate() {
                 let part = (from.as_ref(), &formed[d], j * n * n..(j + 1) * n * n);
                 match d == t {
                     true => gpu.dtod(
@@ -265,17 +240,7 @@ impl LiftOn<'_> {
         if self.parts.len() == 1 {
             return self.parts[0].digits();
         }
-        let got: Vec<Result<Vec<u32>>> = std::thread::scope(|s| {
-            let handles: Vec<_> = self.parts.iter().map(|p| s.spawn(|| p.digits())).collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join().unwrap_or_else(|_| {
-                        Err(Error::Internal("a device's thread panicked".into()))
-                    })
-                })
-                .collect()
-        });
+        let got = each_on_thread(&self.parts, &|_, p| p.digits());
         let mut got = got.into_iter().collect::<Result<Vec<Vec<u32>>>>()?;
         let level = self.n * self.l;
         let mut all = std::mem::take(&mut got[0]);
@@ -299,7 +264,7 @@ pub fn det_mod_limbs_on(on: &LimbsOn, moduli: &[Modulus]) -> Result<Vec<u32>> {
         return det_mod_limbs(gpu, limbs, moduli);
     }
     let parts = shares(moduli.len(), &vec![1.0; on.len()]);
-    let got = per_device(on, &|d, gpu, limbs| {
+    let got = each_on_thread(on, &|d, (gpu, limbs)| {
         det_mod_limbs(gpu, limbs, &moduli[parts[d].clone()])
     });
     Ok(got.into_iter().collect::<Result<Vec<_>>>()?.concat())
