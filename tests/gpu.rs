@@ -540,3 +540,37 @@ fn known_architectures_load_machine_code() {
         );
     }
 }
+
+#[test]
+fn the_auto_rule_leaves_work_below_its_threshold_to_the_cpu() {
+    use rns::backend::AUTO_MIN_WORK;
+    use rns::{det_with, DetOptions, Location};
+    let Some(g) = gpu() else { return };
+    let auto = Backend::on_gpus(g.gpus().to_vec(), AUTO_MIN_WORK).unwrap();
+    let first = g.gpus()[0].ordinal();
+    // Resident values: 8 channels, one residue either side of the threshold.
+    let b = basis(8);
+    let below = random(&b, AUTO_MIN_WORK / 8 - 1, 1);
+    let at = random(&b, AUTO_MIN_WORK / 8, 2);
+    assert_eq!(auto.upload(&below).unwrap().location(), Location::Host);
+    assert_eq!(auto.upload(&at).unwrap().location(), Location::Gpu(first));
+    assert_eq!(g.upload(&below).unwrap().location(), Location::Gpu(first));
+    // A lifting (work n³ for one right-hand side): 40³ < 2^16 ≤ 41³. The CPU's lifting
+    // names its stage "dixon lifting", the GPU's stages start with "lift:".
+    let dixon = DetOptions::from(Method::Dixon);
+    for (n, on_gpu) in [(40, false), (41, true)] {
+        let a = rns_suite::inputs::random(n, n, 64, n as u64);
+        let (d, stats) = det_with(&a, &auto, &dixon).unwrap();
+        let (want, explicit) = det_with(&a, &g, &dixon).unwrap();
+        assert_eq!(d, want, "{n}²");
+        let lifted_on_gpu =
+            |st: &rns::DetStats| st.stages.iter().any(|(s, _)| s.starts_with("lift:"));
+        assert_eq!(
+            lifted_on_gpu(&stats),
+            on_gpu,
+            "{n}² on the auto backend: {:?}",
+            stats.stages
+        );
+        assert!(lifted_on_gpu(&explicit), "{n}² on the explicit GPU backend");
+    }
+}

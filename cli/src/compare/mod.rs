@@ -28,7 +28,7 @@ pub fn reference_bandwidth(
 
 use indicatif::{ProgressBar, ProgressStyle};
 use rns::backend::gpu::Gpu;
-use rns::backend::Backend;
+use rns::backend::{Backend, BackendChoice};
 use rns::error::{Error, Result};
 use std::sync::Arc;
 use std::time::Instant;
@@ -241,14 +241,10 @@ pub fn run(
     progress: bool,
     warn: &mut dyn FnMut(&str),
 ) -> Result<Report> {
-    let gpu = match Gpu::get() {
-        Ok(g) => Some((
-            g.clone(),
-            Backend::Gpu {
-                gpu: g,
-                min_work: 0,
-            },
-        )),
+    // One device, chosen by the library's rule for an explicit GPU choice: every
+    // figure of the report is that device's.
+    let gpu = match Backend::select(BackendChoice::Gpu) {
+        Ok(be) => be.gpu().cloned().map(|g| (g, be)),
         Err(e) => {
             warn(&format!("{e}; measuring the CPU side only"));
             None

@@ -137,15 +137,12 @@ pub fn det_with(
     };
     stats.bound_bits = bits;
     laps.stage("bound")?;
-    let fits_gpu = || {
-        backend
-            .gpu()
-            .is_some_and(|g| lift::gpu::fits(g, a, &divisor_rhs(n)))
-    };
+    let gpu = backend.lifting_gpu(n, 1);
+    let fits_gpu = || gpu.is_some_and(|g| lift::gpu::fits(g, a, &divisor_rhs(n)));
     let lifting = (n > 0)
         .then(|| {
             opts.method
-                .det_lifting((n, a.max_bits()), backend.gpu().is_some(), fits_gpu)
+                .det_lifting((n, a.max_bits()), gpu.is_some(), fits_gpu)
         })
         .flatten();
     let d = match lifting {

@@ -68,8 +68,8 @@ pub(crate) fn divisor(
     laps: &mut Laps,
 ) -> Result<Divisor> {
     let b = divisor_rhs(a.rows());
-    let found = match (lifting, backend.gpu()) {
-        (Lifting::Gpu, Some(_)) => {
+    let found = match lifting {
+        Lifting::Gpu => {
             let likely = RnsBasis::for_bits(likely_quotient_bits(a.rows()));
             let dets = |on: &LimbsOn| {
                 let got = ops::det_mod_limbs_on(on, likely.moduli())?;
@@ -86,7 +86,7 @@ pub(crate) fn divisor(
                 })
             })
         }
-        _ => lift::cpu::divisor(a, &b).map(|d| d.map(|(d, s)| (d, (s, 1, 1), None))),
+        Lifting::Cpu => lift::cpu::divisor(a, &b).map(|d| d.map(|(d, s)| (d, (s, 1, 1), None))),
     };
     // The device's lifting timed its own stages.
     if matches!(found, Ok(None) | Ok(Some((_, _, None)))) {

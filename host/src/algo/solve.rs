@@ -92,12 +92,10 @@ pub fn solve_with(
     let l = b.cols();
     // With no right-hand side only A's singularity is left to decide: the multimodular
     // path does that for every method.
-    let fits_gpu = || backend.gpu().is_some_and(|g| lift::gpu::fits(g, a, b));
+    let gpu = backend.lifting_gpu(n, l);
+    let fits_gpu = || gpu.is_some_and(|g| lift::gpu::fits(g, a, b));
     let lifting = (l > 0)
-        .then(|| {
-            opts.method
-                .solve_lifting(n, l, backend.gpu().is_some(), fits_gpu)
-        })
+        .then(|| opts.method.solve_lifting(n, l, gpu.is_some(), fits_gpu))
         .flatten();
     if let Some(lifting) = lifting {
         if let Some(x) = solve_dixon(a, b, backend, lifting, &mut laps)? {

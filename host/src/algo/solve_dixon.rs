@@ -18,12 +18,12 @@ pub(crate) fn solve_dixon(
     lifting: Lifting,
     laps: &mut Laps,
 ) -> Result<Option<RatMatrix>> {
-    let lifted = match (lifting, backend.gpu()) {
-        (Lifting::Gpu, Some(_)) => lift::gpu::solve(backend, a, b)?.map(|(s, lifting)| {
+    let lifted = match lifting {
+        Lifting::Gpu => lift::gpu::solve(backend, a, b)?.map(|(s, lifting)| {
             laps.append(lifting);
             s
         }),
-        _ => {
+        Lifting::Cpu => {
             let s = lift::cpu::solve(a, b)?;
             laps.stage("dixon lifting")?;
             s

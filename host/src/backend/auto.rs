@@ -89,20 +89,14 @@ impl Chooser {
         }
     }
 
-    /// The backend of a computation estimated at `est`: as asked, or for `auto` the one
-    /// expected to finish first ([`Chooser::start_left_ms`] added to the GPU's time; the
-    /// CPU when no GPU is usable). A GPU chosen here runs every part of the
-    /// computation (no per-operation size threshold).
+    /// The backend of a computation estimated at `est`: the rule of [`Backend::choose`]
+    /// with [`Chooser::start_left_ms`] of CUDA's start-up still to come.
     pub fn backend(&self, est: Estimate) -> Result<Backend> {
-        let gpus = || Backend::on_gpus(self.devices.open()?, 0);
-        Ok(match self.choice {
-            BackendChoice::Cpu => Backend::Cpu,
-            BackendChoice::Gpu => gpus()?,
-            BackendChoice::Auto if est.gpu_wins(self.start_left_ms()) => {
-                gpus().unwrap_or(Backend::Cpu)
-            }
-            BackendChoice::Auto => Backend::Cpu,
-        })
+        Backend::choose(
+            self.choice,
+            &self.devices,
+            Some((est, self.start_left_ms())),
+        )
     }
 
     /// How long the background start took, once it is done.

@@ -1,14 +1,25 @@
-//! Where work runs: the one place that chooses. A [`Backend`] is made from a
-//! [`BackendChoice`] here ([`Backend::select`], [`Backend::select_devices`],
-//! [`Backend::on_gpus`]); every operation then asks [`Backend::plan`] where its work
-//! goes (this host's cores, one GPU, the GPUs of this process, or MPI ranks), and runs
-//! through one of the runners below, giving only its CPU and GPU bodies
-//! (a Dixon lifting asks `Backend::lift_devices`):
-//! `whole` for work that is never split (vectors, conversions),
-//! `per_channel` and `per_channel_mut` for channel-parallel work. The
-//! per-computation choice of the CLI and Python (the cost model and what is left of
-//! CUDA's start-up) is [`super::auto::Chooser`].
+//! Where work runs: the one place that chooses, for the library, the CLI and Python.
+//!
+//! - **Which backend** a computation gets: [`Backend::choose`]. `cpu` and `gpu` as
+//!   asked; `auto` with an estimate (the CLI's and Python's [`Chooser`], one
+//!   computation at a time) takes the GPUs when the cost model ([`super::cost`]) expects
+//!   them to finish first, counting what is left of CUDA's start-up; `auto` without one
+//!   (a backend made once for many computations: [`Backend::select`]) takes the GPUs and
+//!   leaves each operation below [`AUTO_MIN_WORK`] residues to the CPU.
+//! - **How many devices** a piece of work gets ([`Backend::plan`], and for a Dixon lifting
+//!   `Backend::lift_devices`): none below the backend's `min_work` (the CPU runs it);
+//!   every GPU of the process from its `min_split` ([`SPLIT_MIN_WORK`]) when the work can
+//!   be split (channels; a lifting's rows, when every pair of devices has peer access and
+//!   the rows are read from global memory); else the first. Across MPI ranks, each rank's
+//!   share is planned again by the same rule.
+//!
+//! Every operation asks here and runs through one of the runners below, giving only its
+//! CPU and GPU bodies: `whole` for work that is never split (vectors, conversions),
+//! `per_channel` and `per_channel_mut` for channel-parallel work.
+//!
+//! [`Chooser`]: super::auto::Chooser
 
+use super::cost::Estimate;
 use super::devices::Devices;
 use super::gpu::launch::LiftLayout;
 use super::gpu::{ops, Gpu};
@@ -18,6 +29,14 @@ use crate::error::{Error, Result};
 use crate::num::words::Words;
 use std::ops::Range;
 use std::sync::Arc;
+
+/// A Dixon lifting's work in the planner's measure: `n²·l` entries a step, about `n`
+/// steps.
+fn lifting_work(n: usize, l: usize) -> usize {
+    n.saturating_mul(n)
+        .saturating_mul(l.max(1))
+        .saturating_mul(n)
+}
 
 /// Residues (numbers × channels) of one operation below which [`BackendChoice::Auto`]
 /// keeps it on the CPU.
@@ -127,10 +146,32 @@ impl Backend {
     /// [`Backend::select`] over the GPUs `devices` (all usable ones with
     /// [`Devices::All`]): `Gpu` fails when they do not open; `Auto` falls back to the CPU.
     pub fn select_devices(choice: BackendChoice, devices: &Devices) -> Result<Backend> {
-        match choice {
-            BackendChoice::Cpu => Ok(Backend::Cpu),
-            BackendChoice::Gpu => Backend::on_gpus(devices.open()?, 0),
-            BackendChoice::Auto => Ok(devices
+        Backend::choose(choice, devices, None)
+    }
+
+    /// The rule: the backend for `choice` over `devices`, for one computation when
+    /// `estimate` gives its cost on each backend and the milliseconds of CUDA's start-up
+    /// still to come (then a GPU chosen runs every part of it), else for any number of
+    /// computations (then `Auto` leaves work below [`AUTO_MIN_WORK`] residues to the
+    /// CPU, operation by operation).
+    pub fn choose(
+        choice: BackendChoice,
+        devices: &Devices,
+        estimate: Option<(Estimate, f64)>,
+    ) -> Result<Backend> {
+        match (choice, estimate) {
+            (BackendChoice::Cpu, _) => Ok(Backend::Cpu),
+            (BackendChoice::Gpu, _) => Backend::on_gpus(devices.open()?, 0),
+            (BackendChoice::Auto, Some((est, start_left_ms))) => {
+                Ok(match est.gpu_wins(start_left_ms) {
+                    true => devices
+                        .open()
+                        .and_then(|g| Backend::on_gpus(g, 0))
+                        .unwrap_or(Backend::Cpu),
+                    false => Backend::Cpu,
+                })
+            }
+            (BackendChoice::Auto, None) => Ok(devices
                 .open()
                 .and_then(|g| Backend::on_gpus(g, AUTO_MIN_WORK))
                 .unwrap_or(Backend::Cpu)),
@@ -167,27 +208,50 @@ impl Backend {
     /// Where `work` runs in this process: on the CPU below the backend's `min_work`; on
     /// several GPUs from their `min_split`; else on the (first) GPU.
     pub fn local_plan(&self, work: usize) -> Plan<'_> {
-        match self {
-            Backend::Cpu => Plan::Cpu,
-            Backend::Gpu { gpu, min_work } if work >= *min_work => Plan::Gpu(gpu),
+        match self.devices_by_size(work, true) {
+            [] => Plan::Cpu,
+            [g] => Plan::Gpu(g),
+            gpus => Plan::Devices(gpus),
+        }
+    }
+
+    /// The devices `work` gets by its size (the module's rule): none below `min_work`,
+    /// all from `min_split` when it `spreads`, else the first.
+    fn devices_by_size(&self, work: usize, spreads: bool) -> &[Arc<Gpu>] {
+        let (gpus, min_work, min_split) = match self {
+            Backend::Cpu => return &[],
+            Backend::Gpu { gpu, min_work } => (std::slice::from_ref(gpu), *min_work, 0),
             Backend::Gpus {
                 gpus,
                 min_work,
                 min_split,
-            } if work >= *min_work => match work >= *min_split {
-                true => Plan::Devices(gpus),
-                false => Plan::Gpu(&gpus[0]),
-            },
-            _ => Plan::Cpu,
+            } => (&gpus[..], *min_work, *min_split),
+        };
+        match work {
+            w if w < min_work => &[],
+            w if spreads && w >= min_split => gpus,
+            _ => &gpus[..1],
         }
     }
 
-    /// The GPUs a Dixon lifting of `n` rows runs on, its launch on one device being
-    /// `layout`: all of this process's GPUs where the lifting splits by rows (several
-    /// devices, peer access between every pair, enabled here, and the rows read from
-    /// global memory: `ops::dixon_devices::splits`), else the first (none for the CPU).
-    pub(crate) fn lift_devices(&self, n: usize, layout: Option<LiftLayout>) -> Result<&[Arc<Gpu>]> {
-        let gpus = self.gpus();
+    /// The GPU a Dixon lifting of an `n × n` system with `l` right-hand sides runs on
+    /// first (by its size, as every computation: its work taken as `n²·l` entries times
+    /// `n` steps), or `None` for the CPU.
+    pub(crate) fn lifting_gpu(&self, n: usize, l: usize) -> Option<&Arc<Gpu>> {
+        self.devices_by_size(lifting_work(n, l), false).first()
+    }
+
+    /// The GPUs a Dixon lifting of an `n × n` system with `l` right-hand sides runs on,
+    /// its launch on one device being `layout`: all of [`Backend::lifting_gpu`]'s where
+    /// the lifting splits by rows (several devices, peer access between every pair,
+    /// enabled here, and the rows read from global memory:
+    /// `ops::dixon_devices::splits`), else the first (none for the CPU).
+    pub(crate) fn lift_devices(
+        &self,
+        (n, l): (usize, usize),
+        layout: Option<LiftLayout>,
+    ) -> Result<&[Arc<Gpu>]> {
+        let gpus = self.devices_by_size(lifting_work(n, l), true);
         match ops::dixon_devices::splits(gpus, n, layout)? {
             true => Ok(gpus),
             false => Ok(&gpus[..gpus.len().min(1)]),
@@ -197,11 +261,7 @@ impl Backend {
     /// The GPU that runs `work` when it is not split (on several GPUs, the first), or
     /// `None` for the CPU.
     pub(crate) fn device_for(&self, work: usize) -> Option<&Arc<Gpu>> {
-        match self.local_plan(work) {
-            Plan::Cpu | Plan::Ranks => None,
-            Plan::Gpu(g) => Some(g),
-            Plan::Devices(g) => g.first(),
-        }
+        self.devices_by_size(work, false).first()
     }
 
     /// Runs work that is never split by `gpu` on the device [`Backend::device_for`]
@@ -317,5 +377,36 @@ impl Backend {
             at += r.len() * each;
         }
         Ok(Words::Heap(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rule_keeps_what_was_asked_and_auto_falls_back_to_the_cpu() {
+        // No such device: the GPU asked for is an error, auto takes the CPU.
+        let none = Devices::List(vec![4096]);
+        let gpu_first = Estimate {
+            cpu_ms: 1e9,
+            gpu_ms: 1.0,
+        };
+        assert_eq!(
+            Backend::choose(BackendChoice::Cpu, &none, Some((gpu_first, 0.0)))
+                .unwrap()
+                .name(),
+            "cpu"
+        );
+        assert!(Backend::choose(BackendChoice::Gpu, &none, None).is_err());
+        for est in [None, Some((gpu_first, 0.0))] {
+            let auto = Backend::choose(BackendChoice::Auto, &none, est).unwrap();
+            assert_eq!(auto.name(), "cpu");
+            assert!(
+                auto.device_for(usize::MAX).is_none() && auto.lifting_gpu(1 << 20, 1).is_none()
+            );
+        }
+        assert_eq!(lifting_work(41, 0), 41 * 41 * 41);
+        assert_eq!(lifting_work(usize::MAX, 2), usize::MAX);
     }
 }

@@ -80,10 +80,12 @@ pub struct ResidentVec {
 }
 
 impl Backend {
-    /// Places `x` where this backend computes: in GPU memory (the GPU backend, whatever
-    /// the size), or in host memory (the CPU backend).
+    /// Places `x` where this backend computes on it: in the memory of the GPU that
+    /// [`Backend::plan`]'s rule gives its residues (an explicit GPU backend: whatever
+    /// the size), or in host memory (the CPU backend, and `auto` below
+    /// [`AUTO_MIN_WORK`](crate::backend::AUTO_MIN_WORK)).
     pub fn upload(&self, x: &RnsVec) -> Result<ResidentVec> {
-        let store = match self.gpu() {
+        let store = match self.device_for(x.residues().len()) {
             Some(g) => Store::Device(Arc::new(DeviceWords::upload(
                 g,
                 x.basis().moduli(),

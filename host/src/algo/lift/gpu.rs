@@ -146,7 +146,7 @@ fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> 
     let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
     require_rhs(n, b.rows())?;
     let gpu = backend
-        .gpu()
+        .lifting_gpu(n, b.cols())
         .ok_or_else(|| Error::no_gpu("the lifting on the GPU"))?;
     // The entries' bits once; each device's launch from them.
     let (shape, entries) = ((n, b.cols()), entry_bits(a, b));
@@ -188,7 +188,7 @@ fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> 
     laps.lap("lift: bounds, limbs");
     let layout = launch::lift_layout(gpu, n, l, group, primes);
     let same = |g: &Arc<Gpu>| launch_on(g, shape, entries) == found;
-    let gpus: Vec<Arc<Gpu>> = match backend.lift_devices(n, layout)? {
+    let gpus: Vec<Arc<Gpu>> = match backend.lift_devices((n, l), layout)? {
         several if several.len() > 1 && several.iter().all(same) => several.to_vec(),
         _ => vec![gpu.clone()],
     };
