@@ -21,8 +21,13 @@
 //! peer-to-peer and device copy bandwidths measured in the same run (`--ops` picks some:
 //! det4000, det8000, solve4000, product4096, xy160, res16000).
 //!
+//! With `--ranks [--ops LIST]`, under `mpirun -np R` (built with `--features rns/mpi`),
+//! the same operations as one job of `R` processes, each on its own devices (rank `r` of
+//! a host's `R` takes devices `r, r + R, …`), their channels shared among the ranks;
+//! rank 0 prints each time, to set beside a `--table` run on the same host.
+//!
 //! `cargo run --release --example multi_gpu_bench [-- --big] [--quick] [--csv FILE]
-//! [--table [--ops LIST]]`
+//! [--table [--ops LIST]] [--ranks [--ops LIST]]`
 
 use rns::backend::gpu::ops;
 use rns::{Backend, Devices, RnsBasis, RnsVec};
@@ -90,6 +95,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (true, _) => (2000, 1024, 500, [41, 20, 29, 11]),
         _ => (1000, 512, 300, [41, 20, 29, 11]),
     };
+    if has("--ranks") {
+        let ops = args
+            .iter()
+            .position(|a| a == "--ops")
+            .and_then(|i| args.get(i + 1))
+            .map_or(TABLE.to_vec(), |l| l.split(',').collect());
+        rns::cluster::init()?;
+        let done = table_ranks(&ops);
+        rns::cluster::finish();
+        return done;
+    }
     let gpus = Devices::All.open()?;
     if has("--table") {
         let ops = args
@@ -311,6 +327,36 @@ fn table_op(
     })
 }
 
+/// `--ranks`: every operation of `ops` under this MPI job, each rank on its devices.
+fn table_ranks(ops: &[&str]) -> Result<(), Box<dyn std::error::Error>> {
+    let be = Backend::select_devices(rns::BackendChoice::Gpu, &Devices::All)?;
+    let place = rns::cluster::place();
+    let root = rns::cluster::is_root();
+    let mine: Vec<usize> = be.gpus().iter().map(|g| g.ordinal()).collect();
+    println!(
+        "rank {} of {} (host rank {} of {}) on devices {mine:?}",
+        place.rank, place.size, place.local_rank, place.local_size
+    );
+    // Contexts, kernels and a collective before the clock (a det's gather waits for
+    // every rank, so that all start each operation together).
+    let sync = || rns::det(&rns_suite::inputs::random(60, 60, 64, 9), &be);
+    sync()?;
+    for op in ops {
+        let inputs = table_inputs(op)?;
+        sync()?;
+        let t = Instant::now();
+        let (got, note) = table_op(op, &inputs, &be)?;
+        let t = t.elapsed().as_secs_f64();
+        if root {
+            println!(
+                "{op:>12} under {} ranks: {t:8.3} s  digest {got:016x}  {note}",
+                place.size
+            );
+        }
+    }
+    Ok(())
+}
+
 /// `--table`: every operation of `ops` on the first device and on all of `gpus`, the
 /// copy bandwidths first.
 fn table(
@@ -356,7 +402,7 @@ fn table(
         let t = Instant::now();
         let (want, note1) = table_op(op, &inputs, &one)?;
         let t1 = t.elapsed().as_secs_f64();
-        println!("{op:>12} on 1 GPU : {t1:8.3} s  {note1}");
+        println!("{op:>12} on 1 GPU : {t1:8.3} s  digest {want:016x}  {note1}");
         let t = Instant::now();
         let (got, note) = table_op(op, &inputs, &all)?;
         let tk = t.elapsed().as_secs_f64();

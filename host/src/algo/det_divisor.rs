@@ -10,6 +10,7 @@ use super::lift;
 use super::method::Lifting;
 use crate::backend::gpu::ops::{self, DeviceLimbs, LimbsOn};
 use crate::backend::gpu::Gpu;
+use crate::backend::plan::across_ranks;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mat::matrix::IntMatrix;
@@ -71,8 +72,10 @@ pub(crate) fn divisor(
     let found = match lifting {
         Lifting::Gpu => {
             let likely = RnsBasis::for_bits(likely_quotient_bits(a.rows()));
+            // The primes shared among the MPI ranks too (each lifted on its own device).
             let dets = |on: &LimbsOn| {
-                let got = ops::det_mod_limbs_on(on, likely.moduli())?;
+                let moduli = likely.moduli();
+                let got = across_ranks(moduli.len(), 1, |r| ops::det_mod_limbs_on(on, &moduli[r]))?;
                 Ok(likely.primes().into_iter().zip(got).collect())
             };
             lift::gpu::divisor(backend, a, &b, dets).map(|g| {

@@ -7,6 +7,7 @@
 
 use super::det_divisor::Found;
 use crate::backend::gpu::ops;
+use crate::backend::plan::across_ranks;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mat::matrix::IntMatrix;
@@ -49,7 +50,9 @@ pub(crate) fn det_given_divisor(
                         .filter(|m| !dev.dets.contains_key(&m.m))
                         .copied()
                         .collect();
-                    let got = ops::det_mod_limbs_on(&dev.limbs, &rest)?;
+                    let got = across_ranks(rest.len(), 1, |r| {
+                        ops::det_mod_limbs_on(&dev.limbs, &rest[r])
+                    })?;
                     dev.dets.extend(rest.iter().map(|m| m.m).zip(got));
                     basis.moduli().iter().map(|m| dev.dets[&m.m]).collect()
                 }

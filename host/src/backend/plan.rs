@@ -304,12 +304,10 @@ impl Backend {
             split::check_len(out, range.len() * job.per)
         };
         match self.plan(job.work) {
-            Plan::Ranks => {
-                let (ranges, mine) = split::rank_shares(job.count);
-                let local = run(self.local_plan(job.work / ranges.len()), mine);
-                let counts: Vec<usize> = ranges.iter().map(|r| r.len() * job.per).collect();
-                cluster::all_gather(local, &counts).map(Words::Heap)
-            }
+            Plan::Ranks => across_ranks(job.count, job.per, |mine| {
+                run(self.local_plan(job.work / cluster::size()), mine)
+            })
+            .map(Words::Heap),
             plan => run(plan, 0..job.count),
         }
     }
@@ -378,6 +376,23 @@ impl Backend {
         }
         Ok(Words::Heap(out))
     }
+}
+
+/// Runs `share` on this rank's part of `count` channels (all of them with one rank)
+/// and gives every rank's `per` words a channel to every rank, in channel order: for
+/// work already placed on this rank's devices (a lifting's limbs) that splits only
+/// across ranks. A failure on any rank is an error on every rank.
+pub(crate) fn across_ranks<W: AsRef<[u32]>>(
+    count: usize,
+    per: usize,
+    share: impl FnOnce(Range<usize>) -> Result<W>,
+) -> Result<Vec<u32>> {
+    if cluster::size() == 1 {
+        return share(0..count).map(|w| w.as_ref().to_vec());
+    }
+    let (ranges, mine) = split::rank_shares(count);
+    let counts: Vec<usize> = ranges.iter().map(|r| r.len() * per).collect();
+    cluster::all_gather(share(mine), &counts)
 }
 
 #[cfg(test)]
