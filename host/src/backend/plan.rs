@@ -258,6 +258,13 @@ impl Backend {
         }
     }
 
+    /// Whether a Dixon lifting of `n` rows, in `layout` on this rank's one device, splits
+    /// by rows across the MPI ranks of this host (`ops::dixon_ranks::splits`; the ranks
+    /// then check at their handshake that their devices differ).
+    pub(crate) fn lift_ranks(&self, n: usize, layout: Option<LiftLayout>) -> bool {
+        self.gpu().is_some() && ops::dixon_ranks::splits(n, layout)
+    }
+
     /// The GPU that runs `work` when it is not split (on several GPUs, the first), or
     /// `None` for the CPU.
     pub(crate) fn device_for(&self, work: usize) -> Option<&Arc<Gpu>> {

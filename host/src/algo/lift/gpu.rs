@@ -137,6 +137,8 @@ struct Prepared {
     primes: usize,
     /// Right-hand sides lifted together.
     group: usize,
+    /// Whether the lifting splits by rows across the MPI ranks (one device each).
+    ranks: bool,
 }
 
 /// Checks that `A X = B` lifts on the backend's first GPU ([`fits`]), bounds it and
@@ -198,6 +200,7 @@ fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> 
         Ok((g.clone(), limbs))
     });
     let limbs = limbs.into_iter().collect::<Result<Vec<_>>>()?;
+    let ranks = limbs.len() == 1 && backend.lift_ranks(n, layout);
     laps.lap(match limbs.len() {
         1 => "lift: upload",
         _ => "lift: upload (to each device: split by rows)",
@@ -208,6 +211,7 @@ fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> 
         bits,
         primes,
         group,
+        ranks,
     })
 }
 
@@ -241,7 +245,8 @@ pub fn divisor<T: Send>(
     let bits = prep.bits;
     let rhs = (&prep.rhs[..], b.cols());
     let (moduli, steps) = (primes(), |m: &[Modulus]| steps_by(bits, m));
-    let Some(mut lift) = ops::start_lift_on(&prep.limbs, rhs, (&moduli, prep.primes), &steps)?
+    let Some(mut lift) =
+        ops::start_lift_on(&prep.limbs, rhs, (&moduli, prep.primes), &steps, prep.ranks)?
     else {
         return Ok(None);
     };
@@ -355,7 +360,13 @@ fn solve_columns(
 ) -> Result<Option<DixonSolution>> {
     let (bits, n, l) = (prep.bits, a.rows(), b.cols());
     let (moduli, steps) = (primes(), |m: &[Modulus]| steps_by(bits, m));
-    let Some(mut lift) = ops::start_lift_on(&prep.limbs, (rhs, l), (&moduli, prep.primes), &steps)?
+    let Some(mut lift) = ops::start_lift_on(
+        &prep.limbs,
+        (rhs, l),
+        (&moduli, prep.primes),
+        &steps,
+        prep.ranks,
+    )?
     else {
         return Ok(None);
     };

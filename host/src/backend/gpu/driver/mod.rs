@@ -9,6 +9,7 @@ pub mod bandwidth;
 pub mod config;
 pub(crate) mod device;
 pub mod fault;
+pub(crate) mod ipc;
 pub(crate) mod memory;
 pub mod module;
 pub(crate) mod peer;

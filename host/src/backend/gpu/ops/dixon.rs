@@ -9,8 +9,8 @@
 //! early tries download).
 
 use crate::backend::gpu::driver::memory::moduli_words;
-use crate::backend::gpu::driver::peer;
 use crate::backend::gpu::driver::watch::LaunchWatch;
+use crate::backend::gpu::driver::{ipc, peer};
 use crate::backend::gpu::launch;
 use crate::backend::gpu::launch::rows::STATE_WORDS;
 use crate::backend::gpu::launch::{LiftArgs, LiftLayout, LiftMatrices};
@@ -19,6 +19,7 @@ use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream};
 use rns_core::launch::LIFT_GLOBAL_MAX_PRIMES;
 use rns_core::{padic, Modulus};
+use std::mem::ManuallyDrop;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -249,8 +250,9 @@ pub(crate) fn lift_from<'a>(
         gpu,
         a,
         r: gpu.upload_on(stream, &r_words)?,
-        y: gpu.upload_on(stream, &y_words)?,
-        x: gpu.upload_on(stream, &vec![0; 2 * k * n * l])?,
+        y: ManuallyDrop::new(gpu.upload_on(stream, &y_words)?),
+        x: ManuallyDrop::new(gpu.upload_on(stream, &vec![0; 2 * k * n * l])?),
+        shared: None,
         digits: gpu.alloc_on(stream, cap * k * n * l)?,
         first: gpu.alloc_on(stream, cap * k * l)?,
         l,
@@ -267,6 +269,37 @@ pub(crate) fn lift_from<'a>(
         capacity: cap,
         inverse_time: start.elapsed(),
     })
+}
+
+impl Drop for Lift<'_> {
+    /// Buffers shared with other processes: this device's work ends before the others'
+    /// buffers close here, and its own wait in `ipc::retire` for the others' work.
+    fn drop(&mut self) {
+        match self.shared.take() {
+            None => {
+                // SAFETY: dropped once, here; the fields are not used after.
+                unsafe {
+                    ManuallyDrop::drop(&mut self.y);
+                    ManuallyDrop::drop(&mut self.x);
+                }
+            }
+            Some(opened) => {
+                let _ = self.check();
+                for a in opened {
+                    let _ = ipc::close(self.gpu, a);
+                }
+                // SAFETY: taken once, here; the fields are not used after.
+                let (y, x) = unsafe {
+                    (
+                        ManuallyDrop::take(&mut self.y),
+                        ManuallyDrop::take(&mut self.x),
+                    )
+                };
+                ipc::retire(self.gpu, y);
+                ipc::retire(self.gpu, x);
+            }
+        }
+    }
 }
 
 /// The kernel name of a lifting in `layout`, for a stall's error.
@@ -296,9 +329,14 @@ pub struct Lift<'a> {
     gpu: &'a Gpu,
     a: &'a DeviceLimbs,
     r: CudaSlice<u32>,
-    /// `y` and `x`, tagged words (`rns_dixon_lift`), a matrix per prime.
-    y: CudaSlice<u32>,
-    x: CudaSlice<u32>,
+    /// `y` and `x`, tagged words (`rns_dixon_lift`), a matrix per prime: from the
+    /// device's pool, or shared with other processes ([`Lift::export`]; then given back
+    /// through `ipc::retire` when the lifting ends).
+    y: ManuallyDrop<CudaSlice<u32>>,
+    x: ManuallyDrop<CudaSlice<u32>>,
+    /// Where `y` and `x` are shared with other processes: the other processes' buffers
+    /// opened here ([`Lift::open_peer`]), closed when the lifting ends.
+    shared: Option<Vec<u64>>,
     digits: CudaSlice<u32>,
     first: CudaSlice<u32>,
     inverses: CudaSlice<u32>,
@@ -364,8 +402,8 @@ impl Lift<'_> {
             args,
             [
                 &mut self.r,
-                &mut self.y,
-                &mut self.x,
+                &mut *self.y,
+                &mut *self.x,
                 &mut self.digits,
                 &mut self.first,
             ],
@@ -384,9 +422,42 @@ impl Lift<'_> {
     /// The device addresses of this lifting's tagged `y` and `x`, for its peers.
     pub(crate) fn exchange_addresses(&self) -> [u64; 2] {
         [
-            peer::address(self.gpu, &self.y),
-            peer::address(self.gpu, &self.x),
+            peer::address(self.gpu, &*self.y),
+            peer::address(self.gpu, &*self.x),
         ]
+    }
+
+    /// Moves `y` and `x` into memory that the other processes of the host can open and
+    /// gives their handles (`y`'s, then `x`'s: `2·ipc::HANDLE_WORDS` words), for a
+    /// lifting split across MPI ranks; this device's work on them has ended on return.
+    pub(crate) fn export(&mut self) -> Result<Vec<u32>> {
+        let (y, hy) = ipc::share(self.gpu, &self.y)?;
+        let (x, hx) = match ipc::share(self.gpu, &self.x) {
+            Ok(shared) => shared,
+            Err(e) => {
+                ipc::retire(self.gpu, y);
+                return Err(e);
+            }
+        };
+        drop(std::mem::replace(&mut *self.y, y));
+        drop(std::mem::replace(&mut *self.x, x));
+        self.shared = Some(Vec::new());
+        Ok(hy.into_iter().chain(hx).collect())
+    }
+
+    /// Opens another process's `y` and `x` from their handles ([`Lift::export`]'s): their
+    /// addresses here, for [`Lift::share`].
+    pub(crate) fn open_peer(&mut self, handles: &[u32]) -> Result<[u64; 2]> {
+        let opened = self
+            .shared
+            .as_mut()
+            .ok_or_else(|| Error::Internal("a peer opened by a lifting not exported".into()))?;
+        let mut at = [0; 2];
+        for (i, h) in handles.chunks(ipc::HANDLE_WORDS).take(2).enumerate() {
+            at[i] = ipc::open(self.gpu, h)?;
+            opened.push(at[i]);
+        }
+        Ok(at)
     }
 
     /// Makes this device lift only `rows` (first, count) and publish them into the

@@ -8,6 +8,7 @@
 //! itself (`LIFTINGS`).
 
 use super::dixon::{det_mod_limbs, inverses, lift_from, start_lift, DeviceLimbs, Lift};
+use super::dixon_ranks::{self, start_lift_ranks, Started};
 use crate::backend::gpu::driver::peer;
 use crate::backend::gpu::launch::{self, LiftLayout};
 use crate::backend::gpu::Gpu;
@@ -16,6 +17,7 @@ use crate::error::{Error, Result};
 use cudarc::driver::CudaSlice;
 use rayon::prelude::*;
 use rns_core::Modulus;
+use std::ops::Range;
 use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::{Duration, Instant};
 
@@ -54,6 +56,9 @@ pub struct LiftOn<'a> {
     parts: Vec<Lift<'a>>,
     n: usize,
     l: usize,
+    /// Every MPI rank's rows where the lifting is split across the ranks (`parts` is
+    /// then this rank's one part).
+    ranks: Option<Vec<Range<usize>>>,
     /// Held until the lifting ends (after `parts`, which [`Drop`] waits for).
     _turn: Turn,
 }
@@ -78,15 +83,31 @@ pub fn start_lift_on<'a>(
     (rhs, l): (&[i128], usize),
     (primes, max_primes): (&[Modulus], usize),
     capacity: &(dyn Fn(&[Modulus]) -> usize + Sync),
+    across_ranks: bool,
 ) -> Result<Option<LiftOn<'a>>> {
-    let Some((_, first)) = on.first() else {
+    let Some((gpu, first)) = on.first() else {
         return Err(Error::Internal("a lifting on no device".into()));
     };
     let n = first.n;
-    let turn = match on.len() {
-        1 => Turn::One(LIFTINGS.read().unwrap_or_else(|e| e.into_inner())),
+    let turn = match (on.len(), across_ranks) {
+        (1, false) => Turn::One(LIFTINGS.read().unwrap_or_else(|e| e.into_inner())),
         _ => Turn::Split(LIFTINGS.write().unwrap_or_else(|e| e.into_inner())),
     };
+    if across_ranks && on.len() == 1 {
+        let (parts, ranks) =
+            match start_lift_ranks(gpu, first, (rhs, l), (primes, max_primes), capacity)? {
+                Started::Split(part, rows) => (vec![part], Some(rows)),
+                Started::Alone(part) => (vec![part], None),
+                Started::Singular => return Ok(None),
+            };
+        return Ok(Some(LiftOn {
+            parts,
+            n,
+            l,
+            ranks,
+            _turn: turn,
+        }));
+    }
     let layouts: Vec<Option<LiftLayout>> = on
         .iter()
         .map(|(g, a)| launch::lift_layout(g, n, a.limbs, l, max_primes))
@@ -146,6 +167,7 @@ pub fn start_lift_on<'a>(
         parts,
         n,
         l,
+        ranks: None,
         _turn: turn,
     }))
 }
@@ -196,9 +218,9 @@ fn shared_inverses(on: &LimbsOn, primes: &[Modulus], want: usize) -> Result<Opti
 }
 
 impl LiftOn<'_> {
-    /// The devices lifting.
+    /// The devices lifting (of every rank, where it is split across ranks).
     pub fn devices(&self) -> usize {
-        self.parts.len()
+        self.ranks.as_ref().map_or(self.parts.len(), Vec::len)
     }
 
     /// The primes a step lifts by, in the order of each step's digits.
@@ -230,6 +252,10 @@ impl LiftOn<'_> {
     /// without a stalled wait (a device whose wait gave up would have handed on
     /// values the others took).
     pub fn first(&self) -> Result<Vec<u32>> {
+        if let Some(rows) = &self.ranks {
+            let len = self.steps() * self.parts[0].primes().len() * self.l;
+            return dixon_ranks::first(&self.parts[0], rows, len);
+        }
         let digits = self.parts[0].first()?;
         self.parts[1..].iter().try_for_each(Lift::check)?;
         Ok(digits)
@@ -237,6 +263,9 @@ impl LiftOn<'_> {
 
     /// Every row's digits so far ([`Lift::digits`]), each device's rows from it.
     pub fn digits(&self) -> Result<Vec<u32>> {
+        if let Some(rows) = &self.ranks {
+            return dixon_ranks::digits(&self.parts[0], rows, (self.n, self.l));
+        }
         if self.parts.len() == 1 {
             return self.parts[0].digits();
         }

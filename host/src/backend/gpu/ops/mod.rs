@@ -17,6 +17,7 @@
 pub mod decimal;
 pub mod dixon;
 pub mod dixon_devices;
+pub mod dixon_ranks;
 pub mod eliminate;
 pub mod few;
 pub mod limbs;

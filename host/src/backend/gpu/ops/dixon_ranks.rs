@@ -1,0 +1,165 @@
+//! Dixon's lifting split by rows across the MPI ranks of one host, one device a rank,
+//! as across the devices of one process (`super::dixon_devices`): each rank lifts its
+//! share of the rows and stores its rows' tagged words into the other ranks' buffers,
+//! opened here through CUDA IPC (`driver::ipc`). Each rank forms its own inverses (the
+//! same primes on every rank: the same input); row 0's digits, and every row's where
+//! asked, are gathered through MPI. Every decision is taken alike on every rank from
+//! gathered words, so that all split, or all lift alone, or all fail together.
+
+use super::dixon::{start_lift, DeviceLimbs, Lift};
+use crate::backend::gpu::driver::ipc::HANDLE_WORDS;
+use crate::backend::gpu::launch::LiftLayout;
+use crate::backend::gpu::Gpu;
+use crate::backend::split::shares;
+use crate::cluster;
+use crate::error::{Error, Result};
+use rns_core::launch::LIFT_GLOBAL_MAX_PRIMES;
+use rns_core::Modulus;
+use std::ops::Range;
+
+/// Words a rank gives at the handshake: found (1 or 0), its device's ordinal, the
+/// number of primes and the primes (padded), the layout's digest (2), the handles of
+/// its `y` and `x`.
+const HEADER: usize = 3 + LIFT_GLOBAL_MAX_PRIMES + 2;
+const WORDS: usize = HEADER + 2 * HANDLE_WORDS;
+
+/// Whether a lifting of `n` rows in `layout` on this rank's one device is to be split
+/// across the ranks: several ranks, all on this host, at least a row each, the rows
+/// read from global memory (the same answer on every rank; [`start_lift_ranks`] then
+/// checks that their devices differ).
+pub fn splits(n: usize, layout: Option<LiftLayout>) -> bool {
+    let p = cluster::place();
+    p.size > 1
+        && p.local_size == p.size
+        && n >= p.size
+        && matches!(layout, Some(LiftLayout::Global { .. }))
+}
+
+/// A lifting started across the ranks.
+pub enum Started<'a> {
+    /// Split: this rank's part, and every rank's rows.
+    Split(Lift<'a>, Vec<Range<usize>>),
+    /// Each rank lifts every row itself (the ranks share a device, or a rank could
+    /// not open another's buffers).
+    Alone(Lift<'a>),
+    /// `A` is singular modulo the primes tried (on some rank: then on every rank).
+    Singular,
+}
+
+/// [`start_lift`] on this rank's device, then the handshake: every rank's device,
+/// primes, layout and buffers gathered, the others' buffers opened, and this rank's
+/// part made to lift its share of the rows (equal shares, in rank order).
+pub fn start_lift_ranks<'a>(
+    gpu: &'a Gpu,
+    a: &'a DeviceLimbs,
+    (rhs, l): (&[i128], usize),
+    (primes, max_primes): (&[Modulus], usize),
+    capacity: &(dyn Fn(&[Modulus]) -> usize + Sync),
+) -> Result<Started<'a>> {
+    let (rank, size) = (cluster::rank(), cluster::size());
+    let candidates = (primes.iter().copied(), max_primes);
+    let mut lift = start_lift(gpu, a, (rhs, l), candidates, capacity);
+    let mine = match &mut lift {
+        Ok(Some(part)) => part.export().map(|handles| {
+            let mut w = vec![1, gpu.ordinal() as u32, part.primes().len() as u32];
+            w.extend(part.primes());
+            w.resize(3 + LIFT_GLOBAL_MAX_PRIMES, 0);
+            let digest = layout_digest(part.layout());
+            w.extend([digest as u32, (digest >> 32) as u32]);
+            w.extend(handles);
+            w
+        }),
+        Ok(None) => Ok(vec![0; WORDS]),
+        Err(e) => Err(e.clone()),
+    };
+    let all = cluster::all_gather(mine, &vec![WORDS; size])?;
+    // Every rank has ended its previous lifting: the buffers it shared can go.
+    crate::backend::gpu::driver::ipc::free_retired(gpu)?;
+    let of = |r: usize| &all[r * WORDS..(r + 1) * WORDS];
+    if (0..size).any(|r| of(r)[0] == 0) {
+        return Ok(Started::Singular);
+    }
+    let Ok(Some(mut lift)) = lift else {
+        return Err(Error::Internal("a rank's lifting vanished".into()));
+    };
+    if (0..size).any(|r| of(r)[2..HEADER] != of(0)[2..HEADER]) {
+        return Err(Error::Internal(
+            "the ranks of a split lifting chose different primes or layouts".into(),
+        ));
+    }
+    let mut devices: Vec<u32> = (0..size).map(|r| of(r)[1]).collect();
+    devices.sort_unstable();
+    devices.dedup();
+    if devices.len() < size {
+        return Ok(Started::Alone(lift));
+    }
+    let peers: Result<Vec<[u64; 2]>> = (0..size)
+        .filter(|&r| r != rank)
+        .map(|r| lift.open_peer(&of(r)[HEADER..]))
+        .collect();
+    let opened = cluster::all_gather(Ok([peers.is_ok() as u32]), &vec![1; size])?;
+    let (Ok(peers), true) = (peers, opened.iter().all(|&o| o == 1)) else {
+        return Ok(Started::Alone(lift));
+    };
+    let rows = shares(a.n, &vec![1.0; size]);
+    lift.share((rows[rank].start, rows[rank].len()), &peers)?;
+    // No rank launches before every rank's part is in place.
+    cluster::all_gather(Ok([1u32]), &vec![1; size])?;
+    Ok(Started::Split(lift, rows))
+}
+
+/// A digest of a launch layout, to compare the ranks' layouts.
+fn layout_digest(layout: LiftLayout) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut h = DefaultHasher::new();
+    format!("{layout:?}").hash(&mut h);
+    h.finish()
+}
+
+/// Row 0's digits (`len` words, on the rank whose rows hold row 0), given to every
+/// rank; `part` is this rank's.
+pub(crate) fn first(part: &Lift, rows: &[Range<usize>], len: usize) -> Result<Vec<u32>> {
+    let holds = |r: &Range<usize>| r.contains(&0);
+    let mine = match holds(&rows[cluster::rank()]) {
+        true => part.first(),
+        false => part.check().map(|()| Vec::new()),
+    };
+    let counts: Vec<usize> = rows
+        .iter()
+        .map(|r| if holds(r) { len } else { 0 })
+        .collect();
+    cluster::all_gather(mine, &counts)
+}
+
+/// Every row's digits (`levels` levels of `n × l`), each rank's rows from it, given to
+/// every rank; `part` is this rank's.
+pub(crate) fn digits(
+    part: &Lift,
+    rows: &[Range<usize>],
+    (n, l): (usize, usize),
+) -> Result<Vec<u32>> {
+    let mine_rows = rows[cluster::rank()].clone();
+    let mine = part.digits().map(|all| {
+        all.chunks(n * l)
+            .flat_map(|level| {
+                level[mine_rows.start * l..mine_rows.end * l]
+                    .iter()
+                    .copied()
+            })
+            .collect::<Vec<u32>>()
+    });
+    let levels = part.steps() * part.primes().len();
+    let counts: Vec<usize> = rows.iter().map(|r| r.len() * l * levels).collect();
+    let gathered = cluster::all_gather(mine, &counts)?;
+    let mut all = vec![0u32; levels * n * l];
+    let mut at = 0;
+    for r in rows {
+        let width = r.len() * l;
+        for (t, level) in all.chunks_mut(n * l).enumerate() {
+            let from = at + t * width;
+            level[r.start * l..r.end * l].copy_from_slice(&gathered[from..from + width]);
+        }
+        at += width * levels;
+    }
+    Ok(all)
+}
