@@ -5,8 +5,9 @@
 use super::gpu::ops::Operand;
 use super::gpu::{ops, Gpu, Packed};
 use super::input::check_range;
-use super::plan::{Channels, Plan};
+use super::plan::{rank_local, Channels, Plan};
 use super::{cpu, split, Backend};
+use crate::cluster;
 use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
 use crate::num::decimal::Located;
@@ -16,6 +17,7 @@ use crate::num::vector::{self, RnsVec};
 use crate::num::words::{Words, WordsRef};
 use crate::num::{crt, crt_decimal};
 use crate::timing::Laps;
+use rayon::prelude::*;
 use rns_core::linalg::Elimination;
 use rns_core::Modulus;
 use rug::Integer;
@@ -199,7 +201,7 @@ impl Backend {
         }
         match self.plan(basis.channels() * n * p) {
             Plan::Devices(gpus) => return matmul_integers_rows(gpus, basis, a, b, (n, k, p)),
-            Plan::Ranks => return self.matmul_integers_split(basis, a, b, (n, k, p)),
+            Plan::Ranks => return self.matmul_integers_ranks(basis, a, b, (n, k, p)),
             Plan::Gpu(g) => {
                 check_range(basis, a)?;
                 check_range(basis, b)?;
@@ -317,6 +319,54 @@ impl Backend {
     /// rank's devices):
     /// each share reduced and multiplied where it runs, the product's residues gathered
     /// and reconstructed (the digits on the first GPU, when there is one).
+    /// [`Backend::matmul_integers`] across MPI ranks: where every rank computes on GPUs,
+    /// split by rows of `a` as across the devices of one process (each rank its rows'
+    /// integers, gathered to every rank as sign and limbs); else by channels
+    /// ([`Backend::matmul_integers_split`]).
+    fn matmul_integers_ranks(
+        &self,
+        basis: &Arc<RnsBasis>,
+        a: &[Integer],
+        b: &[Integer],
+        (n, k, p): (usize, usize, usize),
+    ) -> Result<Vec<Integer>> {
+        let ranks = cluster::size();
+        let work = basis.channels() * n * p / ranks;
+        let here = !matches!(self.local_plan(work), Plan::Cpu | Plan::Ranks);
+        let all = cluster::all_gather(Ok([here as u32]), &vec![1; ranks])?;
+        if all.contains(&0) {
+            return self.matmul_integers_split(basis, a, b, (n, k, p));
+        }
+        let (ranges, mine) = split::rank_shares(n);
+        let rows = &a[mine.start * k..mine.end * k];
+        let part =
+            rank_local(|| self.matmul_integers(basis, rows, b, (mine.len(), k, p))).map_err(|e| {
+                match e {
+                    Error::OutOfRange { index, range_bits } => Error::OutOfRange {
+                        index: index + mine.start * p,
+                        range_bits,
+                    },
+                    e => e,
+                }
+            });
+        // Each entry as its sign and magnitude over a width that holds the range.
+        let width = 2 + (basis.range_bits() as usize).div_ceil(32);
+        let words = part.and_then(|v| signed_words(&v, width));
+        let counts: Vec<usize> = ranges.iter().map(|r| r.len() * p * width).collect();
+        let all = cluster::all_gather(words, &counts)?;
+        Ok(all
+            .par_chunks(width)
+            .map(|w| {
+                let x = Integer::from_digits(&w[1..], rug::integer::Order::Lsf);
+                if w[0] == 1 {
+                    -x
+                } else {
+                    x
+                }
+            })
+            .collect())
+    }
+
     fn matmul_integers_split(
         &self,
         basis: &Arc<RnsBasis>,
@@ -431,6 +481,27 @@ impl<'a> Packing<'a> {
         let (w, neg, nw) = crate::lazy::get_or_build(&self.packed, || pack_words(self.values));
         (w, neg, *nw)
     }
+}
+
+/// `values` as `width` words each: 1 for a negative value (else 0), then the magnitude's
+/// 32-bit limbs, least significant first (an error for a value they cannot hold).
+fn signed_words(values: &[Integer], width: usize) -> Result<Vec<u32>> {
+    let mut out = vec![0u32; values.len() * width];
+    out.par_chunks_mut(width)
+        .zip(values.par_iter())
+        .try_for_each(|(w, v)| {
+            let limbs = v.significant_digits::<u32>();
+            if limbs + 1 > width {
+                return Err(Error::Internal(format!(
+                    "a product entry of {limbs} limbs for {} words",
+                    width - 1
+                )));
+            }
+            w[0] = (*v < 0) as u32;
+            v.write_digits(&mut w[1..1 + limbs], rug::integer::Order::Lsf);
+            Ok(())
+        })?;
+    Ok(out)
 }
 
 /// [`Backend::matmul_integers`] on several GPUs of this process, split by rows of `a`:

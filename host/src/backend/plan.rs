@@ -28,6 +28,7 @@ use crate::cluster;
 use crate::error::{Error, Result};
 use crate::num::words::Words;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// A Dixon lifting's work in the planner's measure: `n²·l` entries a step, about `n`
@@ -201,6 +202,7 @@ impl Backend {
     pub fn plan(&self, work: usize) -> Plan<'_> {
         match cluster::size() {
             1 => self.local_plan(work),
+            _ if RANK_LOCAL.load(Ordering::Acquire) > 0 => self.local_plan(work),
             _ => Plan::Ranks,
         }
     }
@@ -383,6 +385,26 @@ impl Backend {
         }
         Ok(Words::Heap(out))
     }
+}
+
+/// Open [`rank_local`] sections: while there is one, [`Backend::plan`] keeps work in
+/// this process.
+static RANK_LOCAL: AtomicUsize = AtomicUsize::new(0);
+
+/// Runs `f` with every plan kept in this process: this rank's share of a computation
+/// that splits across the MPI ranks by its own rule (the exact product's rows), whose
+/// parts must not split again. Under MPI a process runs one computation at a time (its
+/// collectives are serialized), so no other computation is planned meanwhile.
+pub(crate) fn rank_local<T>(f: impl FnOnce() -> T) -> T {
+    struct Section;
+    impl Drop for Section {
+        fn drop(&mut self) {
+            RANK_LOCAL.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+    RANK_LOCAL.fetch_add(1, Ordering::AcqRel);
+    let _open = Section;
+    f()
 }
 
 /// Runs `share` on this rank's part of `count` channels (all of them with one rank)
