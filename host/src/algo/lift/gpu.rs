@@ -12,8 +12,8 @@
 //! holding the matrix.
 
 use super::{
-    base_of, divisor_of, finish_with, limb_of, row0_denominator, steps_for, DixonSolution,
-    Expansion, PRIMES_TRIED,
+    base_of, divisor_of, finish_with, limb_of, numerator_steps, row0_denominator, steps_for,
+    DixonSolution, Expansion, PRIMES_TRIED,
 };
 use crate::backend::gpu::launch;
 use crate::backend::gpu::ops;
@@ -385,19 +385,30 @@ fn solve_columns(
             lift.run((2 * k).min(k_max) - k)?;
         }
         let early = k < k_max;
+        if early && 2 * k >= k_max {
+            // The steps queued reach the bound and every row comes back only after
+            // them: a try now would save none of them.
+            continue;
+        }
         let x0 = Expansion::of_row(&first, &radices);
         // Row 0 from its own digits; only when it reconstructs do all rows come back
         // (with the steps run meanwhile).
         let den = row0_denominator(&x0.value(0, &x0.powers()), &base, k, early);
         laps.lap("lift: row 0 tries");
         if let Some(den) = den {
-            let all = lift.digits()?;
-            let x = Expansion {
-                digits: all.chunks(n * l).map(<[u32]>::to_vec).collect(),
-                radices: radices.clone(),
+            // The numerators' steps only, the rest should an entry need them.
+            let expansion = |steps: usize| -> Result<Expansion> {
+                let all = lift.digits(steps)?;
+                Ok(Expansion {
+                    digits: all.chunks(n * l).map(<[u32]>::to_vec).collect(),
+                    radices: radices.clone(),
+                })
             };
+            let k = lift.steps();
+            let x = expansion(numerator_steps(a, b, &base, k))?;
             laps.lap("lift: digits down");
-            if let Some(s) = finish_with(a, b, &x, den)? {
+            let whole = || expansion(k);
+            if let Some(s) = finish_with(a, b, (&x, k, Some(&whole)), den)? {
                 laps.lap("lift: reconstruct, check");
                 let devices = lift.devices();
                 return Ok(Some(DixonSolution { devices, ..s }));

@@ -217,21 +217,35 @@ pub(crate) fn finish(
 ) -> Result<Option<DixonSolution>> {
     let first = x.value(0, &x.powers());
     match row0_denominator(&first, &x.base(), x.steps(), early) {
-        Some(den) => finish_with(a, b, x, den),
+        Some(den) => finish_with(a, b, (x, x.steps(), None), den),
         None => Ok(None),
     }
 }
 
-/// [`finish`] from row 0's denominator `den`: every entry over a common denominator
-/// (grown by one reconstruction per entry it does not explain), checked exactly.
+/// The steps of a `k`-step expansion (base `base`) that [`finish_with`] reads for every
+/// entry: those whose power of `P` certifies numerators within the bound, about half.
+pub(crate) fn numerator_steps(a: &IntMatrix, b: &IntMatrix, base: &Integer, k: usize) -> usize {
+    let (_, bound) = modulus_and_bound(base, k);
+    short_modulus(residual_sizes(a, b).as_ref(), &bound, (base, k)).0
+}
+
+/// The whole expansion, from the first steps (`x`) or from `whole` where `x` holds
+/// only the first [`numerator_steps`].
+pub(crate) type Whole<'a> = Option<&'a dyn Fn() -> Result<Expansion>>;
+
+/// [`finish`] from row 0's denominator `den` of a `k`-step expansion of which `x`
+/// holds at least the [`numerator_steps`] (the rest from `whole` when an entry needs
+/// them): every entry over a common denominator (grown by one reconstruction per entry
+/// it does not explain), checked exactly.
 pub(crate) fn finish_with(
     a: &IntMatrix,
     b: &IntMatrix,
-    x: &Expansion,
+    (x, k, whole): (&Expansion, usize, Whole<'_>),
     mut den: Integer,
 ) -> Result<Option<DixonSolution>> {
     let (n, l) = (a.rows(), b.cols());
-    let (k, base) = (x.steps(), x.base());
+    let base = x.base();
+    let mut fetched: Option<Expansion> = None;
     let (modulus, bound) = modulus_and_bound(&base, k);
     // The numerators are within the bound, so their residues modulo a power of p a
     // little over the bound's square root settle them: the first `short` steps only
@@ -262,7 +276,12 @@ pub(crate) fn finish_with(
         .collect();
     let mut within = true;
     while let Some(e) = ys.par_iter().position_first(|y| *y.as_abs() > bound) {
-        let value = x.value(e, &x.powers());
+        let all = match (whole, &fetched) {
+            (None, _) => x,
+            (Some(_), Some(all)) => all,
+            (Some(get), None) => fetched.insert(get()?),
+        };
+        let value = all.value_upto(e, &all.powers_for(k), k);
         let Some((_, d)) = rational_reconstruct(&value, &modulus, &bound) else {
             return Ok(None);
         };

@@ -495,10 +495,11 @@ impl Lift<'_> {
         self.download_checked(&self.first, words)
     }
 
-    /// Every row's digits so far, level-major (`n × l` per level, row-major), as
-    /// [`Lift::first`] (where the lifting is split, only this device's rows are filled).
-    pub fn digits(&self) -> Result<Vec<u32>> {
-        let words = self.done * self.moduli.len() * self.a.n * self.l;
+    /// Every row's digits of the first `steps` steps (at most those so far), level-major
+    /// (`n × l` per level, row-major), as [`Lift::first`] (where the lifting is split,
+    /// only this device's rows are filled).
+    pub fn digits(&self, steps: usize) -> Result<Vec<u32>> {
+        let words = steps.min(self.done) * self.moduli.len() * self.a.n * self.l;
         self.download_checked(&self.digits, words)
     }
 

@@ -261,15 +261,16 @@ impl LiftOn<'_> {
         Ok(digits)
     }
 
-    /// Every row's digits so far ([`Lift::digits`]), each device's rows from it.
-    pub fn digits(&self) -> Result<Vec<u32>> {
+    /// Every row's digits of the first `steps` steps ([`Lift::digits`]), each device's
+    /// rows from it.
+    pub fn digits(&self, steps: usize) -> Result<Vec<u32>> {
         if let Some(rows) = &self.ranks {
-            return dixon_ranks::digits(&self.parts[0], rows, (self.n, self.l));
+            return dixon_ranks::digits(&self.parts[0], rows, (self.n, self.l), steps);
         }
         if self.parts.len() == 1 {
-            return self.parts[0].digits();
+            return self.parts[0].digits(steps);
         }
-        let got = each_on_thread(&self.parts, &|_, p| p.digits());
+        let got = each_on_thread(&self.parts, &|_, p| p.digits(steps));
         let mut got = got.into_iter().collect::<Result<Vec<Vec<u32>>>>()?;
         let level = self.n * self.l;
         let mut all = std::mem::take(&mut got[0]);

@@ -131,15 +131,16 @@ pub(crate) fn first(part: &Lift, rows: &[Range<usize>], len: usize) -> Result<Ve
     cluster::all_gather(mine, &counts)
 }
 
-/// Every row's digits (`levels` levels of `n × l`), each rank's rows from it, given to
-/// every rank; `part` is this rank's.
+/// Every row's digits of the first `steps` steps (levels of `n × l`), each rank's rows
+/// from it, given to every rank; `part` is this rank's.
 pub(crate) fn digits(
     part: &Lift,
     rows: &[Range<usize>],
     (n, l): (usize, usize),
+    steps: usize,
 ) -> Result<Vec<u32>> {
     let mine_rows = rows[cluster::rank()].clone();
-    let mine = part.digits().map(|all| {
+    let mine = part.digits(steps).map(|all| {
         all.chunks(n * l)
             .flat_map(|level| {
                 level[mine_rows.start * l..mine_rows.end * l]
@@ -148,7 +149,7 @@ pub(crate) fn digits(
             })
             .collect::<Vec<u32>>()
     });
-    let levels = part.steps() * part.primes().len();
+    let levels = steps.min(part.steps()) * part.primes().len();
     let counts: Vec<usize> = rows.iter().map(|r| r.len() * l * levels).collect();
     let gathered = cluster::all_gather(mine, &counts)?;
     let mut all = vec![0u32; levels * n * l];
