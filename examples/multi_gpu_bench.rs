@@ -285,49 +285,53 @@ fn table_inputs(op: &str) -> Result<Inputs, Box<dyn std::error::Error>> {
     })
 }
 
-/// Table operation `op` on `inputs` on a backend: a digest of its answer, and notes
-/// (stages).
+/// Table operation `op` on `inputs` on a backend: the library call's time (the answer's
+/// digest and its drop come after the clock), the digest, and notes (stages).
 fn table_op(
     op: &str,
     inputs: &Inputs,
     be: &Backend,
-) -> Result<(u64, String), Box<dyn std::error::Error>> {
+) -> Result<(f64, u64, String), Box<dyn std::error::Error>> {
     let stages = |st: &[(&'static str, Duration)]| {
         st.iter()
             .map(|(n, t)| format!("{n} {:.0}", ms(*t)))
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let t = Instant::now();
+    let secs = || t.elapsed().as_secs_f64();
     Ok(match (op, inputs) {
         ("det4000" | "det8000", Inputs::Matrices(a, None)) => {
             let (d, st) = rns::det_with(a, be, &Default::default())?;
+            let secs = secs();
             let note = format!(
                 "lifting on {} device(s); {}",
                 st.lifting_devices,
                 stages(&st.stages)
             );
-            (digest(&[d]), note)
+            (secs, digest(&[d]), note)
         }
         ("solve4000", Inputs::Matrices(a, Some(b))) => {
             let (x, st) = rns::solve_with(a, b, be, &Default::default())?;
+            let secs = secs();
             let parts: Vec<(rug::Integer, rug::Integer)> = x
                 .entries()
                 .iter()
                 .map(|q| (q.numer().clone(), q.denom().clone()))
                 .collect();
-            (digest(&parts), stages(&st))
+            (secs, digest(&parts), stages(&st))
         }
         ("product4096", Inputs::Matrices(a, Some(b))) => {
             let c = rns::matmul(a, b, be)?;
-            (digest(c.entries()), String::new())
+            (secs(), digest(c.entries()), String::new())
         }
         ("xy160", Inputs::Bivariate(f, g)) => {
             let (r, st) = rns::resultant_xy_with(f, g, be, &rns::ResultantOptions::default())?;
-            (digest(&r), stages(&st.stages))
+            (secs(), digest(&r), stages(&st.stages))
         }
         ("res16000", Inputs::Univariate(f, g)) => {
             let (r, st) = rns::resultant_with(f, g, be, &rns::ResultantOptions::default())?;
-            (digest(&[r]), stages(&st.stages))
+            (secs(), digest(&[r]), stages(&st.stages))
         }
         _ => return Err(format!("{op}: not its inputs").into()),
     })
@@ -352,9 +356,7 @@ fn table_ranks(ops: &[&str], reps: usize) -> Result<(), Box<dyn std::error::Erro
         let inputs = table_inputs(op)?;
         for rep in 0..reps {
             sync()?;
-            let t = Instant::now();
-            let (got, note) = table_op(op, &inputs, &be)?;
-            let t = t.elapsed().as_secs_f64();
+            let (t, got, note) = table_op(op, &inputs, &be)?;
             if root {
                 println!(
                     "{op:>12} under {} ranks, run {}: {t:8.3} s  digest {got:016x}  {note}",
@@ -420,9 +422,7 @@ fn table(
         let mut want = None;
         for rep in 0..reps {
             for (i, (be, devices)) in [(&one, 1), (&all, k)].into_iter().enumerate() {
-                let t = Instant::now();
-                let (got, note) = table_op(op, &inputs, be)?;
-                let secs = t.elapsed().as_secs_f64();
+                let (secs, got, note) = table_op(op, &inputs, be)?;
                 println!(
                     "{op:>12} on {devices} GPU(s), run {}: {secs:8.3} s  digest {got:016x}  {note}",
                     rep + 1

@@ -231,6 +231,14 @@ if [[ " $* " == *" --multi "* ]]; then
         echo "one process, 2 GPUs, --stats:"; /usr/bin/time -f "%e s" $B/rns-mpi det /tmp/det1000.txt --backend gpu --stats > /tmp/both.txt
         cmp /tmp/one.txt /tmp/both.txt || status=1
         cmp /tmp/one.txt /tmp/two.txt && echo "same determinant" || status=1
+        echo "== the lifting split across 2 ranks (CUDA IPC) against one process on both GPUs: det and solve 4000² (digests compared)"
+        $B/multi_gpu_bench-mpi --table --ops det4000,solve4000 | tee /tmp/table.txt
+        mpirun --allow-run-as-root --bind-to none -np 2 $B/multi_gpu_bench-mpi --ranks --ops det4000,solve4000 | tee /tmp/ranks.txt
+        for op in det4000 solve4000; do
+            want=$(grep "^ *$op on 1 GPU" /tmp/table.txt | head -1 | sed 's/.*digest \([0-9a-f]*\).*/\1/')
+            got=$(grep "^ *$op under 2 ranks" /tmp/ranks.txt | head -1 | sed 's/.*digest \([0-9a-f]*\).*/\1/')
+            [ -n "$want" ] && [ "$want" = "$got" ] && echo "$op: same answer under 2 ranks" || { echo "$op: answers differ ($want, $got)"; status=1; }
+        done
     else
         echo "no mpirun on this host: the MPI runs were not made"
     fi

@@ -354,17 +354,7 @@ impl Backend {
         let words = part.and_then(|v| signed_words(&v, width));
         let counts: Vec<usize> = ranges.iter().map(|r| r.len() * p * width).collect();
         let all = cluster::all_gather(words, &counts)?;
-        Ok(all
-            .par_chunks(width)
-            .map(|w| {
-                let x = Integer::from_digits(&w[1..], rug::integer::Order::Lsf);
-                if w[0] == 1 {
-                    -x
-                } else {
-                    x
-                }
-            })
-            .collect())
+        Ok(from_signed_words(&all, width))
     }
 
     fn matmul_integers_split(
@@ -504,6 +494,21 @@ fn signed_words(values: &[Integer], width: usize) -> Result<Vec<u32>> {
     Ok(out)
 }
 
+/// The values [`signed_words`] wrote, `width` words each.
+fn from_signed_words(words: &[u32], width: usize) -> Vec<Integer> {
+    words
+        .par_chunks(width)
+        .map(|w| {
+            let x = Integer::from_digits(&w[1..], rug::integer::Order::Lsf);
+            if w[0] == 1 {
+                -x
+            } else {
+                x
+            }
+        })
+        .collect()
+}
+
 /// [`Backend::matmul_integers`] on several GPUs of this process, split by rows of `a`:
 /// each device reduces, multiplies and computes the digits of its rows' entries, so that
 /// no residues cross between devices, and the host assembles each part as it comes.
@@ -529,4 +534,27 @@ fn matmul_integers_rows(
             })
     })?;
     Ok(parts.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signed_words_come_back_and_refuse_what_they_cannot_hold() {
+        let big = Integer::from(1) << 95u32;
+        let values = [
+            Integer::new(),
+            Integer::from(1),
+            Integer::from(-1),
+            Integer::from(u32::MAX),
+            -Integer::from(u64::MAX),
+            Integer::from(&big - 1),
+            -Integer::from(&big - 1),
+        ];
+        let words = signed_words(&values, 4).unwrap();
+        assert_eq!(words.len(), 4 * values.len());
+        assert_eq!(from_signed_words(&words, 4), values);
+        assert!(signed_words(&[big << 1u32], 4).is_err(), "97 bits in 3 limbs");
+    }
 }
