@@ -548,10 +548,12 @@ fn the_auto_rule_leaves_work_below_its_threshold_to_the_cpu() {
     let Some(g) = gpu() else { return };
     let auto = Backend::on_gpus(g.gpus().to_vec(), AUTO_MIN_WORK).unwrap();
     let first = g.gpus()[0].ordinal();
-    // Resident values: 8 channels, one residue either side of the threshold.
+    // Resident values: the fewest numbers whose residues reach the threshold, and one
+    // fewer.
     let b = basis(8);
-    let below = random(&b, AUTO_MIN_WORK / 8 - 1, 1);
-    let at = random(&b, AUTO_MIN_WORK / 8, 2);
+    let at_len = AUTO_MIN_WORK.div_ceil(b.channels());
+    let below = random(&b, at_len - 1, 1);
+    let at = random(&b, at_len, 2);
     assert_eq!(auto.upload(&below).unwrap().location(), Location::Host);
     assert_eq!(auto.upload(&at).unwrap().location(), Location::Gpu(first));
     assert_eq!(g.upload(&below).unwrap().location(), Location::Gpu(first));

@@ -258,7 +258,13 @@ fn dixon_lifting_split_across_two_devices_matches_one_device_and_the_cpu() {
         return;
     };
     let _settings = Settings::hold(&pair);
-    let two = Backend::on_gpus(pair.clone(), 0).unwrap();
+    // Split whatever the size (the default split rule leaves small liftings to the first
+    // device: checked below).
+    let two = Backend::Gpus {
+        gpus: pair.clone().into(),
+        min_work: 0,
+        min_split: 0,
+    };
     let one = Backend::on_gpus(vec![pair[0].clone()], 0).unwrap();
     let set = |rows: Option<LiftRows>, primes: Option<usize>| {
         for g in &pair {
@@ -292,6 +298,21 @@ fn dixon_lifting_split_across_two_devices_matches_one_device_and_the_cpu() {
             for l in [1, 4] {
                 let b = gen.matrix(n, l, bits);
                 solve_same_as_cpu(&two, &a, &b, &format!("{what}, {l} columns"));
+            }
+        }
+        // The default rule: a lifting splits from SPLIT_MIN_WORK (its work n³ for one
+        // right-hand side): 161³ < 2^22 ≤ 162³.
+        if full && primes.is_none() {
+            let default = Backend::on_gpus(pair.clone(), 0).unwrap();
+            for (n, devices) in [(161, 1), (162, 2)] {
+                let a = gen.matrix(n, n, 64);
+                let (d, st) = rns::det_with(&a, &default, &rns::Method::Dixon.into()).unwrap();
+                assert_eq!(st.lifting_devices, devices, "det {n}² by the default rule");
+                assert_eq!(
+                    d,
+                    rns::det(&a, &one).unwrap(),
+                    "det {n}² by the default rule"
+                );
             }
         }
         // A known determinant: U·Uᵀ with U unitriangular is unimodular.
@@ -330,7 +351,13 @@ fn split_liftings_from_several_threads_each_return_their_own_answer() {
         return;
     };
     let _settings = Settings::hold(&pair);
-    let two = Backend::on_gpus(pair.clone(), 0).unwrap();
+    // Split whatever the size (the default split rule leaves small liftings to the first
+    // device: checked below).
+    let two = Backend::Gpus {
+        gpus: pair.clone().into(),
+        min_work: 0,
+        min_split: 0,
+    };
     let one = Backend::on_gpus(vec![pair[0].clone()], 0).unwrap();
     let mut gen = Gen::new(53);
     // Split liftings from several threads at once, beside one-device ones: every call

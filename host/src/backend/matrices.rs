@@ -555,6 +555,9 @@ mod tests {
         let words = signed_words(&values, 4).unwrap();
         assert_eq!(words.len(), 4 * values.len());
         assert_eq!(from_signed_words(&words, 4), values);
-        assert!(signed_words(&[big << 1u32], 4).is_err(), "97 bits in 3 limbs");
+        assert!(
+            signed_words(&[big << 1u32], 4).is_err(),
+            "97 bits in 3 limbs"
+        );
     }
 }

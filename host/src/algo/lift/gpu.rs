@@ -190,7 +190,7 @@ fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> 
     laps.lap("lift: bounds, limbs");
     let layout = launch::lift_layout(gpu, n, l, group, primes);
     let same = |g: &Arc<Gpu>| launch_on(g, shape, entries) == found;
-    let gpus: Vec<Arc<Gpu>> = match backend.lift_devices((n, l), layout)? {
+    let gpus: Vec<Arc<Gpu>> = match backend.lift_devices((n, group), layout)? {
         several if several.len() > 1 && several.iter().all(same) => several.to_vec(),
         _ => vec![gpu.clone()],
     };
