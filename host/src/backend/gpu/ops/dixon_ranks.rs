@@ -17,11 +17,18 @@ use rns_core::launch::LIFT_GLOBAL_MAX_PRIMES;
 use rns_core::Modulus;
 use std::ops::Range;
 
-/// Words a rank gives at the handshake: found (1 or 0), its device's ordinal, the
-/// number of primes and the primes (padded), the layout's digest (2), the handles of
-/// its `y` and `x`.
+/// Words a rank gives at the handshake: found ([`SINGULAR`], [`SHARED`] or
+/// [`NOT_SHARED`]), its device's ordinal, the number of primes and the primes (padded),
+/// the layout's digest (2), the handles of its `y` and `x`.
 const HEADER: usize = 3 + LIFT_GLOBAL_MAX_PRIMES + 2;
 const WORDS: usize = HEADER + 2 * HANDLE_WORDS;
+/// The handshake's first word: `A` singular modulo the primes tried.
+const SINGULAR: u32 = 0;
+/// The handshake's first word: a lifting whose buffers other processes can open.
+const SHARED: u32 = 1;
+/// The handshake's first word: a lifting whose buffers could not be shared (no CUDA
+/// IPC here): every rank then lifts alone.
+const NOT_SHARED: u32 = 2;
 
 /// Whether a lifting of `n` rows in `layout` on this rank's one device is to be split
 /// across the ranks: several ranks, all on this host, at least a row each, the rows
@@ -39,8 +46,8 @@ pub fn splits(n: usize, layout: Option<LiftLayout>) -> bool {
 pub enum Started<'a> {
     /// Split: this rank's part, and every rank's rows.
     Split(Lift<'a>, Vec<Range<usize>>),
-    /// Each rank lifts every row itself (the ranks share a device, or a rank could
-    /// not open another's buffers).
+    /// Each rank lifts every row itself (the ranks share a device, or a rank could not
+    /// share its buffers or open another's).
     Alone(Lift<'a>),
     /// `A` is singular modulo the primes tried (on some rank: then on every rank).
     Singular,
@@ -60,23 +67,30 @@ pub fn start_lift_ranks<'a>(
     let candidates = (primes.iter().copied(), max_primes);
     let mut lift = start_lift(gpu, a, (rhs, l), candidates, capacity);
     let mine = match &mut lift {
-        Ok(Some(part)) => part.export().map(|handles| {
-            let mut w = vec![1, gpu.ordinal() as u32, part.primes().len() as u32];
+        Ok(Some(part)) => {
+            // A lifting whose buffers cannot be shared still lifts alone.
+            let handles = part.export().ok();
+            let found = if handles.is_some() {
+                SHARED
+            } else {
+                NOT_SHARED
+            };
+            let mut w = vec![found, gpu.ordinal() as u32, part.primes().len() as u32];
             w.extend(part.primes());
             w.resize(3 + LIFT_GLOBAL_MAX_PRIMES, 0);
             let digest = layout_digest(part.layout());
             w.extend([digest as u32, (digest >> 32) as u32]);
-            w.extend(handles);
-            w
-        }),
-        Ok(None) => Ok(vec![0; WORDS]),
+            w.extend(handles.unwrap_or_else(|| vec![0; 2 * HANDLE_WORDS]));
+            Ok(w)
+        }
+        Ok(None) => Ok(vec![SINGULAR; WORDS]),
         Err(e) => Err(e.clone()),
     };
     let all = cluster::all_gather(mine, &vec![WORDS; size])?;
     // Every rank has ended its previous lifting: the buffers it shared can go.
     crate::backend::gpu::driver::ipc::free_retired(gpu)?;
     let of = |r: usize| &all[r * WORDS..(r + 1) * WORDS];
-    if (0..size).any(|r| of(r)[0] == 0) {
+    if (0..size).any(|r| of(r)[0] == SINGULAR) {
         return Ok(Started::Singular);
     }
     let Ok(Some(mut lift)) = lift else {
@@ -90,7 +104,7 @@ pub fn start_lift_ranks<'a>(
     let mut devices: Vec<u32> = (0..size).map(|r| of(r)[1]).collect();
     devices.sort_unstable();
     devices.dedup();
-    if devices.len() < size {
+    if devices.len() < size || (0..size).any(|r| of(r)[0] == NOT_SHARED) {
         return Ok(Started::Alone(lift));
     }
     let peers: Result<Vec<[u64; 2]>> = (0..size)
