@@ -101,12 +101,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .and_then(|i| args.get(i + 1))
         .and_then(|r| r.parse().ok())
         .unwrap_or(1);
+    let ops: Vec<&str> = args
+        .iter()
+        .position(|a| a == "--ops")
+        .and_then(|i| args.get(i + 1))
+        .map_or(TABLE.to_vec(), |l| l.split(',').collect());
     if has("--ranks") {
-        let ops = args
-            .iter()
-            .position(|a| a == "--ops")
-            .and_then(|i| args.get(i + 1))
-            .map_or(TABLE.to_vec(), |l| l.split(',').collect());
         rns::cluster::init()?;
         let done = table_ranks(&ops, reps);
         rns::cluster::finish();
@@ -114,11 +114,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let gpus = Devices::All.open()?;
     if has("--table") {
-        let ops = args
-            .iter()
-            .position(|a| a == "--ops")
-            .and_then(|i| args.get(i + 1))
-            .map_or(TABLE.to_vec(), |l| l.split(',').collect());
         return table(&gpus, &ops, reps, csv);
     }
     println!(

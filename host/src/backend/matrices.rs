@@ -315,10 +315,6 @@ impl Backend {
         ops::matmul_text_on(g, s, basis.moduli(), operands, (n, k, p), text, laps)
     }
 
-    /// [`Backend::matmul_integers`] with its channels split across MPI ranks (and each
-    /// rank's devices):
-    /// each share reduced and multiplied where it runs, the product's residues gathered
-    /// and reconstructed (the digits on the first GPU, when there is one).
     /// [`Backend::matmul_integers`] across MPI ranks: where every rank computes on GPUs,
     /// split by rows of `a` as across the devices of one process (each rank its rows'
     /// integers, gathered to every rank as sign and limbs); else by channels
@@ -338,17 +334,7 @@ impl Backend {
             return self.matmul_integers_split(basis, a, b, (n, k, p));
         }
         let (ranges, mine) = split::rank_shares(n);
-        let rows = &a[mine.start * k..mine.end * k];
-        let part =
-            rank_local(|| self.matmul_integers(basis, rows, b, (mine.len(), k, p))).map_err(|e| {
-                match e {
-                    Error::OutOfRange { index, range_bits } => Error::OutOfRange {
-                        index: index + mine.start * p,
-                        range_bits,
-                    },
-                    e => e,
-                }
-            });
+        let part = rank_local(|| rows_product(self, basis, (a, b), (k, p), mine.clone()));
         // Each entry as its sign and magnitude over a width that holds the range.
         let width = 2 + (basis.range_bits() as usize).div_ceil(32);
         let words = part.and_then(|v| signed_words(&v, width));
@@ -357,6 +343,10 @@ impl Backend {
         Ok(from_signed_words(&all, width))
     }
 
+    /// [`Backend::matmul_integers`] with its channels split across MPI ranks (and each
+    /// rank's devices):
+    /// each share reduced and multiplied where it runs, the product's residues gathered
+    /// and reconstructed (the digits on the first GPU, when there is one).
     fn matmul_integers_split(
         &self,
         basis: &Arc<RnsBasis>,
@@ -522,18 +512,30 @@ fn matmul_integers_rows(
     check_range(basis, a)?;
     check_range(basis, b)?;
     let parts = split::per_device(gpus, n, &|g, r| {
-        let rows = &a[r.start * k..r.end * k];
         let one = Backend::on_gpus(vec![g.clone()], 0)?;
-        one.matmul_integers(basis, rows, b, (r.len(), k, p))
-            .map_err(|e| match e {
-                Error::OutOfRange { index, range_bits } => Error::OutOfRange {
-                    index: index + r.start * p,
-                    range_bits,
-                },
-                e => e,
-            })
+        rows_product(&one, basis, (a, b), (k, p), r)
     })?;
     Ok(parts.into_iter().flatten().collect())
+}
+
+/// The exact product's rows `rows` (of `a`, `k` columns, by `b`, `p` columns) on `be`,
+/// an entry out of range named by its index in the whole product.
+fn rows_product(
+    be: &Backend,
+    basis: &Arc<RnsBasis>,
+    (a, b): (&[Integer], &[Integer]),
+    (k, p): (usize, usize),
+    rows: Range<usize>,
+) -> Result<Vec<Integer>> {
+    let part = &a[rows.start * k..rows.end * k];
+    be.matmul_integers(basis, part, b, (rows.len(), k, p))
+        .map_err(|e| match e {
+            Error::OutOfRange { index, range_bits } => Error::OutOfRange {
+                index: index + rows.start * p,
+                range_bits,
+            },
+            e => e,
+        })
 }
 
 #[cfg(test)]
