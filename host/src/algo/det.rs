@@ -8,7 +8,7 @@
 use super::det_divisor::{divisor, Divisor};
 use super::det_modular::det_given_divisor;
 use super::lift;
-use super::method::Method;
+use super::method::{Lifting, Method};
 use crate::backend::Backend;
 use crate::error::Result;
 use crate::mat::bounds::hadamard_bits;
@@ -145,7 +145,7 @@ pub fn det_with(
                 .det_lifting((n, a.max_bits()), gpu.is_some(), fits_gpu)
         })
         .flatten();
-    let d = match lifting {
+    let d = match Lifting::agreed(lifting)? {
         Some(lifting) => match divisor(a, backend, lifting, &mut laps)? {
             Divisor::Found(d) => {
                 stats.method = Method::Dixon.name();

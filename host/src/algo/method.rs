@@ -1,5 +1,7 @@
 //! [`Method`]: which algorithm an exact determinant or solve over Q uses.
 
+use crate::backend::plan::least_across_ranks;
+use crate::error::Result;
 use std::fmt;
 
 /// Which algorithm an exact determinant or solve over Q uses.
@@ -55,6 +57,24 @@ pub enum Lifting {
     Cpu,
     /// On the GPU ([`super::lift::gpu`]).
     Gpu,
+}
+
+impl Lifting {
+    /// `choice` as every MPI rank takes it: the most cautious of theirs (none, then the
+    /// CPU, then the GPU; each rank chose from its own devices and memory), so that all
+    /// ranks take one path to their collectives. `choice` itself with one rank.
+    pub(crate) fn agreed(choice: Option<Lifting>) -> Result<Option<Lifting>> {
+        let code = match choice {
+            None => 0,
+            Some(Lifting::Cpu) => 1,
+            Some(Lifting::Gpu) => 2,
+        };
+        Ok(match least_across_ranks(code)? {
+            0 => None,
+            1 => Some(Lifting::Cpu),
+            _ => Some(Lifting::Gpu),
+        })
+    }
 }
 
 impl Method {

@@ -15,7 +15,7 @@
 //! ```
 
 use super::lift;
-use super::method::Method;
+use super::method::{Lifting, Method};
 use super::solve_dixon::solve_dixon;
 use super::solve_modular::solve_modular;
 use crate::backend::Backend;
@@ -97,7 +97,7 @@ pub fn solve_with(
     let lifting = (l > 0)
         .then(|| opts.method.solve_lifting(n, l, gpu.is_some(), fits_gpu))
         .flatten();
-    if let Some(lifting) = lifting {
+    if let Some(lifting) = Lifting::agreed(lifting)? {
         if let Some(x) = solve_dixon(a, b, backend, lifting, &mut laps)? {
             return Ok((x, laps.into_stages()));
         }

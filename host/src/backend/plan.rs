@@ -260,11 +260,11 @@ impl Backend {
         }
     }
 
-    /// Whether a Dixon lifting of `n` rows, in `layout` on this rank's one device, splits
-    /// by rows across the MPI ranks of this host (`ops::dixon_ranks::splits`; the ranks
-    /// then check at their handshake that their devices differ).
-    pub(crate) fn lift_ranks(&self, n: usize, layout: Option<LiftLayout>) -> bool {
-        self.gpu().is_some() && ops::dixon_ranks::splits(n, layout)
+    /// Whether a Dixon lifting of `n` rows on the GPU meets the other MPI ranks of this
+    /// host to split its rows across them, one device a rank (`ops::dixon_ranks`: the
+    /// handshake decides, alike on every rank, whether they split or each lifts alone).
+    pub(crate) fn lift_ranks(&self, n: usize) -> bool {
+        self.gpu().is_some() && ops::dixon_ranks::splits(n)
     }
 
     /// The GPU that runs `work` when it is not split (on several GPUs, the first), or
@@ -385,6 +385,17 @@ impl Backend {
         }
         Ok(Words::Heap(out))
     }
+}
+
+/// The least of every MPI rank's `value` (its own without MPI): a choice each rank made
+/// alone, made alike on every rank (the most cautious wins), so that all take one path
+/// to their collectives.
+pub(crate) fn least_across_ranks(value: u32) -> Result<u32> {
+    if cluster::size() == 1 {
+        return Ok(value);
+    }
+    let all = cluster::all_gather(Ok([value]), &vec![1; cluster::size()])?;
+    Ok(all.into_iter().min().unwrap_or(value))
 }
 
 /// Open [`rank_local`] sections: while there is one, [`Backend::plan`] keeps work in

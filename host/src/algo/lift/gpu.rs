@@ -190,8 +190,11 @@ fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> 
     laps.lap("lift: bounds, limbs");
     let layout = launch::lift_layout(gpu, n, l, group, primes);
     let same = |g: &Arc<Gpu>| launch_on(g, shape, entries) == found;
+    // Across MPI ranks on one host: one device a rank, whatever each rank holds, so that
+    // every rank meets the others at the handshake.
+    let ranks = backend.lift_ranks(n);
     let gpus: Vec<Arc<Gpu>> = match backend.lift_devices((n, group), layout)? {
-        several if several.len() > 1 && several.iter().all(same) => several.to_vec(),
+        several if !ranks && several.len() > 1 && several.iter().all(same) => several.to_vec(),
         _ => vec![gpu.clone()],
     };
     let limbs = each_on_thread(&gpus, &|_, g| {
@@ -200,7 +203,6 @@ fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> 
         Ok((g.clone(), limbs))
     });
     let limbs = limbs.into_iter().collect::<Result<Vec<_>>>()?;
-    let ranks = limbs.len() == 1 && backend.lift_ranks(n, layout);
     laps.lap(match limbs.len() {
         1 => "lift: upload",
         _ => "lift: upload (to each device: split by rows)",

@@ -18,9 +18,10 @@ use rns_core::Modulus;
 use std::ops::Range;
 
 /// Words a rank gives at the handshake: found ([`SINGULAR`], [`SHARED`] or
-/// [`NOT_SHARED`]), its device's ordinal, the number of primes and the primes (padded),
-/// the layout's digest (2), the handles of its `y` and `x`.
-const HEADER: usize = 3 + LIFT_GLOBAL_MAX_PRIMES + 2;
+/// [`NOT_SHARED`]), its device's ordinal, whether its rows are read from global memory
+/// (the layout a share of the rows needs), the number of primes and the primes
+/// (padded), the layout's digest (2), the handles of its `y` and `x`.
+const HEADER: usize = 4 + LIFT_GLOBAL_MAX_PRIMES + 2;
 const WORDS: usize = HEADER + 2 * HANDLE_WORDS;
 /// The handshake's first word: `A` singular modulo the primes tried.
 const SINGULAR: u32 = 0;
@@ -30,24 +31,23 @@ const SHARED: u32 = 1;
 /// IPC here): every rank then lifts alone.
 const NOT_SHARED: u32 = 2;
 
-/// Whether a lifting of `n` rows in `layout` on this rank's one device is to be split
-/// across the ranks: several ranks, all on this host, at least a row each, the rows
-/// read from global memory (the same answer on every rank; [`start_lift_ranks`] then
-/// checks that their devices differ).
-pub fn splits(n: usize, layout: Option<LiftLayout>) -> bool {
+/// Whether a lifting of `n` rows goes through the ranks' handshake
+/// ([`start_lift_ranks`]): several ranks, all on this host, at least a row each. The
+/// same answer on every rank, whatever its devices, so that all meet there; the
+/// handshake then splits the rows, or has every rank lift alone (a layout that keeps
+/// the rows in shared memory, ranks on one device, buffers that cannot be shared).
+pub fn splits(n: usize) -> bool {
     let p = cluster::place();
-    p.size > 1
-        && p.local_size == p.size
-        && n >= p.size
-        && matches!(layout, Some(LiftLayout::Global { .. }))
+    p.size > 1 && p.local_size == p.size && n >= p.size
 }
 
 /// A lifting started across the ranks.
 pub enum Started<'a> {
     /// Split: this rank's part, and every rank's rows.
     Split(Lift<'a>, Vec<Range<usize>>),
-    /// Each rank lifts every row itself (the ranks share a device, or a rank could not
-    /// share its buffers or open another's).
+    /// Each rank lifts every row itself (rows in shared memory, different primes or
+    /// layouts, ranks on one device, or a rank could not share its buffers or open
+    /// another's).
     Alone(Lift<'a>),
     /// `A` is singular modulo the primes tried (on some rank: then on every rank).
     Singular,
@@ -75,9 +75,15 @@ pub fn start_lift_ranks<'a>(
             } else {
                 NOT_SHARED
             };
-            let mut w = vec![found, gpu.ordinal() as u32, part.primes().len() as u32];
+            let global = matches!(part.layout(), LiftLayout::Global { .. }) as u32;
+            let mut w = vec![
+                found,
+                gpu.ordinal() as u32,
+                global,
+                part.primes().len() as u32,
+            ];
             w.extend(part.primes());
-            w.resize(3 + LIFT_GLOBAL_MAX_PRIMES, 0);
+            w.resize(4 + LIFT_GLOBAL_MAX_PRIMES, 0);
             let digest = layout_digest(part.layout());
             w.extend([digest as u32, (digest >> 32) as u32]);
             w.extend(handles.unwrap_or_else(|| vec![0; 2 * HANDLE_WORDS]));
@@ -87,8 +93,9 @@ pub fn start_lift_ranks<'a>(
         Err(e) => Err(e.clone()),
     };
     let all = cluster::all_gather(mine, &vec![WORDS; size])?;
-    // Every rank has ended its previous lifting: the buffers it shared can go.
-    crate::backend::gpu::driver::ipc::free_retired(gpu)?;
+    // Every rank has ended its previous lifting: the buffers it shared can go (a
+    // failure here only keeps this lifting from splitting, decided with the others').
+    let freed = crate::backend::gpu::driver::ipc::free_retired(gpu);
     let of = |r: usize| &all[r * WORDS..(r + 1) * WORDS];
     if (0..size).any(|r| of(r)[0] == SINGULAR) {
         return Ok(Started::Singular);
@@ -96,29 +103,31 @@ pub fn start_lift_ranks<'a>(
     let Ok(Some(mut lift)) = lift else {
         return Err(Error::Internal("a rank's lifting vanished".into()));
     };
-    if (0..size).any(|r| of(r)[2..HEADER] != of(0)[2..HEADER]) {
-        return Err(Error::Internal(
-            "the ranks of a split lifting chose different primes or layouts".into(),
-        ));
-    }
+    // Alone where the rows stay in shared memory, the ranks chose different primes or
+    // layouts, share a device, or one could not share its buffers.
     let mut devices: Vec<u32> = (0..size).map(|r| of(r)[1]).collect();
     devices.sort_unstable();
     devices.dedup();
-    if devices.len() < size || (0..size).any(|r| of(r)[0] == NOT_SHARED) {
+    if of(0)[2] == 0
+        || (0..size).any(|r| of(r)[2..HEADER] != of(0)[2..HEADER] || of(r)[0] == NOT_SHARED)
+        || devices.len() < size
+    {
         return Ok(Started::Alone(lift));
     }
     let peers: Result<Vec<[u64; 2]>> = (0..size)
         .filter(|&r| r != rank)
         .map(|r| lift.open_peer(&of(r)[HEADER..]))
         .collect();
-    let opened = cluster::all_gather(Ok([peers.is_ok() as u32]), &vec![1; size])?;
+    let ready = peers.is_ok() && freed.is_ok();
+    let opened = cluster::all_gather(Ok([ready as u32]), &vec![1; size])?;
     let (Ok(peers), true) = (peers, opened.iter().all(|&o| o == 1)) else {
         return Ok(Started::Alone(lift));
     };
     let rows = shares(a.n, &vec![1.0; size]);
-    lift.share((rows[rank].start, rows[rank].len()), &peers)?;
-    // No rank launches before every rank's part is in place.
-    cluster::all_gather(Ok([1u32]), &vec![1; size])?;
+    // No rank launches before every rank's part is in place; a rank whose part failed
+    // to take its rows fails every rank (no rank is left waiting at this gather).
+    let shared = lift.share((rows[rank].start, rows[rank].len()), &peers);
+    cluster::all_gather(shared.map(|()| [1u32]), &vec![1; size])?;
     Ok(Started::Split(lift, rows))
 }
 
