@@ -162,19 +162,31 @@ pub(crate) fn digits(
     (n, l): (usize, usize),
     steps: usize,
 ) -> Result<Vec<u32>> {
-    let mine_rows = rows[cluster::rank()].clone();
-    let mine = part.digits(steps).map(|all| {
-        all.chunks(n * l)
-            .flat_map(|level| {
-                level[mine_rows.start * l..mine_rows.end * l]
-                    .iter()
-                    .copied()
-            })
-            .collect::<Vec<u32>>()
-    });
     let levels = steps.min(part.steps()) * part.primes().len();
+    let mine = part
+        .digits(steps)
+        .map(|all| rows_of(&all, rows[cluster::rank()].clone(), (n, l)));
     let counts: Vec<usize> = rows.iter().map(|r| r.len() * l * levels).collect();
     let gathered = cluster::all_gather(mine, &counts)?;
+    Ok(merge_rows(&gathered, rows, (n, l), levels))
+}
+
+/// The words of rows `rows` of every level of `all` (levels of `n × l`), level after
+/// level: what a rank gives of its digits.
+fn rows_of(all: &[u32], rows: Range<usize>, (n, l): (usize, usize)) -> Vec<u32> {
+    all.chunks(n * l)
+        .flat_map(|level| level[rows.start * l..rows.end * l].iter().copied())
+        .collect()
+}
+
+/// Every row's digits, `levels` levels of `n × l`, from `gathered`: each rank's
+/// [`rows_of`] its `rows`, in rank order.
+fn merge_rows(
+    gathered: &[u32],
+    rows: &[Range<usize>],
+    (n, l): (usize, usize),
+    levels: usize,
+) -> Vec<u32> {
     let mut all = vec![0u32; levels * n * l];
     let mut at = 0;
     for r in rows {
@@ -185,5 +197,31 @@ pub(crate) fn digits(
         }
         at += width * levels;
     }
-    Ok(all)
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_ranks_rows_come_back_in_place() {
+        // 3 levels of 5 rows × 2 columns, shared among 3 ranks (one with no row).
+        let (n, l, levels) = (5, 2, 3);
+        let all: Vec<u32> = (0..(levels * n * l) as u32).collect();
+        let one: Vec<Range<usize>> = std::iter::once(0..5).collect();
+        for rows in [vec![0..2, 2..5], vec![0..1, 1..1, 1..5], one] {
+            let gathered: Vec<u32> = rows
+                .iter()
+                .flat_map(|r| rows_of(&all, r.clone(), (n, l)))
+                .collect();
+            assert_eq!(gathered.len(), all.len());
+            assert_eq!(
+                merge_rows(&gathered, &rows, (n, l), levels),
+                all,
+                "{rows:?}"
+            );
+        }
+        assert_eq!(rows_of(&all, 1..2, (n, l)), [2, 3, 12, 13, 22, 23]);
+    }
 }
