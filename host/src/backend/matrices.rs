@@ -5,7 +5,7 @@
 use super::gpu::ops::Operand;
 use super::gpu::{ops, Gpu, Packed};
 use super::input::check_range;
-use super::plan::{rank_local, Channels, Plan};
+use super::plan::{least_across_ranks, rank_local, Channels, Plan};
 use super::{cpu, split, Backend};
 use crate::cluster;
 use crate::error::{Error, Result};
@@ -326,11 +326,9 @@ impl Backend {
         b: &[Integer],
         (n, k, p): (usize, usize, usize),
     ) -> Result<Vec<Integer>> {
-        let ranks = cluster::size();
-        let work = basis.channels() * n * p / ranks;
+        let work = basis.channels() * n * p / cluster::size();
         let here = !matches!(self.local_plan(work), Plan::Cpu | Plan::Ranks);
-        let all = cluster::all_gather(Ok([here as u32]), &vec![1; ranks])?;
-        if all.contains(&0) {
+        if least_across_ranks(here as u32)? == 0 {
             return self.matmul_integers_split(basis, a, b, (n, k, p));
         }
         let (ranges, mine) = split::rank_shares(n);

@@ -193,9 +193,12 @@ fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> 
     // Across MPI ranks on one host: one device a rank, whatever each rank holds, so that
     // every rank meets the others at the handshake.
     let ranks = backend.lift_ranks(n);
-    let gpus: Vec<Arc<Gpu>> = match backend.lift_devices((n, group), layout)? {
-        several if !ranks && several.len() > 1 && several.iter().all(same) => several.to_vec(),
-        _ => vec![gpu.clone()],
+    let gpus: Vec<Arc<Gpu>> = match ranks {
+        true => vec![gpu.clone()],
+        false => match backend.lift_devices((n, group), layout)? {
+            several if several.len() > 1 && several.iter().all(same) => several.to_vec(),
+            _ => vec![gpu.clone()],
+        },
     };
     let limbs = each_on_thread(&gpus, &|_, g| {
         let limbs = ops::upload_limbs(g, g.stream(), &words, n, l)?;

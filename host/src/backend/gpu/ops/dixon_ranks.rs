@@ -27,8 +27,8 @@ const WORDS: usize = HEADER + 2 * HANDLE_WORDS;
 const SINGULAR: u32 = 0;
 /// The handshake's first word: a lifting whose buffers other processes can open.
 const SHARED: u32 = 1;
-/// The handshake's first word: a lifting whose buffers could not be shared (no CUDA
-/// IPC here): every rank then lifts alone.
+/// The handshake's first word: a lifting whose buffers are not shared (rows in shared
+/// memory, or no CUDA IPC here): every rank then lifts alone.
 const NOT_SHARED: u32 = 2;
 
 /// Whether a lifting of `n` rows goes through the ranks' handshake
@@ -68,14 +68,16 @@ pub fn start_lift_ranks<'a>(
     let mut lift = start_lift(gpu, a, (rhs, l), candidates, capacity);
     let mine = match &mut lift {
         Ok(Some(part)) => {
-            // A lifting whose buffers cannot be shared still lifts alone.
-            let handles = part.export().ok();
+            // Only rows read from global memory can be shared out; a lifting whose
+            // buffers are not shared lifts alone.
+            let global = matches!(part.layout(), LiftLayout::Global { .. });
+            let handles = global.then(|| part.export().ok()).flatten();
             let found = if handles.is_some() {
                 SHARED
             } else {
                 NOT_SHARED
             };
-            let global = matches!(part.layout(), LiftLayout::Global { .. }) as u32;
+            let global = global as u32;
             let mut w = vec![
                 found,
                 gpu.ordinal() as u32,
