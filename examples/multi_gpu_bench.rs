@@ -18,8 +18,11 @@
 //! 1000-bit entries, the dense bivariate resultant of degree 160 and the univariate
 //! resultant of degree 16 000 with 64-bit coefficients, each on the first device and
 //! on all devices (one run each after a small warm-up, the answers compared), with the
-//! peer-to-peer and device copy bandwidths measured in the same run (`--ops` picks some:
-//! det4000, det8000, solve4000, product4096, xy160, res16000).
+//! peer-to-peer and device copy bandwidths measured in the same run; and modulo one
+//! 31-bit prime the determinant of a random 8000² matrix, its solve with one column and
+//! the inverse of a 4000² one, factored with the rows split across the devices (`--ops`
+//! picks some: det4000, det8000, solve4000, product4096, xy160, res16000, detmod8000,
+//! solvemod8000, inversemod4000).
 //!
 //! With `--ranks [--ops LIST]`, under `mpirun -np R` (built with `--features rns/mpi`),
 //! the same operations as one job of `R` processes, each on its own devices (rank `r` of
@@ -221,13 +224,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 }
 
 /// The operations of `--table`.
-const TABLE: [&str; 6] = [
+const TABLE: [&str; 9] = [
     "det4000",
     "det8000",
     "solve4000",
     "product4096",
     "xy160",
     "res16000",
+    "detmod8000",
+    "solvemod8000",
+    "inversemod4000",
 ];
 
 /// A digest of `values` (each hashed on its own, by all cores), to compare answers.
@@ -255,6 +261,23 @@ enum Inputs {
     Bivariate(rns::BiPoly, rns::BiPoly),
     /// Two univariate polynomials.
     Univariate(rns::IntPoly, rns::IntPoly),
+    /// A matrix modulo a prime and, for a solve, a second one.
+    Modular(rns::ModMatrices, Option<rns::ModMatrices>),
+}
+
+/// A random `rows × cols` matrix modulo the largest prime of the tests (`seed` apart).
+fn mod_random(rows: usize, cols: usize, seed: u64) -> rns::ModMatrices {
+    let p = rns_suite::LARGEST_PRIMES[0];
+    let mut x = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let data = (0..rows * cols)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % p as u64) as u32
+        })
+        .collect();
+    rns::ModMatrices::new(&[p], rows, cols, data).expect("a matrix modulo a prime")
 }
 
 /// The inputs of table operation `op` (by all cores where they are large).
@@ -276,6 +299,11 @@ fn table_inputs(op: &str) -> Result<Inputs, Box<dyn std::error::Error>> {
             let mut gen = Gen::new(16000);
             Inputs::Univariate(gen.poly(16000, 64), gen.poly(16000, 64))
         }
+        "detmod8000" => Inputs::Modular(mod_random(8000, 8000, 1), None),
+        "detmod16000" => Inputs::Modular(mod_random(16000, 16000, 1), None),
+        "detmod32000" => Inputs::Modular(mod_random(32000, 32000, 1), None),
+        "solvemod8000" => Inputs::Modular(mod_random(8000, 8000, 1), Some(mod_random(8000, 1, 2))),
+        "inversemod4000" => Inputs::Modular(mod_random(4000, 4000, 3), None),
         other => return Err(format!("unknown operation {other}").into()),
     })
 }
@@ -327,6 +355,22 @@ fn table_op(
         ("res16000", Inputs::Univariate(f, g)) => {
             let (r, st) = rns::resultant_with(f, g, be, &rns::ResultantOptions::default())?;
             (secs(), digest(&[r]), stages(&st.stages))
+        }
+        ("detmod8000" | "detmod16000" | "detmod32000", Inputs::Modular(a, None)) => {
+            let d = be.det_mod(a)?;
+            (
+                secs(),
+                digest(&d),
+                format!("{} device(s)", be.factor_devices(a.rows(), 1).len()),
+            )
+        }
+        ("solvemod8000", Inputs::Modular(a, Some(b))) => {
+            let x = be.solve_mod(a, b)?;
+            (secs(), digest(x.data()), String::new())
+        }
+        ("inversemod4000", Inputs::Modular(a, None)) => {
+            let x = be.inverse_mod(a)?;
+            (secs(), digest(x.data()), String::new())
         }
         _ => return Err(format!("{op}: not its inputs").into()),
     })

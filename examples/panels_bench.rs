@@ -91,7 +91,7 @@ fn main() -> R<()> {
                 let (blocks, _) = median(|| {
                     raw::copy(&gpu, &mut mat, &src)?;
                     for k0 in (0..n).step_by(b) {
-                        let at = (k0, b.min(n - k0), b * b);
+                        let at = (k0, k0, b.min(n - k0), b * b);
                         let shape = (n, cols, 1);
                         launch::panels::launch_block_inverse(
                             &gpu,

@@ -6,8 +6,9 @@
 use core::arch::nvptx::*;
 use rns_core::Modulus;
 
-/// The inverse modulo channel `c = blockIdx.x`'s prime of the `b × b` block at rows and
-/// columns `k0..k0 + b` of its `n × cols` row-major matrix (`mats + c·n·cols`), written
+/// The inverse modulo channel `c = blockIdx.x`'s prime of the `b × b` block at rows
+/// `r0..r0 + b` and columns `k0..k0 + b` of its `n × cols` row-major matrix
+/// (`mats + c·n·cols`; `r0 = k0` but for a device's share of the rows), written
 /// row-major to `inv + c·inv_stride`, with `dets[c]` multiplied by the block's
 /// determinant (`dets[c]` is taken as 1 when `k0 = 0`). In place in shared memory by
 /// Gauss–Jordan without divisions: step `k` replaces every other row by
@@ -27,13 +28,14 @@ pub unsafe extern "ptx-kernel" fn rns_block_inverse(
     moduli: *const Modulus,
     n: u32,
     cols: u32,
+    r0: u32,
     k0: u32,
     b: u32,
     inv_stride: u32,
 ) {
     let c = _block_idx_x() as usize;
     let det0 = if k0 == 0 { 1 } else { *dets.add(c) };
-    if det0 == 0 || b == 0 || k0 + b > n || cols < n {
+    if det0 == 0 || b == 0 || r0 + b > n || k0 + b > cols {
         return;
     }
     let m = *moduli.add(c);
@@ -47,7 +49,7 @@ pub unsafe extern "ptx-kernel" fn rns_block_inverse(
     let (scales, perm, dinv) = (pivs.add(bu), pivs.add(2 * bu), pivs.add(3 * bu));
     let ctl = pivs.add(4 * bu);
     let at = |i: u32, j: u32| s.add(i as usize * bu + j as usize);
-    let a = mats.add(c * n as usize * cu + k0 as usize * cu + k0 as usize);
+    let a = mats.add(c * n as usize * cu + r0 as usize * cu + k0 as usize);
     each_entry(b, w, |i, j| {
         let x = *a.add(i as usize * cu + j as usize);
         *at(i, j) = x;

@@ -5,6 +5,7 @@
 //! their rank where the determinant is not zero.
 
 use super::gpu::ops;
+use super::gpu::ops::few_devices::{self, Rhs};
 use super::Backend;
 use crate::error::{Error, Result};
 use crate::mat::matrix::{require_product, require_rhs};
@@ -31,6 +32,9 @@ impl Backend {
         let n = a.require_square("the determinant")?;
         if let Some(g) = self.device_for(a.data.len()) {
             if ops::det_few_for(g, a.moduli.len(), n) {
+                if let Some(dets) = self.det_mod_split(a)? {
+                    return Ok(dets);
+                }
                 return ops::det_mod_few(g, &a.moduli, n, &a.data);
             }
         }
@@ -132,12 +136,55 @@ impl Backend {
             return Ok(None);
         }
         let rhs = b.map(|b| (&b.data[..], k));
-        let data = ops::few::solve_mod_few(g, &a.moduli, n, &a.data, rhs)?;
+        let gpus = self.factor_devices(n, a.moduli.len());
+        let split = few_devices::split_panel(gpus, (n, n + k), a.moduli.len(), true)?;
+        let done = match split {
+            Some(panel) => {
+                let rhs = rhs.map_or(Rhs::Identity, |(b, k)| Rhs::Given(b, k));
+                few_devices::solve_split(gpus, &a.moduli, (n, panel), &a.data, rhs)?
+            }
+            None => None,
+        };
+        let data = match done {
+            Some(x) => x,
+            None => ops::few::solve_mod_few(g, &a.moduli, n, &a.data, rhs)?,
+        };
         Ok(Some(ModMatrices {
             moduli: a.moduli.clone(),
             rows: n,
             cols: k,
             data,
         }))
+    }
+}
+
+impl Backend {
+    /// The determinants of a few large matrices (`ops::det_few_for`) with their rows
+    /// split across the GPUs ([`Backend::factor_devices`], where
+    /// `few_devices::split_panel` applies), `None` where they are not split. A prime
+    /// whose panel block is singular somewhere is redone on the first device.
+    fn det_mod_split(&self, a: &ModMatrices) -> Result<Option<Vec<u32>>> {
+        let (n, channels) = (a.rows, a.moduli.len());
+        let gpus = self.factor_devices(n, channels);
+        let Some(panel) = few_devices::split_panel(gpus, (n, n), channels, false)? else {
+            return Ok(None);
+        };
+        let mut dets = few_devices::det_split(gpus, &a.moduli, n, panel, &a.data)?;
+        let redo: Vec<usize> = (0..channels).filter(|&c| dets[c] == 0).collect();
+        if redo.is_empty() {
+            return Ok(Some(dets));
+        }
+        let size = n * n;
+        let moduli: Vec<_> = redo.iter().map(|&c| a.moduli[c]).collect();
+        let data: Vec<u32> = redo
+            .iter()
+            .flat_map(|&c| &a.data[c * size..(c + 1) * size])
+            .copied()
+            .collect();
+        let again = ops::det_mod_few(&gpus[0], &moduli, n, &data)?;
+        for (&c, det) in redo.iter().zip(again) {
+            dets[c] = det;
+        }
+        Ok(Some(dets))
     }
 }

@@ -10,7 +10,8 @@
 //!   `Backend::lift_devices`): none below the backend's `min_work` (the CPU runs it);
 //!   every GPU of the process from its `min_split` ([`SPLIT_MIN_WORK`]) when the work can
 //!   be split (channels; a lifting's rows, when every pair of devices has peer access and
-//!   the rows are read from global memory); else the first. Across MPI ranks, each rank's
+//!   the rows are read from global memory; a few large matrices' rows in panels); else
+//!   the first. Across MPI ranks, each rank's
 //!   share is planned again by the same rule.
 //!
 //! Every operation asks here and runs through one of the runners below, giving only its
@@ -32,7 +33,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// A Dixon lifting's work in the planner's measure: `n²·l` entries a step, about `n`
-/// steps.
+/// steps. (Likewise the factorization of `l` matrices `n × n`: `n³` each.)
 fn lifting_work(n: usize, l: usize) -> usize {
     n.saturating_mul(n)
         .saturating_mul(l.max(1))
@@ -258,6 +259,13 @@ impl Backend {
             true => Ok(gpus),
             false => Ok(&gpus[..gpus.len().min(1)]),
         }
+    }
+
+    /// The GPUs that factor `channels` large `n × n` matrices together, their rows in
+    /// panels split across them (`ops::few_devices`, where the panels apply): all from
+    /// `min_split` (the work taken as `n³` a matrix), else the first (none for the CPU).
+    pub fn factor_devices(&self, n: usize, channels: usize) -> &[Arc<Gpu>] {
+        self.devices_by_size(lifting_work(n, channels), true)
     }
 
     /// Whether a Dixon lifting of `n` rows on the GPU meets the other MPI ranks of this

@@ -70,6 +70,18 @@ impl Gpu {
         waited
     }
 
+    /// An event after the work queued so far on the device's own stream.
+    pub(crate) fn mark(&self) -> Result<CudaEvent> {
+        let flags = Some(CUevent_flags::CU_EVENT_DISABLE_TIMING);
+        self.stream.record_event(flags).map_err(cuda)
+    }
+
+    /// Makes the device's own stream wait (on the device, not the host) for `event`,
+    /// which may be another device's ([`Gpu::mark`]).
+    pub(crate) fn stream_wait(&self, event: &CudaEvent) -> Result<()> {
+        self.stream.wait(event).map_err(cuda)
+    }
+
     /// Times `f` on the device's own stream with events, in milliseconds.
     pub fn time_ms(&self, f: impl FnOnce() -> Result<()>) -> Result<f64> {
         let flags = Some(CUevent_flags::CU_EVENT_DEFAULT);

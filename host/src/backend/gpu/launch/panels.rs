@@ -91,7 +91,7 @@ pub fn launch_inverse_panels(
     while k0 < n {
         let k1 = (k0 + b).min(n);
         let w = k1 - k0;
-        let at = (k0, w, b * b);
+        let at = (k0, k0, w, b * b);
         launch_block_inverse(
             gpu,
             stream,
@@ -169,16 +169,16 @@ fn panel_product(
     )
 }
 
-/// `rns_block_inverse`: for each channel, the inverse of the `w × w` block at rows and
-/// columns `k0..k0 + w` of its `n × cols` matrix in `mats` into `inverse` (channel `c`'s
-/// at `c·stride`, `w` words a row), and `dets[c]` multiplied by its determinant (0 when
-/// it is singular; 1 before the first panel, `k0 = 0`).
+/// `rns_block_inverse`: for each channel, the inverse of the `w × w` block at rows
+/// `r0..r0 + w` and columns `k0..k0 + w` of its `n × cols` matrix in `mats` into
+/// `inverse` (channel `c`'s at `c·stride`, `w` words a row), and `dets[c]` multiplied
+/// by its determinant (0 when it is singular; 1 before the first panel, `k0 = 0`).
 #[allow(clippy::too_many_arguments)]
 pub fn launch_block_inverse(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
     (n, cols, channels): (usize, usize, usize),
-    (k0, w, stride): (usize, usize, usize),
+    (r0, k0, w, stride): (usize, usize, usize, usize),
     dets: &mut CudaSlice<u32>,
     inverse: &mut CudaSlice<u32>,
     mats: &CudaSlice<u32>,
@@ -197,6 +197,6 @@ pub fn launch_block_inverse(
         shared_mem_bytes: inverse_smem_bytes(w) as u32,
     };
     let f = &gpu.kernels().block_inverse;
-    let [nu, cu, k0u, wu, su] = [n, cols, k0, w, stride].map(|v| v as u32);
-    launch!(gpu, stream, f, cfg, dets, inverse, mats, moduli, &nu, &cu, &k0u, &wu, &su)
+    let [nu, cu, r0u, k0u, wu, su] = [n, cols, r0, k0, w, stride].map(|v| v as u32);
+    launch!(gpu, stream, f, cfg, dets, inverse, mats, moduli, &nu, &cu, &r0u, &k0u, &wu, &su)
 }
