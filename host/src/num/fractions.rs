@@ -14,6 +14,8 @@ use rug::{Integer, Rational};
 pub const SMOOTH_BELOW: u32 = 1 << 16;
 /// Numerators proved coprime to `r` by one product.
 pub const CHUNK: usize = 64;
+/// Trial divisors multiplied together for one division of the denominator.
+pub const TRIAL_BLOCK: usize = 128;
 /// Denominators of fewer bits take one gcd per entry (cheap at that size).
 pub const BATCH_FROM_BITS: u32 = 4096;
 
@@ -73,11 +75,29 @@ pub fn over_denominator(nums: Vec<Integer>, d: &Integer) -> Option<Vec<Rational>
 }
 
 /// `(s, r)` with `|d| = s·r`, `s` the product of the prime powers of `|d|` below
-/// [`SMOOTH_BELOW`] and `r` free of such primes.
+/// [`SMOOTH_BELOW`] and `r` free of such primes. The primes that divide `|d|` are found
+/// from `|d|` modulo products of [`TRIAL_BLOCK`] of them (one division by a small number
+/// each, by all cores), not one division of `|d|` a prime.
 fn split_smooth(d: &Integer) -> (Integer, Integer) {
     let mut r = Integer::from(d.abs_ref());
+    let primes: Vec<u32> = std::iter::once(2)
+        .chain(crate::num::sieve::odd_primes_to(SMOOTH_BELOW))
+        .collect();
+    let whole = &r;
+    let dividing: Vec<u32> = primes
+        .par_chunks(TRIAL_BLOCK)
+        .flat_map_iter(|block| {
+            let q = block.iter().fold(Integer::from(1), |q, &p| q * p);
+            let rem = Integer::from(whole % &q);
+            block
+                .iter()
+                .copied()
+                .filter(|&p| rem.is_divisible_u(p))
+                .collect::<Vec<u32>>()
+        })
+        .collect();
     let mut s = Integer::from(1);
-    for p in std::iter::once(2).chain(crate::num::sieve::odd_primes_to(SMOOTH_BELOW)) {
+    for p in dividing {
         while r.is_divisible_u(p) {
             r.div_exact_u_mut(p);
             s *= p;
@@ -119,6 +139,29 @@ mod tests {
         nums[999] = Integer::from(-1);
         assert_one_gcd_each(nums, &d);
         assert!(over_denominator(vec![Integer::from(1)], &Integer::new()).is_none());
+    }
+
+    #[test]
+    fn the_smooth_part_holds_every_small_prime_power() {
+        // Powers of the smallest and largest trial primes, one in every block, and a
+        // prime just above them left in the rough part.
+        let primes: Vec<u32> = std::iter::once(2)
+            .chain(crate::num::sieve::odd_primes_to(SMOOTH_BELOW))
+            .collect();
+        let mut s = Integer::from(1);
+        for (i, &p) in primes.iter().enumerate() {
+            if i % TRIAL_BLOCK == 0 || i + 1 == primes.len() {
+                s *= Integer::from(Integer::u_pow_u(p, 1 + (i % 3) as u32));
+            }
+        }
+        s <<= 40u32;
+        let rough = Integer::from(65537u32) * ((Integer::from(1) << 4423u32) - 1u32);
+        let (got_s, got_r) = split_smooth(&-(Integer::from(&s * &rough)));
+        assert_eq!((got_s, got_r), (s, rough));
+        assert_eq!(
+            split_smooth(&Integer::from(1)),
+            (Integer::from(1), Integer::from(1))
+        );
     }
 
     #[test]

@@ -270,9 +270,12 @@ pub(crate) fn finish_with(
     // Every entry over the denominator so far, in parallel; an entry it does not
     // explain (rare) grows it by that entry's own denominator (from all its digits), and
     // all are redone.
+    // The denominator reduced once: each product is then of two numbers below p^short
+    // (about half the bits of den·v, and half the reduction).
+    let den_short = den.clone().modulo(&short_modulus);
     let mut ys: Vec<Integer> = values
         .par_iter()
-        .map(|v| balanced(Integer::from(&den * v)))
+        .map(|v| balanced(Integer::from(&den_short * v)))
         .collect();
     let mut within = true;
     while let Some(e) = ys.par_iter().position_first(|y| *y.as_abs() > bound) {
