@@ -4,12 +4,12 @@
 //! counts that the devices divide and that they do not, a last panel of one column,
 //! too few panels to split, panel blocks singular on either device (the primes redone
 //! on one device), singular matrices, a device whose memory cap leaves no room (no
-//! split), both sides of the default rule's `SPLIT_MIN_WORK`, and calls from several
-//! threads. On a machine with one GPU the device is listed twice;
-//! `RNS_REQUIRE_GPUS=2` demands two.
+//! split), both sides of the default rule's `SPLIT_MIN_WORK`, failures injected on the
+//! second device, and calls from several threads. On a machine with one GPU the device
+//! is listed twice; `RNS_REQUIRE_GPUS=2` demands two.
 
 use rns::backend::gpu::ops::few_devices::{det_split, solve_split, split_panel, Rhs};
-use rns::backend::gpu::Gpu;
+use rns::backend::gpu::{Fault, FaultSite, Gpu};
 use rns::{Backend, Devices, Error, IntMatrix, ModMatrices};
 use rns_suite::{gpu_backend, images, Gen, LiftCaps};
 use rug::Integer;
@@ -214,6 +214,48 @@ fn factorizations_split_by_rows_match_the_cpu() {
             &format!("{n}²"),
         );
         assert!(split, "{n}²: the split itself");
+    }
+    // A failing allocation, copy, launch or wait on the second device mid-way: a clean
+    // GPU error (or, not reached, the answer), and the next call right.
+    let n = 64;
+    let (a, b) = (
+        images(&gen.matrix(n, n, 64), 2),
+        images(&gen.matrix(n, 2, 64), 2),
+    );
+    let cpu = Backend::Cpu;
+    let (dets, x) = (cpu.det_mod(&a).unwrap(), cpu.solve_mod(&a, &b).unwrap());
+    for site in [
+        FaultSite::Alloc,
+        FaultSite::Copy,
+        FaultSite::Launch,
+        FaultSite::Sync,
+    ] {
+        for nth in [1, 3, 9, 27] {
+            gpus[1].config().set_fault(Some(Fault { site, nth }));
+            let got = (be.det_mod(&a), be.solve_mod(&a, &b));
+            gpus[1].config().set_fault(None);
+            for (what, err) in [
+                ("det", got.0.as_ref().err()),
+                ("solve", got.1.as_ref().err()),
+            ] {
+                if let Some(e) = err {
+                    let clean = matches!(e, Error::Gpu { .. } | Error::GpuOutOfMemory { .. });
+                    assert!(clean, "{site} #{nth}, {what}: {e:?}");
+                }
+            }
+            if let Ok(d) = got.0 {
+                assert_eq!(d, dets, "{site} #{nth}: det");
+            }
+            if let Ok(y) = got.1 {
+                assert_eq!(y, x, "{site} #{nth}: solve");
+            }
+            assert_eq!(be.det_mod(&a).unwrap(), dets, "{site} #{nth}: the next det");
+            assert_eq!(
+                be.solve_mod(&a, &b).unwrap(),
+                x,
+                "{site} #{nth}: the next solve"
+            );
+        }
     }
     // From several threads at once, each its own matrices.
     std::thread::scope(|s| {

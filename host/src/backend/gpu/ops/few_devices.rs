@@ -332,10 +332,31 @@ fn factor_split(
     })
     .into_iter()
     .collect::<Result<Vec<_>>>()?;
+    let done = queue_panels(gpus, &mut parts, &panels, (cols, channels, jordan))
+        .and_then(|()| gather(gpus, &parts, &panels, moduli, (cols, jordan)));
+    if done.is_err() {
+        // Work queued on one device may still read another's rows: every queue ends
+        // (or gives up, bounded) before the parts go back to their pools.
+        for gpu in gpus {
+            drop(gpu.sync_stream(gpu.stream()));
+        }
+    }
+    done
+}
+
+/// Queues every panel's work on the devices' streams (`parts` their parts of the
+/// matrices in `panels`, `cols` wide; with `jordan` Gauss–Jordan, else LU).
+fn queue_panels(
+    gpus: &[Arc<Gpu>],
+    parts: &mut [Part],
+    panels: &Panels,
+    (cols, channels, jordan): (usize, usize, bool),
+) -> Result<()> {
+    let (b, devices) = (panels.b, gpus.len());
     // Panel p's block inverse and R are queued ahead, by its device, before that
     // device's own trailing update for panel p − 1 (only its rows of panel p first):
     // the other devices' wait for R is then not the whole of that update.
-    panel_on_owner(&gpus[0], &mut parts[0], (&panels, 0, 0), (cols, channels))?;
+    panel_on_owner(&gpus[0], &mut parts[0], (panels, 0, 0), (cols, channels))?;
     let mut ready = Some(gpus[0].mark()?);
     for p in 0..panels.count() {
         let Some(formed) = ready.take() else {
@@ -376,7 +397,7 @@ fn factor_split(
             if let Some((_, next_rows)) = next.clone().filter(|&(q, _)| q == d) {
                 let ahead = below.start..below.start + next_rows.len();
                 update(gpu, part, r, (ahead.clone(), k0, cols), shape)?;
-                panel_on_owner(gpu, part, (&panels, p + 1, ahead.start), (cols, channels))?;
+                panel_on_owner(gpu, part, (panels, p + 1, ahead.start), (cols, channels))?;
                 ready = Some(gpu.mark()?);
                 below.start = ahead.end;
             }
@@ -397,7 +418,7 @@ fn factor_split(
             }
         }
     }
-    gather(gpus, &parts, &panels, moduli, (cols, jordan))
+    Ok(())
 }
 
 /// The determinants (each channel's devices' products multiplied) and, with `jordan`,
