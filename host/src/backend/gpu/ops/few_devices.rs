@@ -309,10 +309,11 @@ fn panel_on_owner(
     launch::small_moduli_product(gpu, s, shape, planes, target, &part.moduli, count)
 }
 
-/// Factors each channel's matrix split across `gpus` in panels of `b` ([`split_panel`]):
-/// `row(c, i, out)` writes row `i` of channel `c`'s `n × cols` matrix into `out`. Each
-/// channel's determinant of the first `n` columns (0 where a block was singular), and
-/// with `jordan` columns `n..cols` of every row (`A⁻¹·B`), channel after channel.
+/// Factors each channel's `n × n` matrix in `a` (one after another), with the
+/// right-hand sides `rhs` beside it, split across `gpus` in panels of `b`
+/// ([`split_panel`]): LU without right-hand sides, else Gauss–Jordan. Each channel's
+/// determinant of `A` (0 where a block was singular), and beside right-hand sides
+/// `A⁻¹·B` for every row, channel after channel.
 fn factor_split(
     gpus: &[Arc<Gpu>],
     moduli: &[Modulus],
