@@ -97,6 +97,18 @@ fn zero_block(mut e: Vec<Integer>, n: usize, at: usize, w: usize) -> IntMatrix {
     IntMatrix::new(n, n, e).unwrap()
 }
 
+/// A random `n × n` system with two right-hand sides modulo two primes, and its
+/// determinants and solution on the CPU.
+fn system(gen: &mut Gen, n: usize) -> (ModMatrices, ModMatrices, Vec<u32>, ModMatrices) {
+    let (a, b) = (
+        images(&gen.matrix(n, n, 64), 2),
+        images(&gen.matrix(n, 2, 64), 2),
+    );
+    let cpu = Backend::Cpu;
+    let (dets, x) = (cpu.det_mod(&a).unwrap(), cpu.solve_mod(&a, &b).unwrap());
+    (a, b, dets, x)
+}
+
 #[test]
 fn factorizations_split_by_rows_match_the_cpu() {
     let Some(gpus) = pair() else { return };
@@ -166,12 +178,7 @@ fn factorizations_split_by_rows_match_the_cpu() {
     // Memory for the parts but not for the whole matrix beside them: each block of rows
     // uploaded apart (the least cap that splits, found by halving).
     let n = 96;
-    let (a, b) = (
-        images(&gen.matrix(n, n, 64), 2),
-        images(&gen.matrix(n, 2, 64), 2),
-    );
-    let cpu = Backend::Cpu;
-    let (dets, x) = (cpu.det_mod(&a).unwrap(), cpu.solve_mod(&a, &b).unwrap());
+    let (a, b, dets, x) = system(&mut gen, n);
     for (cols, jordan) in [(n, false), (n + 2, true)] {
         let fits = |cap: usize| {
             gpus.iter()
@@ -218,12 +225,7 @@ fn factorizations_split_by_rows_match_the_cpu() {
     // A failing allocation, copy, launch or wait on the second device mid-way: a clean
     // GPU error (or, not reached, the answer), and the next call right.
     let n = 64;
-    let (a, b) = (
-        images(&gen.matrix(n, n, 64), 2),
-        images(&gen.matrix(n, 2, 64), 2),
-    );
-    let cpu = Backend::Cpu;
-    let (dets, x) = (cpu.det_mod(&a).unwrap(), cpu.solve_mod(&a, &b).unwrap());
+    let (a, b, dets, x) = system(&mut gen, n);
     for site in [
         FaultSite::Alloc,
         FaultSite::Copy,

@@ -62,15 +62,9 @@ impl Backend {
         if redo.is_empty() {
             return Ok(ranks);
         }
-        let size = a.rows * a.cols;
-        let moduli: Vec<_> = redo.iter().map(|&c| a.moduli[c]).collect();
-        let mut data: Vec<u32> = redo
-            .iter()
-            .flat_map(|&c| &a.data[c * size..(c + 1) * size])
-            .copied()
-            .collect();
+        let mut sub = a.channels(&redo);
         let shape = (a.rows, a.cols, a.cols);
-        let e = self.eliminate_per_channel(&moduli, shape, false, &mut data, false)?;
+        let e = self.eliminate_per_channel(&sub.moduli, shape, false, &mut sub.data, false)?;
         for (&c, e) in redo.iter().zip(e) {
             ranks[c] = e.rank as usize;
         }
@@ -156,9 +150,7 @@ impl Backend {
             data,
         }))
     }
-}
 
-impl Backend {
     /// The determinants of a few large matrices (`ops::det_few_for`) with their rows
     /// split across the GPUs ([`Backend::factor_devices`], where
     /// `few_devices::split_panel` applies), `None` where they are not split. A prime
@@ -174,14 +166,8 @@ impl Backend {
         if redo.is_empty() {
             return Ok(Some(dets));
         }
-        let size = n * n;
-        let moduli: Vec<_> = redo.iter().map(|&c| a.moduli[c]).collect();
-        let data: Vec<u32> = redo
-            .iter()
-            .flat_map(|&c| &a.data[c * size..(c + 1) * size])
-            .copied()
-            .collect();
-        let again = ops::det_mod_few(&gpus[0], &moduli, n, &data)?;
+        let sub = a.channels(&redo);
+        let again = ops::det_mod_few(&gpus[0], &sub.moduli, n, &sub.data)?;
         for (&c, det) in redo.iter().zip(again) {
             dets[c] = det;
         }

@@ -242,6 +242,21 @@ impl ModMatrices {
     }
 
     /// `[self | other]`, column-wise, for every prime.
+    /// The matrices of channels `which`, in that order.
+    pub(crate) fn channels(&self, which: &[usize]) -> ModMatrices {
+        let size = self.rows * self.cols;
+        ModMatrices {
+            moduli: which.iter().map(|&c| self.moduli[c]).collect(),
+            rows: self.rows,
+            cols: self.cols,
+            data: which
+                .iter()
+                .flat_map(|&c| &self.data[c * size..(c + 1) * size])
+                .copied()
+                .collect(),
+        }
+    }
+
     pub(crate) fn augment(&self, other: &ModMatrices) -> ModMatrices {
         let (r, c1, c2) = (self.rows, self.cols, other.cols);
         let mut data = Vec::with_capacity(self.count() * r * (c1 + c2));

@@ -80,9 +80,7 @@ pub fn over_denominator(nums: Vec<Integer>, d: &Integer) -> Option<Vec<Rational>
 /// each, by all cores), not one division of `|d|` a prime.
 fn split_smooth(d: &Integer) -> (Integer, Integer) {
     let mut r = Integer::from(d.abs_ref());
-    let primes: Vec<u32> = std::iter::once(2)
-        .chain(crate::num::sieve::odd_primes_to(SMOOTH_BELOW))
-        .collect();
+    let primes = trial_primes();
     let whole = &r;
     let dividing: Vec<u32> = primes
         .par_chunks(TRIAL_BLOCK)
@@ -104,6 +102,13 @@ fn split_smooth(d: &Integer) -> (Integer, Integer) {
         }
     }
     (s, r)
+}
+
+/// The primes below [`SMOOTH_BELOW`], in order.
+fn trial_primes() -> Vec<u32> {
+    std::iter::once(2)
+        .chain(crate::num::sieve::odd_primes_to(SMOOTH_BELOW))
+        .collect()
 }
 
 /// `gcd(y, s)` through `y mod s` (cheap for a small `s`).
@@ -145,9 +150,7 @@ mod tests {
     fn the_smooth_part_holds_every_small_prime_power() {
         // Powers of the smallest and largest trial primes, one in every block, and a
         // prime just above them left in the rough part.
-        let primes: Vec<u32> = std::iter::once(2)
-            .chain(crate::num::sieve::odd_primes_to(SMOOTH_BELOW))
-            .collect();
+        let primes = trial_primes();
         let mut s = Integer::from(1);
         for (i, &p) in primes.iter().enumerate() {
             if i % TRIAL_BLOCK == 0 || i + 1 == primes.len() {

@@ -118,7 +118,7 @@ pub fn launch_inverse_panels(
                 stream,
                 shape,
                 (false, View::new(b * b, 0, w, 1)),
-                r,
+                (None, r),
                 ops,
                 (out, false),
             )?;
@@ -134,7 +134,7 @@ pub fn launch_inverse_panels(
                 let lhs = View::new(size, rows.start * cols + k0, cols, 1);
                 let out = View::new(size, rows.start * cols + k1, cols, 1);
                 let ops = (&inverse, &mut *mats, moduli, count);
-                panel_product(gpu, stream, shape, (true, lhs), r, ops, (out, true))?;
+                panel_product(gpu, stream, shape, (true, lhs), (None, r), ops, (out, true))?;
             }
         }
         k0 = k1;
@@ -143,21 +143,22 @@ pub fn launch_inverse_panels(
 }
 
 /// `out = lhs · R` (or with `subtract`, `out −= lhs · R`) for every channel, by `count`
-/// small moduli: `R` the view `r` into `mats`, `lhs` a view into `mats` (`from_mats`) or
-/// into the block inverses, `out` a view into `mats`. The planes are copies, so
-/// `out` may overlap the operands.
-fn panel_product(
+/// small moduli: `R` the view `r` into `r_from` (`None`: into `mats`), `lhs` a view into
+/// `mats` (`from_mats`) or into the block inverses, `out` a view into `mats`. The planes
+/// are copies, so `out` may overlap the operands.
+pub fn panel_product(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
     shape: Matmul,
     (from_mats, lhs): (bool, View),
-    r: View,
+    (r_from, r): (Option<&CudaSlice<u32>>, View),
     (inverse, mats, moduli, count): (&CudaSlice<u32>, &mut CudaSlice<u32>, &CudaSlice<u32>, usize),
     (out, subtract): (View, bool),
 ) -> Result<()> {
     let src = if from_mats { &*mats } else { inverse };
-    let planes =
-        super::small_moduli_planes(gpu, stream, shape, [(src, lhs), (&*mats, r)], moduli, count)?;
+    let r_src = r_from.unwrap_or(&*mats);
+    let operands = [(src, lhs), (r_src, r)];
+    let planes = super::small_moduli_planes(gpu, stream, shape, operands, moduli, count)?;
     super::small_moduli_product(
         gpu,
         stream,

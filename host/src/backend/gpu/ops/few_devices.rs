@@ -17,6 +17,7 @@
 
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::driver::peer;
+use crate::backend::gpu::launch::panels::{launch_block_inverse, panel_product};
 use crate::backend::gpu::launch::{self, Matmul, View};
 use crate::backend::gpu::Gpu;
 use crate::backend::split::each_on_thread;
@@ -261,11 +262,9 @@ fn update(
     };
     let lhs = View::new(size, rows.start * cols + k0, cols, 1);
     let out = View::new(size, rows.start * cols + k0 + shape.k, cols, 1);
-    let src = if from_panel { &part.panel } else { &part.mats };
-    let operands = [(&part.mats, lhs), (src, r)];
-    let planes = launch::small_moduli_planes(gpu, s, shape, operands, &part.moduli, count)?;
-    let target = (&mut part.mats, out, true);
-    launch::small_moduli_product(gpu, s, shape, planes, target, &part.moduli, count)
+    let r_from = from_panel.then_some(&part.panel);
+    let ops = (&part.inverse, &mut part.mats, &part.moduli, count);
+    panel_product(gpu, s, shape, (true, lhs), (r_from, r), ops, (out, true))
 }
 
 /// Panel `p` on its device `o`: the diagonal block's inverse (its determinant into the
@@ -280,7 +279,7 @@ fn panel_on_owner(
     let (k0, k1, w) = (rows.start, rows.end, rows.len());
     let shape = (part.rows, cols, channels);
     let (dets, inverse) = (&mut part.dets, &mut part.inverse);
-    launch::panels::launch_block_inverse(
+    launch_block_inverse(
         gpu,
         s,
         shape,
@@ -303,10 +302,9 @@ fn panel_on_owner(
     let count = moduli_for(w).unwrap_or(1);
     let r = View::new(size, lr * cols + k1, 1, cols);
     let out = View::new(size, lr * cols + k1, cols, 1);
-    let operands = [(&part.inverse, View::new(b * b, 0, w, 1)), (&part.mats, r)];
-    let planes = launch::small_moduli_planes(gpu, s, shape, operands, &part.moduli, count)?;
-    let target = (&mut part.mats, out, false);
-    launch::small_moduli_product(gpu, s, shape, planes, target, &part.moduli, count)
+    let lhs = (false, View::new(b * b, 0, w, 1));
+    let ops = (&part.inverse, &mut part.mats, &part.moduli, count);
+    panel_product(gpu, s, shape, lhs, (None, r), ops, (out, false))
 }
 
 /// Factors each channel's `n × n` matrix in `a` (one after another), with the
