@@ -257,3 +257,42 @@ fn exact_products_come_back_as_signed_limbs() {
         assert_eq!(cpu.unwrap(), want.entries(), "{bits} bits: CPU");
     }
 }
+
+/// The exact product in blocks of rows when the whole does not fit the device's budget:
+/// under memory caps from where not one row fits (the other path) to where every row
+/// does, each product equals rug's, and an entry out of range in the last rows is named
+/// by its index in the whole product, not in its block.
+#[test]
+fn exact_products_come_in_blocks_of_rows_under_a_memory_cap() {
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps::hold();
+    let b = Arc::new(RnsBasis::for_bits(400));
+    let mut gen = Gen::new(47);
+    let (n, k, p) = (61, 23, 37);
+    let (x, y) = (gen.matrix(n, k, 150), gen.matrix(k, p, 150));
+    let want = naive_matmul(&x, &y);
+    // Rows [v, 0] times [1, 1]ᵀ, but row n − 2 is [H, 1]: H + 1, past the range.
+    let col: Vec<Integer> = (0..n as u32).map(|i| Integer::from(i) - 30).collect();
+    let mut pairs = Vec::new();
+    for (i, v) in col.iter().enumerate() {
+        match i == n - 2 {
+            true => pairs.extend([b.half().clone(), Integer::from(1)]),
+            false => pairs.extend([v.clone(), Integer::new()]),
+        }
+    }
+    let ones = [Integer::from(1), Integer::from(1)];
+    let mut cap = 1usize << 12;
+    while cap < 1 << 24 {
+        dev(&g).config().set_memory_limit(Some(cap));
+        let got = g.matmul_integers(&b, x.entries(), y.entries(), (n, k, p));
+        assert_eq!(got.unwrap(), want.entries(), "cap {cap} bytes");
+        match g.matmul_integers(&b, &pairs, &ones, (n, 2, 1)) {
+            Err(Error::OutOfRange { index, .. }) if index == n - 2 => {}
+            other => panic!(
+                "cap {cap} bytes: want entry {} out of range, got {other:?}",
+                n - 2
+            ),
+        }
+        cap = cap * 3 / 2;
+    }
+}

@@ -155,8 +155,9 @@ fn cases() -> Vec<Vec<String>> {
     out
 }
 
-/// Runs `case` as one process, then under 2 and 3 ranks: each succeeds and prints the
-/// same bytes.
+/// Runs `case` as one process, then under 2 and 3 ranks (the shares gathered in memory
+/// the ranks share, and, under 2 ranks, copied through MPI too): each succeeds and
+/// prints the same bytes.
 fn ranks_print_what_one_process_prints(case: &[String]) {
     let want = single(case, "");
     assert_eq!(
@@ -166,15 +167,19 @@ fn ranks_print_what_one_process_prints(case: &[String]) {
         text(&want.stderr)
     );
     assert!(!want.stdout.is_empty());
-    for np in [2, 3] {
-        let got = ranks(np, case, &[], "");
+    for (np, env) in [(2, &[][..]), (3, &[]), (2, &[("RNS_MPI_GATHER", "copy")])] {
+        let got = ranks(np, case, env, "");
         assert_eq!(
             got.status.code(),
             Some(0),
-            "{np} ranks {case:?}: {}",
+            "{np} ranks {env:?} {case:?}: {}",
             text(&got.stderr)
         );
-        assert_eq!(text(&got.stdout), text(&want.stdout), "{np} ranks {case:?}");
+        assert_eq!(
+            text(&got.stdout),
+            text(&want.stdout),
+            "{np} ranks {env:?} {case:?}"
+        );
     }
 }
 

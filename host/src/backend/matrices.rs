@@ -2,12 +2,12 @@
 //! determinants, eliminations and products, on either backend, from residues or
 //! straight from integers, split by channels across MPI ranks and GPUs.
 
+use super::exact_product::{matmul_integers_rows, product_on_gpu};
 use super::gpu::ops::Operand;
-use super::gpu::{ops, Gpu, Packed};
+use super::gpu::{ops, Packed};
 use super::input::check_range;
-use super::plan::{least_across_ranks, rank_local, Channels, Plan};
-use super::{cpu, split, Backend};
-use crate::cluster;
+use super::plan::{Channels, Plan};
+use super::{cpu, Backend};
 use crate::error::{Error, Result};
 use crate::num::basis::RnsBasis;
 use crate::num::decimal::Located;
@@ -17,7 +17,6 @@ use crate::num::vector::{self, RnsVec};
 use crate::num::words::{Words, WordsRef};
 use crate::num::{crt, crt_decimal};
 use crate::timing::Laps;
-use rayon::prelude::*;
 use rns_core::linalg::Elimination;
 use rns_core::Modulus;
 use rug::Integer;
@@ -205,11 +204,9 @@ impl Backend {
             Plan::Gpu(g) => {
                 check_range(basis, a)?;
                 check_range(basis, b)?;
-                let (pa, pb) = (ops::pack_number_major(g, a), ops::pack_number_major(g, b));
-                let packed = ((&pa.0[..], &pa.1[..], pa.2), (&pb.0[..], &pb.1[..], pb.2));
-                let limbs = ops::matmul_limbs(g, basis.moduli(), packed, (n, k, p))?;
-                if let Some((limbs, flags, nl)) = limbs {
-                    return crt::from_signed_limbs(&limbs, &flags, nl, basis.range_bits());
+                let pb = ops::pack_number_major(g, b);
+                if let Some(values) = product_on_gpu(g, basis, a, &pb, (n, k, p))? {
+                    return Ok(values);
                 }
             }
             Plan::Cpu => {}
@@ -315,37 +312,11 @@ impl Backend {
         ops::matmul_text_on(g, s, basis.moduli(), operands, (n, k, p), text, laps)
     }
 
-    /// [`Backend::matmul_integers`] across MPI ranks: where every rank computes on GPUs,
-    /// split by rows of `a` as across the devices of one process (each rank its rows'
-    /// integers, gathered to every rank as sign and limbs); else by channels
-    /// ([`Backend::matmul_integers_split`]).
-    fn matmul_integers_ranks(
-        &self,
-        basis: &Arc<RnsBasis>,
-        a: &[Integer],
-        b: &[Integer],
-        (n, k, p): (usize, usize, usize),
-    ) -> Result<Vec<Integer>> {
-        let work = basis.channels() * n * p / cluster::size();
-        let here = !matches!(self.local_plan(work), Plan::Cpu | Plan::Ranks);
-        if least_across_ranks(here as u32)? == 0 {
-            return self.matmul_integers_split(basis, a, b, (n, k, p));
-        }
-        let (ranges, mine) = split::rank_shares(n);
-        let part = rank_local(|| rows_product(self, basis, (a, b), (k, p), mine.clone()));
-        // Each entry as its sign and magnitude over a width that holds the range.
-        let width = 2 + (basis.range_bits() as usize).div_ceil(32);
-        let words = part.and_then(|v| signed_words(&v, width));
-        let counts: Vec<usize> = ranges.iter().map(|r| r.len() * p * width).collect();
-        let all = cluster::all_gather(words, &counts)?;
-        Ok(from_signed_words(&all, width))
-    }
-
     /// [`Backend::matmul_integers`] with its channels split across MPI ranks (and each
     /// rank's devices):
     /// each share reduced and multiplied where it runs, the product's residues gathered
     /// and reconstructed (the digits on the first GPU, when there is one).
-    fn matmul_integers_split(
+    pub(super) fn matmul_integers_split(
         &self,
         basis: &Arc<RnsBasis>,
         a: &[Integer],
@@ -458,106 +429,5 @@ impl<'a> Packing<'a> {
     pub(crate) fn get(&self) -> Packed<'_> {
         let (w, neg, nw) = crate::lazy::get_or_build(&self.packed, || pack_words(self.values));
         (w, neg, *nw)
-    }
-}
-
-/// `values` as `width` words each: 1 for a negative value (else 0), then the magnitude's
-/// 32-bit limbs, least significant first (an error for a value they cannot hold).
-fn signed_words(values: &[Integer], width: usize) -> Result<Vec<u32>> {
-    let mut out = vec![0u32; values.len() * width];
-    out.par_chunks_mut(width)
-        .zip(values.par_iter())
-        .try_for_each(|(w, v)| {
-            let limbs = v.significant_digits::<u32>();
-            if limbs + 1 > width {
-                return Err(Error::Internal(format!(
-                    "a product entry of {limbs} limbs for {} words",
-                    width - 1
-                )));
-            }
-            w[0] = (*v < 0) as u32;
-            v.write_digits(&mut w[1..1 + limbs], rug::integer::Order::Lsf);
-            Ok(())
-        })?;
-    Ok(out)
-}
-
-/// The values [`signed_words`] wrote, `width` words each.
-fn from_signed_words(words: &[u32], width: usize) -> Vec<Integer> {
-    words
-        .par_chunks(width)
-        .map(|w| {
-            let x = Integer::from_digits(&w[1..], rug::integer::Order::Lsf);
-            if w[0] == 1 {
-                -x
-            } else {
-                x
-            }
-        })
-        .collect()
-}
-
-/// [`Backend::matmul_integers`] on several GPUs of this process, split by rows of `a`:
-/// each device reduces, multiplies and computes the digits of its rows' entries, so that
-/// no residues cross between devices, and the host assembles each part as it comes.
-fn matmul_integers_rows(
-    gpus: &[Arc<Gpu>],
-    basis: &Arc<RnsBasis>,
-    a: &[Integer],
-    b: &[Integer],
-    (n, k, p): (usize, usize, usize),
-) -> Result<Vec<Integer>> {
-    check_range(basis, a)?;
-    check_range(basis, b)?;
-    let parts = split::per_device(gpus, n, &|g, r| {
-        let one = Backend::on_gpus(vec![g.clone()], 0)?;
-        rows_product(&one, basis, (a, b), (k, p), r)
-    })?;
-    Ok(parts.into_iter().flatten().collect())
-}
-
-/// The exact product's rows `rows` (of `a`, `k` columns, by `b`, `p` columns) on `be`,
-/// an entry out of range named by its index in the whole product.
-fn rows_product(
-    be: &Backend,
-    basis: &Arc<RnsBasis>,
-    (a, b): (&[Integer], &[Integer]),
-    (k, p): (usize, usize),
-    rows: Range<usize>,
-) -> Result<Vec<Integer>> {
-    let part = &a[rows.start * k..rows.end * k];
-    be.matmul_integers(basis, part, b, (rows.len(), k, p))
-        .map_err(|e| match e {
-            Error::OutOfRange { index, range_bits } => Error::OutOfRange {
-                index: index + rows.start * p,
-                range_bits,
-            },
-            e => e,
-        })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn signed_words_come_back_and_refuse_what_they_cannot_hold() {
-        let big = Integer::from(1) << 95u32;
-        let values = [
-            Integer::new(),
-            Integer::from(1),
-            Integer::from(-1),
-            Integer::from(u32::MAX),
-            -Integer::from(u64::MAX),
-            Integer::from(&big - 1),
-            -Integer::from(&big - 1),
-        ];
-        let words = signed_words(&values, 4).unwrap();
-        assert_eq!(words.len(), 4 * values.len());
-        assert_eq!(from_signed_words(&words, 4), values);
-        assert!(
-            signed_words(&[big << 1u32], 4).is_err(),
-            "97 bits in 3 limbs"
-        );
     }
 }

@@ -11,6 +11,7 @@ pub mod convert;
 pub mod cost;
 pub mod cpu;
 mod devices;
+mod exact_product;
 pub mod gpu;
 mod input;
 mod matrices;

@@ -371,16 +371,18 @@ impl Backend {
         let (ranges, mine) = split::rank_shares(job.count);
         let words_back = if gather { words } else { 0 };
         let mut part = data[mine.start * words..mine.end * words].to_vec();
-        let local = run(self.local_plan(job.work / ranges.len()), mine, &mut part).map(|w| {
-            let mut w = w.into_vec();
-            if gather {
-                w.extend_from_slice(&part);
-            }
-            w
-        });
         let each = job.per + words_back;
         let counts: Vec<usize> = ranges.iter().map(|r| r.len() * each).collect();
-        let all = cluster::all_gather(local, &counts)?;
+        let plan = self.local_plan(job.work / ranges.len());
+        let all = cluster::all_gather_with(&counts, |out| {
+            let w = run(plan, mine.clone(), &mut part)?;
+            let (res, back) = out.split_at_mut(w.len());
+            res.copy_from_slice(&w);
+            if gather {
+                back.copy_from_slice(&part);
+            }
+            Ok(())
+        })?;
         let mut out = Vec::with_capacity(job.count * job.per);
         let mut at = 0;
         for r in &ranges {

@@ -11,7 +11,7 @@
 //! `mpirun`.
 
 #[cfg(feature = "mpi")]
-mod mpi;
+pub(crate) mod mpi;
 
 use crate::error::{Error, Result};
 #[cfg(feature = "mpi")]
@@ -44,12 +44,21 @@ static PLACE: OnceLock<Place> = OnceLock::new();
 
 /// Joins the MPI job when this process was started by `mpirun` (and built with the `mpi`
 /// feature); returns the number of ranks (1 when there is no job to join). Call once, at
-/// the start of `main`, and [`finish`] before the process exits.
+/// the start of `main` (before any parallel work), and [`finish`] before the process
+/// exits. The ranks of one host share its cores: each one's thread pool gets its share
+/// of them, unless `RAYON_NUM_THREADS` says otherwise.
 pub fn init() -> Result<usize> {
     #[cfg(feature = "mpi")]
     if mpi::launched() {
         let place = mpi::start()?;
         let _ = PLACE.set(place);
+        if place.local_size > 1 && std::env::var_os("RAYON_NUM_THREADS").is_none() {
+            let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+            // (Refused when the pool already started: it keeps its threads.)
+            let _ = rayon::ThreadPoolBuilder::new()
+                .num_threads((cores / place.local_size).max(1))
+                .build_global();
+        }
         return Ok(place.size);
     }
     Ok(1)
@@ -117,6 +126,71 @@ pub(crate) fn all_gather(local: Result<impl AsRef<[u32]>>, counts: &[usize]) -> 
     }
     let _ = counts;
     local.map(|w| w.as_ref().to_vec())
+}
+
+/// Every rank's share in rank order, as [`all_gather_with`] gave it: in memory the ranks
+/// of one host share, or copied into this process.
+pub(crate) enum Gathered {
+    /// Copied into this process (one rank, or ranks on several hosts).
+    Copied(Vec<u32>),
+    /// Read in place from a window the ranks share (freed when every rank drops it).
+    #[cfg(feature = "mpi")]
+    Shared(mpi::SharedWords),
+}
+
+impl std::ops::Deref for Gathered {
+    type Target = [u32];
+    fn deref(&self) -> &[u32] {
+        match self {
+            Gathered::Copied(v) => v,
+            #[cfg(feature = "mpi")]
+            Gathered::Shared(w) => w,
+        }
+    }
+}
+
+/// The test hook `RNS_MPI_GATHER=copy`: gathers copy the shares even where the ranks
+/// share a host.
+#[cfg(feature = "mpi")]
+const GATHER_VAR: &str = "RNS_MPI_GATHER";
+
+/// [`all_gather`] of shares that `write` puts in place (`counts[rank]` words): where every
+/// rank runs on one host and `/dev/shm` holds them all, into memory the ranks share, read
+/// there by every rank with no copy (large results: the exact product's limbs); else into
+/// this process and gathered. Every rank must drop the result at the same point of the
+/// computation (the shared window is freed collectively).
+pub(crate) fn all_gather_with(
+    counts: &[usize],
+    write: impl FnOnce(&mut [u32]) -> Result<()>,
+) -> Result<Gathered> {
+    let write = |w: &mut [u32]| {
+        write(w)?;
+        injected_failure()
+    };
+    #[cfg(feature = "mpi")]
+    if size() > 1 {
+        let bytes = 4 * counts.iter().sum::<usize>() as u64;
+        let here = place().local_size == size()
+            && std::env::var(GATHER_VAR).as_deref() != Ok("copy")
+            && shm_free().is_some_and(|free| free > bytes + (bytes >> 4));
+        if mpi::on_every_rank(here) {
+            return mpi::all_gather_shared(counts, write).map(Gathered::Shared);
+        }
+    }
+    let mut mine = vec![0u32; counts[rank()]];
+    let local = write(&mut mine).map(|()| mine);
+    all_gather(local, counts).map(Gathered::Copied)
+}
+
+/// Free bytes in `/dev/shm`, where MPI keeps the windows the ranks of a host share.
+#[cfg(feature = "mpi")]
+fn shm_free() -> Option<u64> {
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: a NUL-terminated path and a buffer statvfs fills when it returns 0.
+    let ok = unsafe { libc::statvfs(c"/dev/shm".as_ptr(), st.as_mut_ptr()) } == 0;
+    // SAFETY: filled, as statvfs returned 0.
+    ok.then(|| unsafe { st.assume_init() })
+        .map(|st| st.f_bavail * st.f_frsize)
 }
 
 /// The text `read` gives on rank 0, broadcast to every rank (rank 0's error, as

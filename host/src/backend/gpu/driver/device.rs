@@ -164,6 +164,38 @@ fn keep_freed_memory(ctx: &Arc<CudaContext>) -> Result<()> {
     Ok(())
 }
 
+/// Bytes the device's stream-ordered pool holds but no buffer uses (kept by
+/// [`keep_freed_memory`]): free for this process's next allocations, though the driver
+/// counts them as taken.
+pub(crate) fn pool_idle_bytes(ctx: &Arc<CudaContext>) -> Result<usize> {
+    use cudarc::driver::sys::{
+        cuDeviceGetDefaultMemPool, cuMemPoolGetAttribute, CUmemPool_attribute,
+    };
+    let mut pool: cudarc::driver::sys::CUmemoryPool = std::ptr::null_mut();
+    let (mut reserved, mut used) = (0u64, 0u64);
+    // SAFETY: the out-pointers are valid for the calls; both attributes are 64-bit.
+    unsafe {
+        cuDeviceGetDefaultMemPool(&mut pool, ctx.cu_device())
+            .result()
+            .map_err(cuda)?;
+        for (attr, out) in [
+            (
+                CUmemPool_attribute::CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT,
+                &mut reserved,
+            ),
+            (
+                CUmemPool_attribute::CU_MEMPOOL_ATTR_USED_MEM_CURRENT,
+                &mut used,
+            ),
+        ] {
+            cuMemPoolGetAttribute(pool, attr, (out as *mut u64).cast())
+                .result()
+                .map_err(cuda)?;
+        }
+    }
+    Ok(reserved.saturating_sub(used) as usize)
+}
+
 /// [`Error::NoGpu`] for the driver's result `e`.
 fn no_gpu(reason: impl Into<String>, e: DriverError) -> Error {
     Error::NoGpu {

@@ -76,13 +76,14 @@ impl Gpu {
 
     /// Bytes one operation may place on the device: the cap of
     /// [`crate::backend::gpu::GpuConfig::set_memory_limit`] (or `RNS_GPU_MEM_LIMIT`), else 70% of the
-    /// free memory.
+    /// free memory, counting as free what the memory pool keeps from earlier operations.
     pub fn budget(&self) -> Result<usize> {
         if let Some(cap) = self.config().memory_limit() {
             return Ok(cap);
         }
         let (free, _) = self.context().mem_get_info().map_err(cuda)?;
-        Ok(free / 10 * 7)
+        let idle = super::device::pool_idle_bytes(self.context())?;
+        Ok((free + idle) / 10 * 7)
     }
 
     /// Items per chunk when `len` items of `bytes_per_item` device bytes each (plus
