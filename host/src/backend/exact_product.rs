@@ -60,13 +60,13 @@ impl Backend {
             own = rank_local(|| rows_product(self, basis, (a, b), (k, p), mine.clone()))?;
             signed_words_into(&own, width, out)
         })?;
-        if own.is_empty() {
-            return Ok(from_signed_words(&all, width));
+        let mut values = Vec::with_capacity(n * p);
+        for r in 0..ranges.len() {
+            match r == cluster::rank() && !own.is_empty() {
+                true => values.append(&mut own),
+                false => values.par_extend(all.part(r).par_chunks(width).map(from_signed)),
+            }
         }
-        let (before, after) = (&all[..mine.start * p * width], &all[mine.end * p * width..]);
-        let mut values = from_signed_words(before, width);
-        values.append(&mut own);
-        values.par_extend(after.par_chunks(width).map(from_signed));
         Ok(values)
     }
 }
@@ -131,6 +131,7 @@ fn signed_limbs_into(
 }
 
 /// The values [`signed_words_into`] wrote, `width` words each.
+#[cfg(test)]
 fn from_signed_words(words: &[u32], width: usize) -> Vec<Integer> {
     words.par_chunks(width).map(from_signed).collect()
 }

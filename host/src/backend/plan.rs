@@ -384,14 +384,12 @@ impl Backend {
             Ok(())
         })?;
         let mut out = Vec::with_capacity(job.count * job.per);
-        let mut at = 0;
-        for r in &ranges {
-            let (res, part) = all[at..at + r.len() * each].split_at(r.len() * job.per);
+        for (i, r) in ranges.iter().enumerate() {
+            let (res, part) = all.part(i).split_at(r.len() * job.per);
             out.extend_from_slice(res);
             if gather {
                 data[r.start * words..r.end * words].copy_from_slice(part);
             }
-            at += r.len() * each;
         }
         Ok(Words::Heap(out))
     }

@@ -11,7 +11,9 @@
 //! `mpirun`.
 
 #[cfg(feature = "mpi")]
-pub(crate) mod mpi;
+mod mpi;
+#[cfg(feature = "mpi")]
+mod window;
 
 use crate::error::{Error, Result};
 #[cfg(feature = "mpi")]
@@ -128,23 +130,32 @@ pub(crate) fn all_gather(local: Result<impl AsRef<[u32]>>, counts: &[usize]) -> 
     local.map(|w| w.as_ref().to_vec())
 }
 
-/// Every rank's share in rank order, as [`all_gather_with`] gave it: in memory the ranks
-/// of one host share, or copied into this process.
-pub(crate) enum Gathered {
-    /// Copied into this process (one rank, or ranks on several hosts).
-    Copied(Vec<u32>),
-    /// Read in place from a window the ranks share (freed when every rank drops it).
-    #[cfg(feature = "mpi")]
-    Shared(mpi::SharedWords),
+/// Every rank's share, as [`all_gather_with`] gave it: in memory the ranks of one host
+/// share, or copied into this process.
+pub(crate) struct Gathered {
+    words: GatheredWords,
+    counts: Vec<usize>,
 }
 
-impl std::ops::Deref for Gathered {
-    type Target = [u32];
-    fn deref(&self) -> &[u32] {
-        match self {
-            Gathered::Copied(v) => v,
+/// Where [`Gathered`] shares are.
+enum GatheredWords {
+    /// Copied into this process (one rank, or ranks on several hosts), in rank order.
+    Copied(Vec<u32>),
+    /// Read in place from a window the ranks share.
+    #[cfg(feature = "mpi")]
+    Shared(window::SharedWords),
+}
+
+impl Gathered {
+    /// Rank `r`'s share (`counts[r]` words).
+    pub(crate) fn part(&self, r: usize) -> &[u32] {
+        match &self.words {
+            GatheredWords::Copied(v) => {
+                let at: usize = self.counts[..r].iter().sum();
+                &v[at..at + self.counts[r]]
+            }
             #[cfg(feature = "mpi")]
-            Gathered::Shared(w) => w,
+            GatheredWords::Shared(w) => w.part(r),
         }
     }
 }
@@ -155,10 +166,9 @@ impl std::ops::Deref for Gathered {
 const GATHER_VAR: &str = "RNS_MPI_GATHER";
 
 /// [`all_gather`] of shares that `write` puts in place (`counts[rank]` words): where every
-/// rank runs on one host and `/dev/shm` holds them all, into memory the ranks share, read
-/// there by every rank with no copy (large results: the exact product's limbs); else into
-/// this process and gathered. Every rank must drop the result at the same point of the
-/// computation (the shared window is freed collectively).
+/// rank runs on one host and `/dev/shm` holds them all, into memory the ranks share
+/// (`window`), read there by every rank with no copy (large results: the exact
+/// product's limbs); else into this process and gathered.
 pub(crate) fn all_gather_with(
     counts: &[usize],
     write: impl FnOnce(&mut [u32]) -> Result<()>,
@@ -167,19 +177,32 @@ pub(crate) fn all_gather_with(
         write(w)?;
         injected_failure()
     };
-    #[cfg(feature = "mpi")]
-    if size() > 1 {
-        let bytes = 4 * counts.iter().sum::<usize>() as u64;
-        let here = place().local_size == size()
-            && std::env::var(GATHER_VAR).as_deref() != Ok("copy")
-            && shm_free().is_some_and(|free| free > bytes + (bytes >> 4));
-        if mpi::on_every_rank(here) {
-            return mpi::all_gather_shared(counts, write).map(Gathered::Shared);
+    let words = match () {
+        #[cfg(feature = "mpi")]
+        () if size() > 1 && on_one_host(counts) => {
+            GatheredWords::Shared(window::all_gather_shared(counts, write)?)
         }
-    }
-    let mut mine = vec![0u32; counts[rank()]];
-    let local = write(&mut mine).map(|()| mine);
-    all_gather(local, counts).map(Gathered::Copied)
+        () => {
+            let mut mine = vec![0u32; counts[rank()]];
+            let local = write(&mut mine).map(|()| mine);
+            GatheredWords::Copied(all_gather(local, counts)?)
+        }
+    };
+    Ok(Gathered {
+        words,
+        counts: counts.to_vec(),
+    })
+}
+
+/// Whether every rank agrees to gather `counts` words through a shared window: all of them
+/// on this host, `/dev/shm` with room, and no `RNS_MPI_GATHER=copy`.
+#[cfg(feature = "mpi")]
+fn on_one_host(counts: &[usize]) -> bool {
+    let bytes = 4 * counts.iter().sum::<usize>() as u64;
+    let here = place().local_size == size()
+        && std::env::var(GATHER_VAR).as_deref() != Ok("copy")
+        && shm_free().is_some_and(|free| free > bytes + (bytes >> 4));
+    mpi::on_every_rank(here)
 }
 
 /// Free bytes in `/dev/shm`, where MPI keeps the windows the ranks of a host share.

@@ -5,8 +5,6 @@
 use crate::error::{Error, Result};
 use mpi::datatype::PartitionMut;
 use mpi::environment::Universe;
-use mpi::ffi;
-use mpi::raw::AsRaw;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Threading;
@@ -40,12 +38,13 @@ pub(super) fn start() -> Result<super::Place> {
     Ok(place)
 }
 
-/// Finalizes MPI, once.
+/// Finalizes MPI, once (the kept shared window freed first).
 pub(super) fn stop() {
+    super::window::free_kept();
     drop(UNIVERSE.lock().unwrap_or_else(|e| e.into_inner()).take());
 }
 
-fn world() -> SimpleCommunicator {
+pub(super) fn world() -> SimpleCommunicator {
     SimpleCommunicator::world()
 }
 
@@ -60,7 +59,7 @@ fn count(n: usize) -> Result<i32> {
 
 /// Every rank's status (0, or the exit code of its error); when one failed, the lowest
 /// failed rank's message, broadcast from it, as the same error on every rank.
-fn agree<T>(local: Result<T>) -> Result<T> {
+pub(super) fn agree<T>(local: Result<T>) -> Result<T> {
     let w = world();
     let code = match &local {
         Ok(_) => 0,
@@ -168,95 +167,4 @@ pub(super) fn on_every_rank(flag: bool) -> bool {
     let mut all = vec![0u8; w.size() as usize];
     w.all_gather_into(&(flag as u8), &mut all[..]);
     all.iter().all(|&f| f == 1)
-}
-
-/// Every rank's words in one window of memory that the ranks of this host share
-/// (`MPI_Win_allocate_shared`, backed by `/dev/shm`), read in place; freed on drop, which
-/// every rank reaches together (`MPI_Win_free` is collective).
-pub(crate) struct SharedWords {
-    win: ffi::MPI_Win,
-    base: *const u32,
-    len: usize,
-}
-
-impl std::ops::Deref for SharedWords {
-    type Target = [u32];
-    fn deref(&self) -> &[u32] {
-        match self.len {
-            0 => &[],
-            // SAFETY: the window's segments are contiguous in rank order (no
-            // `alloc_shared_noncontig`) and `base` is the first non-empty one's start, so
-            // `len` words from it are every rank's; they stay mapped until the drop.
-            _ => unsafe { std::slice::from_raw_parts(self.base, self.len) },
-        }
-    }
-}
-
-impl Drop for SharedWords {
-    fn drop(&mut self) {
-        // SAFETY: `win` came from MPI_Win_allocate_shared and is freed once.
-        unsafe { ffi::MPI_Win_free(&mut self.win) };
-    }
-}
-
-/// [`all_gather`] where every rank runs on this host: each rank allocates its
-/// `counts[rank]` words in a shared window and `write` fills them there; after a fence
-/// every rank reads all of them in place, with no copy.
-pub(super) fn all_gather_shared(
-    counts: &[usize],
-    write: impl FnOnce(&mut [u32]) -> Result<()>,
-) -> Result<SharedWords> {
-    let w = world();
-    let host = w.split_shared(w.rank());
-    let mine = counts[w.rank() as usize];
-    let total = counts.iter().sum();
-    let bytes = ffi::MPI_Aint::try_from(4 * mine)
-        .map_err(|_| Error::Cluster(format!("{mine} words in one window")))?;
-    let mut win = unsafe { ffi::RSMPI_WIN_NULL };
-    let mut at: *mut u32 = std::ptr::null_mut();
-    // SAFETY: plain MPI-3 call on the host's communicator; MPI's default error handler
-    // ends the job on failure, so the window is valid when it returns.
-    unsafe {
-        ffi::MPI_Win_allocate_shared(
-            bytes,
-            4,
-            ffi::RSMPI_INFO_NULL,
-            host.as_raw(),
-            (&mut at as *mut *mut u32).cast(),
-            &mut win,
-        )
-    };
-    let mut words = SharedWords {
-        win,
-        base: std::ptr::null(),
-        len: 0,
-    };
-    let local = match mine {
-        0 => write(&mut []),
-        // SAFETY: this rank's segment of `mine` words, written by this rank alone
-        // before the fence.
-        _ => write(unsafe { std::slice::from_raw_parts_mut(at, mine) }),
-    };
-    // SAFETY: the window is valid; the fence orders every rank's stores before the reads.
-    unsafe { ffi::MPI_Win_fence(0, win) };
-    agree(local)?;
-    if let Some(first) = counts.iter().position(|&c| c > 0) {
-        let (mut size, mut unit) = (0 as ffi::MPI_Aint, 0i32);
-        let mut base: *mut u32 = std::ptr::null_mut();
-        // SAFETY: `first` is a rank of the host's communicator, which is the world's
-        // order (split with the world rank as key).
-        unsafe {
-            ffi::MPI_Win_shared_query(
-                win,
-                first as i32,
-                &mut size,
-                &mut unit,
-                (&mut base as *mut *mut u32).cast(),
-            )
-        };
-        words.base = base;
-        words.len = total;
-    }
-    super::count_traffic(0, 4 * total as u64);
-    Ok(words)
 }
