@@ -87,6 +87,9 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // As the CLI and the Python module do (a first large product otherwise pays for the
+    // allocator's growth of its heaps a few pages at a time).
+    rns::limits::fit_allocator();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let has = |f: &str| args.iter().any(|a| a == f);
     let csv = args

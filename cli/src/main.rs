@@ -6,7 +6,7 @@ use rns_cli::output::Output;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    rns::limits::fit_allocator_to_address_limit();
+    rns::limits::fit_allocator();
     let mut out = Output::std();
     let code = rns_cli::command::main(std::env::args_os(), &mut out);
     drop(out);

@@ -42,7 +42,7 @@ fn backends() -> Vec<&'static str> {
 
 #[pymodule]
 fn _rns(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    rns::limits::fit_allocator_to_address_limit();
+    rns::limits::fit_allocator();
     pylong::init(pylong::version(m.py()));
     m.add_class::<engine::Engine>()?;
     m.add_class::<matrix::Matrix>()?;
