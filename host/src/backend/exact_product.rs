@@ -49,7 +49,10 @@ impl Backend {
                 let shape = (mine.len(), k, p);
                 let first = mine.start * p;
                 let mut put = |at: usize, limbs: &[u32], flags: &[u32], nl: usize| {
-                    let out = &mut out[at * p * width..(at * p + flags.len()) * width];
+                    let (block, have) = (at * p * width..(at * p + flags.len()) * width, out.len());
+                    let out = out.get_mut(block.clone()).ok_or_else(|| {
+                        Error::Internal(format!("words {block:?} of a share of {have}"))
+                    })?;
                     signed_limbs_into((limbs, flags, nl), width, out, basis.range_bits())
                         .map_err(|e| entry_moved(e, first + at * p))
                 };
