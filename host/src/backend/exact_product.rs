@@ -110,18 +110,15 @@ fn signed_limbs_into(
     out: &mut [u32],
     range_bits: u64,
 ) -> Result<()> {
-    use rns_core::limbs::{NEGATIVE, OUT_OF_RANGE};
-    if nl + 1 > width || limbs.len() != flags.len() * nl || out.len() != flags.len() * width {
+    use rns_core::limbs::NEGATIVE;
+    if nl + 1 > width || out.len() != flags.len() * width {
         return Err(Error::Internal(format!(
-            "{} limbs and {} flags of {nl} a number for {} words of {width}",
-            limbs.len(),
+            "{} flags of {nl} limbs a number for {} words of {width}",
             flags.len(),
             out.len()
         )));
     }
-    if let Some(index) = flags.par_iter().position_first(|&f| f == OUT_OF_RANGE) {
-        return Err(Error::OutOfRange { index, range_bits });
-    }
+    crt::check_signed_limbs(limbs, flags, nl, range_bits)?;
     out.par_chunks_mut(width)
         .zip(flags.par_iter())
         .enumerate()

@@ -155,7 +155,7 @@ impl Gathered {
                 &v[at..at + self.counts[r]]
             }
             #[cfg(feature = "mpi")]
-            GatheredWords::Shared(w) => w.part(r),
+            GatheredWords::Shared(w) => w.part(r, self.counts[r]),
         }
     }
 }

@@ -103,17 +103,16 @@ pub(super) fn free_kept() {
 /// kept when this is dropped.
 pub(crate) struct SharedWords {
     window: Option<Window>,
-    counts: Vec<usize>,
 }
 
 impl SharedWords {
-    /// Rank `r`'s share.
-    pub(crate) fn part(&self, r: usize) -> &[u32] {
+    /// Rank `r`'s share, the `count` words that rank wrote (at most its segment's).
+    pub(crate) fn part(&self, r: usize, count: usize) -> &[u32] {
         let Some(w) = &self.window else { return &[] };
-        match self.counts[r] {
+        match count.min(w.segments[r].1) {
             0 => &[],
-            // SAFETY: rank r's segment holds at least counts[r] words, written before the
-            // fence that ended the gather, and stays mapped while the window is held.
+            // SAFETY: rank r's segment holds at least c words, written before the fence
+            // that ended the gather, and stays mapped while the window is held.
             c => unsafe { std::slice::from_raw_parts(w.segments[r].0, c) },
         }
     }
@@ -159,7 +158,6 @@ pub(super) fn all_gather_shared(
     window.fence();
     let words = SharedWords {
         window: Some(window),
-        counts: counts.to_vec(),
     };
     agree(local)?;
     super::count_traffic(0, 4 * counts.iter().sum::<usize>() as u64);

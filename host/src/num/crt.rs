@@ -234,17 +234,8 @@ pub fn from_signed_limbs(
     nlimbs: usize,
     range_bits: u64,
 ) -> Result<Vec<Integer>> {
-    use rns_core::limbs::{NEGATIVE, OUT_OF_RANGE};
-    if limbs.len() != flags.len() * nlimbs {
-        return Err(Error::Internal(format!(
-            "{} limbs for {} numbers of {nlimbs}",
-            limbs.len(),
-            flags.len()
-        )));
-    }
-    if let Some(index) = flags.par_iter().position_first(|&f| f == OUT_OF_RANGE) {
-        return Err(Error::OutOfRange { index, range_bits });
-    }
+    use rns_core::limbs::NEGATIVE;
+    check_signed_limbs(limbs, flags, nlimbs, range_bits)?;
     Ok(limbs
         .par_chunks(nlimbs.max(1))
         .zip(flags.par_iter())
@@ -257,6 +248,30 @@ pub fn from_signed_limbs(
             }
         })
         .collect())
+}
+
+/// Whether a device's signed limbs (`nlimbs` for each of the `flags`) are whole, and no
+/// flag says `OUT_OF_RANGE` ([`Error::OutOfRange`] naming the first that does).
+pub fn check_signed_limbs(
+    limbs: &[u32],
+    flags: &[u32],
+    nlimbs: usize,
+    range_bits: u64,
+) -> Result<()> {
+    if limbs.len() != flags.len() * nlimbs {
+        return Err(Error::Internal(format!(
+            "{} limbs for {} numbers of {nlimbs}",
+            limbs.len(),
+            flags.len()
+        )));
+    }
+    match flags
+        .par_iter()
+        .position_first(|&f| f == rns_core::limbs::OUT_OF_RANGE)
+    {
+        Some(index) => Err(Error::OutOfRange { index, range_bits }),
+        None => Ok(()),
+    }
 }
 
 /// The signed integer with these mixed-radix digits over the range moduli.
