@@ -8,6 +8,7 @@
 mod batch;
 pub mod command;
 pub mod compare;
+mod matrix_run;
 pub mod output;
 mod plot;
 mod session;

@@ -123,9 +123,10 @@ fn matrix_commands_print_results_in_the_matrix_format() {
             ("a", "2 2\n2 1\n1 3\n"),
             ("b", "2 1\n1\n-2\n"),
             ("s", "2 2\n1 2\n2 4\n"),
+            ("r", "2 3\n1 2 3\n4 5 6\n"),
         ],
     );
-    let (a, b, s) = (f[0].as_str(), f[1].as_str(), f[2].as_str());
+    let (a, b, s, r) = (f[0].as_str(), f[1].as_str(), f[2].as_str(), f[3].as_str());
     let p = "2147483647";
     let ok = |args: &[&str], want: &str| {
         let out = rns(args, "");
@@ -149,6 +150,12 @@ fn matrix_commands_print_results_in_the_matrix_format() {
     );
     ok(&["solve", a, b, "--mod", p], "2 1\n1\n2147483646\n");
     ok(&["rank", s], "1\n");
+    ok(&["rref", s], "2 2\n1 2\n0 0\n");
+    ok(&["rref", r], "2 3\n1 0 -1\n0 1 2\n");
+    ok(&["rref", r, "--mod", p], "2 3\n1 0 2147483646\n0 1 2\n");
+    ok(&["nullspace", s], "2 1\n-2\n1\n");
+    ok(&["nullspace", a], "2 0\n");
+    ok(&["nullspace", r, "--mod", p], "3 1\n1\n2147483645\n1\n");
     ok(&["rank", a, "--mod", p], "2\n");
     ok(&["det", a, "--mod", p], "5\n");
     ok(&["det", s, "--mod", p], "0\n");

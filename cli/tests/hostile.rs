@@ -29,6 +29,8 @@ fn commands() -> Vec<Vec<String>> {
         vec!["det", &a],
         vec!["matmul", &a, &a],
         vec!["rank", &a],
+        vec!["rref", &a],
+        vec!["nullspace", &a],
         vec!["inverse", &a],
         vec!["solve", &a, &b],
         vec!["resultant", &f, &g],
@@ -131,7 +133,15 @@ fn endless(args: &[String], head: &str, tail: &str) -> (Output, Duration) {
 #[test]
 fn an_endless_standard_input_fails_as_soon_as_it_is_wrong() {
     let a = write("e.txt", "2 2\n1 0\n0 1\n");
-    for cmd in ["det", "rank", "inverse", "matmul", "solve"] {
+    for cmd in [
+        "det",
+        "rank",
+        "rref",
+        "nullspace",
+        "inverse",
+        "matmul",
+        "solve",
+    ] {
         let mut args: Vec<String> = vec![cmd.into(), "-".into()];
         if cmd == "matmul" || cmd == "solve" {
             args.push(a.clone());

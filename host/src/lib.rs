@@ -39,9 +39,11 @@ pub use algo::matmul::{
     matmul, matmul_text, matmul_text_of, matmul_text_of_with, matmul_text_with,
 };
 pub use algo::method::Method;
+pub use algo::nullspace::nullspace;
 pub use algo::rank::rank;
 pub use algo::resultant::{resultant, resultant_with, ResultantOptions, ResultantStats};
 pub use algo::resultant_xy::{resultant_xy, resultant_xy_with};
+pub use algo::rref::{rref, Rref};
 pub use algo::solve::{inverse, solve, solve_with, SolveOptions};
 pub use backend::resident::{Location, ResidentVec};
 pub use backend::{Backend, BackendChoice, Devices, Op};

@@ -53,6 +53,8 @@ __all__ = [
     "rank",
     "solve",
     "inverse",
+    "rref",
+    "nullspace",
     "matmul",
     "resultant",
     "resultant_xy",
@@ -115,6 +117,39 @@ def rank(A, *, mod=None, backend="auto"):
     1
     """
     return _engine(backend).rank(A, mod=mod)
+
+
+def rref(A, *, mod=None, backend="auto"):
+    """rref(A, *, mod=None, backend="auto") -> (R, rank)
+
+    The reduced row echelon form ``R`` of ``A`` (any shape and rank) and its rank, as
+    python-flint's ``fmpq_mat.rref`` and ``nmod_mat.rref`` give them: over Q, ``R`` has
+    ``A``'s shape and rational entries in lowest terms (rows of ``fractions.Fraction``
+    for lists, an ``fmpq_mat`` for python-flint's matrices); modulo p (``mod=p``),
+    ints in [0, p) in ``A``'s type.
+
+    >>> R, r = rref([[1, 2, 3], [2, 4, 6], [1, 0, 1]])
+    >>> r, [[int(x) for x in row] for row in R]
+    (2, [[1, 0, 1], [0, 1, 1], [0, 0, 0]])
+    """
+    return _engine(backend).rref(A, mod=mod)
+
+
+def nullspace(A, *, mod=None, backend="auto"):
+    """nullspace(A, *, mod=None, backend="auto") -> (X, nullity)
+
+    A basis of the right nullspace ``{x : A x = 0}`` as the columns of the
+    ``n × nullity`` matrix ``X``, in ``A``'s type. One vector per non-pivot column
+    ``j`` of the echelon form, in increasing ``j``: modulo p (``mod=p``) it has 1 at
+    ``j`` (python-flint's ``nmod_mat.nullspace`` vectors); over Z it is the primitive
+    integer vector (entries' gcd 1) with a positive entry at ``j``, a multiple of
+    python-flint's ``fmpz_mat.nullspace`` vector. python-flint returns an ``n × n``
+    matrix whose first ``nullity`` columns are the basis; this returns those columns.
+
+    >>> nullspace([[2, 4, 6, 8], [1, 3, 5, 7]])
+    ([[1, 2], [-2, -3], [1, 0], [0, 1]], 2)
+    """
+    return _engine(backend).nullspace(A, mod=mod)
 
 
 def solve(A, B, *, mod=None, backend="auto"):

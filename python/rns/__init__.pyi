@@ -75,6 +75,8 @@ class Engine:
     def inverse(self, a: Rows, *, mod: Optional[int] = None) -> List[List[Union[Fraction, int]]]: ...
     @overload
     def inverse(self, a: MatrixLike, *, mod: Optional[int] = None) -> Any: ...
+    def rref(self, a: MatrixLike, *, mod: Optional[int] = None) -> Tuple[Any, int]: ...
+    def nullspace(self, a: MatrixLike, *, mod: Optional[int] = None) -> Tuple[Any, int]: ...
     def resultant(self, f: PolyLike, g: PolyLike, *, mod: Optional[int] = None) -> int: ...
     def resultant_xy(self, f: BiPolyLike, g: BiPolyLike, *, mod: Optional[int] = None) -> List[int]: ...
 
@@ -86,6 +88,12 @@ def det(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "aut
 
 def rank(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> int:
     """The rank over Q (over Z/pZ with mod=p)."""
+
+def rref(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> Tuple[Any, int]:
+    """The reduced row echelon form in A's type (rationals over Q, ints mod p) and the rank."""
+
+def nullspace(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> Tuple[Any, int]:
+    """A nullspace basis as the columns of an n × nullity matrix in A's type, and the nullity."""
 
 @overload
 def solve(

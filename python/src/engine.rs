@@ -17,7 +17,7 @@ use rns::backend::cost::Estimate;
 use rns::backend::gpu::Expecting;
 use rns::backend::BackendChoice;
 use rns::mat::matrix::{require_product, require_rhs, require_square};
-use rns::{Backend, BiPoly, Devices, IntMatrix, IntPoly, ModMatrices};
+use rns::{Backend, BiPoly, Devices, IntMatrix, IntPoly, ModMatrices, RatMatrix};
 use rns_core::Modulus;
 use rug::Integer;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -276,6 +276,83 @@ impl Engine {
                 self.matrix_run(py, MatrixKind::Rank, &[a], Some(p), |be| {
                     Ok(be.rank_mod(&r)?[0])
                 })
+            }
+        }
+    }
+
+    /// rref(A, *, mod=None): the reduced row echelon form and the rank (see rns.rref).
+    #[pyo3(signature = (a, *, r#mod = None))]
+    fn rref<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        r#mod: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyAny>, usize)> {
+        let arg = matrix_arg(a)?;
+        let p = modulus(r#mod, &[arg.modulus])?;
+        let (kind, a) = (arg.kind, &*arg.held);
+        let (m, n) = (a.rows(), a.cols());
+        let empty = m == 0 || n == 0;
+        match p {
+            None if empty => {
+                let zero = RatMatrix::new(m, n, Vec::new()).map_err(to_py)?;
+                Ok((output::rationals(py, kind, &zero)?, 0))
+            }
+            Some(p) if empty => Ok((output::residues(py, kind, p, m, n, &[])?, 0)),
+            None => {
+                let ints = ints(py, a);
+                let r =
+                    self.matrix_run(py, MatrixKind::Rref, &[a], p, |be| rns::rref(&ints, be))?;
+                Ok((output::rationals(py, kind, &r.matrix)?, r.rank))
+            }
+            Some(p) => {
+                let r = reduce(py, a, p)?;
+                let e =
+                    self.matrix_run(py, MatrixKind::Rref, &[a], Some(p), |be| be.rref_mod(&r))?;
+                let form = output::residues(py, kind, p, m, n, e.rref.data())?;
+                Ok((form, e.ranks[0]))
+            }
+        }
+    }
+
+    /// nullspace(A, *, mod=None): a basis as columns and the nullity (see rns.nullspace).
+    #[pyo3(signature = (a, *, r#mod = None))]
+    fn nullspace<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        r#mod: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyAny>, usize)> {
+        let arg = matrix_arg(a)?;
+        let p = modulus(r#mod, &[arg.modulus])?;
+        let (kind, a) = (arg.kind, &*arg.held);
+        let (m, n) = (a.rows(), a.cols());
+        if m == 0 || n == 0 {
+            // Every vector: the identity's columns.
+            return match p {
+                None => Ok((output::integers(py, kind, IntMatrix::identity(n))?, n)),
+                Some(p) => {
+                    let one: Vec<u32> = (0..n * n).map(|k| (k / n == k % n) as u32).collect();
+                    Ok((output::residues(py, kind, p, n, n, &one)?, n))
+                }
+            };
+        }
+        match p {
+            None => {
+                let ints = ints(py, a);
+                let x = self.matrix_run(py, MatrixKind::Nullspace, &[a], p, |be| {
+                    rns::nullspace(&ints, be)
+                })?;
+                let k = x.cols();
+                Ok((output::integers(py, kind, x)?, k))
+            }
+            Some(p) => {
+                let r = reduce(py, a, p)?;
+                let x = self.matrix_run(py, MatrixKind::Nullspace, &[a], Some(p), |be| {
+                    Ok(be.rref_mod(&r)?.nullspace(0))
+                })?;
+                let k = x.cols();
+                Ok((output::residues(py, kind, p, n, k, x.data())?, k))
             }
         }
     }

@@ -150,16 +150,8 @@ pub fn rationals<'py>(py: Python<'py>, kind: Kind, x: &RatMatrix) -> PyResult<Bo
         Kind::Fmpz | Kind::Nmod => {
             // fmpq_mat(N) / d for the common denominator d: python-flint reduces each
             // entry in C, where making an fmpq per entry costs a Python call each.
-            let d = x
-                .entries()
-                .iter()
-                .fold(Integer::from(1), |d, q| d.lcm(q.denom()));
-            let numerators: Vec<Integer> = x
-                .entries()
-                .par_iter()
-                .map(|q| q.numer() * Integer::from(&d / q.denom()))
-                .collect();
-            let z = fmpz_mat(int_rows(&ints, &numerators, x.rows())?, x.cols())?;
+            let (d, numerators) = x.over_common_denominator();
+            let z = fmpz_mat(int_rows(&ints, numerators.entries(), x.rows())?, x.cols())?;
             let q = flint(py, "fmpq_mat")?.call1((z,))?;
             q.div(ints.int(&d)?)
         }

@@ -6,6 +6,7 @@ Used by `test_differential.py` (a time-bounded slice in every test run) and by
 `scripts/flint_sweep.py` (long sweeps, any backend).
 """
 
+import math
 import os
 import random
 import subprocess
@@ -137,6 +138,57 @@ def case_rank(rng, mod):
     return f"rank {kind} {n}×{m}", (lambda be: rns.rank(a, backend=be)), (lambda: flint.fmpz_mat(a).rank()), a
 
 
+def primitive_columns(rows, k):
+    """The first `k` columns of `rows`, each divided by its entries' gcd and signed so
+    that its last non-zero entry (its non-pivot column) is positive, as rows."""
+    cols = []
+    for t in range(k):
+        c = [row[t] for row in rows]
+        g = math.gcd(*c)
+        last = [x for x in c if x != 0][-1]
+        s = 1 if last > 0 else -1
+        cols.append([s * (x // g) for x in c])
+    return [[cols[t][i] for t in range(k)] for i in range(len(rows))]
+
+
+def case_rref(rng, mod):
+    n, m = rng.randint(1, 12), rng.randint(1, 12)
+    a, kind = matrix_case(rng, n, m)
+    if mod:
+        p = rng.choice(PRIMES)
+
+        def want_mod():
+            r, rank = flint.nmod_mat(a, p).rref()
+            return nmod_rows(r), rank
+
+        return f"rref mod {p} {kind} {n}×{m}", (lambda be: rns.rref(a, mod=p, backend=be)), want_mod, a
+
+    def want():
+        r, rank = flint.fmpq_mat(flint.fmpz_mat(a)).rref()
+        return fraction_rows(r), rank
+
+    return f"rref {kind} {n}×{m}", (lambda be: rns.rref(a, backend=be)), want, a
+
+
+def case_nullspace(rng, mod):
+    n, m = rng.randint(1, 12), rng.randint(1, 12)
+    a, kind = matrix_case(rng, n, m)
+    if mod:
+        p = rng.choice(PRIMES)
+
+        def want_mod():
+            x, k = flint.nmod_mat(a, p).nullspace()
+            return [row[:k] for row in nmod_rows(x)], k
+
+        return f"nullspace mod {p} {kind} {n}×{m}", (lambda be: rns.nullspace(a, mod=p, backend=be)), want_mod, a
+
+    def want():
+        x, k = flint.fmpz_mat(a).nullspace()
+        return primitive_columns(int_rows(x), k), k
+
+    return f"nullspace {kind} {n}×{m}", (lambda be: rns.nullspace(a, backend=be)), want, a
+
+
 def case_solve(rng, mod):
     n = rng.choice([1, 1, 2, 3, 4, 6, 9])
     a, kind = matrix_case(rng, n)
@@ -228,7 +280,17 @@ def case_resultant_xy(rng, mod):
     return "resultant_xy", (lambda be: rns.resultant_xy(f, g, backend=be)), (lambda: mpoly_res(f, g)), f
 
 
-CASES = [case_det, case_rank, case_solve, case_inverse, case_matmul, case_resultant, case_resultant_xy]
+CASES = [
+    case_det,
+    case_rank,
+    case_rref,
+    case_nullspace,
+    case_solve,
+    case_inverse,
+    case_matmul,
+    case_resultant,
+    case_resultant_xy,
+]
 
 
 def short(x, limit=300):
@@ -265,15 +327,25 @@ def write_matrix(path, a):
             f.write(" ".join(str(x) for x in row) + "\n")
 
 
+def matrix_text(rows, n=None, k=None):
+    """The CLI's matrix text of `rows` (ints or Fractions; `n × k` given for no columns:
+    the header alone)."""
+    n = len(rows) if n is None else n
+    k = len(rows[0]) if k is None else k
+    if k == 0:
+        return f"{n} 0\n"
+    return f"{n} {k}\n" + "".join(" ".join(str(x) for x in r) + "\n" for r in rows)
+
+
 def run_cli(rns_bin, seed, count, backend="cpu"):
-    """Determinants, ranks and products through the `rns` CLI (one process a case);
-    returns (cases run, mismatches)."""
+    """Determinants, ranks, echelon forms, nullspaces and products through the `rns` CLI
+    (one process a case); returns (cases run, mismatches)."""
     rng = random.Random(seed)
     bad = []
     with tempfile.TemporaryDirectory() as d:
         pa, pb = os.path.join(d, "a.txt"), os.path.join(d, "b.txt")
         for i in range(count):
-            op = rng.choice(["det", "rank", "matmul"])
+            op = rng.choice(["det", "rank", "rref", "nullspace", "matmul"])
             n = rng.choice([1, 2, 3, 5, 8, 13])
             a, kind = matrix_case(rng, n)
             write_matrix(pa, a)
@@ -282,12 +354,17 @@ def run_cli(rns_bin, seed, count, backend="cpu"):
                 want = f"{int(flint.fmpz_mat(a).det())}\n"
             elif op == "rank":
                 want = f"{flint.fmpz_mat(a).rank()}\n"
+            elif op == "rref":
+                r, _ = flint.fmpq_mat(flint.fmpz_mat(a)).rref()
+                want = matrix_text(fraction_rows(r))
+            elif op == "nullspace":
+                x, k = flint.fmpz_mat(a).nullspace()
+                want = matrix_text(primitive_columns(int_rows(x), k), n, k)
             else:
                 b, _ = matrix_case(rng, n, rng.randint(1, 6))
                 write_matrix(pb, b)
                 args.insert(3, pb)
-                c = int_rows(flint.fmpz_mat(a) * flint.fmpz_mat(b))
-                want = f"{len(c)} {len(c[0])}\n" + "".join(" ".join(str(x) for x in r) + "\n" for r in c)
+                want = matrix_text(int_rows(flint.fmpz_mat(a) * flint.fmpz_mat(b)))
             out = subprocess.run(args, capture_output=True, text=True)
             if out.returncode != 0 or out.stdout != want:
                 bad.append(f"cli case {i} (seed {seed}): {op} {kind} {n}: rc {out.returncode} {out.stderr.strip()}")

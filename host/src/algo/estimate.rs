@@ -5,6 +5,7 @@
 
 use super::method::Method;
 use super::rank::RANK_FIRST_PRIMES;
+use super::rref::RREF_PRIMES_PER_TRY;
 use crate::backend::cost::{self, Estimate};
 use crate::mat::matrix::IntMatrix;
 use crate::poly::bipoly::{pair_shape, BiPoly};
@@ -57,6 +58,10 @@ pub enum MatrixKind {
     Inverse,
     /// The solution of `A X = B`.
     Solve,
+    /// The reduced row echelon form of `A`.
+    Rref,
+    /// A basis of the nullspace of `A`.
+    Nullspace,
 }
 
 /// The estimate of a matrix computation on inputs `dims` (`A`, then `B` where there is
@@ -89,6 +94,29 @@ pub fn matrix(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
             cost::gauss_jordan(n, cols, tried as f64)
         }
         MatrixKind::Inverse => cost::gauss_jordan(n, 2 * n, minors()),
+        MatrixKind::Rref | MatrixKind::Nullspace if modular => cost::gauss_jordan(n, cols, 1.0),
+        // The forms of `A` and `Aᵀ` modulo the primes of a try, then the solve of the
+        // pivot block (taken as full rank) for the other columns.
+        MatrixKind::Rref | MatrixKind::Nullspace => {
+            let tried = (RREF_PRIMES_PER_TRY + 1) as f64;
+            let forms = cost::gauss_jordan(n, cols, tried);
+            let k = n.min(cols);
+            let block = Dims {
+                rows: k,
+                cols: k,
+                ..a
+            };
+            let rest = Dims {
+                rows: k,
+                cols: (cols - k).max(1),
+                ..a
+            };
+            let solve = matrix(MatrixKind::Solve, &[block, rest], false);
+            Estimate {
+                cpu_ms: forms.cpu_ms + solve.cpu_ms,
+                gpu_ms: forms.gpu_ms + solve.gpu_ms,
+            }
+        }
         MatrixKind::Solve => {
             let b = dims[1];
             let multimodular = cost::gauss_jordan(n, n + b.cols, minors());

@@ -6,7 +6,8 @@
 //!   [`det_modular`] (modulo primes, given a divisor);
 //! - systems: [`solve`] (the dispatcher, and the inverse), [`solve_dixon`],
 //!   [`solve_modular`] (Cramer's rule modulo primes), with Dixon's lifting in [`lift`];
-//! - [`matmul`] (the exact product), [`rank`] (over Q);
+//! - [`matmul`] (the exact product), [`rank`] (over Q), [`rref`] (the reduced echelon
+//!   form over Q, certified) and [`nullspace`] (an integer basis from it);
 //! - resultants: [`resultant`] (univariate), [`resultant_xy`] (bivariate, Collins);
 //! - [`estimate`]: the cost model's price of each, as [`method::Method::Auto`] runs it.
 
@@ -17,10 +18,12 @@ pub mod estimate;
 pub mod lift;
 pub mod matmul;
 pub mod method;
+pub mod nullspace;
 pub mod rank;
 pub mod resultant;
 pub mod resultant_unbalanced;
 pub mod resultant_xy;
+pub mod rref;
 pub mod solve;
 pub mod solve_dixon;
 pub mod solve_modular;

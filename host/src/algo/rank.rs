@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 /// Bits `b` with every minor of `a` at most `2^b` in absolute value: Hadamard's bound
 /// over the rows or over the columns, whichever is smaller (zero rows count as 1).
-fn minor_bits(a: &IntMatrix) -> u64 {
+pub(crate) fn minor_bits(a: &IntMatrix) -> u64 {
     let rows: f64 = (0..a.rows())
         .map(|i| log2_norm(a.row(i)).unwrap_or(0.0).max(0.0))
         .sum();

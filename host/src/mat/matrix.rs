@@ -391,6 +391,31 @@ impl RatMatrix {
         &self.data
     }
 
+    /// The least common denominator `d` of the entries and the integer matrix `d · self`.
+    ///
+    /// ```
+    /// use rns::{inverse, Backend, IntMatrix};
+    ///
+    /// let x = inverse(&IntMatrix::from_i64(2, 2, &[2, 0, 0, 3])?, &Backend::Cpu)?;
+    /// let (d, n) = x.over_common_denominator();
+    /// assert_eq!((d.to_string(), n.to_text()), ("6".into(), "2 2\n3 0\n0 2\n".into()));
+    /// # Ok::<(), rns::Error>(())
+    /// ```
+    pub fn over_common_denominator(&self) -> (Integer, IntMatrix) {
+        use rayon::prelude::*;
+        let d = self
+            .data
+            .iter()
+            .fold(Integer::from(1), |d, q| d.lcm(q.denom()));
+        let numerators = self
+            .data
+            .par_iter()
+            .map(|q| q.numer() * Integer::from(&d / q.denom()))
+            .collect();
+        let m = IntMatrix::new(self.rows, self.cols, numerators).expect("the same shape");
+        (d, m)
+    }
+
     /// The text format of [`IntMatrix`] with entries `p/q` (also its `Display`), written
     /// by all cores.
     pub fn to_text(&self) -> String {

@@ -3,6 +3,7 @@
 //! their determinants and solutions ([`bounds`]).
 
 pub mod bounds;
+mod echelon;
 pub mod matrix;
 pub mod modmat;
 pub mod text;
