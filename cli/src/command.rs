@@ -90,6 +90,14 @@ enum Command {
         #[command(flatten)]
         opts: ModOpts,
     },
+    /// Characteristic polynomial det(x·I − A) of a square matrix, over Z (exact: primes to
+    /// the full coefficient bound) or modulo P: its coefficients on one line, constant first.
+    Charpoly {
+        /// Matrix file; `-` reads standard input.
+        a: String,
+        #[command(flatten)]
+        opts: ModOpts,
+    },
     /// Nullspace basis of a matrix, as the columns of an n × (n − rank) matrix file: over
     /// Z, one primitive integer vector per non-pivot column (positive there); modulo P,
     /// the vector with 1 there.
@@ -241,6 +249,12 @@ fn run_compare(a: CompareArgs, out: &mut Output) -> std::result::Result<(), Fail
     Ok(())
 }
 
+/// Coefficients on one line, separated by spaces.
+fn coefficients_line<T: std::fmt::Display>(c: &[T]) -> String {
+    let words: Vec<String> = c.iter().map(|x| x.to_string()).collect();
+    format!("{}\n", words.join(" "))
+}
+
 fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
     match cli.command {
         Command::Det { file, opts } => {
@@ -352,6 +366,20 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
                 Ok(Box::new(move || e.rref.to_text(0)))
             },
         ),
+        Command::Charpoly { a, opts } => matrix_command(
+            out,
+            &[&a],
+            opts,
+            MatrixKind::Charpoly,
+            |m, be, _| {
+                let c = rns::charpoly(&m[0], be)?;
+                Ok((Box::new(move || coefficients_line(&c)) as Text, Vec::new()))
+            },
+            |m, be| {
+                let c = be.charpoly_mod(&m[0])?;
+                Ok(Box::new(move || coefficients_line(&c)))
+            },
+        ),
         Command::Nullspace { a, opts } => matrix_command(
             out,
             &[&a],
@@ -392,7 +420,6 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
             let (r, st) = session.compute("resultant in y", est, |be| {
                 rns::resultant_xy_with(&f, &g, be, &rns::ResultantOptions::default())
             })?;
-            let line: Vec<String> = r.iter().map(|c| c.to_string()).collect();
             session.notes.push(format!(
                 "degree bound {}, {} bits, {} primes, {} candidate points",
                 st.degree_bound,
@@ -400,7 +427,7 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
                 st.primes(),
                 st.candidates
             ));
-            session.print(out, &format!("{}\n", line.join(" ")), &st.stages)?;
+            session.print(out, &coefficients_line(&r), &st.stages)?;
             Ok(())
         }
         Command::Compare(args) => run_compare(args, out),

@@ -156,6 +156,8 @@ fn matrix_commands_print_results_in_the_matrix_format() {
     ok(&["nullspace", s], "2 1\n-2\n1\n");
     ok(&["nullspace", a], "2 0\n");
     ok(&["nullspace", r, "--mod", p], "3 1\n1\n2147483645\n1\n");
+    ok(&["charpoly", a], "5 -5 1\n");
+    ok(&["charpoly", s, "--mod", p], "0 2147483642 1\n");
     ok(&["rank", a, "--mod", p], "2\n");
     ok(&["det", a, "--mod", p], "5\n");
     ok(&["det", s, "--mod", p], "0\n");
@@ -180,6 +182,7 @@ fn matrix_commands_reject_bad_input_with_one_line() {
             "singular modulo 2147483647",
         ),
         (vec!["inverse", r], "square"),
+        (vec!["charpoly", r], "square"),
         (vec!["matmul", r, r], "cannot multiply"),
         (
             vec!["solve", a, r, "--mod", "7"],

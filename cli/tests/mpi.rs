@@ -146,6 +146,8 @@ fn cases() -> Vec<Vec<String>> {
         args(&["rref", &low]),
         args(&["nullspace", &wide]),
         args(&["nullspace", &low, "--mod", p]),
+        args(&["charpoly", &a]),
+        args(&["charpoly", &a, "--mod", p]),
         args(&["solve", &a, &b]),
         args(&["solve", &a, &b, "--mod", p]),
         args(&["inverse", &a]),

@@ -34,6 +34,7 @@ pub mod num;
 pub mod poly;
 pub mod timing;
 
+pub use algo::charpoly::charpoly;
 pub use algo::det::{det, det_with, DetOptions, DetStats};
 pub use algo::matmul::{
     matmul, matmul_text, matmul_text_of, matmul_text_of_with, matmul_text_with,

@@ -55,6 +55,7 @@ __all__ = [
     "inverse",
     "rref",
     "nullspace",
+    "charpoly",
     "matmul",
     "resultant",
     "resultant_xy",
@@ -150,6 +151,21 @@ def nullspace(A, *, mod=None, backend="auto"):
     ([[1, 2], [-2, -3], [1, 0], [0, 1]], 2)
     """
     return _engine(backend).nullspace(A, mod=mod)
+
+
+def charpoly(A, *, mod=None, backend="auto"):
+    """charpoly(A, *, mod=None, backend="auto") -> list
+
+    The characteristic polynomial ``det(x·I − A)`` of the square matrix ``A``: its
+    ``n + 1`` coefficients, constant first (the last is 1), as ints, or ints in [0, p)
+    with ``mod=p``; an ``fmpz_poly`` (``nmod_poly`` modulo p) for python-flint's
+    matrices. Over Z it is exact: modulo enough primes for a bound on every
+    coefficient, with no early termination.
+
+    >>> charpoly([[1, 2], [3, 4]])
+    [-2, -5, 1]
+    """
+    return _engine(backend).charpoly(A, mod=mod)
 
 
 def solve(A, B, *, mod=None, backend="auto"):

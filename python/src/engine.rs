@@ -357,6 +357,34 @@ impl Engine {
         }
     }
 
+    /// charpoly(A, *, mod=None): the characteristic polynomial (see rns.charpoly).
+    #[pyo3(signature = (a, *, r#mod = None))]
+    fn charpoly<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        r#mod: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arg = matrix_arg(a)?;
+        let p = modulus(r#mod, &[arg.modulus])?;
+        let (kind, a) = (arg.kind, &*arg.held);
+        square(a, "the characteristic polynomial")?;
+        let kind_of = MatrixKind::Charpoly;
+        let coeffs = match p {
+            _ if a.rows() == 0 => vec![Integer::from(1)],
+            None => {
+                let m = ints(py, a);
+                self.matrix_run(py, kind_of, &[a], p, |be| rns::charpoly(&m, be))?
+            }
+            Some(p) => {
+                let r = reduce(py, a, p)?;
+                let c = self.matrix_run(py, kind_of, &[a], Some(p), |be| be.charpoly_mod(&r))?;
+                c.into_iter().map(Integer::from).collect()
+            }
+        };
+        output::polynomial(py, kind, &coeffs, p)
+    }
+
     /// matmul(A, B, *, mod=None): the product (see rns.matmul), in A's type (an
     /// rns.Matrix when A or B is one).
     #[pyo3(signature = (a, b, *, r#mod = None))]

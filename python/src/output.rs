@@ -190,3 +190,20 @@ pub fn fraction_rows<'py>(ints: &IntMaker<'py>, x: &RatMatrix) -> PyResult<Bound
         .collect::<PyResult<Vec<_>>>()?;
     PyList::new(py, rows)
 }
+
+/// A polynomial result (coefficients constant first) for a matrix of type `kind`: an
+/// `fmpz_poly` (over Z) or `nmod_poly` (modulo `p`) for python-flint's matrices, else
+/// a list of Python ints.
+pub fn polynomial<'py>(
+    py: Python<'py>,
+    kind: Kind,
+    coeffs: &[Integer],
+    p: Option<u32>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let list = IntMaker::new(py)?.list(coeffs)?;
+    match (kind, p) {
+        (Kind::Fmpz | Kind::Nmod, None) => flint(py, "fmpz_poly")?.call1((list,)),
+        (Kind::Fmpz | Kind::Nmod, Some(p)) => flint(py, "nmod_poly")?.call1((list, p)),
+        _ => Ok(list.into_any()),
+    }
+}

@@ -189,6 +189,24 @@ def case_nullspace(rng, mod):
     return f"nullspace {kind} {n}×{m}", (lambda be: rns.nullspace(a, backend=be)), want, a
 
 
+def case_charpoly(rng, mod):
+    a, kind = matrix_case(rng, rng.choice([1, 1, 2, 3, 4, 5, 8, 12]))
+    if mod:
+        p = rng.choice(PRIMES)
+        return (
+            f"charpoly mod {p} {kind} {len(a)}",
+            (lambda be: rns.charpoly(a, mod=p, backend=be)),
+            (lambda: [int(c) for c in flint.nmod_mat(a, p).charpoly().coeffs()]),
+            a,
+        )
+    return (
+        f"charpoly {kind} {len(a)}",
+        (lambda be: rns.charpoly(a, backend=be)),
+        (lambda: [int(c) for c in flint.fmpz_mat(a).charpoly().coeffs()]),
+        a,
+    )
+
+
 def case_solve(rng, mod):
     n = rng.choice([1, 1, 2, 3, 4, 6, 9])
     a, kind = matrix_case(rng, n)
@@ -285,6 +303,7 @@ CASES = [
     case_rank,
     case_rref,
     case_nullspace,
+    case_charpoly,
     case_solve,
     case_inverse,
     case_matmul,
@@ -338,14 +357,15 @@ def matrix_text(rows, n=None, k=None):
 
 
 def run_cli(rns_bin, seed, count, backend="cpu"):
-    """Determinants, ranks, echelon forms, nullspaces and products through the `rns` CLI
+    """Determinants, ranks, echelon forms, nullspaces, characteristic polynomials and
+    products through the `rns` CLI
     (one process a case); returns (cases run, mismatches)."""
     rng = random.Random(seed)
     bad = []
     with tempfile.TemporaryDirectory() as d:
         pa, pb = os.path.join(d, "a.txt"), os.path.join(d, "b.txt")
         for i in range(count):
-            op = rng.choice(["det", "rank", "rref", "nullspace", "matmul"])
+            op = rng.choice(["det", "rank", "rref", "nullspace", "charpoly", "matmul"])
             n = rng.choice([1, 2, 3, 5, 8, 13])
             a, kind = matrix_case(rng, n)
             write_matrix(pa, a)
@@ -357,6 +377,8 @@ def run_cli(rns_bin, seed, count, backend="cpu"):
             elif op == "rref":
                 r, _ = flint.fmpq_mat(flint.fmpz_mat(a)).rref()
                 want = matrix_text(fraction_rows(r))
+            elif op == "charpoly":
+                want = " ".join(str(int(c)) for c in flint.fmpz_mat(a).charpoly().coeffs()) + "\n"
             elif op == "nullspace":
                 x, k = flint.fmpz_mat(a).nullspace()
                 want = matrix_text(primitive_columns(int_rows(x), k), n, k)

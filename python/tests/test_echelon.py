@@ -1,4 +1,4 @@
-"""rref and nullspace against python-flint, over Q/Z and modulo p, on every backend:
+"""rref, nullspace and charpoly against python-flint, over Q/Z and modulo p, on every backend:
 random, rank-deficient (products of thin factors), zero, identity, 1×1, wide and tall
 matrices, with entries from 1 to 1000 bits and the edge values of conftest.rand_int."""
 
@@ -104,3 +104,23 @@ def test_bad_inputs(backend):
         rns.rref([[1, 2]], mod=15, backend=backend)
     with pytest.raises((ValueError, TypeError)):
         rns.nullspace([[1, 2], [3]], backend=backend)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_charpoly_matches_flint(backend, seed):
+    rng = random.Random(300 + seed)
+    for n in [1, 2, 3, 5, 9, 16]:
+        bits = rng.choice(BITS)
+        a = rand_matrix(rng, n, n, bits)
+        fa = flint.fmpz_mat(a)
+        want = [int(c) for c in fa.charpoly().coeffs()]
+        assert rns.charpoly(a, backend=backend) == want, (n, bits)
+        got = rns.charpoly(fa, backend=backend)
+        assert isinstance(got, flint.fmpz_poly) and got == fa.charpoly()
+        p = rng.choice(PRIMES)
+        na = flint.nmod_mat(a, p)
+        assert rns.charpoly(a, mod=p, backend=backend) == [int(c) for c in na.charpoly().coeffs()]
+        assert rns.charpoly(na, backend=backend) == na.charpoly()
+    assert rns.charpoly([], backend=backend) == [1]
+    with pytest.raises(ValueError):
+        rns.charpoly([[1, 2, 3]], backend=backend)

@@ -11,6 +11,8 @@
 //!   conversion, the digits of `(M−1)/2` and the sign test.
 //! * [`limbs`]: signed binary limbs and residues of numbers given by mixed-radix digits.
 //! * [`decimal`]: decimal text in chunks of `10^9` from mixed-radix digits.
+//! * [`charpoly`]: the characteristic polynomial modulo a prime (Hessenberg form and
+//!   the recurrence of its leading blocks' polynomials).
 //! * [`crt`]: the CRT constants `inv(M/m_i) mod m_i`.
 //! * [`euclid`]: Euclid's resultant modulo a prime in passes of two quotient
 //!   coefficients, the steps of the block-per-prime GPU kernel.
@@ -30,6 +32,7 @@
 )]
 #![cfg_attr(target_arch = "nvptx64", allow(internal_features))]
 
+pub mod charpoly;
 pub mod crt;
 pub mod decimal;
 pub mod euclid;

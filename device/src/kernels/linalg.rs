@@ -75,7 +75,7 @@ unsafe fn swap_in_pivot(
 /// by the whole block through `ctl[0]`: each thread stops at its first such row, then
 /// one shared-memory minimum per thread at most. Starts and ends with a barrier.
 #[inline(always)]
-unsafe fn first_nonzero(
+pub(super) unsafe fn first_nonzero(
     ctl: *mut u32,
     at: &impl Fn(u32, u32) -> *mut u32,
     (r0, rows): (u32, u32),

@@ -5,6 +5,7 @@ use core::arch::asm;
 use core::arch::nvptx::*;
 
 mod block_inverse;
+mod charpoly;
 mod dixon;
 mod gauss_jordan;
 mod imma;

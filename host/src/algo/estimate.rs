@@ -62,6 +62,8 @@ pub enum MatrixKind {
     Rref,
     /// A basis of the nullspace of `A`.
     Nullspace,
+    /// The characteristic polynomial of `A`.
+    Charpoly,
 }
 
 /// The estimate of a matrix computation on inputs `dims` (`A`, then `B` where there is
@@ -94,6 +96,11 @@ pub fn matrix(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
             cost::gauss_jordan(n, cols, tried as f64)
         }
         MatrixKind::Inverse => cost::gauss_jordan(n, 2 * n, minors()),
+        // Hessenberg form and recurrence: about three eliminations' products a prime.
+        MatrixKind::Charpoly => {
+            let bits = n as f64 * (a.bits as f64 + (n.max(2) as f64).log2() / 2.0 + 1.0);
+            cost::gauss_jordan(n, n, 3.0 * primes(bits))
+        }
         MatrixKind::Rref | MatrixKind::Nullspace if modular => cost::gauss_jordan(n, cols, 1.0),
         // The forms of `A` and `Aᵀ` modulo the primes of a try, then the solve of the
         // pivot block (taken as full rank) for the other columns.

@@ -6,11 +6,13 @@
 //!   [`det_modular`] (modulo primes, given a divisor);
 //! - systems: [`solve`] (the dispatcher, and the inverse), [`solve_dixon`],
 //!   [`solve_modular`] (Cramer's rule modulo primes), with Dixon's lifting in [`lift`];
+//! - [`charpoly`] (the characteristic polynomial over Z, modulo primes to the full bound);
 //! - [`matmul`] (the exact product), [`rank`] (over Q), [`rref`] (the reduced echelon
 //!   form over Q, certified) and [`nullspace`] (an integer basis from it);
 //! - resultants: [`resultant`] (univariate), [`resultant_xy`] (bivariate, Collins);
 //! - [`estimate`]: the cost model's price of each, as [`method::Method::Auto`] runs it.
 
+pub mod charpoly;
 pub mod det;
 pub mod det_divisor;
 pub mod det_modular;

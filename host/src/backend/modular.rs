@@ -4,12 +4,15 @@
 //! determinants, their solves and inverses by Gauss–Jordan over the whole grid, and
 //! their rank where the determinant is not zero.
 
+use super::cpu;
 use super::gpu::ops;
 use super::gpu::ops::few_devices::{self, Rhs};
+use super::plan::Channels;
 use super::Backend;
 use crate::error::{Error, Result};
 use crate::mat::matrix::{require_product, require_rhs};
 use crate::mat::modmat::{identity, Echelon, ModMatrices};
+use crate::num::words::Words;
 
 impl Backend {
     /// `a · b` modulo each prime. Errors: different primes, inner dimensions that differ.
@@ -41,6 +44,41 @@ impl Backend {
         let mut data = a.data.clone();
         let e = self.eliminate_per_channel(&a.moduli, (n, n, n), false, &mut data, false)?;
         Ok(e.into_iter().map(|e| e.det).collect())
+    }
+
+    /// The characteristic polynomial `det(x·I − A)` of each (square) matrix: `n + 1`
+    /// coefficients a matrix, constant first (the last 1), one matrix after another.
+    ///
+    /// ```
+    /// use rns::{Backend, ModMatrices};
+    ///
+    /// let p = 2147483647;
+    /// let m = ModMatrices::new(&[p], 2, 2, vec![1, 2, 3, 4])?;
+    /// assert_eq!(Backend::Cpu.charpoly_mod(&m)?, [p - 2, p - 5, 1]); // x² − 5x − 2
+    /// # Ok::<(), rns::Error>(())
+    /// ```
+    pub fn charpoly_mod(&self, a: &ModMatrices) -> Result<Vec<u32>> {
+        let n = a.require_square("the characteristic polynomial")?;
+        let size = n * n;
+        let job = Channels::new(a.moduli.len(), n + 1, a.data.len().saturating_mul(n));
+        let part = |r: &std::ops::Range<usize>| &a.data[r.start * size..r.end * size];
+        let out = self.per_channel(
+            job,
+            &|r| {
+                let mods = &a.moduli[r.clone()];
+                Ok(Words::Heap(cpu::charpoly_per_channel(mods, n, part(&r))))
+            },
+            &|g, r| {
+                let mods = &a.moduli[r.clone()];
+                Ok(Words::Heap(ops::charpoly_per_channel(
+                    g,
+                    mods,
+                    n,
+                    part(&r),
+                )?))
+            },
+        )?;
+        Ok(out.into_vec())
     }
 
     /// The rank of each matrix. A few large square ones on a GPU backend: full rank where

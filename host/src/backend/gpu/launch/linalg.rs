@@ -2,7 +2,7 @@
 //! blocked determinant (fused, or its trailing updates on the tensor cores: `super::lu`),
 //! and the layout kernels around them (`rns_gather_columns`, `rns_transpose`).
 
-use super::shapes::{Det, Eliminate};
+use super::shapes::{Charpoly, Det, Eliminate};
 use super::{grid_limit, launch, need, GRID_YZ};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
@@ -39,6 +39,41 @@ pub fn launch_eliminate(
     );
     let f = &gpu.kernels().eliminate;
     launch!(gpu, stream, f, cfg, ranks, dets, mats, moduli, &r, &c, &p, &j)
+}
+
+/// The characteristic polynomial, one block per channel, of `mats` (overwritten by
+/// Hessenberg forms): `n + 1` coefficients per channel to `out`, with
+/// `charpoly_scratch_words(n)` words of `scratch` per channel.
+pub fn launch_charpoly(
+    gpu: &Gpu,
+    stream: &CudaStream,
+    s: Charpoly,
+    out: &mut CudaSlice<u32>,
+    mats: &mut CudaSlice<u32>,
+    scratch: &mut CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+) -> Result<()> {
+    let words = rns_core::charpoly::charpoly_scratch_words(s.n);
+    need(
+        "characteristic polynomial matrices",
+        mats,
+        s.channels * s.n * s.n,
+    )?;
+    need("characteristic polynomials", out, s.channels * (s.n + 1))?;
+    need(
+        "characteristic polynomial scratch",
+        scratch,
+        s.channels * words,
+    )?;
+    need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+    let cfg = LaunchConfig {
+        grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
+        block_dim: (eliminate_threads(s.n), 1, 1),
+        shared_mem_bytes: ELIMINATE_SMEM_BYTES,
+    };
+    let n = s.n as u32;
+    let f = &gpu.kernels().charpoly;
+    launch!(gpu, stream, f, cfg, out, mats, scratch, moduli, &n)
 }
 
 /// Blocked LU determinant on `mats` (overwritten): the fused kernel, one block per

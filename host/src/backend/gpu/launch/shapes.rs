@@ -103,6 +103,15 @@ pub struct Eliminate {
     pub channels: usize,
 }
 
+/// The characteristic polynomial of one `n × n` matrix per channel.
+#[derive(Clone, Copy, Debug)]
+pub struct Charpoly {
+    /// Rows and columns.
+    pub n: usize,
+    /// Channels (one matrix each).
+    pub channels: usize,
+}
+
 /// The determinant of one `n × n` matrix per channel.
 #[derive(Clone, Copy, Debug)]
 pub struct Det {

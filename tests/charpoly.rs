@@ -1,0 +1,189 @@
+//! The characteristic polynomial, modulo primes and over Z, against references that do
+//! not share its steps: Faddeev–LeVerrier over rug's integers (small sizes), and
+//! matrices with known answers at sizes no reference reaches (`P·T·P⁻¹` for a unit
+//! triangular `P` and a triangular `T` with a chosen diagonal: `Π (x − t_ii)`;
+//! companion matrices of chosen polynomials). The GPU's residues equal the CPU's bit for
+//! bit, on both sides of the kernel's thresholds (a warp per row up to 32 rows, then
+//! rows shared by warps) and with its channels split into chunks by a memory cap.
+
+use rns::{charpoly, Backend, IntMatrix, ModMatrices};
+use rns_suite::{dev, gpu_backend, naive_matmul, Gen, LiftCaps};
+use rug::Integer;
+
+/// `det(x·I − A)` by Faddeev–LeVerrier: `M_k = A·M_{k−1} + c_{n−k+1}·I`,
+/// `c_{n−k} = −tr(A·M_k)/k` (exact divisions).
+fn leverrier(a: &IntMatrix) -> Vec<Integer> {
+    let n = a.rows();
+    let mut c = vec![Integer::new(); n + 1];
+    c[n] = Integer::from(1);
+    let mut mk = IntMatrix::new(n, n, vec![Integer::new(); n * n]).unwrap();
+    for k in 1..=n {
+        let am = naive_matmul(a, &mk);
+        let mut data = am.entries().to_vec();
+        for i in 0..n {
+            data[i * n + i] += &c[n - k + 1];
+        }
+        mk = IntMatrix::new(n, n, data).unwrap();
+        let amk = naive_matmul(a, &mk);
+        let tr: Integer = (0..n).map(|i| amk.get(i, i).clone()).sum();
+        c[n - k] = -(tr / Integer::from(k));
+    }
+    c
+}
+
+/// `Π (x − d_i)`, constant first.
+fn from_roots(d: &[Integer]) -> Vec<Integer> {
+    let mut p = vec![Integer::from(1)];
+    for r in d {
+        let mut next = vec![Integer::new(); p.len() + 1];
+        for (i, c) in p.iter().enumerate() {
+            next[i + 1] += c;
+            next[i] -= Integer::from(c * r);
+        }
+        p = next;
+    }
+    p
+}
+
+/// `P·T·P⁻¹` with `P` unit lower triangular (small entries; its inverse exact) and `T`
+/// upper triangular with diagonal `d`: its characteristic polynomial is `Π (x − d_i)`.
+fn similar_to_triangular(gen: &mut Gen, d: &[Integer]) -> IntMatrix {
+    let n = d.len();
+    let mut p = vec![Integer::new(); n * n];
+    let mut t = vec![Integer::new(); n * n];
+    for i in 0..n {
+        p[i * n + i] = Integer::from(1);
+        t[i * n + i] = d[i].clone();
+        for j in 0..i {
+            p[i * n + j] = Integer::from(gen.below(3)) - 1;
+        }
+        for j in i + 1..n {
+            t[i * n + j] = gen.signed(20);
+        }
+    }
+    // P⁻¹ of a unit lower triangular P, row by row: X = I − (P − I)·X.
+    let mut x = vec![Integer::new(); n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            let mut v = Integer::from((i == j) as u32);
+            for k in j..i {
+                v -= Integer::from(&p[i * n + k] * &x[k * n + j]);
+            }
+            x[i * n + j] = v;
+        }
+    }
+    let [p, t, x] = [p, t, x].map(|v| IntMatrix::new(n, n, v).unwrap());
+    naive_matmul(&naive_matmul(&p, &t), &x)
+}
+
+fn backends() -> Vec<Backend> {
+    let mut out = vec![Backend::Cpu];
+    out.extend(gpu_backend());
+    out
+}
+
+#[test]
+fn small_matrices_match_leverrier() {
+    let mut gen = Gen::new(61);
+    for be in backends() {
+        for n in 1..=9 {
+            for bits in [1, 8, 64, 300] {
+                let a = gen.matrix(n, n, bits);
+                assert_eq!(
+                    charpoly(&a, &be).unwrap(),
+                    leverrier(&a),
+                    "{n}×{n}, {bits}-bit"
+                );
+            }
+        }
+        for a in [
+            IntMatrix::identity(6),
+            IntMatrix::new(5, 5, vec![Integer::new(); 25]).unwrap(),
+            gen.low_rank(7, 7, 2, 40),
+        ] {
+            assert_eq!(charpoly(&a, &be).unwrap(), leverrier(&a));
+        }
+        // Strictly upper triangular: nilpotent, x^n.
+        let n = 6;
+        let data = (0..n * n)
+            .map(|k| {
+                if k % n > k / n {
+                    gen.signed(50)
+                } else {
+                    Integer::new()
+                }
+            })
+            .collect();
+        let c = charpoly(&IntMatrix::new(n, n, data).unwrap(), &be).unwrap();
+        assert!(c[..n].iter().all(|x| *x == 0) && c[n] == 1);
+    }
+}
+
+#[test]
+fn known_answers_at_larger_sizes() {
+    let mut gen = Gen::new(62);
+    for be in backends() {
+        for n in [31, 32, 33, 80] {
+            let d: Vec<Integer> = (0..n).map(|_| gen.signed(40)).collect();
+            let a = similar_to_triangular(&mut gen, &d);
+            assert_eq!(charpoly(&a, &be).unwrap(), from_roots(&d), "{n}×{n}");
+        }
+        // The companion matrix of a chosen monic polynomial with 500-bit coefficients.
+        let n = 40;
+        let want: Vec<Integer> = (0..n)
+            .map(|_| gen.signed(500))
+            .chain([Integer::from(1)])
+            .collect();
+        let mut data = vec![Integer::new(); n * n];
+        for i in 1..n {
+            data[i * n + i - 1] = Integer::from(1);
+        }
+        for i in 0..n {
+            data[i * n + n - 1] = -want[i].clone();
+        }
+        let a = IntMatrix::new(n, n, data).unwrap();
+        assert_eq!(charpoly(&a, &be).unwrap(), want, "companion");
+    }
+}
+
+#[test]
+fn bad_shapes_are_refused() {
+    let a = IntMatrix::from_i64(2, 3, &[1, 2, 3, 4, 5, 6]).unwrap();
+    let err = charpoly(&a, &Backend::Cpu).unwrap_err().to_string();
+    assert!(err.contains("square"), "{err}");
+    let m = ModMatrices::new(&[2147483647], 2, 3, vec![0; 6]).unwrap();
+    assert!(Backend::Cpu.charpoly_mod(&m).is_err());
+}
+
+/// The GPU kernel's residues are the CPU's, bit for bit, at sizes around its warp
+/// thresholds, with zero columns (skipped pivots) and row swaps, and with the channels
+/// in chunks under a memory cap.
+#[test]
+fn gpu_residues_equal_cpu_residues() {
+    let Some(g) = gpu_backend() else { return };
+    let _lift = LiftCaps::hold();
+    let mut gen = Gen::new(63);
+    let primes: Vec<u32> = rns::num::sieve::moduli_descending(|_| false)
+        .take(70)
+        .collect();
+    for n in [1, 2, 3, 31, 32, 33, 64, 129] {
+        let mut a = gen.matrix(n, n, 31);
+        if n > 3 {
+            // A zero column, and a zero subdiagonal entry: skipped pivots and swaps.
+            let mut data = a.entries().to_vec();
+            for i in 0..n {
+                data[i * n + 1] = Integer::new();
+            }
+            data[n] = Integer::new();
+            a = IntMatrix::new(n, n, data).unwrap();
+        }
+        let m = ModMatrices::from_int_matrix(&a, &primes).unwrap();
+        let want = Backend::Cpu.charpoly_mod(&m).unwrap();
+        assert_eq!(g.charpoly_mod(&m).unwrap(), want, "{n}×{n}");
+        // Room for a few channels at a time: several chunks.
+        let per = 4 * (n * n + n + 1 + rns_core::charpoly::charpoly_scratch_words(n));
+        dev(&g).config().set_memory_limit(Some(8 * per));
+        assert_eq!(g.charpoly_mod(&m).unwrap(), want, "{n}×{n} in chunks");
+        dev(&g).config().set_memory_limit(None);
+    }
+}
