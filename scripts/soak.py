@@ -3,7 +3,7 @@
 kernel paths, repeated, interleaved, across engines, from threads and through
 `rns batch`, under a watchdog; every answer must equal the case's first one.
 
-Cases (seeded, `--sizes small|full`): det, rank, solve, inverse, matmul, resultant
+Cases (seeded, `--sizes small|full`): det, rank, rref, nullspace, charpoly, solve, inverse, matmul, resultant
 and resultant_xy, over Z and modulo p = 2147483629, as methods of `rns.Engine`
 objects (and, in phase 3, the module functions). Inputs are lists of rows of Python
 ints, one rns.Matrix (a matmul) and one numpy int64 array (a det mod p). `full` is for
@@ -73,7 +73,9 @@ CLI_LINES = 200
 SIZES = {
     "small": "det Z 8 64, det p 8 64 numpy, rank Z 8 64 5, rank p 8 64 6, solve Z 8 64 2, solve p 8 64 2,"
              "inverse Z 8 64, inverse p 8 64, matmul Z 8 64, matmul Z 6 1000 matrix, matmul p 8 31,"
-             "resultant Z 10 64, resultant p 10 64, resultant_xy Z 3 64, resultant_xy p 3 64",
+             "resultant Z 10 64, resultant p 10 64, resultant_xy Z 3 64, resultant_xy p 3 64,"
+             "charpoly Z 8 64, charpoly p 8 64, rref Z 8 64 5, rref p 8 64 6, nullspace Z 8 64 5,"
+             "nullspace p 8 64 6",
     "full": "det Z 60 64, det Z 300 64, det Z 800 64, det Z 1600 64 numpy, det p 100 64,"
             "det p 1500 64 numpy,"
             "rank Z 60 64 45, rank Z 300 64 250, rank p 300 64 250,"
@@ -81,7 +83,9 @@ SIZES = {
             "inverse Z 60 64, inverse Z 120 64, inverse p 500 64,"
             "matmul Z 100 64, matmul Z 256 1000 matrix, matmul Z 1024 64, matmul p 2048 31,"
             "resultant Z 20 64, resultant Z 500 200, resultant Z 2000 64, resultant p 500 200,"
-            "resultant_xy Z 20 64, resultant_xy Z 60 16, resultant_xy p 20 64",
+            "resultant_xy Z 20 64, resultant_xy Z 60 16, resultant_xy p 20 64,"
+            "charpoly Z 100 64, charpoly Z 300 64, charpoly p 1000 31, rref Z 60 64 45,"
+            "rref p 300 64 250, nullspace Z 100 64 90, nullspace p 500 64 450",
 }
 
 
@@ -126,8 +130,10 @@ class Case:
         if op in ("det", "inverse"):
             a = matrix(rng, n, n, bits)
             self.args = (np.array(a, dtype=np.int64) if extra == "numpy" else a,)
-        elif op == "rank":
+        elif op in ("rank", "rref", "nullspace"):
             self.args = (low_rank(rng, n, extra, bits),)
+        elif op == "charpoly":
+            self.args = (matrix(rng, n, n, bits),)
         elif op == "solve":
             self.args = (matrix(rng, n, n, bits), matrix(rng, n, extra, bits))
         elif op == "matmul":
@@ -411,7 +417,16 @@ def cli_answer(f, case):
         while coeffs and coeffs[-1] == 0:
             coeffs.pop()
         return coeffs
-    return [[entry(t) for t in f.readline().split()] for _ in range(int(first[0]))]
+    if case.op == "charpoly":
+        return [int(t) for t in first]
+    rows, cols = int(first[0]), int(first[1])
+    # A matrix with no columns (a nullspace of dimension 0) is its header alone.
+    m = [[entry(t) for t in f.readline().split()] for _ in range(rows)] if cols else [[] for _ in range(rows)]
+    if case.op == "rref":
+        return m, sum(any(x != 0 for x in r) for r in m)
+    if case.op == "nullspace":
+        return m, cols
+    return m
 
 
 def main():
