@@ -12,24 +12,13 @@ size's time, scaled as n³·primes): its larger cases would take minutes.
 import argparse
 import os
 import random
-import time
 
 import flint
+from vs_flint import best
 
 import rns
 
 P = 2147483629
-
-
-def best(f, reps, engine=None):
-    t, out, lib = float("inf"), None, float("nan")
-    for _ in range(reps):
-        s = time.perf_counter()
-        out = f()
-        d = time.perf_counter() - s
-        if d < t:
-            t, lib = d, engine.last_seconds if engine else lib
-    return t, out, lib
 
 
 def rand(rng, rows, cols, bits):

@@ -233,6 +233,39 @@ mod tests {
         out
     }
 
+    /// The kernel's recurrence ([`recurrence_term`], one coefficient at a time) gives
+    /// the CPU's polynomials ([`charpoly_of_hessenberg`], the sums in row order).
+    #[test]
+    fn kernel_recurrence_matches_the_cpu_one() {
+        let m = Modulus::new(P).unwrap();
+        let n = 5;
+        let mut seed = 5u64;
+        let mut h: [u32; 25] = core::array::from_fn(|k| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            if k / n > k % n + 1 {
+                0
+            } else {
+                ((seed >> 33) as u32) % P
+            }
+        });
+        let mut h2 = h;
+        let (mut scratch, mut out) = ([0u32; 21], [0u32; 6]);
+        charpoly_of_hessenberg(&mut h, n, m, &mut scratch, &mut out);
+        let mut polys = [0u32; 21];
+        polys[0] = 1;
+        for k in 0..n {
+            // SAFETY: h2 is 5 × 5 and polys holds p_0 … p_5.
+            unsafe { hessenberg_coefficients(h2.as_mut_ptr(), n, k, m) };
+            for d in 0..=k + 1 {
+                let x = unsafe { recurrence_term(h2.as_ptr(), n, k, d, polys.as_ptr(), m) };
+                polys[poly_offset(k + 1) + d] = x;
+            }
+        }
+        assert_eq!(polys[poly_offset(n)..], out[..]);
+    }
+
     #[test]
     fn charpoly_matches_interpolated_determinants() {
         let m = Modulus::new(P).unwrap();

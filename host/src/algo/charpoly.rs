@@ -5,7 +5,7 @@
 
 use crate::backend::Backend;
 use crate::error::Result;
-use crate::mat::bounds::log2_norm;
+use crate::mat::bounds::{column_log2_norms, row_log2_norms};
 use crate::mat::matrix::{require_square, IntMatrix};
 use crate::mat::modmat::ModMatrices;
 use crate::num::basis::RnsBasis;
@@ -42,12 +42,13 @@ fn log2_one_plus(l: f64) -> f64 {
 /// # Ok::<(), rns::Error>(())
 /// ```
 pub fn charpoly_bits(a: &IntMatrix) -> u64 {
-    let sum = |m: &IntMatrix| -> f64 {
-        (0..m.rows())
-            .map(|i| log2_norm(m.row(i)).map_or(0.0, log2_one_plus))
+    let sum = |norms: Vec<Option<f64>>| -> f64 {
+        norms
+            .into_iter()
+            .map(|l| l.map_or(0.0, log2_one_plus))
             .sum()
     };
-    let bits = sum(a).min(sum(&a.transpose()));
+    let bits = sum(row_log2_norms(a)).min(sum(column_log2_norms(a)));
     (bits.ceil() as u64).max(1)
 }
 

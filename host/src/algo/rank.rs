@@ -4,7 +4,7 @@
 
 use crate::backend::Backend;
 use crate::error::Result;
-use crate::mat::bounds::log2_norm;
+use crate::mat::bounds::{column_log2_norms, row_log2_norms};
 use crate::mat::matrix::IntMatrix;
 use crate::mat::modmat::ModMatrices;
 use crate::num::basis::RnsBasis;
@@ -13,13 +13,10 @@ use std::sync::Arc;
 /// Bits `b` with every minor of `a` at most `2^b` in absolute value: Hadamard's bound
 /// over the rows or over the columns, whichever is smaller (zero rows count as 1).
 pub(crate) fn minor_bits(a: &IntMatrix) -> u64 {
-    let rows: f64 = (0..a.rows())
-        .map(|i| log2_norm(a.row(i)).unwrap_or(0.0).max(0.0))
-        .sum();
-    let t = a.transpose();
-    let cols: f64 = (0..t.rows())
-        .map(|j| log2_norm(t.row(j)).unwrap_or(0.0).max(0.0))
-        .sum();
+    let sum = |norms: Vec<Option<f64>>| -> f64 {
+        norms.into_iter().map(|l| l.unwrap_or(0.0).max(0.0)).sum()
+    };
+    let (rows, cols) = (sum(row_log2_norms(a)), sum(column_log2_norms(a)));
     rows.min(cols).ceil() as u64 + 1
 }
 

@@ -57,13 +57,13 @@ pub fn rref(a: &IntMatrix, backend: &Backend) -> Result<Rref> {
             pivots: Vec::new(),
         });
     }
-    let at = a.transpose();
     let mut primes = moduli_descending(|_| false);
     let tries = minor_bits(a) / 60 + 2;
     let mut failed: Option<(usize, Vec<usize>)> = None;
     for _ in 0..tries {
         let ps: Vec<u32> = primes.by_ref().take(RREF_PRIMES_PER_TRY).collect();
-        let e = backend.rref_mod(&ModMatrices::from_int_matrix(a, &ps)?)?;
+        let images = ModMatrices::from_int_matrix(a, &ps)?;
+        let e = backend.rref_mod(&images)?;
         // The best prime: the highest rank, then the earliest pivots (a prime's k-th
         // pivot is never before the k-th over Q).
         let profile = |c: usize| (e.ranks[c], e.pivots(c));
@@ -80,7 +80,8 @@ pub fn rref(a: &IntMatrix, backend: &Backend) -> Result<Rref> {
         {
             continue;
         }
-        let et = backend.rref_mod(&ModMatrices::from_int_matrix(&at, &ps[c..=c])?)?;
+        // Independent rows: the pivot columns of Aᵀ modulo the same prime.
+        let et = backend.rref_mod(&images.channels(&[c]).transpose())?;
         let rows = et.pivots(0);
         if let Some(r) = certified(a, &rows, &cols, backend)? {
             return Ok(r);

@@ -76,9 +76,17 @@ impl Norm {
     }
 }
 
+/// [`log2_norm`] of each row of `m` (`None` for a zero row), the rows in parallel.
+pub fn row_log2_norms(m: &IntMatrix) -> Vec<Option<f64>> {
+    (0..m.rows())
+        .into_par_iter()
+        .map(|i| log2_norm(m.row(i)))
+        .collect()
+}
+
 /// [`log2_norm`] of each column of `m` (`None` for a zero column), read row by row in
-/// blocks of columns (contiguous entries), the blocks in parallel.
-fn column_log2_norms(m: &IntMatrix) -> Vec<Option<f64>> {
+/// blocks of columns (contiguous entries), the blocks in parallel; no transpose made.
+pub fn column_log2_norms(m: &IntMatrix) -> Vec<Option<f64>> {
     const BLOCK: usize = 32;
     let (rows, cols) = (m.rows(), m.cols());
     (0..cols.div_ceil(BLOCK))

@@ -241,7 +241,6 @@ impl ModMatrices {
         Ok(())
     }
 
-    /// `[self | other]`, column-wise, for every prime.
     /// The matrices of channels `which`, in that order.
     pub(crate) fn channels(&self, which: &[usize]) -> ModMatrices {
         let size = self.rows * self.cols;
@@ -257,6 +256,7 @@ impl ModMatrices {
         }
     }
 
+    /// `[self | other]`, column-wise, for every prime.
     pub(crate) fn augment(&self, other: &ModMatrices) -> ModMatrices {
         let (r, c1, c2) = (self.rows, self.cols, other.cols);
         let mut data = Vec::with_capacity(self.count() * r * (c1 + c2));
@@ -271,6 +271,26 @@ impl ModMatrices {
             moduli: self.moduli.clone(),
             rows: r,
             cols: c1 + c2,
+            data: data.into(),
+        }
+    }
+
+    /// The transpose of every matrix.
+    pub(crate) fn transpose(&self) -> ModMatrices {
+        let (r, c) = (self.rows, self.cols);
+        let mut data = vec![0u32; self.data.len()];
+        let size = (r * c).max(1);
+        for (from, to) in self.data.chunks(size).zip(data.chunks_mut(size)) {
+            for i in 0..r {
+                for j in 0..c {
+                    to[j * r + i] = from[i * c + j];
+                }
+            }
+        }
+        ModMatrices {
+            moduli: self.moduli.clone(),
+            rows: c,
+            cols: r,
             data: data.into(),
         }
     }
