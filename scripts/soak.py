@@ -3,7 +3,7 @@
 kernel paths, repeated, interleaved, across engines, from threads and through
 `rns batch`, under a watchdog; every answer must equal the case's first one.
 
-Cases (seeded, `--sizes small|full`): det, rank, rref, nullspace, charpoly, solve, inverse, matmul, resultant
+Cases (seeded, `--sizes small|full`): det, rank, rref, nullspace, charpoly, minpoly, solve, inverse, matmul, resultant
 and resultant_xy, over Z and modulo p = 2147483629, as methods of `rns.Engine`
 objects (and, in phase 3, the module functions). Inputs are lists of rows of Python
 ints, one rns.Matrix (a matmul) and one numpy int64 array (a det mod p). `full` is for
@@ -75,7 +75,7 @@ SIZES = {
              "inverse Z 8 64, inverse p 8 64, matmul Z 8 64, matmul Z 6 1000 matrix, matmul p 8 31,"
              "resultant Z 10 64, resultant p 10 64, resultant_xy Z 3 64, resultant_xy p 3 64,"
              "charpoly Z 8 64, charpoly p 8 64, rref Z 8 64 5, rref p 8 64 6, nullspace Z 8 64 5,"
-             "nullspace p 8 64 6",
+             "nullspace p 8 64 6, minpoly Z 8 64 3, minpoly p 8 64",
     "full": "det Z 60 64, det Z 300 64, det Z 800 64, det Z 1600 64 numpy, det p 100 64,"
             "det p 1500 64 numpy,"
             "rank Z 60 64 45, rank Z 300 64 250, rank p 300 64 250,"
@@ -85,7 +85,8 @@ SIZES = {
             "resultant Z 20 64, resultant Z 500 200, resultant Z 2000 64, resultant p 500 200,"
             "resultant_xy Z 20 64, resultant_xy Z 60 16, resultant_xy p 20 64,"
             "charpoly Z 100 64, charpoly Z 300 64, charpoly p 1000 31, rref Z 60 64 45,"
-            "rref p 300 64 250, nullspace Z 100 64 90, nullspace p 500 64 450",
+            "rref p 300 64 250, nullspace Z 100 64 90, nullspace p 500 64 450, minpoly Z 100 64,"
+            "minpoly Z 200 64 150, minpoly p 1000 31",
 }
 
 
@@ -134,6 +135,9 @@ class Case:
             self.args = (low_rank(rng, n, extra, bits),)
         elif op == "charpoly":
             self.args = (matrix(rng, n, n, bits),)
+        elif op == "minpoly":
+            # Low rank: a minimal polynomial of degree rank + 1, below the characteristic one.
+            self.args = (low_rank(rng, n, extra, bits) if isinstance(extra, int) else matrix(rng, n, n, bits),)
         elif op == "solve":
             self.args = (matrix(rng, n, n, bits), matrix(rng, n, extra, bits))
         elif op == "matmul":
@@ -417,7 +421,7 @@ def cli_answer(f, case):
         while coeffs and coeffs[-1] == 0:
             coeffs.pop()
         return coeffs
-    if case.op == "charpoly":
+    if case.op in ("charpoly", "minpoly"):
         return [int(t) for t in first]
     rows, cols = int(first[0]), int(first[1])
     # A matrix with no columns (a nullspace of dimension 0) is its header alone.

@@ -7,7 +7,7 @@
 //! rows shared by warps) and with its channels split into chunks by a memory cap.
 
 use rns::{charpoly, Backend, IntMatrix, ModMatrices};
-use rns_suite::{dev, gpu_backend, naive_matmul, Gen, LiftCaps};
+use rns_suite::{companion, conjugate, dev, from_roots, gpu_backend, naive_matmul, Gen, LiftCaps};
 use rug::Integer;
 
 /// `det(x·I − A)` by Faddeev–LeVerrier: `M_k = A·M_{k−1} + c_{n−k+1}·I`,
@@ -31,49 +31,18 @@ fn leverrier(a: &IntMatrix) -> Vec<Integer> {
     c
 }
 
-/// `Π (x − d_i)`, constant first.
-fn from_roots(d: &[Integer]) -> Vec<Integer> {
-    let mut p = vec![Integer::from(1)];
-    for r in d {
-        let mut next = vec![Integer::new(); p.len() + 1];
-        for (i, c) in p.iter().enumerate() {
-            next[i + 1] += c;
-            next[i] -= Integer::from(c * r);
-        }
-        p = next;
-    }
-    p
-}
-
-/// `P·T·P⁻¹` with `P` unit lower triangular (small entries; its inverse exact) and `T`
-/// upper triangular with diagonal `d`: its characteristic polynomial is `Π (x − d_i)`.
+/// `P·T·P⁻¹` with `T` upper triangular with diagonal `d`: its characteristic
+/// polynomial is `Π (x − d_i)`.
 fn similar_to_triangular(gen: &mut Gen, d: &[Integer]) -> IntMatrix {
     let n = d.len();
-    let mut p = vec![Integer::new(); n * n];
     let mut t = vec![Integer::new(); n * n];
     for i in 0..n {
-        p[i * n + i] = Integer::from(1);
         t[i * n + i] = d[i].clone();
-        for j in 0..i {
-            p[i * n + j] = Integer::from(gen.below(3)) - 1;
-        }
         for j in i + 1..n {
             t[i * n + j] = gen.signed(20);
         }
     }
-    // P⁻¹ of a unit lower triangular P, row by row: X = I − (P − I)·X.
-    let mut x = vec![Integer::new(); n * n];
-    for i in 0..n {
-        for j in 0..=i {
-            let mut v = Integer::from((i == j) as u32);
-            for k in j..i {
-                v -= Integer::from(&p[i * n + k] * &x[k * n + j]);
-            }
-            x[i * n + j] = v;
-        }
-    }
-    let [p, t, x] = [p, t, x].map(|v| IntMatrix::new(n, n, v).unwrap());
-    naive_matmul(&naive_matmul(&p, &t), &x)
+    conjugate(gen, &IntMatrix::new(n, n, t).unwrap())
 }
 
 fn backends() -> Vec<Backend> {
@@ -134,14 +103,7 @@ fn known_answers_at_larger_sizes() {
             .map(|_| gen.signed(500))
             .chain([Integer::from(1)])
             .collect();
-        let mut data = vec![Integer::new(); n * n];
-        for i in 1..n {
-            data[i * n + i - 1] = Integer::from(1);
-        }
-        for i in 0..n {
-            data[i * n + n - 1] = -want[i].clone();
-        }
-        let a = IntMatrix::new(n, n, data).unwrap();
+        let a = companion(&want);
         assert_eq!(charpoly(&a, &be).unwrap(), want, "companion");
     }
 }

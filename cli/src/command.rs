@@ -98,6 +98,15 @@ enum Command {
         #[command(flatten)]
         opts: ModOpts,
     },
+    /// Minimal polynomial of a square matrix (the monic polynomial of least degree with
+    /// p(A) = 0), over Z (exact: certified from the primes) or modulo P: its
+    /// coefficients on one line, constant first.
+    Minpoly {
+        /// Matrix file; `-` reads standard input.
+        a: String,
+        #[command(flatten)]
+        opts: ModOpts,
+    },
     /// Nullspace basis of a matrix, as the columns of an n × (n − rank) matrix file: over
     /// Z, one primitive integer vector per non-pivot column (positive there); modulo P,
     /// the vector with 1 there.
@@ -377,6 +386,21 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
             },
             |m, be| {
                 let c = be.charpoly_mod(&m[0])?;
+                Ok(Box::new(move || coefficients_line(&c)))
+            },
+        ),
+        Command::Minpoly { a, opts } => matrix_command(
+            out,
+            &[&a],
+            opts,
+            MatrixKind::Minpoly,
+            |m, be, _| {
+                let c = rns::minpoly(&m[0], be)?;
+                Ok((Box::new(move || coefficients_line(&c)) as Text, Vec::new()))
+            },
+            |m, be| {
+                let mut c = be.minpoly_mod(&m[0])?;
+                c.truncate(c.iter().rposition(|&x| x != 0).map_or(1, |d| d + 1));
                 Ok(Box::new(move || coefficients_line(&c)))
             },
         ),

@@ -158,6 +158,8 @@ fn matrix_commands_print_results_in_the_matrix_format() {
     ok(&["nullspace", r, "--mod", p], "3 1\n1\n2147483645\n1\n");
     ok(&["charpoly", a], "5 -5 1\n");
     ok(&["charpoly", s, "--mod", p], "0 2147483642 1\n");
+    ok(&["minpoly", a], "5 -5 1\n");
+    ok(&["minpoly", s, "--mod", p], "0 2147483642 1\n");
     ok(&["rank", a, "--mod", p], "2\n");
     ok(&["det", a, "--mod", p], "5\n");
     ok(&["det", s, "--mod", p], "0\n");
@@ -183,6 +185,7 @@ fn matrix_commands_reject_bad_input_with_one_line() {
         ),
         (vec!["inverse", r], "square"),
         (vec!["charpoly", r], "square"),
+        (vec!["minpoly", r], "square"),
         (vec!["matmul", r, r], "cannot multiply"),
         (
             vec!["solve", a, r, "--mod", "7"],

@@ -148,6 +148,8 @@ fn cases() -> Vec<Vec<String>> {
         args(&["nullspace", &low, "--mod", p]),
         args(&["charpoly", &a]),
         args(&["charpoly", &a, "--mod", p]),
+        args(&["minpoly", &a]),
+        args(&["minpoly", &a, "--mod", p]),
         args(&["solve", &a, &b]),
         args(&["solve", &a, &b, "--mod", p]),
         args(&["inverse", &a]),

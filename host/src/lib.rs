@@ -40,6 +40,7 @@ pub use algo::matmul::{
     matmul, matmul_text, matmul_text_of, matmul_text_of_with, matmul_text_with,
 };
 pub use algo::method::Method;
+pub use algo::minpoly::minpoly;
 pub use algo::nullspace::nullspace;
 pub use algo::rank::rank;
 pub use algo::resultant::{resultant, resultant_with, ResultantOptions, ResultantStats};

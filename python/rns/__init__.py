@@ -56,6 +56,7 @@ __all__ = [
     "rref",
     "nullspace",
     "charpoly",
+    "minpoly",
     "matmul",
     "resultant",
     "resultant_xy",
@@ -166,6 +167,21 @@ def charpoly(A, *, mod=None, backend="auto"):
     [-2, -5, 1]
     """
     return _engine(backend).charpoly(A, mod=mod)
+
+
+def minpoly(A, *, mod=None, backend="auto"):
+    """minpoly(A, *, mod=None, backend="auto") -> list
+
+    The minimal polynomial of the square matrix ``A``: the monic polynomial ``m`` of
+    least degree with ``m(A) = 0``, its coefficients constant first (the last is 1), as
+    ints, or ints in [0, p) with ``mod=p``; an ``fmpz_poly`` (``nmod_poly`` modulo p)
+    for python-flint's matrices. Over Z it is exact: the image from the primes is
+    proven to vanish at ``A`` by a bound, not by chance.
+
+    >>> minpoly([[2, 0, 0], [0, 2, 0], [0, 0, 3]])
+    [6, -5, 1]
+    """
+    return _engine(backend).minpoly(A, mod=mod)
 
 
 def solve(A, B, *, mod=None, backend="auto"):

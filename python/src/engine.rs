@@ -17,6 +17,7 @@ use rns::backend::cost::Estimate;
 use rns::backend::gpu::Expecting;
 use rns::backend::BackendChoice;
 use rns::mat::matrix::{require_product, require_rhs, require_square};
+use rns::mat::modmat::MatrixPolynomial;
 use rns::{Backend, BiPoly, Devices, IntMatrix, IntPoly, ModMatrices, RatMatrix};
 use rns_core::Modulus;
 use rug::Integer;
@@ -365,24 +366,18 @@ impl Engine {
         a: &Bound<'py, PyAny>,
         r#mod: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let arg = matrix_arg(a)?;
-        let p = modulus(r#mod, &[arg.modulus])?;
-        let (kind, a) = (arg.kind, &*arg.held);
-        square(a, "the characteristic polynomial")?;
-        let kind_of = MatrixKind::Charpoly;
-        let coeffs = match p {
-            _ if a.rows() == 0 => vec![Integer::from(1)],
-            None => {
-                let m = ints(py, a);
-                self.matrix_run(py, kind_of, &[a], p, |be| rns::charpoly(&m, be))?
-            }
-            Some(p) => {
-                let r = reduce(py, a, p)?;
-                let c = self.matrix_run(py, kind_of, &[a], Some(p), |be| be.charpoly_mod(&r))?;
-                c.into_iter().map(Integer::from).collect()
-            }
-        };
-        output::polynomial(py, kind, &coeffs, p)
+        self.matrix_polynomial(py, a, r#mod, MatrixPolynomial::Characteristic)
+    }
+
+    /// minpoly(A, *, mod=None): the minimal polynomial (see rns.minpoly).
+    #[pyo3(signature = (a, *, r#mod = None))]
+    fn minpoly<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        r#mod: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        self.matrix_polynomial(py, a, r#mod, MatrixPolynomial::Minimal)
     }
 
     /// matmul(A, B, *, mod=None): the product (see rns.matmul), in A's type (an
@@ -558,5 +553,46 @@ impl Engine {
                 output::residues(py, kind, p, a.rows(), b.cols(), x.data())
             }
         }
+    }
+
+    /// The characteristic or minimal polynomial of a square matrix, over Z or modulo
+    /// `mod`, in the output type of `a`'s kind (coefficients to the degree).
+    fn matrix_polynomial<'py>(
+        &self,
+        py: Python<'py>,
+        a: &Bound<'py, PyAny>,
+        r#mod: Option<&Bound<'py, PyAny>>,
+        which: MatrixPolynomial,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arg = matrix_arg(a)?;
+        let p = modulus(r#mod, &[arg.modulus])?;
+        let (kind, a) = (arg.kind, &*arg.held);
+        square(a, which.name())?;
+        let characteristic = which == MatrixPolynomial::Characteristic;
+        let kind_of = match characteristic {
+            true => MatrixKind::Charpoly,
+            false => MatrixKind::Minpoly,
+        };
+        let coeffs = match p {
+            _ if a.rows() == 0 => vec![Integer::from(1)],
+            None => {
+                let m = ints(py, a);
+                self.matrix_run(py, kind_of, &[a], p, |be| match characteristic {
+                    true => rns::charpoly(&m, be),
+                    false => rns::minpoly(&m, be),
+                })?
+            }
+            Some(p) => {
+                let r = reduce(py, a, p)?;
+                let mut c =
+                    self.matrix_run(py, kind_of, &[a], Some(p), |be| match characteristic {
+                        true => be.charpoly_mod(&r),
+                        false => be.minpoly_mod(&r),
+                    })?;
+                c.truncate(c.iter().rposition(|&x| x != 0).map_or(1, |d| d + 1));
+                c.into_iter().map(Integer::from).collect()
+            }
+        };
+        output::polynomial(py, kind, &coeffs, p)
     }
 }

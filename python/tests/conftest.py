@@ -65,3 +65,4 @@ def fraction_rows(m):
 
 def int_rows(m):
     return [[int(m[i, j]) for j in range(m.ncols())] for i in range(m.nrows())]
+

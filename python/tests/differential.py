@@ -207,6 +207,67 @@ def case_charpoly(rng, mod):
     )
 
 
+def minpoly_reference(a):
+    """The minimal polynomial of the square integer matrix `a` (coefficients, constant
+    first) without FLINT's `fmpz_mat.minpoly`, which returns wrong answers for entries of
+    hundreds of bits (`[[c, 0, 0], [0, 0, 0], [d, 0, 0]]` with 1000-bit c, d gives
+    `x² + r·x` for a residue r of c): the characteristic polynomial, factored, with each
+    irreducible factor divided out while the quotient still vanishes at A."""
+    n = len(a)
+    if n == 0:
+        return [1]
+    fa = flint.fmpz_mat(a)
+    zero = flint.fmpz_mat(n, n)
+    one = flint.fmpz_mat(n, n, [int(i == j) for i in range(n) for j in range(n)])
+
+    def vanishes(f):
+        acc = zero
+        for c in reversed(f.coeffs()):
+            acc = acc * fa + one * int(c)
+        return acc == zero
+
+    mu = fa.charpoly()
+    _, factors = mu.factor()
+    for q, e in factors:
+        for _ in range(e):
+            t = mu // q
+            if t.degree() < 0 or not vanishes(t):
+                break
+            mu = t
+    return [int(c) for c in mu.coeffs()]
+
+
+def case_minpoly(rng, mod):
+    n = rng.choice([1, 1, 2, 3, 4, 5, 8, 12])
+    a, kind = matrix_case(rng, n)
+    if n > 1 and rng.random() < 0.3:
+        # Derogatory: a diagonal with repeats, conjugated by elementary operations
+        # (row i += c·row j, then column j −= c·column i).
+        kind = "derogatory"
+        c = rand_int(rng, 8)
+        a = [[(c if i % 3 else c + 1) if i == j else 0 for j in range(n)] for i in range(n)]
+        for _ in range(3 * n):
+            i, j = rng.sample(range(n), 2)
+            f = rng.randint(-2, 2)
+            a[i] = [x + f * y for x, y in zip(a[i], a[j])]
+            for row in a:
+                row[j] -= f * row[i]
+    if mod:
+        p = rng.choice(PRIMES)
+        return (
+            f"minpoly mod {p} {kind} {len(a)}",
+            (lambda be: rns.minpoly(a, mod=p, backend=be)),
+            (lambda: [int(c) for c in flint.nmod_mat(a, p).minpoly().coeffs()]),
+            a,
+        )
+    return (
+        f"minpoly {kind} {len(a)}",
+        (lambda be: rns.minpoly(a, backend=be)),
+        (lambda: minpoly_reference(a)),
+        a,
+    )
+
+
 def case_solve(rng, mod):
     n = rng.choice([1, 1, 2, 3, 4, 6, 9])
     a, kind = matrix_case(rng, n)
@@ -304,6 +365,7 @@ CASES = [
     case_rref,
     case_nullspace,
     case_charpoly,
+    case_minpoly,
     case_solve,
     case_inverse,
     case_matmul,
@@ -365,7 +427,7 @@ def run_cli(rns_bin, seed, count, backend="cpu"):
     with tempfile.TemporaryDirectory() as d:
         pa, pb = os.path.join(d, "a.txt"), os.path.join(d, "b.txt")
         for i in range(count):
-            op = rng.choice(["det", "rank", "rref", "nullspace", "charpoly", "matmul"])
+            op = rng.choice(["det", "rank", "rref", "nullspace", "charpoly", "minpoly", "matmul"])
             n = rng.choice([1, 2, 3, 5, 8, 13])
             a, kind = matrix_case(rng, n)
             write_matrix(pa, a)
@@ -377,8 +439,9 @@ def run_cli(rns_bin, seed, count, backend="cpu"):
             elif op == "rref":
                 r, _ = flint.fmpq_mat(flint.fmpz_mat(a)).rref()
                 want = matrix_text(fraction_rows(r))
-            elif op == "charpoly":
-                want = " ".join(str(int(c)) for c in flint.fmpz_mat(a).charpoly().coeffs()) + "\n"
+            elif op in ("charpoly", "minpoly"):
+                poly = flint.fmpz_mat(a).charpoly().coeffs() if op == "charpoly" else minpoly_reference(a)
+                want = " ".join(str(int(c)) for c in poly) + "\n"
             elif op == "nullspace":
                 x, k = flint.fmpz_mat(a).nullspace()
                 want = matrix_text(primitive_columns(int_rows(x), k), n, k)

@@ -19,7 +19,7 @@ def test_random_cases_match_flint(backend):
     done, per_op, bad = differential.run(SEEDS[backend], CASES, backend)
     assert not bad, f"{len(bad)} of {done} cases differ from FLINT:\n" + "\n".join(bad[:20])
     assert done == CASES
-    assert len(per_op) == 20, per_op  # every operation, over Z/Q and mod p
+    assert len(per_op) == 22, per_op  # every operation, over Z/Q and mod p
 
 
 def test_a_planted_error_is_caught(monkeypatch):

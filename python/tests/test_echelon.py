@@ -1,4 +1,4 @@
-"""rref, nullspace and charpoly against python-flint, over Q/Z and modulo p, on every backend:
+"""rref, nullspace, charpoly and minpoly against python-flint, over Q/Z and modulo p, on every backend:
 random, rank-deficient (products of thin factors), zero, identity, 1×1, wide and tall
 matrices, with entries from 1 to 1000 bits and the edge values of conftest.rand_int."""
 
@@ -9,6 +9,7 @@ import pytest
 
 import rns
 from conftest import PRIMES, flint, fraction_rows, int_rows, rand_matrix
+from differential import minpoly_reference
 
 BITS = [1, 8, 31, 64, 200, 1000]
 
@@ -124,3 +125,26 @@ def test_charpoly_matches_flint(backend, seed):
     assert rns.charpoly([], backend=backend) == [1]
     with pytest.raises(ValueError):
         rns.charpoly([[1, 2, 3]], backend=backend)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_minpoly_matches_flint(backend, seed):
+    rng = random.Random(400 + seed)
+    for n in [1, 2, 3, 5, 9, 16]:
+        bits = rng.choice(BITS)
+        # Random (the characteristic polynomial), low rank (degree at most rank + 1) and
+        # a scalar matrix (degree 1).
+        for a in [rand_matrix(rng, n, n, bits), low_rank(rng, n, n, n // 2, bits),
+                  [[7 if i == j else 0 for j in range(n)] for i in range(n)]]:
+            fa = flint.fmpz_mat(a)
+            want = minpoly_reference(a)
+            assert rns.minpoly(a, backend=backend) == want, (n, bits)
+            got = rns.minpoly(fa, backend=backend)
+            assert isinstance(got, flint.fmpz_poly) and got == flint.fmpz_poly(want)
+            p = rng.choice(PRIMES)
+            na = flint.nmod_mat(a, p)
+            assert rns.minpoly(a, mod=p, backend=backend) == [int(c) for c in na.minpoly().coeffs()]
+            assert rns.minpoly(na, backend=backend) == na.minpoly()
+    assert rns.minpoly([], backend=backend) == [1]
+    with pytest.raises(ValueError):
+        rns.minpoly([[1, 2, 3]], backend=backend)

@@ -116,6 +116,10 @@ pub const fn eliminate_threads(rows: usize) -> u32 {
     }
 }
 
+/// Threads per block of the minimal polynomial kernel (`rns_minpoly`): it holds about
+/// 170 registers a thread, so 256 threads stay within a multiprocessor's 65 536.
+pub const MINPOLY_THREADS: u32 = 256;
+
 /// Words of interpolation scratch per channel for `n` coefficients from `points`
 /// candidate points: the abscissae, two buffers of differences, the inverses of the
 /// points, and one count.

@@ -13,6 +13,8 @@
 //! * [`decimal`]: decimal text in chunks of `10^9` from mixed-radix digits.
 //! * [`charpoly`]: the characteristic polynomial modulo a prime (Hessenberg form and
 //!   the recurrence of its leading blocks' polynomials).
+//! * [`minpoly`]: the minimal polynomial modulo a prime (Krylov sequences of generating
+//!   vectors in reduced echelon form, the least common multiple of their polynomials).
 //! * [`crt`]: the CRT constants `inv(M/m_i) mod m_i`.
 //! * [`euclid`]: Euclid's resultant modulo a prime in passes of two quotient
 //!   coefficients, the steps of the block-per-prime GPU kernel.
@@ -41,6 +43,7 @@ pub mod interval;
 pub mod launch;
 pub mod limbs;
 pub mod linalg;
+pub mod minpoly;
 pub mod mixed_radix;
 pub mod modulus;
 pub mod ozaki;

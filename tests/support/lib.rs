@@ -269,6 +269,60 @@ pub fn naive_matmul(a: &IntMatrix, b: &IntMatrix) -> IntMatrix {
     IntMatrix::new(n, p, data).unwrap()
 }
 
+/// `P·T·P⁻¹` for a random unit lower triangular `P` (entries in {−1, 0, 1}; its inverse
+/// exact): a matrix similar to `t`, with the same characteristic and minimal polynomials.
+pub fn conjugate(gen: &mut Gen, t: &IntMatrix) -> IntMatrix {
+    let n = t.rows();
+    let mut p = vec![Integer::new(); n * n];
+    for i in 0..n {
+        p[i * n + i] = Integer::from(1);
+        for j in 0..i {
+            p[i * n + j] = Integer::from(gen.below(3)) - 1;
+        }
+    }
+    // P⁻¹ of a unit lower triangular P, row by row: X = I − (P − I)·X.
+    let mut x = vec![Integer::new(); n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            let mut v = Integer::from((i == j) as u32);
+            for k in j..i {
+                v -= Integer::from(&p[i * n + k] * &x[k * n + j]);
+            }
+            x[i * n + j] = v;
+        }
+    }
+    let [p, x] = [p, x].map(|v| IntMatrix::new(n, n, v).unwrap());
+    naive_matmul(&naive_matmul(&p, t), &x)
+}
+
+/// `Π (x − r)` over the roots `roots`, constant first.
+pub fn from_roots(roots: &[Integer]) -> Vec<Integer> {
+    let mut p = vec![Integer::from(1)];
+    for r in roots {
+        let mut next = vec![Integer::new(); p.len() + 1];
+        for (i, c) in p.iter().enumerate() {
+            next[i + 1] += c;
+            next[i] -= Integer::from(c * r);
+        }
+        p = next;
+    }
+    p
+}
+
+/// The companion matrix of the monic polynomial `c` (constant first, the last 1):
+/// its characteristic and minimal polynomials are both `c`.
+pub fn companion(c: &[Integer]) -> IntMatrix {
+    let n = c.len() - 1;
+    let mut data = vec![Integer::new(); n * n];
+    for i in 1..n {
+        data[i * n + i - 1] = Integer::from(1);
+    }
+    for i in 0..n {
+        data[i * n + n - 1] = -c[i].clone();
+    }
+    IntMatrix::new(n, n, data).unwrap()
+}
+
 /// Gauss–Jordan over Q: the reduced row echelon form of `a` (rationals) and its rank.
 pub fn rational_rref(a: &IntMatrix) -> (Vec<Vec<Rational>>, usize) {
     let (rows, cols) = (a.rows(), a.cols());

@@ -72,8 +72,7 @@ unsafe fn swap_in_pivot(
 }
 
 /// The first row of `r0..rows` with a non-zero entry in column `k` (`rows` when none),
-/// by the whole block through `ctl[0]`: each thread stops at its first such row, then
-/// one shared-memory minimum per thread at most. Starts and ends with a barrier.
+/// by the whole block through `ctl[0]` ([`first_where`]).
 #[inline(always)]
 pub(super) unsafe fn first_nonzero(
     ctl: *mut u32,
@@ -90,6 +89,36 @@ pub(super) unsafe fn first_nonzero(
     let mut i = r0 + tid;
     while i < rows {
         if *at(i, k) != 0 {
+            AtomicU32::from_ptr(ctl).fetch_min(i, Ordering::Relaxed);
+            break;
+        }
+        i += nt;
+    }
+    _syncthreads();
+    let p = *ctl;
+    // Every thread has read it before the next step may write it.
+    _syncthreads();
+    p
+}
+
+/// The first `i` of `from..to` with `f(i)` (`to` when none), by the whole block through
+/// `ctl[0]`: each thread stops at its first such `i`, then one shared-memory minimum per
+/// thread at most. Starts and ends with a barrier.
+#[inline(always)]
+pub(super) unsafe fn first_where(
+    ctl: *mut u32,
+    (from, to): (u32, u32),
+    tid: u32,
+    nt: u32,
+    f: impl Fn(u32) -> bool,
+) -> u32 {
+    if tid == 0 {
+        *ctl = to;
+    }
+    _syncthreads();
+    let mut i = from + tid;
+    while i < to {
+        if f(i) {
             AtomicU32::from_ptr(ctl).fetch_min(i, Ordering::Relaxed);
             break;
         }

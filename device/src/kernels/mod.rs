@@ -13,6 +13,7 @@ mod lift;
 mod limbs;
 mod linalg;
 mod lu;
+mod minpoly;
 mod ozaki;
 mod resultant;
 mod tagged;

@@ -64,6 +64,8 @@ pub enum MatrixKind {
     Nullspace,
     /// The characteristic polynomial of `A`.
     Charpoly,
+    /// The minimal polynomial of `A`.
+    Minpoly,
 }
 
 /// The estimate of a matrix computation on inputs `dims` (`A`, then `B` where there is
@@ -100,6 +102,12 @@ pub fn matrix(kind: MatrixKind, dims: &[Dims], modular: bool) -> Estimate {
         MatrixKind::Charpoly => {
             let bits = n as f64 * (a.bits as f64 + (n.max(2) as f64).log2() / 2.0 + 1.0);
             cost::gauss_jordan(n, n, 3.0 * primes(bits))
+        }
+        // Krylov rows with their combinations, the span's basis and the products `A·v`:
+        // about four eliminations' products a prime, to the bound `(2‖A‖)^n`.
+        MatrixKind::Minpoly => {
+            let bits = n as f64 * (a.bits as f64 + (n.max(2) as f64).log2() + 1.0);
+            cost::gauss_jordan(n, n, 4.0 * primes(bits))
         }
         MatrixKind::Rref | MatrixKind::Nullspace if modular => cost::gauss_jordan(n, cols, 1.0),
         // The forms of `A` and `Aᵀ` modulo the primes of a try, then the solve of the

@@ -6,7 +6,8 @@
 //!   [`det_modular`] (modulo primes, given a divisor);
 //! - systems: [`solve`] (the dispatcher, and the inverse), [`solve_dixon`],
 //!   [`solve_modular`] (Cramer's rule modulo primes), with Dixon's lifting in [`lift`];
-//! - [`charpoly`] (the characteristic polynomial over Z, modulo primes to the full bound);
+//! - [`charpoly`] (the characteristic polynomial over Z, modulo primes to the full bound)
+//!   and [`minpoly`] (the minimal polynomial over Z, certified);
 //! - [`matmul`] (the exact product), [`rank`] (over Q), [`rref`] (the reduced echelon
 //!   form over Q, certified) and [`nullspace`] (an integer basis from it);
 //! - resultants: [`resultant`] (univariate), [`resultant_xy`] (bivariate, Collins);
@@ -20,6 +21,7 @@ pub mod estimate;
 pub mod lift;
 pub mod matmul;
 pub mod method;
+pub mod minpoly;
 pub mod nullspace;
 pub mod rank;
 pub mod resultant;

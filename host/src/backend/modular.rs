@@ -11,7 +11,7 @@ use super::plan::Channels;
 use super::Backend;
 use crate::error::{Error, Result};
 use crate::mat::matrix::{require_product, require_rhs};
-use crate::mat::modmat::{identity, Echelon, ModMatrices};
+use crate::mat::modmat::{identity, Echelon, MatrixPolynomial, ModMatrices};
 use crate::num::words::Words;
 
 impl Backend {
@@ -58,7 +58,28 @@ impl Backend {
     /// # Ok::<(), rns::Error>(())
     /// ```
     pub fn charpoly_mod(&self, a: &ModMatrices) -> Result<Vec<u32>> {
-        let n = a.require_square("the characteristic polynomial")?;
+        self.matrix_polynomial_mod(MatrixPolynomial::Characteristic, a)
+    }
+
+    /// The minimal polynomial of each (square) matrix: the monic `μ` of least degree
+    /// with `μ(A) = 0`, as `n + 1` coefficients a matrix, constant first and zero above
+    /// its degree, one matrix after another.
+    ///
+    /// ```
+    /// use rns::{Backend, ModMatrices};
+    ///
+    /// let p = 2147483647;
+    /// let m = ModMatrices::new(&[p], 2, 2, vec![3, 0, 0, 3])?;
+    /// assert_eq!(Backend::Cpu.minpoly_mod(&m)?, [p - 3, 1, 0]); // x − 3
+    /// # Ok::<(), rns::Error>(())
+    /// ```
+    pub fn minpoly_mod(&self, a: &ModMatrices) -> Result<Vec<u32>> {
+        self.matrix_polynomial_mod(MatrixPolynomial::Minimal, a)
+    }
+
+    /// [`Backend::charpoly_mod`] or [`Backend::minpoly_mod`].
+    fn matrix_polynomial_mod(&self, kind: MatrixPolynomial, a: &ModMatrices) -> Result<Vec<u32>> {
+        let n = a.require_square(kind.name())?;
         let size = n * n;
         let job = Channels::new(a.moduli.len(), n + 1, a.data.len().saturating_mul(n));
         let part = |r: &std::ops::Range<usize>| &a.data[r.start * size..r.end * size];
@@ -66,16 +87,13 @@ impl Backend {
             job,
             &|r| {
                 let mods = &a.moduli[r.clone()];
-                Ok(Words::Heap(cpu::charpoly_per_channel(mods, n, part(&r))))
+                let out = cpu::matrix_polynomial_per_channel(kind, mods, n, part(&r));
+                Ok(Words::Heap(out))
             },
             &|g, r| {
                 let mods = &a.moduli[r.clone()];
-                Ok(Words::Heap(ops::charpoly_per_channel(
-                    g,
-                    mods,
-                    n,
-                    part(&r),
-                )?))
+                let out = ops::matrix_polynomial_per_channel(g, kind, mods, n, part(&r))?;
+                Ok(Words::Heap(out))
             },
         )?;
         Ok(out.into_vec())

@@ -24,6 +24,34 @@ use rayon::prelude::*;
 use rns_core::Modulus;
 use rug::Integer;
 
+/// A polynomial of a square matrix modulo a prime, computed per channel by the backends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MatrixPolynomial {
+    /// `det(x·I − A)`: Hessenberg form and recurrence (`rns_core::charpoly`).
+    Characteristic,
+    /// The monic polynomial `μ` of least degree with `μ(A) = 0`: Krylov sequences of
+    /// generating vectors (`rns_core::minpoly`).
+    Minimal,
+}
+
+impl MatrixPolynomial {
+    /// Words of scratch per channel for an `n × n` matrix.
+    pub fn scratch_words(self, n: usize) -> usize {
+        match self {
+            Self::Characteristic => rns_core::charpoly::charpoly_scratch_words(n),
+            Self::Minimal => rns_core::minpoly::minpoly_scratch_words(n),
+        }
+    }
+
+    /// Its name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Characteristic => "the characteristic polynomial",
+            Self::Minimal => "the minimal polynomial",
+        }
+    }
+}
+
 /// One `rows × cols` row-major matrix of residues per modulus, stored one after another
 /// (`data[c·rows·cols + i·cols + j]`), each entry reduced modulo its prime.
 ///

@@ -130,6 +130,12 @@ impl RnsBasis {
         Self::build(primes.to_vec(), redundant)
     }
 
+    /// A basis of the given range primes and redundant prime (validated as
+    /// [`RnsBasis::from_primes`]).
+    pub fn with_redundant(primes: &[u32], redundant: u32) -> Result<RnsBasis> {
+        Self::build(primes.to_vec(), redundant)
+    }
+
     /// The basis of the range primes `range` of this one, with the same redundant prime:
     /// a share of the primes, reconstructed on its own ([`crate::num::crt::combine_all`]).
     pub fn share(&self, range: std::ops::Range<usize>) -> Result<RnsBasis> {

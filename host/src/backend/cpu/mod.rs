@@ -6,6 +6,7 @@ pub(crate) mod ordering;
 mod tiles;
 
 use super::Op;
+use crate::mat::modmat::MatrixPolynomial;
 use crate::num::layout;
 use rayon::prelude::*;
 use rns_core::modulus::LAZY_PRODUCTS;
@@ -352,18 +353,30 @@ pub fn resultant_xy_per_channel(
     out
 }
 
-/// The characteristic polynomial of one `n × n` matrix per channel of `data`
-/// (`rns_core::charpoly`, channels in parallel): `n + 1` coefficients per channel,
-/// constant first.
-pub fn charpoly_per_channel(moduli: &[Modulus], n: usize, data: &[u32]) -> Vec<u32> {
+/// The characteristic or minimal polynomial of one `n × n` matrix per channel of `data`
+/// (`rns_core::charpoly` or `rns_core::minpoly`, channels in parallel): `n + 1`
+/// coefficients per channel, constant first (zero above a minimal polynomial's degree).
+pub fn matrix_polynomial_per_channel(
+    kind: MatrixPolynomial,
+    moduli: &[Modulus],
+    n: usize,
+    data: &[u32],
+) -> Vec<u32> {
     let mut out = vec![0u32; moduli.len() * (n + 1)];
     out.par_chunks_mut(n + 1)
         .zip(moduli.par_iter())
         .enumerate()
         .for_each(|(c, (poly, &m))| {
-            let mut a = data[c * n * n..(c + 1) * n * n].to_vec();
-            let mut scratch = vec![0u32; rns_core::charpoly::charpoly_scratch_words(n)];
-            rns_core::charpoly::charpoly(&mut a, n, m, &mut scratch, poly);
+            let a = &data[c * n * n..(c + 1) * n * n];
+            let mut scratch = vec![0u32; kind.scratch_words(n)];
+            match kind {
+                MatrixPolynomial::Characteristic => {
+                    rns_core::charpoly::charpoly(&mut a.to_vec(), n, m, &mut scratch, poly)
+                }
+                MatrixPolynomial::Minimal => {
+                    rns_core::minpoly::minpoly(a, n, m, &mut scratch, poly);
+                }
+            }
         });
     out
 }

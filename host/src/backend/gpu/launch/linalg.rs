@@ -2,11 +2,12 @@
 //! blocked determinant (fused, or its trailing updates on the tensor cores: `super::lu`),
 //! and the layout kernels around them (`rns_gather_columns`, `rns_transpose`).
 
-use super::shapes::{Charpoly, Det, Eliminate};
+use super::shapes::{Det, Eliminate, MatPoly};
 use super::{grid_limit, launch, need, GRID_YZ};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
+use crate::mat::modmat::MatrixPolynomial;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::*;
 use std::sync::Arc;
@@ -41,38 +42,34 @@ pub fn launch_eliminate(
     launch!(gpu, stream, f, cfg, ranks, dets, mats, moduli, &r, &c, &p, &j)
 }
 
-/// The characteristic polynomial, one block per channel, of `mats` (overwritten by
-/// Hessenberg forms): `n + 1` coefficients per channel to `out`, with
-/// `charpoly_scratch_words(n)` words of `scratch` per channel.
-pub fn launch_charpoly(
+/// The characteristic polynomial (`rns_charpoly`, `mats` overwritten by Hessenberg
+/// forms) or the minimal polynomial (`rns_minpoly`, `mats` read), one block per
+/// channel: `n + 1` coefficients per channel to `out`, with `s.kind.scratch_words(n)`
+/// words of `scratch` per channel.
+pub fn launch_matrix_polynomial(
     gpu: &Gpu,
     stream: &CudaStream,
-    s: Charpoly,
+    s: MatPoly,
     out: &mut CudaSlice<u32>,
     mats: &mut CudaSlice<u32>,
     scratch: &mut CudaSlice<u32>,
     moduli: &CudaSlice<u32>,
 ) -> Result<()> {
-    let words = rns_core::charpoly::charpoly_scratch_words(s.n);
-    need(
-        "characteristic polynomial matrices",
-        mats,
-        s.channels * s.n * s.n,
-    )?;
-    need("characteristic polynomials", out, s.channels * (s.n + 1))?;
-    need(
-        "characteristic polynomial scratch",
-        scratch,
-        s.channels * words,
-    )?;
+    let what = s.kind.name();
+    need(what, mats, s.channels * s.n * s.n)?;
+    need(what, out, s.channels * (s.n + 1))?;
+    need(what, scratch, s.channels * s.kind.scratch_words(s.n))?;
     need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+    let (f, threads) = match s.kind {
+        MatrixPolynomial::Characteristic => (&gpu.kernels().charpoly, eliminate_threads(s.n)),
+        MatrixPolynomial::Minimal => (&gpu.kernels().minpoly, MINPOLY_THREADS),
+    };
     let cfg = LaunchConfig {
         grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),
-        block_dim: (eliminate_threads(s.n), 1, 1),
+        block_dim: (threads, 1, 1),
         shared_mem_bytes: ELIMINATE_SMEM_BYTES,
     };
     let n = s.n as u32;
-    let f = &gpu.kernels().charpoly;
     launch!(gpu, stream, f, cfg, out, mats, scratch, moduli, &n)
 }
 

@@ -34,8 +34,8 @@ pub(crate) use dixon::launch_dixon_lift;
 pub use dixon::{launch_limbs_mod, lift_layout};
 pub use dixon::{LiftArgs, LiftLayout, LiftMatrices};
 pub use linalg::{
-    launch_charpoly, launch_det, launch_eliminate, launch_gather_columns, launch_place_columns,
-    launch_transpose,
+    launch_det, launch_eliminate, launch_gather_columns, launch_matrix_polynomial,
+    launch_place_columns, launch_transpose,
 };
 pub use lu::{
     det_on_tensor_cores, det_scratch_words, gauss_jordan_on_tensor_cores, launch_det_tensor,

@@ -1,6 +1,7 @@
 //! The shape of each kernel family's launch: what `launch` checks the buffers
 //! against and derives the grid from.
 
+use crate::mat::modmat::MatrixPolynomial;
 use crate::num::op::Op;
 use rns_core::poly::BiShape;
 
@@ -103,9 +104,11 @@ pub struct Eliminate {
     pub channels: usize,
 }
 
-/// The characteristic polynomial of one `n × n` matrix per channel.
+/// The characteristic or minimal polynomial of one `n × n` matrix per channel.
 #[derive(Clone, Copy, Debug)]
-pub struct Charpoly {
+pub struct MatPoly {
+    /// Which polynomial.
+    pub kind: MatrixPolynomial,
     /// Rows and columns.
     pub n: usize,
     /// Channels (one matrix each).

@@ -1,14 +1,15 @@
 //! Matrices modulo many primes on the device: the batched product, Gaussian elimination,
-//! the blocked determinant and the characteristic polynomial, streamed through the device in chunks of channels; and
+//! the blocked determinant and the characteristic and minimal polynomials, streamed through the device in chunks of channels; and
 //! the fused paths from packed integers, which reduce on the device so that residues
 //! never cross PCIe.
 
 use crate::backend::gpu::driver::memory::{moduli_words, MODULUS_WORDS};
 use crate::backend::gpu::driver::pipeline::{HostIn, HostOut};
 use crate::backend::gpu::launch;
-use crate::backend::gpu::launch::{Charpoly, Det, Eliminate, Matmul, Reduce};
+use crate::backend::gpu::launch::{Det, Eliminate, MatPoly, Matmul, Reduce};
 use crate::backend::gpu::{Gpu, Packed};
 use crate::error::Result;
+use crate::mat::modmat::MatrixPolynomial;
 use crate::num::words::{Words, WordsRef};
 use cudarc::driver::{CudaSlice, CudaStream};
 use rns_core::linalg::Elimination;
@@ -305,12 +306,13 @@ pub fn det_packed(gpu: &Arc<Gpu>, moduli: &[Modulus], packed: Packed, n: usize) 
     Ok(det_per_channel(gpu, moduli, n, &data)?.into())
 }
 
-/// The characteristic polynomial of one `n × n` matrix per channel of `data` (`n + 1`
-/// coefficients per channel, constant first), a block per channel, streamed in chunks
-/// of channels that fit the memory budget with the kernel's scratch
-/// (`charpoly_scratch_words(n)` words a channel).
-pub fn charpoly_per_channel(
+/// The characteristic or minimal polynomial of one `n × n` matrix per channel of
+/// `data` (`n + 1` coefficients per channel, constant first), a block per channel,
+/// streamed in chunks of channels that fit the memory budget with the kernel's scratch
+/// (`kind.scratch_words(n)` words a channel).
+pub fn matrix_polynomial_per_channel(
     gpu: &Gpu,
+    kind: MatrixPolynomial,
     moduli: &[Modulus],
     n: usize,
     data: &[u32],
@@ -319,7 +321,7 @@ pub fn charpoly_per_channel(
     if n == 0 {
         return Ok(vec![1; channels]);
     }
-    let scratch = rns_core::charpoly::charpoly_scratch_words(n);
+    let scratch = kind.scratch_words(n);
     let mw = moduli_words(moduli);
     let mut out = vec![0u32; channels * (n + 1)];
     let ins = [
@@ -336,12 +338,13 @@ pub fn charpoly_per_channel(
         &mut |s, di, dout, r| {
             let mut work = gpu.alloc_on(s, r.len() * scratch)?;
             let (mats, moduli) = di.split_at_mut(1);
-            let shape = Charpoly {
+            let shape = MatPoly {
+                kind,
                 n,
                 channels: r.len(),
             };
             let (out, mats) = (&mut dout[0], &mut mats[0]);
-            launch::launch_charpoly(gpu, s, shape, out, mats, &mut work, &moduli[0])
+            launch::launch_matrix_polynomial(gpu, s, shape, out, mats, &mut work, &moduli[0])
         },
     )?;
     Ok(out)

@@ -38,8 +38,8 @@ pub use eliminate::{eliminate_packed, eliminate_words};
 pub use few::{det_few_for, det_mod_few};
 pub use limbs::{pack_number_major, signed_limbs};
 pub use matrices::{
-    charpoly_per_channel, det_packed, det_per_channel, det_words, eliminate_per_channel,
-    matmul_per_channel,
+    det_packed, det_per_channel, det_words, eliminate_per_channel, matmul_per_channel,
+    matrix_polynomial_per_channel,
 };
 pub use order::cofactor_inverses;
 pub use product::{matmul_limbs, matmul_packed, matmul_text, matmul_text_on, Operand};
