@@ -86,7 +86,7 @@ SIZES = {
             "resultant_xy Z 20 64, resultant_xy Z 60 16, resultant_xy p 20 64,"
             "charpoly Z 100 64, charpoly Z 300 64, charpoly p 1000 31, rref Z 60 64 45,"
             "rref p 300 64 250, nullspace Z 100 64 90, nullspace p 500 64 450, minpoly Z 100 64,"
-            "minpoly Z 200 64 150, minpoly p 1000 31",
+            "minpoly Z 120 64 100, minpoly p 1000 31",
 }
 
 

@@ -5,7 +5,7 @@
 //! multiples of them), which the certificate must reject before the right answer.
 
 use rns::{nullspace, rref, Backend, IntMatrix, ModMatrices};
-use rns_suite::{gpu_backend, naive_matmul, rational_rref, Gen};
+use rns_suite::{dev, gpu_backend, naive_matmul, rational_rref, rref_mod_ref, Gen};
 use rug::{Integer, Rational};
 
 /// The CPU backend, and the GPU's when one is usable.
@@ -123,4 +123,63 @@ fn nullspace_mod_p_annihilates() {
         let ax = be.matmul_mod(&m, &x).unwrap();
         assert!(ax.data().iter().all(|&v| v == 0));
     }
+}
+
+/// A few large matrices on the GPU take the whole device, rank-revealing (one pivot
+/// column per launch pair): their forms equal the CPU's bit for bit on both sides of
+/// the order where that path starts (64), at 32-column strip edges, for full, low and
+/// zero rank, wide and tall, with zero columns; and under a memory cap that leaves
+/// them to a block per prime.
+#[test]
+fn gpu_rref_of_few_large_matrices_equals_cpu() {
+    let Some(g) = gpu_backend() else { return };
+    let mut gen = Gen::new(55);
+    let primes: Vec<u32> = rns::num::sieve::moduli_descending(|_| false)
+        .take(3)
+        .collect();
+    let shapes = [
+        (63, 63, 63),
+        (64, 64, 64),
+        (64, 65, 40),
+        (65, 97, 33),
+        (70, 70, 0),
+        (200, 257, 150),
+        (300, 120, 100),
+        (129, 129, 128),
+    ];
+    for (rows, cols, rank) in shapes {
+        let mut a = if rank == 0 {
+            IntMatrix::new(rows, cols, vec![Integer::new(); rows * cols]).unwrap()
+        } else {
+            gen.low_rank(rows, cols, rank, 31)
+        };
+        if rank > 0 && cols > 3 {
+            // Zero columns at the start and in the middle: skipped pivots.
+            let mut data = a.entries().to_vec();
+            for i in 0..rows {
+                data[i * cols] = Integer::new();
+                data[i * cols + cols / 2] = Integer::new();
+            }
+            a = IntMatrix::new(rows, cols, data).unwrap();
+        }
+        for count in [1, 3] {
+            let m = ModMatrices::from_int_matrix(&a, &primes[..count]).unwrap();
+            let want = Backend::Cpu.rref_mod(&m).unwrap();
+            let got = g.rref_mod(&m).unwrap();
+            let what = format!("{rows}×{cols} rank {rank}, {count} primes");
+            assert_eq!(got.ranks, want.ranks, "{what}");
+            assert_eq!(got.rref.data(), want.rref.data(), "{what}");
+        }
+    }
+    let a = gen.low_rank(100, 110, 90, 31);
+    let m = ModMatrices::from_int_matrix(&a, &primes).unwrap();
+    let (want, _) = rref_mod_ref(&m.data()[..100 * 110], 100, 110, 110, primes[0]);
+    assert_eq!(&g.rref_mod(&m).unwrap().rref.data()[..100 * 110], &want[..]);
+    dev(&g).config().set_memory_limit(Some(8 * 100 * 110));
+    assert_eq!(
+        &g.rref_mod(&m).unwrap().rref.data()[..100 * 110],
+        &want[..],
+        "capped"
+    );
+    dev(&g).config().set_memory_limit(None);
 }

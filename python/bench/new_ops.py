@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The operations of issue 53 (charpoly, rref, nullspace) against python-flint, from
+"""The operations of issue 53 (charpoly, minpoly, rref, nullspace) against python-flint, from
 Python, answers compared. For each case: the rns call on the backend asked, the
 library's own time in that call (Engine.last_seconds), the CPU backend where it is
 quick enough, and FLINT with one thread and with all (flint.ctx.threads), each the best
@@ -31,6 +31,14 @@ def low_rank_mod(rng, rows, cols, rank, p):
     y = flint.nmod_mat([[rng.randrange(p) for _ in range(cols)] for _ in range(rank)], p)
     z = x * y
     return [[int(z[i, j]) for j in range(cols)] for i in range(rows)]
+
+
+def low_rank_int(rng, n, rank, bits):
+    """An n × n integer matrix of rank `rank`: a product of random thin factors."""
+    x = flint.fmpz_mat(rand(rng, n, rank, bits))
+    y = flint.fmpz_mat(rand(rng, rank, n, bits))
+    z = x * y
+    return [[int(z[i, j]) for j in range(n)] for i in range(n)]
 
 
 def coeffs(poly):
@@ -68,7 +76,28 @@ def cases(rng):
             lambda na=na: na.charpoly(),
             lambda r, f: r == coeffs(f),
         )
-    for n, extra, deficit in ((1000, 100, 100), (2000, 50, 100)):
+    for n in (200, 500):
+        a = rand(rng, n, n, 63)
+        fa = flint.fmpz_mat(a)
+        out[f"minpoly{n}"] = (
+            lambda e, a=a: e.minpoly(a),
+            lambda fa=fa: fa.minpoly(),
+            lambda r, f: r == coeffs(f),
+        )
+    # Rank 50 of 100: degree at most 51 (fewer primes than the full bound), and about 50
+    # generators (the cost grows as generators × degree × n², as FLINT's).
+    low = [[int(x) for x in row] for row in low_rank_int(rng, 100, 50, 30)]
+    flow = flint.fmpz_mat(low)
+    out["minpolylow100"] = (lambda e: e.minpoly(low), lambda: flow.minpoly(), lambda r, f: r == coeffs(f))
+    for n in (1000, 2000):
+        a = [[rng.randrange(P) for _ in range(n)] for _ in range(n)]
+        na = flint.nmod_mat(a, P)
+        out[f"minpolymod{n}"] = (
+            lambda e, a=a: e.minpoly(a, mod=P),
+            lambda na=na: na.minpoly(),
+            lambda r, f: r == coeffs(f),
+        )
+    for n, extra, deficit in ((1000, 100, 100), (2000, 50, 100), (4000, 100, 100)):
         a = low_rank_mod(rng, n, n + extra, n - deficit, P)
         na = flint.nmod_mat(a, P)
         out[f"rrefmod{n}"] = (
@@ -111,7 +140,7 @@ def main():
             continue
         t, r, lib = best(lambda: ours(engine), args.reps, engine)
         line = f"{name:>16}: rns {t:8.3f} s (library {lib:8.3f} s)"
-        if args.backend != "cpu" and not name.endswith("2000") and name not in ("charpoly500",):
+        if args.backend != "cpu" and not name.endswith(("2000", "4000")) and name not in ("charpoly500", "minpoly500"):
             tc, rc, _ = best(lambda: ours(cpu), 1)
             line += f"  cpu {tc:8.3f} s"
         times = {}
@@ -119,8 +148,12 @@ def main():
             if threads == 1 and times.get(all_threads, 0) * all_threads / 4 > args.flint_cap:
                 line += "  FLINT-1 skipped (over the cap)"
                 continue
-            if name in ("charpoly500", "charpolymod2000", "rrefmod2000", "nullspacemod2000", "nullspace1000") and threads == 1:
+            if (name in ("charpoly500", "charpolymod2000", "nullspace1000") or name.endswith(("mod2000", "mod4000"))) and threads == 1:
                 line += "  FLINT-1 skipped (minutes)"
+                continue
+            if name == "minpoly500" or (name.startswith("minpoly") and threads == 1 and name != "minpoly200"):
+                # FLINT's minpoly runs on one thread: FLINT-1 is FLINT-all; 500² takes minutes.
+                line += f"  FLINT-{threads} skipped"
                 continue
             flint.ctx.threads = threads
             tf, f, _ = best(theirs, 1)

@@ -106,19 +106,34 @@ pub unsafe extern "ptx-kernel" fn rns_step_update(
     if *state.add(c * STATE_WORDS + 3) != 0 {
         return;
     }
-    let m = *moduli.add(c);
+    let first = if jordan != 0 { 0 } else { k + 1 };
+    strip_update(c, mats, *moduli.add(c), (rows, cols), (k, k), first);
+}
+
+/// This thread's share of a step's update of channel `c`'s `rows × cols` matrix: column
+/// `j = k + 1 + blockIdx.x·32 + threadIdx.x`, rows from `first` in the block's group
+/// (`blockIdx.y`, eight rows apart), row `i −= a[i][k] · a[pr][j]` for every row but
+/// the pivot row `pr`.
+#[inline(always)]
+pub(super) unsafe fn strip_update(
+    c: usize,
+    mats: *mut u32,
+    m: Modulus,
+    (rows, cols): (u32, u32),
+    (pr, k): (u32, u32),
+    first: u32,
+) {
     let a = mats.add(c * rows as usize * cols as usize);
     let at = |i: u32, j: u32| a.add(i as usize * cols as usize + j as usize);
     let j = k + 1 + _block_idx_x() * 32 + _thread_idx_x();
     if j >= cols {
         return;
     }
-    let pivot = *at(k, j);
-    let first = if jordan != 0 { 0 } else { k + 1 };
+    let pivot = *at(pr, j);
     let mut i = first + _block_idx_y() * 8 * UPDATE_ROWS + _thread_idx_y();
     let mut s = 0;
     while s < UPDATE_ROWS && i < rows {
-        if i != k {
+        if i != pr {
             let f = *at(i, k);
             if f != 0 {
                 *at(i, j) = m.sub(*at(i, j), m.mul(f, pivot));

@@ -16,6 +16,7 @@ mod lu;
 mod minpoly;
 mod ozaki;
 mod resultant;
+mod rref;
 mod tagged;
 mod tensor;
 mod vectors;

@@ -127,8 +127,23 @@ impl Backend {
         Ok(ranks)
     }
 
-    /// The reduced row echelon form and rank of each matrix.
+    /// The reduced row echelon form and rank of each matrix. On a GPU backend a few large
+    /// ones have the whole device (`rref_mod_few`).
     pub fn rref_mod(&self, a: &ModMatrices) -> Result<Echelon> {
+        if let Some(g) = self.device_for(a.data.len()) {
+            if ops::det_few_for(g, a.moduli.len(), a.rows.min(a.cols)) {
+                let shape = (a.rows, a.cols);
+                if let Some((data, ranks)) = ops::rref_mod_few(g, &a.moduli, shape, &a.data)? {
+                    let rref = ModMatrices {
+                        moduli: a.moduli.clone(),
+                        rows: a.rows,
+                        cols: a.cols,
+                        data: data.into(),
+                    };
+                    return Ok(Echelon { rref, ranks });
+                }
+            }
+        }
         let mut rref = a.clone();
         let shape = (a.rows, a.cols, a.cols);
         let e = self.eliminate_per_channel(&a.moduli, shape, true, &mut rref.data, true)?;

@@ -9,7 +9,7 @@
 //! once and passed as plain words, so that no launch records events.
 
 use super::View;
-use super::{grid_limit, GRID_YZ};
+use super::{grid_limit, need, GRID_YZ};
 use crate::backend::gpu::Gpu;
 use crate::error::Result;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
@@ -149,4 +149,81 @@ pub fn eliminate_steps(
         }
     }
     gpu.download_on(stream, &state, channels * STATE_WORDS)
+}
+
+/// Words of a channel's state in [`rref_steps`] (`rns_rref_pivot`): the rank so far,
+/// this step's pivot row, the pivot search's scratch.
+pub const RREF_STATE_WORDS: usize = 4;
+
+/// The reduced row echelon form of each of `channels` `rows × cols` matrices in `mats`
+/// (device words, channel-major, overwritten), rank-revealing: one pivot column per pair
+/// of launches over the whole grid (`rns_rref_pivot`, `rns_rref_update`; a column with
+/// no pivot left is skipped), then the pivot columns as unit vectors (`rns_rref_units`).
+/// Returns each channel's rank.
+pub fn rref_steps(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    mats: &mut CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+    channels: usize,
+    (rows, cols): (usize, usize),
+) -> Result<Vec<usize>> {
+    let z = grid_limit("primes", channels, GRID_YZ)?;
+    grid_limit("row groups", rows.div_ceil(UPDATE_BLOCK_ROWS), GRID_YZ)?;
+    need("echelon matrices", mats, channels * rows * cols)?;
+    let mut state = gpu.upload_on(stream, &vec![0u32; channels * RREF_STATE_WORDS])?;
+    let mut pivots = gpu.alloc_on(stream, channels * rows)?;
+    {
+        let (pm, _g1) = mats.device_ptr_mut(stream);
+        let (ps, _g2) = state.device_ptr_mut(stream);
+        let (pp, _g3) = pivots.device_ptr_mut(stream);
+        let (pq, _g4) = moduli.device_ptr(stream);
+        let (r, c) = (rows as u32, cols as u32);
+        let pivot_cfg = LaunchConfig {
+            grid_dim: (z, 1, 1),
+            block_dim: (PIVOT_THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        for k in 0..cols {
+            let kk = k as u32;
+            let mut b = stream.launch_builder(&gpu.kernels().rref_pivot);
+            b.arg(&pm)
+                .arg(&ps)
+                .arg(&pp)
+                .arg(&pq)
+                .arg(&r)
+                .arg(&c)
+                .arg(&kk);
+            super::launch_built(gpu, b, pivot_cfg)?;
+            let strip = cols - k - 1;
+            if strip == 0 {
+                continue;
+            }
+            let cfg = LaunchConfig {
+                grid_dim: (
+                    strip.div_ceil(32) as u32,
+                    rows.div_ceil(UPDATE_BLOCK_ROWS) as u32,
+                    z,
+                ),
+                block_dim: (32, 8, 1),
+                shared_mem_bytes: 0,
+            };
+            let mut b = stream.launch_builder(&gpu.kernels().rref_update);
+            b.arg(&pm).arg(&ps).arg(&pq).arg(&r).arg(&c).arg(&kk);
+            super::launch_built(gpu, b, cfg)?;
+        }
+        let cfg = LaunchConfig {
+            grid_dim: (rows.div_ceil(256) as u32, 1, z),
+            block_dim: (256, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut b = stream.launch_builder(&gpu.kernels().rref_units);
+        b.arg(&pm).arg(&ps).arg(&pp).arg(&r).arg(&c);
+        super::launch_built(gpu, b, cfg)?;
+    }
+    let state = gpu.download_on(stream, &state, channels * RREF_STATE_WORDS)?;
+    Ok(state
+        .chunks(RREF_STATE_WORDS)
+        .map(|s| s[0] as usize)
+        .collect())
 }

@@ -9,7 +9,8 @@
 //! their strips fit; else by panels with the trailing updates on the tensor cores
 //! ([`det_on_tensor_cores`](crate::backend::gpu::launch::det_on_tensor_cores)); a prime that needs a row swap, and every prime when
 //! none of the three applies, one pivot per launch. Solves: rows in shared memory while
-//! no row swap is needed, then one pivot per launch.
+//! no row swap is needed, then one pivot per launch. Reduced echelon forms of any rank:
+//! one pivot column per launch pair, rank-revealing.
 
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::launch;
@@ -123,6 +124,34 @@ pub fn det_mod_few(gpu: &Gpu, moduli: &[Modulus], n: usize, data: &[u32]) -> Res
         )?;
         Ok(state.chunks(STATE_WORDS).map(|s| s[1]).collect())
     })
+}
+
+/// The reduced row echelon form and rank of each of a few large `rows × cols` matrices
+/// modulo `moduli` (one row-major matrix per modulus in `data`, one after another), with
+/// the whole GPU ([`rref_steps`](crate::backend::gpu::launch::rref_steps)): `None` when
+/// they do not fit the memory budget at once.
+pub fn rref_mod_few(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    (rows, cols): (usize, usize),
+    data: &[u32],
+) -> Result<Option<(Vec<u32>, Vec<usize>)>> {
+    let channels = moduli.len();
+    if data.len() != channels * rows * cols {
+        return Err(Error::Shape(format!(
+            "{} residues do not form {channels} matrices of {rows}×{cols}",
+            data.len()
+        )));
+    }
+    let words = channels * (rows * cols + rows + launch::RREF_STATE_WORDS);
+    if channels == 0 || words.saturating_mul(4) > gpu.budget()? {
+        return Ok(None);
+    }
+    let stream = gpu.stream();
+    let dm = gpu.upload_on(stream, &moduli_words(moduli))?;
+    let mut mats = gpu.upload_words(data)?;
+    let ranks = launch::rref_steps(gpu, stream, &mut mats, &dm, channels, (rows, cols))?;
+    Ok(Some((gpu.download_on(stream, &mats, data.len())?, ranks)))
 }
 
 /// The panel width of a factorization by panel inverses of `channels` matrices
