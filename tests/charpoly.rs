@@ -149,3 +149,44 @@ fn gpu_residues_equal_cpu_residues() {
         dev(&g).config().set_memory_limit(None);
     }
 }
+
+/// A few large matrices on the GPU: their Hessenberg forms with the whole device (three
+/// launches a column), then the recurrence a block per prime. The polynomials equal the
+/// CPU's bit for bit on both sides of the order where that path starts (64), at
+/// 32-column tile edges, with skipped columns and row and column swaps, for one and
+/// three primes, and under a memory cap that leaves them to a block per prime.
+#[test]
+fn gpu_few_large_matrices_take_the_whole_device() {
+    let Some(g) = gpu_backend() else { return };
+    let mut gen = Gen::new(64);
+    let primes: Vec<u32> = rns::num::sieve::moduli_descending(|_| false)
+        .take(3)
+        .collect();
+    for n in [63, 64, 65, 100, 129, 257] {
+        let mut data = gen.matrix(n, n, 31).entries().to_vec();
+        // Column 1 zero (a skipped step), a zero subdiagonal entry (a swap), and a
+        // low-rank corner.
+        for i in 0..n {
+            data[i * n + 1] = Integer::new();
+        }
+        data[n] = Integer::new();
+        data[2 * n + 2] = Integer::new();
+        let a = IntMatrix::new(n, n, data).unwrap();
+        for count in [1, 3] {
+            let m = ModMatrices::from_int_matrix(&a, &primes[..count]).unwrap();
+            let want = Backend::Cpu.charpoly_mod(&m).unwrap();
+            assert_eq!(g.charpoly_mod(&m).unwrap(), want, "{n}×{n}, {count} primes");
+        }
+    }
+    // Known answers through that path: P·T·P⁻¹ modulo one prime.
+    let d: Vec<Integer> = (0..150).map(|_| gen.signed(30)).collect();
+    let a = similar_to_triangular(&mut gen, &d);
+    let m = ModMatrices::from_int_matrix(&a, &primes[..1]).unwrap();
+    let want: Vec<u32> = from_roots(&d).iter().map(|c| c.mod_u(primes[0])).collect();
+    assert_eq!(g.charpoly_mod(&m).unwrap(), want, "P·T·P⁻¹ modulo one prime");
+    let m = ModMatrices::from_int_matrix(&gen.matrix(100, 100, 31), &primes).unwrap();
+    let want = Backend::Cpu.charpoly_mod(&m).unwrap();
+    dev(&g).config().set_memory_limit(Some(8 * 100 * 100));
+    assert_eq!(g.charpoly_mod(&m).unwrap(), want, "capped");
+    dev(&g).config().set_memory_limit(None);
+}

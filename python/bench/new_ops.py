@@ -68,7 +68,7 @@ def cases(rng):
             lambda fa=fa: fa.charpoly(),
             lambda r, f: r == coeffs(f),
         )
-    for n in (1000, 2000):
+    for n in (1000, 2000, 4000):
         a = [[rng.randrange(P) for _ in range(n)] for _ in range(n)]
         na = flint.nmod_mat(a, P)
         out[f"charpolymod{n}"] = (
@@ -151,7 +151,7 @@ def main():
             if (name in ("charpoly500", "charpolymod2000", "nullspace1000") or name.endswith(("mod2000", "mod4000"))) and threads == 1:
                 line += "  FLINT-1 skipped (minutes)"
                 continue
-            if name == "minpoly500" or (name.startswith("minpoly") and threads == 1 and name != "minpoly200"):
+            if name in ("minpoly500", "charpolymod4000") or (name.startswith("minpoly") and threads == 1 and name != "minpoly200"):
                 # FLINT's minpoly runs on one thread: FLINT-1 is FLINT-all; 500² takes minutes.
                 line += f"  FLINT-{threads} skipped"
                 continue

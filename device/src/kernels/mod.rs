@@ -8,6 +8,7 @@ mod block_inverse;
 mod charpoly;
 mod dixon;
 mod gauss_jordan;
+mod hessenberg;
 mod imma;
 mod lift;
 mod limbs;

@@ -80,6 +80,15 @@ impl Backend {
     /// [`Backend::charpoly_mod`] or [`Backend::minpoly_mod`].
     fn matrix_polynomial_mod(&self, kind: MatrixPolynomial, a: &ModMatrices) -> Result<Vec<u32>> {
         let n = a.require_square(kind.name())?;
+        if kind == MatrixPolynomial::Characteristic {
+            if let Some(g) = self.device_for(a.data.len()) {
+                if ops::det_few_for(g, a.moduli.len(), n) {
+                    if let Some(out) = ops::charpoly_mod_few(g, &a.moduli, n, &a.data)? {
+                        return Ok(out);
+                    }
+                }
+            }
+        }
         let size = n * n;
         let job = Channels::new(a.moduli.len(), n + 1, a.data.len().saturating_mul(n));
         let part = |r: &std::ops::Range<usize>| &a.data[r.start * size..r.end * size];

@@ -227,3 +227,63 @@ pub fn rref_steps(
         .map(|s| s[0] as usize)
         .collect())
 }
+
+/// Words of a channel's state in [`hessenberg_steps`] (`rns_hess_pivot`): a flag for a
+/// column already reduced, the pivot search's scratch.
+pub const HESS_STATE_WORDS: usize = 2;
+
+/// Reduces each of `channels` `n × n` matrices in `mats` (device words, channel-major,
+/// overwritten) to an upper Hessenberg matrix similar to it modulo its prime, the whole
+/// grid on each column: `rns_hess_pivot` (a block per prime), `rns_hess_rows` (the row
+/// updates, 32 × 32 tiles), `rns_hess_cols` (the column update, a warp per row).
+pub fn hessenberg_steps(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    mats: &mut CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+    channels: usize,
+    n: usize,
+) -> Result<()> {
+    let z = grid_limit("primes", channels, GRID_YZ)?;
+    grid_limit("row groups", n.div_ceil(UPDATE_BLOCK_ROWS), GRID_YZ)?;
+    need("Hessenberg matrices", mats, channels * n * n)?;
+    let mut state = gpu.upload_on(stream, &vec![0u32; channels * HESS_STATE_WORDS])?;
+    let mut u = gpu.alloc_on(stream, channels * n)?;
+    let (pm, _g1) = mats.device_ptr_mut(stream);
+    let (ps, _g2) = state.device_ptr_mut(stream);
+    let (pu, _g3) = u.device_ptr_mut(stream);
+    let (pq, _g4) = moduli.device_ptr(stream);
+    let nn = n as u32;
+    let pivot_cfg = LaunchConfig {
+        grid_dim: (z, 1, 1),
+        block_dim: (PIVOT_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let cols_cfg = LaunchConfig {
+        grid_dim: (n.div_ceil(8) as u32, 1, z),
+        block_dim: (256, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    for k in 0..n.saturating_sub(2) {
+        let kk = k as u32;
+        let mut b = stream.launch_builder(&gpu.kernels().hess_pivot);
+        b.arg(&pm).arg(&pu).arg(&ps).arg(&pq).arg(&nn).arg(&kk);
+        super::launch_built(gpu, b, pivot_cfg)?;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                (n - k - 1).div_ceil(32) as u32,
+                (n - k - 2).div_ceil(UPDATE_BLOCK_ROWS) as u32,
+                z,
+            ),
+            block_dim: (32, 8, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut b = stream.launch_builder(&gpu.kernels().hess_rows);
+        b.arg(&pm).arg(&pu).arg(&ps).arg(&pq).arg(&nn).arg(&kk);
+        super::launch_built(gpu, b, cfg)?;
+        let mut b = stream.launch_builder(&gpu.kernels().hess_cols);
+        b.arg(&pm).arg(&pu).arg(&ps).arg(&pq).arg(&nn).arg(&kk);
+        super::launch_built(gpu, b, cols_cfg)?;
+    }
+    Ok(())
+}

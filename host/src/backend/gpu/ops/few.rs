@@ -10,7 +10,8 @@
 //! ([`det_on_tensor_cores`](crate::backend::gpu::launch::det_on_tensor_cores)); a prime that needs a row swap, and every prime when
 //! none of the three applies, one pivot per launch. Solves: rows in shared memory while
 //! no row swap is needed, then one pivot per launch. Reduced echelon forms of any rank:
-//! one pivot column per launch pair, rank-revealing.
+//! one pivot column per launch pair, rank-revealing. Characteristic polynomials: the
+//! Hessenberg form one column per three launches, then the recurrence a block per prime.
 
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::launch;
@@ -18,6 +19,7 @@ use crate::backend::gpu::launch::rows::STATE_WORDS;
 use crate::backend::gpu::launch::View;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
+use crate::mat::modmat::MatrixPolynomial;
 use crate::num::words::Words;
 use cudarc::driver::{CudaSlice, CudaStream};
 use rns_core::Modulus;
@@ -152,6 +154,45 @@ pub fn rref_mod_few(
     let mut mats = gpu.upload_words(data)?;
     let ranks = launch::rref_steps(gpu, stream, &mut mats, &dm, channels, (rows, cols))?;
     Ok(Some((gpu.download_on(stream, &mats, data.len())?, ranks)))
+}
+
+/// The characteristic polynomial modulo each of `moduli` of a few large `n × n`
+/// matrices (`data`, one row-major matrix per modulus, one after another): `n + 1`
+/// coefficients each, constant first. Their Hessenberg forms with the whole GPU
+/// ([`hessenberg_steps`](crate::backend::gpu::launch::hessenberg_steps)), then the
+/// recurrence a block per prime. `None` when they do not fit the memory budget at once.
+pub fn charpoly_mod_few(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    n: usize,
+    data: &[u32],
+) -> Result<Option<Vec<u32>>> {
+    let channels = moduli.len();
+    if data.len() != channels * n * n {
+        return Err(Error::Shape(format!(
+            "{} residues do not form {channels} matrices of {n}×{n}",
+            data.len()
+        )));
+    }
+    let scratch = rns_core::charpoly::charpoly_scratch_words(n);
+    let words = channels * (n * n + 2 * n + 1 + scratch + launch::HESS_STATE_WORDS);
+    if channels == 0 || words.saturating_mul(4) > gpu.budget()? {
+        return Ok(None);
+    }
+    let stream = gpu.stream();
+    let dm = gpu.upload_on(stream, &moduli_words(moduli))?;
+    let mut mats = gpu.upload_words(data)?;
+    launch::hessenberg_steps(gpu, stream, &mut mats, &dm, channels, n)?;
+    let mut work = gpu.alloc_on(stream, channels * scratch)?;
+    let mut out = gpu.alloc_on(stream, channels * (n + 1))?;
+    let s = launch::MatPoly {
+        kind: MatrixPolynomial::Characteristic,
+        hessenberg: true,
+        n,
+        channels,
+    };
+    launch::launch_matrix_polynomial(gpu, stream, s, &mut out, &mut mats, &mut work, &dm)?;
+    Ok(Some(gpu.download_on(stream, &out, channels * (n + 1))?))
 }
 
 /// The panel width of a factorization by panel inverses of `channels` matrices

@@ -340,6 +340,7 @@ pub fn matrix_polynomial_per_channel(
             let (mats, moduli) = di.split_at_mut(1);
             let shape = MatPoly {
                 kind,
+                hessenberg: false,
                 n,
                 channels: r.len(),
             };

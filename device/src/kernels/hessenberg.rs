@@ -1,0 +1,147 @@
+//! The Hessenberg form of a few large matrices, one per prime, with the whole GPU: for
+//! each column `k`, `rns_hess_pivot` (a block per prime: the subdiagonal pivot swapped in
+//! by a row and column swap, the multipliers `u_i = a[i][k] / a[k+1][k]` staged and
+//! column `k` cleared below the subdiagonal), `rns_hess_rows` (the whole grid: row
+//! `i −= u_i · row k+1`) and `rns_hess_cols` (a warp per row: column `k+1 += Σ u_i ·
+//! column i`), the steps of `rns_core::charpoly::hessenberg`. The characteristic
+//! polynomial then follows by `rns_charpoly_recurrence`, a block per prime.
+
+use super::dixon::shuffle_down;
+use super::linalg::first_nonzero;
+use core::arch::nvptx::*;
+use rns_core::Modulus;
+
+/// Words of a channel's state: 1 when this step's column is already reduced, and the
+/// pivot search's scratch.
+pub const HESS_STATE_WORDS: usize = 2;
+
+/// Rows per thread of `rns_hess_rows` (its blocks are 32 × 8 threads).
+const ROWS_PER_THREAD: u32 = 4;
+
+/// Pivot step for column `k` of channel `c = blockIdx.x`'s `n × n` matrix (`mats +
+/// c·n²`): the first row `p > k` with `a[p][k] ≠ 0` swapped into row `k + 1` (columns
+/// `k` on) and column `p` with column `k + 1` (every row); `u[c·n + i] = a[i][k] /
+/// a[k+1][k]` and `a[i][k] = 0` for `i > k + 1`. No such row: the step is skipped.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_hess_pivot(
+    mats: *mut u32,
+    u: *mut u32,
+    state: *mut u32,
+    moduli: *const Modulus,
+    n: u32,
+    k: u32,
+) {
+    let c = _block_idx_x() as usize;
+    let ctl = state.add(c * HESS_STATE_WORDS);
+    let a = mats.add(c * n as usize * n as usize);
+    let at = |i: u32, j: u32| a.add(i as usize * n as usize + j as usize);
+    let (tid, nt) = (_thread_idx_x(), _block_dim_x());
+    let p = first_nonzero(ctl.add(1), &at, (k + 1, n), k, tid, nt);
+    if p == n {
+        if tid == 0 {
+            *ctl = 1;
+        }
+        return;
+    }
+    if p != k + 1 {
+        let mut j = k + tid;
+        while j < n {
+            core::ptr::swap(at(p, j), at(k + 1, j));
+            j += nt;
+        }
+        _syncthreads();
+        let mut r = tid;
+        while r < n {
+            core::ptr::swap(at(r, p), at(r, k + 1));
+            r += nt;
+        }
+        _syncthreads();
+    }
+    let m = *moduli.add(c);
+    let inv = m.inv(*at(k + 1, k)).unwrap_or(0);
+    let uc = u.add(c * n as usize);
+    let mut i = k + 2 + tid;
+    while i < n {
+        *uc.add(i as usize) = m.mul(*at(i, k), inv);
+        *at(i, k) = 0;
+        i += nt;
+    }
+    if tid == 0 {
+        *ctl = 0;
+    }
+}
+
+/// Row `i −= u_i · row k+1` over the columns after `k`, for the rows after `k + 1`, on
+/// the whole grid (z: channels, x: 32-column strips, y: groups of 32 rows).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_hess_rows(
+    mats: *mut u32,
+    u: *const u32,
+    state: *const u32,
+    moduli: *const Modulus,
+    n: u32,
+    k: u32,
+) {
+    let c = _block_idx_z() as usize;
+    if *state.add(c * HESS_STATE_WORDS) != 0 {
+        return;
+    }
+    let m = *moduli.add(c);
+    let a = mats.add(c * n as usize * n as usize);
+    let at = |i: u32, j: u32| a.add(i as usize * n as usize + j as usize);
+    let j = k + 1 + _block_idx_x() * 32 + _thread_idx_x();
+    if j >= n {
+        return;
+    }
+    let pivot = *at(k + 1, j);
+    let uc = u.add(c * n as usize);
+    let mut i = k + 2 + _block_idx_y() * 8 * ROWS_PER_THREAD + _thread_idx_y();
+    let mut s = 0;
+    while s < ROWS_PER_THREAD && i < n {
+        let f = *uc.add(i as usize);
+        if f != 0 {
+            *at(i, j) = m.sub(*at(i, j), m.mul(f, pivot));
+        }
+        i += 8;
+        s += 1;
+    }
+}
+
+/// Column `k+1 += Σ_{i > k+1} u_i · column i`, a warp per row (a shuffle sum), the
+/// whole grid (z: channels, x: blocks of warps).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_hess_cols(
+    mats: *mut u32,
+    u: *const u32,
+    state: *const u32,
+    moduli: *const Modulus,
+    n: u32,
+    k: u32,
+) {
+    let c = _block_idx_z() as usize;
+    if *state.add(c * HESS_STATE_WORDS) != 0 {
+        return;
+    }
+    let lane = _thread_idx_x() % 32;
+    let r = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) / 32;
+    if r >= n {
+        return;
+    }
+    let m = *moduli.add(c);
+    let row = mats.add(c * n as usize * n as usize + r as usize * n as usize);
+    let uc = u.add(c * n as usize);
+    let mut s = 0;
+    let mut i = k + 2 + lane;
+    while i < n {
+        s = m.add(s, m.mul(*uc.add(i as usize), *row.add(i as usize)));
+        i += 32;
+    }
+    let mut d = 16;
+    while d > 0 {
+        s = m.add(s, shuffle_down(s, d));
+        d /= 2;
+    }
+    if lane == 0 {
+        *row.add(k as usize + 1) = m.add(*row.add(k as usize + 1), s);
+    }
+}
