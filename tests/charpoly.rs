@@ -183,7 +183,11 @@ fn gpu_few_large_matrices_take_the_whole_device() {
     let a = similar_to_triangular(&mut gen, &d);
     let m = ModMatrices::from_int_matrix(&a, &primes[..1]).unwrap();
     let want: Vec<u32> = from_roots(&d).iter().map(|c| c.mod_u(primes[0])).collect();
-    assert_eq!(g.charpoly_mod(&m).unwrap(), want, "P·T·P⁻¹ modulo one prime");
+    assert_eq!(
+        g.charpoly_mod(&m).unwrap(),
+        want,
+        "P·T·P⁻¹ modulo one prime"
+    );
     let m = ModMatrices::from_int_matrix(&gen.matrix(100, 100, 31), &primes).unwrap();
     let want = Backend::Cpu.charpoly_mod(&m).unwrap();
     dev(&g).config().set_memory_limit(Some(8 * 100 * 100));

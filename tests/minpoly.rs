@@ -250,3 +250,24 @@ fn gpu_residues_equal_cpu_residues() {
         }
     }
 }
+
+/// The CPU backend counts each busy thread's scratch (about `3n²` words) before the
+/// work: 20 000² on 16 threads needs about 77 GB, refused against 64 GiB, where one
+/// channel's scratch fits.
+#[test]
+fn the_cpu_scratch_is_counted_before_the_work() {
+    use rns::limits::check_against;
+    use rns::mat::modmat::MatrixPolynomial;
+    let kind = MatrixPolynomial::Minimal;
+    let words = kind.cpu_words(20_000, 16, 16);
+    assert!(words > 19_000_000_000, "{words}");
+    let err = check_against(words * 4, Some(64 << 30), kind.name()).unwrap_err();
+    assert!(err.to_string().contains("minimal polynomial"), "{err}");
+    assert!(check_against(kind.cpu_words(20_000, 1, 16) * 4, Some(64 << 30), "one").is_ok());
+    // The characteristic polynomial also holds a copy of each busy thread's matrix.
+    let c = MatrixPolynomial::Characteristic;
+    assert_eq!(
+        c.cpu_words(100, 4, 2),
+        2 * (101 * 102 / 2 + 100 * 100) + 4 * 101
+    );
+}

@@ -95,6 +95,9 @@ impl Backend {
         let out = self.per_channel(
             job,
             &|r| {
+                let threads = rayon::current_num_threads();
+                let words = kind.cpu_words(n, r.len(), threads);
+                crate::limits::check_words(words, kind.name())?;
                 let mods = &a.moduli[r.clone()];
                 let out = cpu::matrix_polynomial_per_channel(kind, mods, n, part(&r));
                 Ok(Words::Heap(out))

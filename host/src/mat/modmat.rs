@@ -43,6 +43,27 @@ impl MatrixPolynomial {
         }
     }
 
+    /// Words the CPU backend holds at once for `channels` `n × n` matrices on `threads`
+    /// threads (beyond the input): each busy thread's scratch and, for the
+    /// characteristic polynomial, its copy of a matrix (worked in place), then the
+    /// `n + 1` coefficients of every channel.
+    ///
+    /// ```
+    /// use rns::mat::modmat::MatrixPolynomial;
+    ///
+    /// // 2 threads, 3 channels of 10 × 10: two scratches (3n² + 12n + 4 words each for
+    /// // the minimal polynomial) and 3 × 11 coefficients.
+    /// assert_eq!(MatrixPolynomial::Minimal.cpu_words(10, 3, 2), 2 * 424 + 33);
+    /// ```
+    pub fn cpu_words(self, n: usize, channels: usize, threads: usize) -> u128 {
+        let copy = match self {
+            Self::Characteristic => n * n,
+            Self::Minimal => 0,
+        };
+        let live = threads.min(channels) as u128;
+        live * (self.scratch_words(n) + copy) as u128 + (channels * (n + 1)) as u128
+    }
+
     /// Its name in messages.
     pub fn name(self) -> &'static str {
         match self {
