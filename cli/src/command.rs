@@ -9,6 +9,7 @@ use crate::session::Session;
 use clap::{Parser, Subcommand, ValueEnum};
 use rns::algo::estimate::{self, Dims, MatrixKind};
 use rns::input::read_source;
+use rns::mat::modmat::MatrixPolynomial;
 use rns::{BackendChoice, Devices, IntMatrix, Method, ModMatrices};
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -400,7 +401,7 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
             },
             |m, be| {
                 let mut c = be.minpoly_mod(&m[0])?;
-                c.truncate(c.iter().rposition(|&x| x != 0).map_or(1, |d| d + 1));
+                c.truncate(MatrixPolynomial::degree(&c) + 1);
                 Ok(Box::new(move || coefficients_line(&c)))
             },
         ),

@@ -589,7 +589,7 @@ impl Engine {
                         true => be.charpoly_mod(&r),
                         false => be.minpoly_mod(&r),
                     })?;
-                c.truncate(c.iter().rposition(|&x| x != 0).map_or(1, |d| d + 1));
+                c.truncate(MatrixPolynomial::degree(&c) + 1);
                 c.into_iter().map(Integer::from).collect()
             }
         };

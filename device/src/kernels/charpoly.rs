@@ -42,18 +42,7 @@ pub unsafe extern "ptx-kernel" fn rns_charpoly(
             continue;
         }
         if p != k + 1 {
-            let mut j = k + tid;
-            while j < n {
-                core::ptr::swap(at(p, j), at(k + 1, j));
-                j += nt;
-            }
-            _syncthreads();
-            let mut r = tid;
-            while r < n {
-                core::ptr::swap(at(r, p), at(r, k + 1));
-                r += nt;
-            }
-            _syncthreads();
+            swap_into_subdiagonal(&at, p, k, n, tid, nt);
         }
         if tid == 0 {
             *ctl.add(2) = m.inv(*at(k + 1, k)).unwrap_or(0);
@@ -109,6 +98,32 @@ pub unsafe extern "ptx-kernel" fn rns_charpoly(
         k += 1;
     }
     recurrence(out, a, scratch, m, nn);
+}
+
+/// The similarity that brings row `p` to row `k + 1` of the `n × n` matrix `at`: rows `p`
+/// and `k + 1` swapped from column `k` on (the columns before are zero in both), then
+/// columns `p` and `k + 1` in every row, by the whole block. Ends with a barrier.
+#[inline(always)]
+pub(super) unsafe fn swap_into_subdiagonal(
+    at: &impl Fn(u32, u32) -> *mut u32,
+    p: u32,
+    k: u32,
+    n: u32,
+    tid: u32,
+    nt: u32,
+) {
+    let mut j = k + tid;
+    while j < n {
+        core::ptr::swap(at(p, j), at(k + 1, j));
+        j += nt;
+    }
+    _syncthreads();
+    let mut r = tid;
+    while r < n {
+        core::ptr::swap(at(r, p), at(r, k + 1));
+        r += nt;
+    }
+    _syncthreads();
 }
 
 /// The characteristic polynomial of channel `blockIdx.x`'s upper Hessenberg `n × n`

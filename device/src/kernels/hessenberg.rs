@@ -6,6 +6,7 @@
 //! column i`), the steps of `rns_core::charpoly::hessenberg`. The characteristic
 //! polynomial then follows by `rns_charpoly_recurrence`, a block per prime.
 
+use super::charpoly::swap_into_subdiagonal;
 use super::dixon::shuffle_down;
 use super::linalg::first_nonzero;
 use core::arch::nvptx::*;
@@ -44,18 +45,7 @@ pub unsafe extern "ptx-kernel" fn rns_hess_pivot(
         return;
     }
     if p != k + 1 {
-        let mut j = k + tid;
-        while j < n {
-            core::ptr::swap(at(p, j), at(k + 1, j));
-            j += nt;
-        }
-        _syncthreads();
-        let mut r = tid;
-        while r < n {
-            core::ptr::swap(at(r, p), at(r, k + 1));
-            r += nt;
-        }
-        _syncthreads();
+        swap_into_subdiagonal(&at, p, k, n, tid, nt);
     }
     let m = *moduli.add(c);
     let inv = m.inv(*at(k + 1, k)).unwrap_or(0);

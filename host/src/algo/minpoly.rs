@@ -12,7 +12,7 @@
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mat::matrix::{require_square, IntMatrix};
-use crate::mat::modmat::ModMatrices;
+use crate::mat::modmat::{MatrixPolynomial, ModMatrices};
 use crate::num::basis::RnsBasis;
 use crate::num::sieve::moduli_descending;
 use crate::num::vector::RnsVec;
@@ -144,7 +144,7 @@ pub fn minpoly(a: &IntMatrix, backend: &Backend) -> Result<Vec<Integer>> {
         let images = ModMatrices::from_int_matrix(a, &chunk)?;
         let res = backend.minpoly_mod(&images)?;
         for (&p, poly) in chunk.iter().zip(res.chunks(n + 1)) {
-            let d = poly.iter().rposition(|&c| c != 0).unwrap_or(0);
+            let d = MatrixPolynomial::degree(poly);
             if d > degree {
                 (degree, need) = (d, minpoly_bits(d, b_bits));
                 kept.clear();

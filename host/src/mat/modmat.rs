@@ -35,6 +35,20 @@ pub enum MatrixPolynomial {
 }
 
 impl MatrixPolynomial {
+    /// The degree of a polynomial given as `n + 1` residues, constant first and zero
+    /// above the degree (as [`crate::Backend::minpoly_mod`] gives it): the last non-zero
+    /// coefficient's index, 0 when there is none.
+    ///
+    /// ```
+    /// use rns::mat::modmat::MatrixPolynomial;
+    ///
+    /// assert_eq!(MatrixPolynomial::degree(&[5, 1, 0, 0]), 1);
+    /// assert_eq!(MatrixPolynomial::degree(&[0, 0]), 0);
+    /// ```
+    pub fn degree(coeffs: &[u32]) -> usize {
+        coeffs.iter().rposition(|&c| c != 0).unwrap_or(0)
+    }
+
     /// Words of scratch per channel for an `n × n` matrix.
     pub fn scratch_words(self, n: usize) -> usize {
         match self {

@@ -88,6 +88,31 @@ pub fn eliminate_rows(
         .collect())
 }
 
+/// The launch of a pivot step (`rns_step_pivot`, `rns_rref_pivot`, `rns_hess_pivot`):
+/// a block per channel of `z`.
+fn pivot_config(z: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (z, 1, 1),
+        block_dim: (PIVOT_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
+/// The launch of a step's update over `strip` columns and `rows` rows of each of `z`
+/// channels (`rns_step_update`, `rns_rref_update`, `rns_hess_rows`): 32 × 8 threads a
+/// block, each block 32 columns and [`UPDATE_BLOCK_ROWS`] rows.
+fn update_config(strip: usize, rows: usize, z: u32) -> LaunchConfig {
+    LaunchConfig {
+        grid_dim: (
+            strip.div_ceil(32) as u32,
+            rows.div_ceil(UPDATE_BLOCK_ROWS) as u32,
+            z,
+        ),
+        block_dim: (32, 8, 1),
+        shared_mem_bytes: 0,
+    }
+}
+
 /// Eliminates each of `channels` `rows × cols` matrices in `mats` (device words,
 /// channel-major) one pivot column at a time over the first `rows` columns, the
 /// whole grid on each step: Gauss–Jordan when `jordan`, else forward (for the
@@ -114,11 +139,7 @@ pub fn eliminate_steps(
         let (ps, _g2) = state.device_ptr_mut(stream);
         let (pq, _g3) = moduli.device_ptr(stream);
         let (r, c, jo) = (rows as u32, cols as u32, jordan as u32);
-        let pivot_cfg = LaunchConfig {
-            grid_dim: (z, 1, 1),
-            block_dim: (PIVOT_THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let pivot_cfg = pivot_config(z);
         for k in from..rows.min(cols) {
             let kk = k as u32;
             let mut b = stream.launch_builder(&gpu.kernels().step_pivot);
@@ -128,15 +149,7 @@ pub fn eliminate_steps(
             if strip == 0 || below == 0 {
                 continue;
             }
-            let cfg = LaunchConfig {
-                grid_dim: (
-                    strip.div_ceil(32) as u32,
-                    below.div_ceil(UPDATE_BLOCK_ROWS) as u32,
-                    z,
-                ),
-                block_dim: (32, 8, 1),
-                shared_mem_bytes: 0,
-            };
+            let cfg = update_config(strip, below, z);
             let mut b = stream.launch_builder(&gpu.kernels().step_update);
             b.arg(&pm)
                 .arg(&ps)
@@ -179,11 +192,7 @@ pub fn rref_steps(
         let (pp, _g3) = pivots.device_ptr_mut(stream);
         let (pq, _g4) = moduli.device_ptr(stream);
         let (r, c) = (rows as u32, cols as u32);
-        let pivot_cfg = LaunchConfig {
-            grid_dim: (z, 1, 1),
-            block_dim: (PIVOT_THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
+        let pivot_cfg = pivot_config(z);
         for k in 0..cols {
             let kk = k as u32;
             let mut b = stream.launch_builder(&gpu.kernels().rref_pivot);
@@ -199,15 +208,7 @@ pub fn rref_steps(
             if strip == 0 {
                 continue;
             }
-            let cfg = LaunchConfig {
-                grid_dim: (
-                    strip.div_ceil(32) as u32,
-                    rows.div_ceil(UPDATE_BLOCK_ROWS) as u32,
-                    z,
-                ),
-                block_dim: (32, 8, 1),
-                shared_mem_bytes: 0,
-            };
+            let cfg = update_config(strip, rows, z);
             let mut b = stream.launch_builder(&gpu.kernels().rref_update);
             b.arg(&pm).arg(&ps).arg(&pq).arg(&r).arg(&c).arg(&kk);
             super::launch_built(gpu, b, cfg)?;
@@ -254,11 +255,7 @@ pub fn hessenberg_steps(
     let (pu, _g3) = u.device_ptr_mut(stream);
     let (pq, _g4) = moduli.device_ptr(stream);
     let nn = n as u32;
-    let pivot_cfg = LaunchConfig {
-        grid_dim: (z, 1, 1),
-        block_dim: (PIVOT_THREADS, 1, 1),
-        shared_mem_bytes: 0,
-    };
+    let pivot_cfg = pivot_config(z);
     let cols_cfg = LaunchConfig {
         grid_dim: (n.div_ceil(8) as u32, 1, z),
         block_dim: (256, 1, 1),
@@ -269,15 +266,7 @@ pub fn hessenberg_steps(
         let mut b = stream.launch_builder(&gpu.kernels().hess_pivot);
         b.arg(&pm).arg(&pu).arg(&ps).arg(&pq).arg(&nn).arg(&kk);
         super::launch_built(gpu, b, pivot_cfg)?;
-        let cfg = LaunchConfig {
-            grid_dim: (
-                (n - k - 1).div_ceil(32) as u32,
-                (n - k - 2).div_ceil(UPDATE_BLOCK_ROWS) as u32,
-                z,
-            ),
-            block_dim: (32, 8, 1),
-            shared_mem_bytes: 0,
-        };
+        let cfg = update_config(n - k - 1, n - k - 2, z);
         let mut b = stream.launch_builder(&gpu.kernels().hess_rows);
         b.arg(&pm).arg(&pu).arg(&ps).arg(&pq).arg(&nn).arg(&kk);
         super::launch_built(gpu, b, cfg)?;

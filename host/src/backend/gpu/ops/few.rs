@@ -83,19 +83,24 @@ pub(crate) fn few_dets_on_device(
         .collect()
 }
 
+/// [`Error::Shape`] unless `data` holds `channels` matrices of `rows × cols` residues.
+fn require_matrices(data: &[u32], channels: usize, (rows, cols): (usize, usize)) -> Result<()> {
+    if data.len() == channels * rows * cols {
+        return Ok(());
+    }
+    Err(Error::Shape(format!(
+        "{} residues do not form {channels} matrices of {rows}×{cols}",
+        data.len()
+    )))
+}
+
 /// The determinant modulo each of `moduli` of its `n × n` matrix in `data` (one
 /// row-major matrix per modulus, one after another), a few large ones
 /// ([`det_few_for`]): as `few_dets_on_device`, the primes that need a
 /// row swap uploaded again and eliminated one pivot per launch.
 pub fn det_mod_few(gpu: &Gpu, moduli: &[Modulus], n: usize, data: &[u32]) -> Result<Vec<u32>> {
     let size = n * n;
-    if data.len() != moduli.len() * size {
-        return Err(Error::Shape(format!(
-            "{} residues do not form {} matrices of {n}×{n}",
-            data.len(),
-            moduli.len()
-        )));
-    }
+    require_matrices(data, moduli.len(), (n, n))?;
     if moduli.is_empty() {
         return Ok(Vec::new());
     }
@@ -139,12 +144,7 @@ pub fn rref_mod_few(
     data: &[u32],
 ) -> Result<Option<(Vec<u32>, Vec<usize>)>> {
     let channels = moduli.len();
-    if data.len() != channels * rows * cols {
-        return Err(Error::Shape(format!(
-            "{} residues do not form {channels} matrices of {rows}×{cols}",
-            data.len()
-        )));
-    }
+    require_matrices(data, channels, (rows, cols))?;
     let words = channels * (rows * cols + rows + launch::RREF_STATE_WORDS);
     if channels == 0 || words.saturating_mul(4) > gpu.budget()? {
         return Ok(None);
@@ -168,12 +168,7 @@ pub fn charpoly_mod_few(
     data: &[u32],
 ) -> Result<Option<Vec<u32>>> {
     let channels = moduli.len();
-    if data.len() != channels * n * n {
-        return Err(Error::Shape(format!(
-            "{} residues do not form {channels} matrices of {n}×{n}",
-            data.len()
-        )));
-    }
+    require_matrices(data, channels, (n, n))?;
     let scratch = rns_core::charpoly::charpoly_scratch_words(n);
     let words = channels * (n * n + 2 * n + 1 + scratch + launch::HESS_STATE_WORDS);
     if channels == 0 || words.saturating_mul(4) > gpu.budget()? {
