@@ -7,6 +7,7 @@ use core::arch::nvptx::*;
 mod block_inverse;
 mod charpoly;
 mod dixon;
+mod dixon_block;
 mod gauss_jordan;
 mod hessenberg;
 mod imma;

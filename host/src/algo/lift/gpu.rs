@@ -17,7 +17,7 @@ use super::{
 };
 use crate::backend::gpu::launch;
 use crate::backend::gpu::ops;
-use crate::backend::gpu::ops::{DeviceLimbs, LimbsOn};
+use crate::backend::gpu::ops::{DeviceLimbs, Lifting, LimbsOn};
 use crate::backend::gpu::Gpu;
 use crate::backend::split::each_on_thread;
 use crate::backend::Backend;
@@ -298,9 +298,11 @@ pub fn divisor<T: Send>(
 }
 
 /// [`super::cpu::solve`] on `gpu`, when [`fits`]: the right-hand sides together where
-/// the launch takes them all, else in groups (each lifted on its own, the fractions put
-/// over their least common denominator). `None` when `A` is singular modulo every prime
-/// tried. With the stages.
+/// a launch takes them all, else in groups (each lifted on its own, the fractions put
+/// over their least common denominator). More right-hand sides than the row-per-warp
+/// launch takes lift as a block (as many as fit the memory budget: every step two tiled products, one
+/// read of `A⁻¹ mod p` and of the limbs for all the columns). `None` when `A` is
+/// singular modulo every prime tried. With the stages.
 pub fn solve(
     backend: &Backend,
     a: &IntMatrix,
@@ -309,12 +311,13 @@ pub fn solve(
     let mut laps = Laps::start();
     let prep = prepare(backend, a, b, &mut laps)?;
     let (n, l) = (a.rows(), b.cols());
-    if prep.group >= l {
-        return Ok(solve_columns(a, (b, &prep.rhs), &prep, &mut laps)?.map(|s| (s, laps)));
+    let (group, how) = choose(&prep, l);
+    if group >= l {
+        return Ok(solve_columns(a, (b, &prep.rhs), &prep, how, &mut laps)?.map(|s| (s, laps)));
     }
     let mut parts = Vec::new();
-    for c0 in (0..l).step_by(prep.group) {
-        let g = prep.group.min(l - c0);
+    for c0 in (0..l).step_by(group) {
+        let g = group.min(l - c0);
         let cols = |r: usize| c0 + r % g + (r / g) * l;
         let bg = IntMatrix::new(
             n,
@@ -322,7 +325,7 @@ pub fn solve(
             (0..n * g).map(|r| b.entries()[cols(r)].clone()).collect(),
         )?;
         let rhs: Vec<i128> = (0..n * g).map(|r| prep.rhs[cols(r)]).collect();
-        match solve_columns(a, (&bg, &rhs), &prep, &mut laps)? {
+        match solve_columns(a, (&bg, &rhs), &prep, how, &mut laps)? {
             Some(s) => parts.push((c0, g, s)),
             None => return Ok(None),
         }
@@ -351,30 +354,101 @@ pub fn solve(
     Ok(Some((solution, laps)))
 }
 
-/// The lifting of `A X = B` for right-hand sides that the launch takes together (`B`
-/// and its entries as `i128`): reconstruction tried after 16, 32, 64, … steps (row 0
-/// first, from its digits alone, with a margin before the bound, while the device runs
-/// as many steps again; then every entry, certain by the bound or checked exactly:
-/// [`finish_with`]), and at the bound, where it cannot fail. `None` when `A` is singular
+/// Which lifting a group of right-hand sides takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum How {
+    /// `ops::start_lift_on`: a warp a row, the blocks exchanging tagged words.
+    Rows,
+    /// `ops::start_block_lift`: each step two tiled products on the first device.
+    Block,
+}
+
+/// The right-hand sides a lifting takes at once, and which: all or groups of them by
+/// rows where the row-per-warp launch takes them all (or the lifting is split across
+/// MPI ranks), else as blocks of as many as [`block_columns`] gives, when that is more.
+fn choose(prep: &Prepared, l: usize) -> (usize, How) {
+    let block = match prep.ranks || l <= prep.group {
+        true => 0,
+        false => block_columns(&prep.limbs[0], l, prep.bits),
+    };
+    match block > prep.group {
+        true => (block, How::Block),
+        false => (prep.group, How::Rows),
+    }
+}
+
+/// The right-hand sides that [`solve`] lifts together as a block for `A X = B` on the
+/// backend's GPU, or `None` where it lifts by rows (uploads `A`: for tests and tools).
+pub fn block_group(backend: &Backend, a: &IntMatrix, b: &IntMatrix) -> Result<Option<usize>> {
+    let prep = prepare(backend, a, b, &mut Laps::start())?;
+    Ok(match choose(&prep, b.cols()) {
+        (g, How::Block) => Some(g),
+        (_, How::Rows) => None,
+    })
+}
+
+/// The most of `l` right-hand sides whose block lifting (`ops::block_lift_words`, with
+/// room for the steps to Cramer's bound `bits` by one prime, `A`'s limbs counted) fits
+/// `gpu`'s memory budget; 0 when not one does.
+fn block_columns((gpu, limbs): &(Arc<Gpu>, DeviceLimbs), l: usize, bits: (u64, u64)) -> usize {
+    let budget = gpu.budget().unwrap_or(0) as u128 / 4;
+    let steps = steps_by(bits, &primes()[..1]);
+    let words = |g: usize| ops::block_lift_words(limbs.n, limbs.limbs, g, steps);
+    if words(1) > budget {
+        return 0;
+    }
+    let per_column = words(2) - words(1);
+    (((budget - words(1)) / per_column.max(1)) as usize + 1).min(l)
+}
+
+/// The lifting of `A X = B` for right-hand sides that one lifting takes (`B` and its
+/// entries as `i128`), as `how` says, then [`reconstruct`]. `None` when `A` is singular
 /// modulo every prime tried.
 fn solve_columns(
     a: &IntMatrix,
     (b, rhs): (&IntMatrix, &[i128]),
     prep: &Prepared,
+    how: How,
     laps: &mut Laps,
 ) -> Result<Option<DixonSolution>> {
-    let (bits, n, l) = (prep.bits, a.rows(), b.cols());
+    let (bits, l) = (prep.bits, b.cols());
     let (moduli, steps) = (primes(), |m: &[Modulus]| steps_by(bits, m));
-    let Some(mut lift) = ops::start_lift_on(
-        &prep.limbs,
-        (rhs, l),
-        (&moduli, prep.primes),
-        &steps,
-        prep.ranks,
-    )?
-    else {
-        return Ok(None);
-    };
+    match how {
+        How::Rows => {
+            let started = ops::start_lift_on(
+                &prep.limbs,
+                (rhs, l),
+                (&moduli, prep.primes),
+                &steps,
+                prep.ranks,
+            )?;
+            match started {
+                Some(mut lift) => reconstruct(a, b, bits, &mut lift, laps),
+                None => Ok(None),
+            }
+        }
+        How::Block => {
+            let (gpu, limbs) = &prep.limbs[0];
+            match ops::start_block_lift(gpu, limbs, (rhs, l), moduli, steps)? {
+                Some(mut lift) => reconstruct(a, b, bits, &mut lift, laps),
+                None => Ok(None),
+            }
+        }
+    }
+}
+
+/// The reconstruction of a lifting under way: tried after 16, 32, 64, … steps (row 0
+/// first, from its digits alone, with a margin before the bound, while the device runs
+/// as many steps again; then every entry, certain by the bound or checked exactly:
+/// [`finish_with`]), and at the bound, where it cannot fail.
+fn reconstruct(
+    a: &IntMatrix,
+    b: &IntMatrix,
+    bits: (u64, u64),
+    lift: &mut impl Lifting,
+    laps: &mut Laps,
+) -> Result<Option<DixonSolution>> {
+    let (n, l) = (a.rows(), b.cols());
     laps.lap("lift: inverse mod p");
     let radices = lift.primes();
     let k_max = steps_for(bits, &radices);
@@ -405,7 +479,7 @@ fn solve_columns(
             let expansion = |steps: usize| -> Result<Expansion> {
                 let all = lift.digits(steps)?;
                 Ok(Expansion {
-                    digits: all.chunks(n * l).map(<[u32]>::to_vec).collect(),
+                    digits: all.par_chunks(n * l).map(<[u32]>::to_vec).collect(),
                     radices: radices.clone(),
                 })
             };

@@ -13,6 +13,7 @@
 mod decimal;
 mod digits;
 mod dixon;
+mod dixon_block;
 mod linalg;
 pub mod lu;
 pub mod matmul;
@@ -33,6 +34,7 @@ pub use digits::{limbs_for, product_mod, MrcTables};
 pub(crate) use dixon::launch_dixon_lift;
 pub use dixon::{launch_limbs_mod, lift_layout};
 pub use dixon::{LiftArgs, LiftLayout, LiftMatrices};
+pub use dixon_block::{launch_block_step, BlockState, BlockStep};
 pub use linalg::{
     launch_det, launch_eliminate, launch_gather_columns, launch_matrix_polynomial,
     launch_place_columns, launch_transpose,

@@ -33,6 +33,13 @@ pub struct DeviceLimbs {
     pub limbs: usize,
 }
 
+impl DeviceLimbs {
+    /// The limb matrices' words, limb-major.
+    pub(crate) fn words(&self) -> &CudaSlice<u32> {
+        &self.words
+    }
+}
+
 /// Uploads `a` (`limbs` limb matrices of `n × n`, limb-major, the signed limbs'
 /// bits as words) on `stream`.
 pub fn upload_limbs(
@@ -234,10 +241,7 @@ pub(crate) fn lift_from<'a>(
             rhs.len()
         )));
     }
-    let r_words: Vec<u32> = rhs
-        .iter()
-        .flat_map(|&v| [0, 32, 64, 96].map(|s| ((v as u128) >> s) as u32))
-        .collect();
+    let r_words = residual_words(rhs);
     // y tagged for step 0 (value, then tag: a little-endian 64-bit word), a matrix per
     // prime; x untagged.
     let y_words: Vec<u32> = moduli
@@ -300,6 +304,13 @@ impl Drop for Lift<'_> {
             }
         }
     }
+}
+
+/// The 128-bit residuals `rhs` as device words, four an entry, least significant first.
+pub(crate) fn residual_words(rhs: &[i128]) -> Vec<u32> {
+    rhs.iter()
+        .flat_map(|&v| [0, 32, 64, 96].map(|s| ((v as u128) >> s) as u32))
+        .collect()
 }
 
 /// The kernel name of a lifting in `layout`, for a stall's error.

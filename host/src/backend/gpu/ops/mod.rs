@@ -16,6 +16,7 @@
 
 pub mod decimal;
 pub mod dixon;
+pub mod dixon_block;
 pub mod dixon_devices;
 pub mod dixon_ranks;
 pub mod eliminate;
@@ -33,6 +34,7 @@ pub mod tables;
 pub mod vectors;
 
 pub use dixon::{det_mod_limbs, start_lift, upload_limbs, DeviceLimbs, Lift};
+pub use dixon_block::{block_lift_words, start_block_lift, BlockLift, Lifting};
 pub use dixon_devices::{det_mod_limbs_on, start_lift_on, LiftOn, LimbsOn};
 pub use eliminate::{eliminate_packed, eliminate_words};
 pub use few::{charpoly_mod_few, det_few_for, det_mod_few, rref_mod_few};
