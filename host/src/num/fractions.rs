@@ -7,6 +7,7 @@
 //! that each `gcd(y_i, d)` is `gcd(y_i mod s, s)`, a gcd of small numbers. A chunk
 //! whose product shares a factor with `r` takes a whole gcd per entry.
 
+use super::barrett::Barrett;
 use rayon::prelude::*;
 use rug::{Integer, Rational};
 
@@ -33,6 +34,7 @@ pub fn over_denominator(nums: Vec<Integer>, d: &Integer) -> Option<Vec<Rational>
         );
     }
     let (s, r) = split_smooth(d);
+    let modulo_r = Barrett::new(r.clone())?;
     let abs = Integer::from(d.abs_ref());
     let negative = *d < 0;
     let mut nums = nums;
@@ -42,8 +44,7 @@ pub fn over_denominator(nums: Vec<Integer>, d: &Integer) -> Option<Vec<Rational>
             let coprime_to_r = {
                 let mut p = Integer::from(1);
                 for y in chunk.iter() {
-                    p *= y;
-                    p %= &r;
+                    p = modulo_r.reduce(p * &*y.as_abs());
                 }
                 p.gcd(&r) == 1
             };

@@ -2,6 +2,7 @@
 //! the elementwise operations on them, the Chinese remainder theorem, integers packed
 //! for the device, decimal text, rational reconstruction and fractions.
 
+pub mod barrett;
 pub mod basis;
 pub mod crt;
 pub mod crt_decimal;

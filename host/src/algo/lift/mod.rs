@@ -16,6 +16,7 @@ mod steps;
 
 use crate::error::{Error, Result};
 use crate::mat::matrix::IntMatrix;
+use crate::num::barrett::Barrett;
 use crate::num::ratrecon::rational_reconstruct;
 use rayon::prelude::*;
 use rns_core::padic::LIMB_BITS;
@@ -84,26 +85,46 @@ impl Expansion {
     /// [`Expansion::powers_for`] of them).
     pub(crate) fn value_upto(&self, e: usize, powers: &[Integer], steps: usize) -> Integer {
         let k = self.radices.len().max(1);
-        let mut level: Vec<Integer> = self.digits[..(steps * k).min(self.digits.len())]
-            .chunks(k)
-            .filter(|step| step.len() == k)
-            .map(|step| {
-                // x_0 + p_0·(x_1 + p_1·(x_2 + …)), from the top.
-                let mut v = Integer::from(step[k - 1][e]);
-                for q in (0..k - 1).rev() {
-                    v *= self.radices[q];
-                    v += step[q][e];
-                }
-                v
-            })
-            .collect();
-        let mut j = 0;
+        let levels = &self.digits[..(steps * k).min(self.digits.len())];
+        let (mut level, mut j): (Vec<Integer>, usize) = match self.radices[..] {
+            // One prime below 2^31: four steps' digits joined in a u128 (below p^4 <
+            // 2^124), a quarter of the numbers, the pairing from P^4 on.
+            [p] if p < 1 << 31 => (
+                levels
+                    .chunks(4)
+                    .map(|four| {
+                        let v = four
+                            .iter()
+                            .rev()
+                            .fold(0u128, |v, d| v * p as u128 + d[e] as u128);
+                        Integer::from(v)
+                    })
+                    .collect(),
+                2,
+            ),
+            _ => (
+                levels
+                    .chunks(k)
+                    .filter(|step| step.len() == k)
+                    .map(|step| {
+                        // x_0 + p_0·(x_1 + p_1·(x_2 + …)), from the top.
+                        let mut v = Integer::from(step[k - 1][e]);
+                        for q in (0..k - 1).rev() {
+                            v *= self.radices[q];
+                            v += step[q][e];
+                        }
+                        v
+                    })
+                    .collect(),
+                0,
+            ),
+        };
         while level.len() > 1 {
             level = level
-                .chunks(2)
+                .chunks_mut(2)
                 .map(|pair| match pair {
-                    [lo, hi] => (&powers[j] * hi).complete() + lo,
-                    [lo] => lo.clone(),
+                    [lo, hi] => (&powers[j] * &*hi).complete() + &*lo,
+                    [lo] => std::mem::take(lo),
                     _ => unreachable!("chunks of two"),
                 })
                 .collect();
@@ -259,8 +280,10 @@ pub(crate) fn finish_with(
         .collect();
     // The balanced residue of `v` modulo p^short.
     let half = Integer::from(&short_modulus >> 1u32);
+    let reducer = Barrett::new(short_modulus.clone())
+        .ok_or_else(|| Error::Internal("a lifting modulus below 1".into()))?;
     let balanced = |v: Integer| {
-        let y = v.modulo(&short_modulus);
+        let y = reducer.reduce(v);
         if y > half {
             y - &short_modulus
         } else {
