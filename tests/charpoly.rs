@@ -151,9 +151,9 @@ fn gpu_residues_equal_cpu_residues() {
 }
 
 /// A few large matrices on the GPU: their Hessenberg forms with the whole device (three
-/// launches a column), then the recurrence a block per prime. The polynomials equal the
-/// CPU's bit for bit on both sides of the order where that path starts (64), at
-/// 32-column tile edges, with skipped columns and row and column swaps, for one and
+/// launches a column), then the recurrence with the whole device (two launches a step).
+/// The polynomials equal the CPU's bit for bit on both sides of the order where that
+/// path starts (64), at 32-column tile edges and 256-term chunk edges, with skipped columns and row and column swaps, for one and
 /// three primes, and under a memory cap that leaves them to a block per prime.
 #[test]
 fn gpu_few_large_matrices_take_the_whole_device() {
@@ -162,7 +162,8 @@ fn gpu_few_large_matrices_take_the_whole_device() {
     let primes: Vec<u32> = rns::num::sieve::moduli_descending(|_| false)
         .take(3)
         .collect();
-    for n in [63, 64, 65, 100, 129, 257] {
+    // 255 to 257 and 511 to 513: the recurrence's chunks of 256 terms.
+    for n in [63, 64, 65, 100, 129, 255, 256, 257, 511, 513] {
         let mut data = gen.matrix(n, n, 31).entries().to_vec();
         // Column 1 zero (a skipped step), a zero subdiagonal entry (a swap), and a
         // low-rank corner.

@@ -126,23 +126,6 @@ pub(super) unsafe fn swap_into_subdiagonal(
     _syncthreads();
 }
 
-/// The characteristic polynomial of channel `blockIdx.x`'s upper Hessenberg `n × n`
-/// matrix (`mats[c·n²…]`, its columns above the diagonal overwritten), as
-/// `rns_charpoly`'s last part: for the few large matrices whose Hessenberg forms the
-/// whole GPU made (`rns_hess_pivot`, `rns_hess_rows`, `rns_hess_cols`).
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn rns_charpoly_recurrence(
-    out: *mut u32,
-    mats: *mut u32,
-    scratch: *mut u32,
-    moduli: *const Modulus,
-    n: u32,
-) {
-    let c = _block_idx_x() as usize;
-    let nn = n as usize;
-    recurrence(out, mats.add(c * nn * nn), scratch, *moduli.add(c), nn);
-}
-
 /// The recurrence of the leading blocks' polynomials of channel `blockIdx.x`'s
 /// Hessenberg matrix `a`, by the block: `n + 1` coefficients to `out[c·(n + 1)…]`,
 /// `charpoly_scratch_words(n)` words of `scratch` per channel.

@@ -4,12 +4,15 @@
 //! column `k` cleared below the subdiagonal), `rns_hess_rows` (the whole grid: row
 //! `i −= u_i · row k+1`) and `rns_hess_cols` (a warp per row: column `k+1 += Σ u_i ·
 //! column i`), the steps of `rns_core::charpoly::hessenberg`. The characteristic
-//! polynomial then follows by `rns_charpoly_recurrence`, a block per prime.
+//! polynomial then follows by the recurrence of the leading blocks' polynomials, step `k`
+//! by two launches over the whole grid: `rns_charpoly_sums` and `rns_charpoly_next`.
 
 use super::charpoly::swap_into_subdiagonal;
 use super::dixon::shuffle_down;
 use super::linalg::first_nonzero;
 use core::arch::nvptx::*;
+use core::sync::atomic::{AtomicU64, Ordering};
+use rns_core::charpoly::poly_offset;
 use rns_core::Modulus;
 
 /// Words of a channel's state: 1 when this step's column is already reduced, and the
@@ -133,5 +136,96 @@ pub unsafe extern "ptx-kernel" fn rns_hess_cols(
     }
     if lane == 0 {
         *row.add(k as usize + 1) = m.add(*row.add(k as usize + 1), s);
+    }
+}
+
+/// Terms of a block's share of a recurrence step's sums (and its threads).
+pub const RECURRENCE_CHUNK: usize = 256;
+
+/// The sums of step `k` of the recurrence (`rns_core::charpoly::recurrence_term`) of
+/// channel `c = blockIdx.z`'s Hessenberg matrix (`mats + c·n²`): for `d < k`, over the
+/// block's chunk of `i` (`blockIdx.y`, 256 of them) within `d ≤ i < k`,
+/// `Σ c_i·p_i(d)` with `c_i = h[i][k]·t[i]` (`t[i] = Π_{i ≤ j < k} h[j+1][j]`, kept by
+/// `rns_charpoly_next`), added into `acc[c·(n + 1) + d]` (64-bit, reduced by
+/// `rns_charpoly_next`). `polys` holds `p_0 … p_k` (`rns_core::charpoly::poly_offset`,
+/// `poly_offset(n + 1)` words a channel). Blocks of 256 threads over `d` (`blockIdx.x`),
+/// 1 KiB of dynamic shared memory.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_charpoly_sums(
+    acc: *mut u64,
+    polys: *const u32,
+    mats: *const u32,
+    t: *const u32,
+    moduli: *const Modulus,
+    n: u32,
+    k: u32,
+) {
+    let c = _block_idx_z() as usize;
+    let (nn, k) = (n as usize, k as usize);
+    let m = *moduli.add(c);
+    let h = mats.add(c * nn * nn);
+    let pol = polys.add(c * poly_offset(nn + 1));
+    let cs: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
+    let tid = _thread_idx_x() as usize;
+    let i0 = _block_idx_y() as usize * RECURRENCE_CHUNK;
+    let i = i0 + tid;
+    *cs.add(tid) = if i < k {
+        m.mul(*h.add(i * nn + k), *t.add(c * nn + i))
+    } else {
+        0
+    };
+    _syncthreads();
+    let d = _block_idx_x() as usize * RECURRENCE_CHUNK + tid;
+    let (lo, hi) = (d.max(i0), k.min(i0 + RECURRENCE_CHUNK));
+    let mut s = 0;
+    let mut i = lo;
+    while i < hi {
+        s = m.add(s, m.mul(*cs.add(i - i0), *pol.add(poly_offset(i) + d)));
+        i += 1;
+    }
+    if s != 0 {
+        AtomicU64::from_ptr(acc.add(c * (nn + 1) + d)).fetch_add(s as u64, Ordering::Relaxed);
+    }
+}
+
+/// Step `k` of the recurrence after `rns_charpoly_sums`, channel `blockIdx.y`, a thread
+/// per coefficient `d ≤ k + 1` (`blockIdx.x`): `p_{k+1}(d) = p_k(d − 1) − h[k][k]·p_k(d)
+/// − acc[d]`, with `acc[d]` cleared; and for `d ≤ k`, `t[d]` (1 for `d = k`) multiplied
+/// by the subdiagonal `h[k+1][k]`, for the next step.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_charpoly_next(
+    polys: *mut u32,
+    acc: *mut u64,
+    mats: *const u32,
+    t: *mut u32,
+    moduli: *const Modulus,
+    n: u32,
+    k: u32,
+) {
+    let c = _block_idx_y() as usize;
+    let (nn, k) = (n as usize, k as usize);
+    let d = (_block_idx_x() * _block_dim_x() + _thread_idx_x()) as usize;
+    if d > k + 1 {
+        return;
+    }
+    let m = *moduli.add(c);
+    let h = mats.add(c * nn * nn);
+    let pol = polys.add(c * poly_offset(nn + 1));
+    let coeff = |j: usize| {
+        if j <= k {
+            *pol.add(poly_offset(k) + j)
+        } else {
+            0
+        }
+    };
+    let shifted = if d == 0 { 0 } else { coeff(d - 1) };
+    let a = acc.add(c * (nn + 1) + d);
+    let x = m.sub(shifted, m.mul(*h.add(k * nn + k), coeff(d)));
+    *pol.add(poly_offset(k + 1) + d) = m.sub(x, m.reduce_u64(*a));
+    *a = 0;
+    if d <= k && k + 1 < nn {
+        let td = t.add(c * nn + d);
+        let old = if d == k { 1 } else { *td };
+        *td = m.mul(old, *h.add((k + 1) * nn + k));
     }
 }

@@ -43,7 +43,7 @@ pub fn launch_eliminate(
 }
 
 /// The characteristic polynomial (`rns_charpoly`, `mats` overwritten by Hessenberg
-/// forms; `rns_charpoly_recurrence` when `s.hessenberg`) or the minimal polynomial (`rns_minpoly`, `mats` read), one block per
+/// forms) or the minimal polynomial (`rns_minpoly`, `mats` read), one block per
 /// channel: `n + 1` coefficients per channel to `out`, with `s.kind.scratch_words(n)`
 /// words of `scratch` per channel.
 pub fn launch_matrix_polynomial(
@@ -61,12 +61,9 @@ pub fn launch_matrix_polynomial(
     need(what, scratch, s.channels * s.kind.scratch_words(s.n))?;
     need("moduli", moduli, s.channels * MODULUS_WORDS)?;
     let k = gpu.kernels();
-    let (f, threads) = match (s.kind, s.hessenberg) {
-        (MatrixPolynomial::Characteristic, false) => (&k.charpoly, eliminate_threads(s.n)),
-        (MatrixPolynomial::Characteristic, true) => {
-            (&k.charpoly_recurrence, eliminate_threads(s.n))
-        }
-        (MatrixPolynomial::Minimal, _) => (&k.minpoly, MINPOLY_THREADS),
+    let (f, threads) = match s.kind {
+        MatrixPolynomial::Characteristic => (&k.charpoly, eliminate_threads(s.n)),
+        MatrixPolynomial::Minimal => (&k.minpoly, MINPOLY_THREADS),
     };
     let cfg = LaunchConfig {
         grid_dim: (grid_limit("channels", s.channels, i32::MAX as usize)?, 1, 1),

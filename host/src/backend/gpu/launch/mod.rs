@@ -51,8 +51,8 @@ pub use resultant::{
     launch_resultant_points, resultant_block_shape, resultant_in_blocks,
 };
 pub use rows::{
-    eliminate_rows, eliminate_steps, hessenberg_steps, rows_layout, rref_steps, HESS_STATE_WORDS,
-    RREF_STATE_WORDS,
+    charpoly_recurrence_steps, eliminate_rows, eliminate_steps, hessenberg_steps, rows_layout,
+    rref_steps, HESS_STATE_WORDS, RREF_STATE_WORDS,
 };
 pub use shapes::*;
 pub use vectors::{launch_elementwise, launch_equal, launch_mul_chain, launch_reduce};

@@ -276,3 +276,80 @@ pub fn hessenberg_steps(
     }
     Ok(())
 }
+
+/// Threads of a recurrence step's blocks, and the terms of a block's chunk
+/// (`hessenberg.rs`'s `RECURRENCE_CHUNK`).
+const RECURRENCE_CHUNK: usize = 256;
+
+/// The characteristic polynomials of `channels` upper Hessenberg `n × n` matrices
+/// (`mats`, from [`hessenberg_steps`]) by the recurrence of their leading blocks'
+/// polynomials, each step over the whole grid: `rns_charpoly_sums` (the sums
+/// `Σ c_i·p_i(d)` in chunks of `i`, into 64-bit words) and `rns_charpoly_next` (`p_{k+1}`
+/// and the subdiagonal products for the next step). `n + 1` coefficients a channel,
+/// constant first.
+pub fn charpoly_recurrence_steps(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    mats: &CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+    channels: usize,
+    n: usize,
+) -> Result<Vec<u32>> {
+    let z = grid_limit("primes", channels, GRID_YZ)?;
+    need("Hessenberg matrices", mats, channels * n * n)?;
+    need(
+        "moduli",
+        moduli,
+        channels * crate::backend::gpu::driver::memory::MODULUS_WORDS,
+    )?;
+    let tri = rns_core::charpoly::poly_offset(n + 1);
+    let mut first = vec![0u32; channels * tri];
+    first.iter_mut().step_by(tri.max(1)).for_each(|w| *w = 1);
+    let mut polys = gpu.upload_on(stream, &first)?;
+    let mut acc = gpu.zeros_on(stream, 2 * channels * (n + 1))?;
+    let mut t = gpu.zeros_on(stream, channels * n.max(1))?;
+    let (pp, _g1) = polys.device_ptr_mut(stream);
+    let (pa, _g2) = acc.device_ptr_mut(stream);
+    let (pt, _g3) = t.device_ptr_mut(stream);
+    let (pm, _g4) = mats.device_ptr(stream);
+    let (pq, _g5) = moduli.device_ptr(stream);
+    let nn = n as u32;
+    let block = |x: usize, y: u32, zz: u32, smem: usize| LaunchConfig {
+        grid_dim: (x.div_ceil(RECURRENCE_CHUNK).max(1) as u32, y, zz),
+        block_dim: (RECURRENCE_CHUNK as u32, 1, 1),
+        shared_mem_bytes: smem as u32,
+    };
+    for k in 0..n {
+        let kk = k as u32;
+        if k > 0 {
+            let chunks = grid_limit("recurrence chunks", k.div_ceil(RECURRENCE_CHUNK), GRID_YZ)?;
+            let cfg = block(k, chunks, z, 4 * RECURRENCE_CHUNK);
+            let mut b = stream.launch_builder(&gpu.kernels().charpoly_sums);
+            b.arg(&pa)
+                .arg(&pp)
+                .arg(&pm)
+                .arg(&pt)
+                .arg(&pq)
+                .arg(&nn)
+                .arg(&kk);
+            super::launch_built(gpu, b, cfg)?;
+        }
+        let mut b = stream.launch_builder(&gpu.kernels().charpoly_next);
+        b.arg(&pp)
+            .arg(&pa)
+            .arg(&pm)
+            .arg(&pt)
+            .arg(&pq)
+            .arg(&nn)
+            .arg(&kk);
+        super::launch_built(gpu, b, block(k + 2, z, 1, 0))?;
+    }
+    drop((_g1, _g2, _g3, _g4, _g5));
+    let mut out = Vec::with_capacity(channels * (n + 1));
+    let last = rns_core::charpoly::poly_offset(n);
+    for c in 0..channels {
+        let at = c * tri + last;
+        out.extend(gpu.download_range(stream, &polys, at..at + n + 1)?);
+    }
+    Ok(out)
+}

@@ -109,9 +109,6 @@ pub struct Eliminate {
 pub struct MatPoly {
     /// Which polynomial.
     pub kind: MatrixPolynomial,
-    /// The matrices are upper Hessenberg already (the characteristic polynomial's
-    /// recurrence alone: `rns_charpoly_recurrence`).
-    pub hessenberg: bool,
     /// Rows and columns.
     pub n: usize,
     /// Channels (one matrix each).

@@ -11,7 +11,7 @@
 //! none of the three applies, one pivot per launch. Solves: rows in shared memory while
 //! no row swap is needed, then one pivot per launch. Reduced echelon forms of any rank:
 //! one pivot column per launch pair, rank-revealing. Characteristic polynomials: the
-//! Hessenberg form one column per three launches, then the recurrence a block per prime.
+//! Hessenberg form one column per three launches, then the recurrence, two launches a step.
 
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::launch;
@@ -19,7 +19,6 @@ use crate::backend::gpu::launch::rows::STATE_WORDS;
 use crate::backend::gpu::launch::View;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
-use crate::mat::modmat::MatrixPolynomial;
 use crate::num::words::Words;
 use cudarc::driver::{CudaSlice, CudaStream};
 use rns_core::Modulus;
@@ -160,7 +159,9 @@ pub fn rref_mod_few(
 /// matrices (`data`, one row-major matrix per modulus, one after another): `n + 1`
 /// coefficients each, constant first. Their Hessenberg forms with the whole GPU
 /// ([`hessenberg_steps`](crate::backend::gpu::launch::hessenberg_steps)), then the
-/// recurrence a block per prime. `None` when they do not fit the memory budget at once.
+/// recurrence of the leading blocks' polynomials, each step over the whole grid too
+/// ([`charpoly_recurrence_steps`](crate::backend::gpu::launch::charpoly_recurrence_steps)).
+/// `None` when they do not fit the memory budget at once.
 pub fn charpoly_mod_few(
     gpu: &Gpu,
     moduli: &[Modulus],
@@ -170,7 +171,7 @@ pub fn charpoly_mod_few(
     let channels = moduli.len();
     require_matrices(data, channels, (n, n))?;
     let scratch = rns_core::charpoly::charpoly_scratch_words(n);
-    let words = channels * (n * n + 2 * n + 1 + scratch + launch::HESS_STATE_WORDS);
+    let words = channels * (n * n + 4 * n + 3 + scratch + launch::HESS_STATE_WORDS);
     if channels == 0 || words.saturating_mul(4) > gpu.budget()? {
         return Ok(None);
     }
@@ -178,16 +179,8 @@ pub fn charpoly_mod_few(
     let dm = gpu.upload_on(stream, &moduli_words(moduli))?;
     let mut mats = gpu.upload_words(data)?;
     launch::hessenberg_steps(gpu, stream, &mut mats, &dm, channels, n)?;
-    let mut work = gpu.alloc_on(stream, channels * scratch)?;
-    let mut out = gpu.alloc_on(stream, channels * (n + 1))?;
-    let s = launch::MatPoly {
-        kind: MatrixPolynomial::Characteristic,
-        hessenberg: true,
-        n,
-        channels,
-    };
-    launch::launch_matrix_polynomial(gpu, stream, s, &mut out, &mut mats, &mut work, &dm)?;
-    Ok(Some(gpu.download_on(stream, &out, channels * (n + 1))?))
+    let out = launch::charpoly_recurrence_steps(gpu, stream, &mats, &dm, channels, n)?;
+    Ok(Some(out))
 }
 
 /// The panel width of a factorization by panel inverses of `channels` matrices

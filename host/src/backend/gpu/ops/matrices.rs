@@ -340,7 +340,6 @@ pub fn matrix_polynomial_per_channel(
             let (mats, moduli) = di.split_at_mut(1);
             let shape = MatPoly {
                 kind,
-                hessenberg: false,
                 n,
                 channels: r.len(),
             };
