@@ -66,7 +66,7 @@ for l in sys.stdin:
     cargo build --release --example multi_gpu_bench --features rns/mpi
     cp target/release/examples/multi_gpu_bench $B/multi_gpu_bench-mpi
     cargo build --release --bins --examples
-    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,univariate_bench,multi_gpu_bench,product_bench,det_bench,gj_bench,scale,panels_bench} $B/
+    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,univariate_bench,multi_gpu_bench,product_bench,det_bench,gj_bench,scale,panels_bench,solve_bench} $B/
     cp device/reference/mul_chain.cu device/reference/matmul.cu device/reference/resultant.cu device/reference/mul_m.cuh $B/
     # python-flint for the FLINT comparisons on the GPU host, which has no network.
     mkdir -p $B/wheels
