@@ -1,8 +1,9 @@
 //! The block lifting on the GPU (many right-hand sides: `ops::start_block_lift`, the
 //! kernels of `device/src/kernels/dixon_block.rs`) against the CPU's lifting and the
 //! multimodular solve: the same fractions and prime, on both sides of the 32-row and
-//! 32-column tiles, for 1 to 4 limbs, in groups under a memory cap, for a matrix
-//! singular modulo the first prime, and for the inverse (`B = I`).
+//! 32-column tiles, for 1 to 4 limbs, with each step's sums split or not, in groups
+//! under a memory cap, for a matrix singular modulo the first prime, and for the
+//! inverse (`B = I`).
 
 use rns::algo::lift::gpu::{block_group, solve as solve_dixon_gpu};
 use rns::backend::gpu::LiftRows;
@@ -87,6 +88,14 @@ fn the_inverse_and_rows_from_global_memory_lift_as_blocks() {
         solve_same_as_cpu(&g, &a, &b, &what);
     }
     dev(&g).config().set_lift_rows(None);
+    // Each step's sums split into ranges of terms, joined after: none, ranges of
+    // uneven length, one empty (3 of 4 tiles of terms), one a tile (16, clamped to 4).
+    let (a, b) = (gen.matrix(100, 100, 64), gen.matrix(100, 40, 64));
+    for split in [1, 2, 3, 16] {
+        dev(&g).config().set_block_split(Some(split));
+        solve_same_as_cpu(&g, &a, &b, &format!("sums split {split} ways"));
+    }
+    dev(&g).config().set_block_split(None);
     // Under a memory cap a block takes fewer columns than asked: groups of blocks, over
     // one common denominator.
     let (a, b) = (gen.matrix(40, 40, 64), gen.matrix(40, 100, 64));

@@ -8,7 +8,10 @@
 //!
 //! A block of 16 × 16 threads computes a 32 × 32 tile of the product, each thread
 //! 2 × 2 entries (rows `ty`, `ty + 16`, columns `tx`, `tx + 16` of the tile), the
-//! factors staged through shared memory 32 terms at a time.
+//! factors staged through shared memory 32 terms at a time. Where the tiles are too few
+//! to fill the device, the sums are split over `blockIdx.z` into `split` ranges of
+//! terms, each block writing its partial sums, and `rns_block_join_digits` and
+//! `rns_block_join_update` finish them.
 
 use core::arch::nvptx::*;
 use rns_core::padic;
@@ -33,6 +36,15 @@ unsafe fn place() -> ((usize, usize), (usize, usize)) {
         ),
         (_thread_idx_y() as usize, _thread_idx_x() as usize),
     )
+}
+
+/// The terms `[from, to)` of this block's share (`blockIdx.z` of `split`) of sums of
+/// `n` terms, whole tiles each.
+#[inline(always)]
+unsafe fn terms(n: usize, split: u32) -> (usize, usize) {
+    let per = n.div_ceil(TILE).div_ceil(split.max(1) as usize) * TILE;
+    let from = _block_idx_z() as usize * per;
+    (from, (from + per).min(n))
 }
 
 /// Stages the `TILE × TILE` tile at `(i0, j0)` of the `rows × cols` row-major matrix
@@ -60,8 +72,11 @@ unsafe fn stage(
 /// residuals modulo `p`, centered. The products of centered residues are summed in
 /// 64 bits, folded every `rns_core::modulus::LAZY_PRODUCTS`. Grid: x over 32-column
 /// tiles of `l`, y over 32-row tiles of `n`; blocks of 16 × 16 threads; 8 KiB of
-/// dynamic shared memory (`2·32·33` words).
+/// dynamic shared memory (`2·32·33` words). With `split > 1`, block `blockIdx.z`
+/// sums its share of the terms into `partial[z·n·l ..]` (reduced, in `[0, p)`) instead,
+/// for `rns_block_join_digits`.
 #[no_mangle]
+#[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_block_digits(
     x: *mut u32,
     first: *mut u32,
@@ -70,6 +85,8 @@ pub unsafe extern "ptx-kernel" fn rns_block_digits(
     modulus: *const Modulus,
     n: u32,
     l: u32,
+    split: u32,
+    partial: *mut u32,
 ) {
     let sh: *mut i32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<i32>();
     let (sa, sy) = (sh, sh.add(TILE * PAD));
@@ -78,12 +95,12 @@ pub unsafe extern "ptx-kernel" fn rns_block_digits(
     let m = *modulus;
     let t = m.fold_factor();
     let mut acc = [[0i64; 2]; 2];
-    let mut k0 = 0;
-    while k0 < n {
-        stage(sa, PAD, (i0, k0), (n, n), |i, j| {
+    let (mut k0, end) = terms(n, split);
+    while k0 < end {
+        stage(sa, PAD, (i0, k0), (n, end), |i, j| {
             m.center(*inv.add(i * n + j))
         });
-        stage(sy, PAD, (k0, j0), (n, l), |i, j| *y.add(i * l + j));
+        stage(sy, PAD, (k0, j0), (end, l), |i, j| *y.add(i * l + j));
         _syncthreads();
         let mut k = 0;
         while k < TILE {
@@ -113,9 +130,13 @@ pub unsafe extern "ptx-kernel" fn rns_block_digits(
             let (i, j) = (i0 + ty + u * SIDE, j0 + tx + v * SIDE);
             if i < n && j < l {
                 let d = m.reduce_i64(*s);
-                *x.add(i * l + j) = d;
-                if i == 0 {
-                    *first.add(j) = d;
+                if split > 1 {
+                    *partial.add(_block_idx_z() as usize * n * l + i * l + j) = d;
+                } else {
+                    *x.add(i * l + j) = d;
+                    if i == 0 {
+                        *first.add(j) = d;
+                    }
                 }
             }
         }
@@ -129,6 +150,9 @@ pub unsafe extern "ptx-kernel" fn rns_block_digits(
 /// summed 8 at a time in 64 bits, then joined into the 128-bit total
 /// (`rns_core::padic::join`, modulo `2^128`); `p_inv = p⁻¹ mod 2^128`. Grid and
 /// blocks as `rns_block_digits`; `4·(limbs + 1)·32·33` bytes of dynamic shared memory.
+/// With `split > 1`, block `blockIdx.z` writes its share's 128-bit sums to
+/// `partial[2·(z·n·l + e) ..]` (two 64-bit words, low first) instead, for
+/// `rns_block_join_update`.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_block_update(
@@ -142,9 +166,16 @@ pub unsafe extern "ptx-kernel" fn rns_block_update(
     limbs: u32,
     p_inv_lo: u64,
     p_inv_hi: u64,
+    split: u32,
+    partial: *mut u64,
 ) {
     let p_inv = p_inv_lo as u128 | ((p_inv_hi as u128) << 64);
-    let args = (r, y, x, a, *modulus, n as usize, l as usize, p_inv);
+    let (n, l) = (n as usize, l as usize);
+    let out = match split > 1 {
+        true => Some(partial.add(2 * _block_idx_z() as usize * n * l)),
+        false => None,
+    };
+    let args = (r, y, x, a, *modulus, (n, l, split), p_inv, out);
     match limbs {
         1 => update_tile::<1>(args),
         2 => update_tile::<2>(args),
@@ -157,32 +188,32 @@ pub unsafe extern "ptx-kernel" fn rns_block_update(
 #[inline(always)]
 #[allow(clippy::type_complexity)]
 unsafe fn update_tile<const L: usize>(
-    (r, y, x, a, m, n, l, p_inv): (
+    (r, y, x, a, m, (n, l, split), p_inv, out): (
         *mut u64,
         *mut i32,
         *const u32,
         *const i32,
         Modulus,
-        usize,
-        usize,
+        (usize, usize, u32),
         u128,
+        Option<*mut u64>,
     ),
 ) {
     let sh: *mut i32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<i32>();
     let sx = sh.add(L * TILE * PAD);
     let ((i0, j0), (ty, tx)) = place();
     let mut total = [[0i128; 2]; 2];
-    let mut k0 = 0;
-    while k0 < n {
+    let (mut k0, end) = terms(n, split);
+    while k0 < end {
         let mut t = 0;
         while t < L {
             let limb = a.add(t * n * n);
-            stage(sh.add(t * TILE * PAD), PAD, (i0, k0), (n, n), |i, j| {
+            stage(sh.add(t * TILE * PAD), PAD, (i0, k0), (n, end), |i, j| {
                 *limb.add(i * n + j)
             });
             t += 1;
         }
-        stage(sx, PAD, (k0, j0), (n, l), |i, j| *x.add(i * l + j) as i32);
+        stage(sx, PAD, (k0, j0), (end, l), |i, j| *x.add(i * l + j) as i32);
         _syncthreads();
         let mut k = 0;
         while k < TILE {
@@ -215,13 +246,92 @@ unsafe fn update_tile<const L: usize>(
         for (v, s) in row.iter().enumerate() {
             let (i, j) = (i0 + ty + u * SIDE, j0 + tx + v * SIDE);
             if i < n && j < l {
-                let at = r.add(2 * (i * l + j));
-                let old = (*at as u128 | ((*at.add(1) as u128) << 64)) as i128;
-                let new = padic::update(old, *s, p_inv);
-                *at = new as u64;
-                *at.add(1) = ((new as u128) >> 64) as u64;
-                *y.add(i * l + j) = m.center(padic::reduce_i128(new, m));
+                let e = i * l + j;
+                match out {
+                    Some(out) => {
+                        *out.add(2 * e) = *s as u64;
+                        *out.add(2 * e + 1) = ((*s as u128) >> 64) as u64;
+                    }
+                    None => residual_update(r, y, e, *s, (m, p_inv)),
+                }
             }
         }
     }
+}
+
+/// Entry `e`'s residual `r ← (r − ax)/p` (`rns_core::padic::update`) and `y = r mod p`,
+/// centered.
+#[inline(always)]
+unsafe fn residual_update(
+    r: *mut u64,
+    y: *mut i32,
+    e: usize,
+    ax: i128,
+    (m, p_inv): (Modulus, u128),
+) {
+    let at = r.add(2 * e);
+    let old = (*at as u128 | ((*at.add(1) as u128) << 64)) as i128;
+    let new = padic::update(old, ax, p_inv);
+    *at = new as u64;
+    *at.add(1) = ((new as u128) >> 64) as u64;
+    *y.add(e) = m.center(padic::reduce_i128(new, m));
+}
+
+/// The digits from `rns_block_digits`'s `split` partial sums (`partial`, `n·l` words
+/// each): `x[e] = Σ_z partial[z·n·l + e] mod p`, row 0's also into `first`. A thread an
+/// entry (grid-stride).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_block_join_digits(
+    x: *mut u32,
+    first: *mut u32,
+    partial: *const u32,
+    modulus: *const Modulus,
+    n: u32,
+    l: u32,
+    split: u32,
+) {
+    let (len, l) = (n as usize * l as usize, l as usize);
+    let m = *modulus;
+    super::number_loop(len, |e| {
+        let mut d = 0;
+        let mut z = 0;
+        while z < split as usize {
+            d = m.add(d, *partial.add(z * len + e));
+            z += 1;
+        }
+        *x.add(e) = d;
+        if e < l {
+            *first.add(e) = d;
+        }
+    });
+}
+
+/// The update from `rns_block_update`'s `split` partial sums (`partial`, `2·n·l` words
+/// each): their total modulo `2^128` is `A·X`'s entry, then as `rns_block_update`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_block_join_update(
+    r: *mut u64,
+    y: *mut i32,
+    partial: *const u64,
+    modulus: *const Modulus,
+    n: u32,
+    l: u32,
+    split: u32,
+    p_inv_lo: u64,
+    p_inv_hi: u64,
+) {
+    let p_inv = p_inv_lo as u128 | ((p_inv_hi as u128) << 64);
+    let len = n as usize * l as usize;
+    let m = *modulus;
+    super::number_loop(len, |e| {
+        let mut total = 0u128;
+        let mut z = 0;
+        while z < split as usize {
+            let at = partial.add(2 * (z * len + e));
+            total = total.wrapping_add(*at as u128 | ((*at.add(1) as u128) << 64));
+            z += 1;
+        }
+        residual_update(r, y, e, total as i128, (m, p_inv));
+    });
 }

@@ -116,6 +116,8 @@ pub struct GpuConfig {
     lift_rows: AtomicU8,
     lift_blocks: AtomicUsize,
     lift_primes: AtomicUsize,
+    /// The block lifting's split of each step's sums (0: by size).
+    block_split: AtomicUsize,
     /// The stall limit in milliseconds.
     stall_ms: AtomicU64,
     /// The armed test fault, if any ([`super::fault`]).
@@ -164,6 +166,7 @@ impl GpuConfig {
             lift_rows: AtomicU8::new(0),
             lift_blocks: AtomicUsize::new(0),
             lift_primes: AtomicUsize::new(0),
+            block_split: AtomicUsize::new(0),
             stall_ms: AtomicU64::new(stall.as_millis().max(1) as u64),
             faults,
         })
@@ -384,6 +387,19 @@ impl GpuConfig {
     /// The primes a lifting step from global memory is asked for: `None` by room.
     pub fn lift_primes(&self) -> Option<usize> {
         Some(self.lift_primes.load(Ordering::Relaxed)).filter(|&k| k > 0)
+    }
+
+    /// Splits each step's sums of the block lifting into `ranges` ranges of terms
+    /// (`None`, the default: as `launch::block_split` finds by the tiles' count; clamped
+    /// there); tests and benchmarks set it.
+    pub fn set_block_split(&self, ranges: Option<usize>) {
+        self.block_split
+            .store(ranges.unwrap_or(0), Ordering::Relaxed);
+    }
+
+    /// The block lifting's split as asked: `None` by size.
+    pub fn block_split(&self) -> Option<usize> {
+        Some(self.block_split.load(Ordering::Relaxed)).filter(|&k| k > 0)
     }
 
     /// How long the device may make no progress before a call gives up with

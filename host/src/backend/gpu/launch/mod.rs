@@ -34,7 +34,9 @@ pub use digits::{limbs_for, product_mod, MrcTables};
 pub(crate) use dixon::launch_dixon_lift;
 pub use dixon::{launch_limbs_mod, lift_layout};
 pub use dixon::{LiftArgs, LiftLayout, LiftMatrices};
-pub use dixon_block::{launch_block_step, BlockState, BlockStep};
+pub use dixon_block::{
+    block_split, block_split_words, launch_block_step, BlockState, BlockStep, MAX_SPLIT,
+};
 pub use linalg::{
     launch_det, launch_eliminate, launch_gather_columns, launch_matrix_polynomial,
     launch_place_columns, launch_transpose,

@@ -55,10 +55,12 @@ impl Lifting for LiftOn<'_> {
 
 /// Device words of a block lifting of an `n × n` system whose entries have `limbs`
 /// limbs, with `l` right-hand sides and room for `steps` steps: `A`'s limbs, the
-/// inverse and `[A | I]` while it is formed, the residuals, `Y`, and the digits.
+/// inverse and `[A | I]` while it is formed, the residuals, `Y`, the partial sums of
+/// the largest split (`launch::block_split_words`) and the digits.
 pub fn block_lift_words(n: usize, limbs: usize, l: usize, steps: usize) -> u128 {
+    let split = launch::block_split_words(n, l, launch::MAX_SPLIT) as u128;
     let (n, limbs, l, steps) = (n as u128, limbs as u128, l as u128, steps as u128);
-    (limbs + 4) * n * n + 5 * n * l + steps * (n * l + l)
+    (limbs + 4) * n * n + 5 * n * l + split + steps * (n * l + l)
 }
 
 /// A block lifting under way ([`start_block_lift`]).
@@ -71,6 +73,9 @@ pub struct BlockLift<'a> {
     y: CudaSlice<u32>,
     digits: CudaSlice<u32>,
     first: CudaSlice<u32>,
+    /// The partial sums of a split step (`launch::block_split`).
+    partial: CudaSlice<u32>,
+    split: usize,
     prime: u32,
     p_inv: u128,
     l: usize,
@@ -103,6 +108,7 @@ pub fn start_block_lift<'a>(
         return Ok(None);
     };
     let cap = capacity(&moduli);
+    let split = launch::block_split(gpu, n, l);
     let y_words: Vec<u32> = rhs
         .iter()
         .map(|&v| m.center(padic::reduce_i128(v, m)) as u32)
@@ -116,6 +122,8 @@ pub fn start_block_lift<'a>(
         y: gpu.upload_on(stream, &y_words)?,
         digits: gpu.alloc_on(stream, cap * n * l)?,
         first: gpu.alloc_on(stream, cap * l)?,
+        partial: gpu.alloc_on(stream, launch::block_split_words(n, l, split).max(1))?,
+        split,
         prime: m.m,
         p_inv: padic::inverse_mod_2_128(m.m),
         l,
@@ -141,6 +149,7 @@ impl Lifting for BlockLift<'_> {
             l,
             limbs: self.a.limbs,
             p_inv: self.p_inv,
+            split: self.split,
         };
         let end = (self.done + steps).min(self.capacity);
         for s in self.done..end {
@@ -149,6 +158,7 @@ impl Lifting for BlockLift<'_> {
                 y: &mut self.y,
                 x: self.digits.slice_mut(s * n * l..(s + 1) * n * l),
                 first: self.first.slice_mut(s * l..(s + 1) * l),
+                partial: &mut self.partial,
             };
             let mats = (&self.inverse, self.a.words(), &self.modulus);
             launch::launch_block_step(self.gpu, stream, step, state, mats)?;
