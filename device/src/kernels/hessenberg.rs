@@ -142,6 +142,21 @@ pub unsafe extern "ptx-kernel" fn rns_hess_cols(
 /// Terms of a block's share of a recurrence step's sums (and its threads).
 pub const RECURRENCE_CHUNK: usize = 256;
 
+/// Channel `c`'s prime, Hessenberg matrix (`n × n`) and polynomials
+/// (`poly_offset(n + 1)` words) in the recurrence's buffers.
+#[inline(always)]
+unsafe fn channel(
+    c: usize,
+    (moduli, mats, polys): (*const Modulus, *const u32, *const u32),
+    n: usize,
+) -> (Modulus, *const u32, *const u32) {
+    (
+        *moduli.add(c),
+        mats.add(c * n * n),
+        polys.add(c * poly_offset(n + 1)),
+    )
+}
+
 /// The sums of step `k` of the recurrence (`rns_core::charpoly::recurrence_term`) of
 /// channel `c = blockIdx.z`'s Hessenberg matrix (`mats + c·n²`): for `d < k`, over the
 /// block's chunk of `i` (`blockIdx.y`, 256 of them) within `d ≤ i < k`,
@@ -162,9 +177,7 @@ pub unsafe extern "ptx-kernel" fn rns_charpoly_sums(
 ) {
     let c = _block_idx_z() as usize;
     let (nn, k) = (n as usize, k as usize);
-    let m = *moduli.add(c);
-    let h = mats.add(c * nn * nn);
-    let pol = polys.add(c * poly_offset(nn + 1));
+    let (m, h, pol) = channel(c, (moduli, mats, polys), nn);
     let cs: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let tid = _thread_idx_x() as usize;
     let i0 = _block_idx_y() as usize * RECURRENCE_CHUNK;
@@ -208,9 +221,8 @@ pub unsafe extern "ptx-kernel" fn rns_charpoly_next(
     if d > k + 1 {
         return;
     }
-    let m = *moduli.add(c);
-    let h = mats.add(c * nn * nn);
-    let pol = polys.add(c * poly_offset(nn + 1));
+    let (m, h, pol) = channel(c, (moduli, mats, polys), nn);
+    let pol = pol as *mut u32;
     let coeff = |j: usize| {
         if j <= k {
             *pol.add(poly_offset(k) + j)

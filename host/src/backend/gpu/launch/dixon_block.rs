@@ -24,7 +24,7 @@ const BLOCKS_PER_SM: usize = 4;
 pub const MAX_SPLIT: usize = 16;
 
 /// The ranges of terms a step's sums of an `n × n` system with `l` right-hand sides are
-/// split into on `gpu` (1: none): enough for [`BLOCKS_PER_SM`] blocks a multiprocessor
+/// split into on `gpu` (1: none): enough for four blocks a multiprocessor
 /// where the `32 × 32` tiles are fewer, at most one a tile of terms and [`MAX_SPLIT`];
 /// `GpuConfig::set_block_split` forces it (clamped to the same bounds).
 pub fn block_split(gpu: &Gpu, n: usize, l: usize) -> usize {
