@@ -4,7 +4,7 @@
 //! (`rns_core::padic`), one warp per row.
 
 use super::linalg::pivot_step;
-use super::tagged::{gpu_load_u64, gpu_store_u64, stage_tagged, tagged, Watch};
+use super::tagged::{gpu_store_u64, stage_tagged, tagged, Watch};
 use core::arch::nvptx::*;
 use rns_core::padic;
 use rns_core::Modulus;

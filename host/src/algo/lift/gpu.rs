@@ -300,9 +300,9 @@ pub fn divisor<T: Send>(
 /// [`super::cpu::solve`] on `gpu`, when [`fits`]: the right-hand sides together where
 /// a launch takes them all, else in groups (each lifted on its own, the fractions put
 /// over their least common denominator). More right-hand sides than the row-per-warp
-/// launch takes lift as a block (as many as fit the memory budget: every step two tiled products, one
-/// read of `A⁻¹ mod p` and of the limbs for all the columns). `None` when `A` is
-/// singular modulo every prime tried. With the stages.
+/// launch takes lift as a block (as many as fit the memory budget: every step two
+/// tiled products, one read of `A⁻¹ mod p` and of the limbs for all the columns).
+/// `None` when `A` is singular modulo every prime tried. With the stages.
 pub fn solve(
     backend: &Backend,
     a: &IntMatrix,
