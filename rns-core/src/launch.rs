@@ -120,6 +120,15 @@ pub const fn eliminate_threads(rows: usize) -> u32 {
 /// 170 registers a thread, so 256 threads stay within a multiprocessor's 65 536.
 pub const MINPOLY_THREADS: u32 = 256;
 
+/// Rows and columns of a block's tile in the block lifting (`rns_block_digits`,
+/// `rns_block_update`), and terms staged at a time; its blocks have
+/// `BLOCK_LIFT_TILE / 2` threads a side, each thread 2 × 2 entries.
+pub const BLOCK_LIFT_TILE: usize = 32;
+
+/// Threads of a charpoly recurrence step's blocks, and the terms of a block's chunk of
+/// the sums (`rns_charpoly_sums`, `rns_charpoly_next`).
+pub const RECURRENCE_CHUNK: usize = 256;
+
 /// Words of interpolation scratch per channel for `n` coefficients from `points`
 /// candidate points: the abscissae, two buffers of differences, the inverses of the
 /// points, and one count.

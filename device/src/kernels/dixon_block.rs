@@ -18,11 +18,11 @@ use rns_core::padic;
 use rns_core::Modulus;
 
 /// Rows and columns of a block's tile, and terms staged at a time.
-const TILE: usize = 32;
+const TILE: usize = rns_core::launch::BLOCK_LIFT_TILE;
 /// Padded row length of a staged tile of the left factor (no bank conflicts).
 const PAD: usize = TILE + 1;
 /// Threads per side of a block.
-const SIDE: usize = 16;
+const SIDE: usize = TILE / 2;
 /// Terms whose limb products (below `2^60` each) an `i64` sums exactly.
 const LIMB_TERMS: usize = 8;
 

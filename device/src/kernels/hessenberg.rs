@@ -13,6 +13,7 @@ use super::linalg::first_nonzero;
 use core::arch::nvptx::*;
 use core::sync::atomic::{AtomicU64, Ordering};
 use rns_core::charpoly::poly_offset;
+use rns_core::launch::RECURRENCE_CHUNK;
 use rns_core::Modulus;
 
 /// Words of a channel's state: 1 when this step's column is already reduced, and the
@@ -138,9 +139,6 @@ pub unsafe extern "ptx-kernel" fn rns_hess_cols(
         *row.add(k as usize + 1) = m.add(*row.add(k as usize + 1), s);
     }
 }
-
-/// Terms of a block's share of a recurrence step's sums (and its threads).
-pub const RECURRENCE_CHUNK: usize = 256;
 
 /// Channel `c`'s prime, Hessenberg matrix (`n × n`) and polynomials
 /// (`poly_offset(n + 1)` words) in the recurrence's buffers.

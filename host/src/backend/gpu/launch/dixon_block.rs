@@ -13,8 +13,8 @@ use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::LIFT_GLOBAL_MAX_LIMBS;
 use std::sync::Arc;
 
-/// Rows and columns of a block's tile (`dixon_block.rs`'s `TILE`).
-const TILE: usize = 32;
+/// Rows and columns of a block's tile.
+const TILE: usize = rns_core::launch::BLOCK_LIFT_TILE;
 /// Words of a staged tile (`TILE` rows of `TILE + 1`).
 const TILE_WORDS: usize = TILE * (TILE + 1);
 
@@ -87,7 +87,7 @@ fn tiles(n: usize, l: usize, split: usize, smem: usize) -> Result<LaunchConfig> 
             grid_limit("block lifting rows", n.div_ceil(TILE), GRID_YZ)?,
             grid_limit("block lifting split", split, MAX_SPLIT)?,
         ),
-        block_dim: (16, 16, 1),
+        block_dim: (TILE as u32 / 2, TILE as u32 / 2, 1),
         shared_mem_bytes: smem as u32,
     })
 }

@@ -10,9 +10,11 @@
 
 use super::View;
 use super::{grid_limit, need, GRID_YZ};
+use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
 use crate::error::Result;
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, LaunchConfig, PushKernelArg};
+use rns_core::launch::RECURRENCE_CHUNK;
 use rns_core::Modulus;
 use std::sync::Arc;
 
@@ -277,10 +279,6 @@ pub fn hessenberg_steps(
     Ok(())
 }
 
-/// Threads of a recurrence step's blocks, and the terms of a block's chunk
-/// (`hessenberg.rs`'s `RECURRENCE_CHUNK`).
-const RECURRENCE_CHUNK: usize = 256;
-
 /// The characteristic polynomials of `channels` upper Hessenberg `n × n` matrices
 /// (`mats`, from [`hessenberg_steps`]) by the recurrence of their leading blocks'
 /// polynomials, each step over the whole grid: `rns_charpoly_sums` (the sums
@@ -297,11 +295,7 @@ pub fn charpoly_recurrence_steps(
 ) -> Result<Vec<u32>> {
     let z = grid_limit("primes", channels, GRID_YZ)?;
     need("Hessenberg matrices", mats, channels * n * n)?;
-    need(
-        "moduli",
-        moduli,
-        channels * crate::backend::gpu::driver::memory::MODULUS_WORDS,
-    )?;
+    need("moduli", moduli, channels * MODULUS_WORDS)?;
     let tri = rns_core::charpoly::poly_offset(n + 1);
     let mut first = vec![0u32; channels * tri];
     first.iter_mut().step_by(tri.max(1)).for_each(|w| *w = 1);
