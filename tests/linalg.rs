@@ -223,6 +223,25 @@ fn special_ranks_and_solutions() {
     );
     let z = IntMatrix::from_i64(2, 2, &[0, 1, 0, 2]).unwrap();
     assert_eq!(rns::inverse(&z, &cpu), Err(Error::Singular { prime: None }));
+    // The inverse by each method: the solve's path with B = I, the same answer; a
+    // rectangular matrix is refused as the inverse's, before any identity is built.
+    let h = IntMatrix::from_i64(3, 3, &[4, -2, 1, 3, 6, -4, 2, 1, 8]).unwrap();
+    let want = rational_solve(&h, &IntMatrix::identity(3)).unwrap();
+    for method in Method::ALL {
+        let opts = rns::SolveOptions { method };
+        let (x, _) = rns::inverse_with(&h, &cpu, &opts).unwrap();
+        assert_eq!(rat(&x), want, "{method:?}");
+        assert_eq!(
+            rns::inverse_with(&s, &cpu, &opts).map(|_| ()),
+            Err(Error::Singular { prime: None }),
+            "{method:?}"
+        );
+        let rect = IntMatrix::from_i64(2, 3, &[1, 2, 3, 4, 5, 6]).unwrap();
+        match rns::inverse_with(&rect, &cpu, &opts) {
+            Err(Error::Shape(m)) => assert!(m.contains("the inverse"), "{m}"),
+            other => panic!("{method:?}: {other:?}"),
+        }
+    }
     assert!(matches!(rns::solve(&s, &b, &cpu), Err(Error::Shape(_))));
     let rect = IntMatrix::from_i64(2, 3, &[1, 2, 3, 4, 5, 6]).unwrap();
     assert!(matches!(rns::solve(&rect, &b, &cpu), Err(Error::Shape(_))));

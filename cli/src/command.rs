@@ -339,8 +339,7 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
             opts,
             MatrixKind::Inverse,
             |m, be, method| {
-                let id = IntMatrix::identity(m[0].rows());
-                let (x, st) = rns::solve_with(&m[0], &id, be, &rns::SolveOptions { method })?;
+                let (x, st) = rns::inverse_with(&m[0], be, &rns::SolveOptions { method })?;
                 Ok((Box::new(move || x.to_text()) as Text, st))
             },
             |m, be| {

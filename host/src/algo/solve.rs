@@ -1,5 +1,6 @@
-//! Exact solutions over Q of `A X = B` for square non-singular `A`: a short
-//! dispatcher between Dixon's lifting ([`solve_dixon`](super::solve_dixon), the default
+//! Exact solutions over Q of `A X = B` for square non-singular `A`, and the inverse
+//! (`B = I`, the same path): a short dispatcher that takes Cramer's bounds once and
+//! chooses between Dixon's lifting ([`solve_dixon`](super::solve_dixon), the default
 //! on the CPU backend for few right-hand sides, and on the GPU for large systems with
 //! very few) and the multimodular method with Cramer's rule
 //! ([`solve_modular`](super::solve_modular)), as [`Method`] says.
@@ -19,7 +20,8 @@ use super::method::{Lifting, Method};
 use super::solve_dixon::solve_dixon;
 use super::solve_modular::solve_modular;
 use crate::backend::Backend;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::mat::bounds::cramer_bits;
 use crate::mat::matrix::{require_rhs, require_square, IntMatrix, RatMatrix};
 use crate::timing::Laps;
 use std::time::Duration;
@@ -90,6 +92,8 @@ pub fn solve_with(
     let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
     require_rhs(n, b.rows())?;
     let l = b.cols();
+    // One bound for every path (a zero column of A is singular at once).
+    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
     // With no right-hand side only A's singularity is left to decide: the multimodular
     // path does that for every method.
     let gpu = backend.lifting_gpu(n, l);
@@ -98,12 +102,12 @@ pub fn solve_with(
         .then(|| opts.method.solve_lifting(n, l, gpu.is_some(), fits_gpu))
         .flatten();
     if let Some(lifting) = Lifting::agreed(lifting)? {
-        if let Some(x) = solve_dixon(a, b, backend, lifting, &mut laps)? {
+        if let Some(x) = solve_dixon((a, b), bits, backend, lifting, &mut laps)? {
             return Ok((x, laps.into_stages()));
         }
         laps.stage("dixon: singular modulo the primes tried")?;
     }
-    let x = solve_modular(a, b, backend, &mut laps)?;
+    let x = solve_modular((a, b), bits, backend, &mut laps)?;
     Ok((x, laps.into_stages()))
 }
 
@@ -119,5 +123,27 @@ pub fn solve_with(
 /// # Ok::<(), rns::Error>(())
 /// ```
 pub fn inverse(a: &IntMatrix, backend: &Backend) -> Result<RatMatrix> {
-    solve(a, &IntMatrix::identity(a.rows()), backend)
+    inverse_with(a, backend, &SolveOptions::default()).map(|(x, _)| x)
+}
+
+/// [`inverse`] as `opts` say, with the time of each stage: [`solve_with`] for `B = I`
+/// (a block lifting of all `n` columns, or Cramer's rule modulo primes).
+///
+/// ```
+/// use rns::{inverse_with, Backend, IntMatrix, Method, SolveOptions};
+///
+/// let a = IntMatrix::from_i64(2, 2, &[3, 1, 1, 2])?;
+/// for m in Method::ALL {
+///     let (x, _) = inverse_with(&a, &Backend::Cpu, &SolveOptions::from(m))?;
+///     assert_eq!(x.to_text(), "2 2\n2/5 -1/5\n-1/5 3/5\n");
+/// }
+/// # Ok::<(), rns::Error>(())
+/// ```
+pub fn inverse_with(
+    a: &IntMatrix,
+    backend: &Backend,
+    opts: &SolveOptions,
+) -> Result<(RatMatrix, Vec<(&'static str, Duration)>)> {
+    require_square(a.rows(), a.cols(), "the inverse")?;
+    solve_with(a, &IntMatrix::identity(a.rows()), backend, opts)
 }

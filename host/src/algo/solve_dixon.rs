@@ -9,22 +9,23 @@ use crate::mat::matrix::{IntMatrix, RatMatrix};
 use crate::num::fractions::over_denominator;
 use crate::timing::Laps;
 
-/// `X` by lifting where `lifting` says (stages on `laps`); `None` when `A` is singular
-/// modulo every prime tried (the multimodular method then decides).
+/// `X` by lifting where `lifting` says, to Cramer's bounds `bits` (stages on `laps`);
+/// `None` when `A` is singular modulo every prime tried (the multimodular method then
+/// decides).
 pub(crate) fn solve_dixon(
-    a: &IntMatrix,
-    b: &IntMatrix,
+    (a, b): (&IntMatrix, &IntMatrix),
+    bits: (u64, u64),
     backend: &Backend,
     lifting: Lifting,
     laps: &mut Laps,
 ) -> Result<Option<RatMatrix>> {
     let lifted = match lifting {
-        Lifting::Gpu => lift::gpu::solve(backend, a, b)?.map(|(s, lifting)| {
+        Lifting::Gpu => lift::gpu::solve_within(backend, (a, b), bits)?.map(|(s, lifting)| {
             laps.append(lifting);
             s
         }),
         Lifting::Cpu => {
-            let s = lift::cpu::solve(a, b)?;
+            let s = lift::cpu::solve_within(a, b, bits)?;
             laps.stage("dixon lifting")?;
             s
         }

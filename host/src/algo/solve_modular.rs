@@ -7,7 +7,6 @@
 
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::mat::bounds::cramer_bits;
 use crate::mat::matrix::{IntMatrix, RatMatrix};
 use crate::num::basis::RnsBasis;
 use crate::num::fractions::over_denominator;
@@ -16,17 +15,17 @@ use rayon::prelude::*;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// `X` for square `A` with as many rows as `B` (checked by the caller); stages on `laps`.
+/// `X` for square `A` with as many rows as `B` (checked by the caller), primes for
+/// Cramer's bounds `(_, bits)` (`crate::mat::bounds::cramer_bits`: det(A) and each entry
+/// of det(A)·X is a determinant of A with one column replaced by a column of B, and
+/// Hadamard over the columns bounds them all); stages on `laps`.
 pub(crate) fn solve_modular(
-    a: &IntMatrix,
-    b: &IntMatrix,
+    (a, b): (&IntMatrix, &IntMatrix),
+    (_, bits): (u64, u64),
     backend: &Backend,
     laps: &mut Laps,
 ) -> Result<RatMatrix> {
     let (n, l) = (a.rows(), b.cols());
-    // Cramer: det(A) and each entry of det(A)·X is a determinant of A with one column
-    // replaced by a column of B; Hadamard over the columns bounds them all.
-    let (_, bits) = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
     let ab = a.augment(b)?;
     laps.stage("bound")?;
     let cols = n + l;

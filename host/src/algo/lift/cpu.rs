@@ -43,8 +43,20 @@ fn split_limbs(a: &IntMatrix, limbs: usize) -> Vec<Vec<i32>> {
 /// column. Reconstruction is tried after 16, 32, 64, … steps (each answer checked
 /// exactly), and at the bound, where it cannot fail.
 pub fn solve(a: &IntMatrix, b: &IntMatrix) -> Result<Option<DixonSolution>> {
-    let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
-    require_rhs(n, b.rows())?;
+    require_square(a.rows(), a.cols(), "solving A X = B")?;
+    require_rhs(a.rows(), b.rows())?;
+    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
+    solve_within(a, b, bits)
+}
+
+/// [`solve`] with Cramer's bounds `bits` for `A X = B` already taken (the dispatcher's,
+/// `crate::mat::bounds::cramer_bits`) and the shapes checked.
+pub(crate) fn solve_within(
+    a: &IntMatrix,
+    b: &IntMatrix,
+    bits: (u64, u64),
+) -> Result<Option<DixonSolution>> {
+    let n = a.rows();
     if n == 0 || b.cols() == 0 {
         return Ok(Some(DixonSolution {
             numerators: b.entries().to_vec(),
@@ -56,7 +68,7 @@ pub fn solve(a: &IntMatrix, b: &IntMatrix) -> Result<Option<DixonSolution>> {
         }));
     }
     let mut next_try = 16;
-    lift(a, b, |x, last| {
+    lift(a, b, bits, |x, last| {
         let step = x.digits.len();
         if step < next_try && !last {
             return Ok(None);
@@ -83,7 +95,8 @@ pub fn divisor(a: &IntMatrix, b: &IntMatrix) -> Result<Option<(Integer, usize)>>
     if a.rows() == 0 || b.cols() == 0 {
         return Ok(Some((Integer::from(1), 0)));
     }
-    lift(a, b, |x, last| {
+    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
+    lift(a, b, bits, |x, last| {
         if last {
             divisor_of(x).map(Some)
         } else {
@@ -94,19 +107,19 @@ pub fn divisor(a: &IntMatrix, b: &IntMatrix) -> Result<Option<(Integer, usize)>>
 
 /// The lifting loop: after each step, `done(expansion, last)` may end it with a value;
 /// `last` is true at the step count where reconstruction is unique (`p^k > 2·max(N,
-/// D)²` for Cramer's bounds `N`, `D`), after which the loop stops.
+/// D)²` for Cramer's bounds `N`, `D` (`bits`: their bits), after which the loop stops.
 fn lift<T>(
     a: &IntMatrix,
     b: &IntMatrix,
+    bits: (u64, u64),
     done: impl FnMut(&Expansion, bool) -> Result<Option<T>>,
 ) -> Result<Option<T>> {
     let (n, l) = (a.rows(), b.cols());
-    let (det_bits, num_bits) = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
     let Some((m, inv)) = inverse_mod_prime(a)? else {
         return Ok(None);
     };
     let p = m.m;
-    let k_max = steps_for((det_bits, num_bits), &[p]);
+    let k_max = steps_for(bits, &[p]);
     let a_bits = a.max_bits().min(u32::MAX as u64) as u32;
     let lifting = Lifting {
         inv_c: inv.iter().map(|&x| m.center(x)).collect(),

@@ -144,7 +144,12 @@ struct Prepared {
 /// Checks that `A X = B` lifts on the backend's first GPU ([`fits`]), bounds it and
 /// uploads `A` as limbs to the devices the lifting runs on ([`Backend::lift_devices`]:
 /// those whose lifting would take the same launch), stages on `laps`.
-fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> Result<Prepared> {
+fn prepare(
+    backend: &Backend,
+    (a, b): (&IntMatrix, &IntMatrix),
+    bits: (u64, u64),
+    laps: &mut Laps,
+) -> Result<Prepared> {
     let n = require_square(a.rows(), a.cols(), "solving A X = B")?;
     require_rhs(n, b.rows())?;
     let gpu = backend
@@ -161,7 +166,6 @@ fn prepare(backend: &Backend, a: &IntMatrix, b: &IntMatrix, laps: &mut Laps) -> 
                 .into(),
         ));
     };
-    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
     // The limbs as device words, limb-major: each entry read once (its limbs side by
     // side), then regrouped by limb.
     let mut by_entry = vec![0u32; l * n * n];
@@ -246,8 +250,8 @@ pub fn divisor<T: Send>(
     meanwhile: impl FnOnce(&LimbsOn) -> Result<T>,
 ) -> Result<Option<GpuDivisor<T>>> {
     let mut laps = Laps::start();
-    let prep = prepare(backend, a, b, &mut laps)?;
-    let bits = prep.bits;
+    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
+    let prep = prepare(backend, (a, b), bits, &mut laps)?;
     let rhs = (&prep.rhs[..], b.cols());
     let (moduli, steps) = (primes(), |m: &[Modulus]| steps_by(bits, m));
     let Some(mut lift) =
@@ -302,14 +306,26 @@ pub fn divisor<T: Send>(
 /// over their least common denominator). More right-hand sides than the row-per-warp
 /// launch takes lift as a block (as many as fit the memory budget: every step two
 /// tiled products, one read of `A⁻¹ mod p` and of the limbs for all the columns).
-/// `None` when `A` is singular modulo every prime tried. With the stages.
+/// `None` when `A` is singular modulo every prime tried; `Error::Singular` when it has a
+/// zero column. With the stages.
 pub fn solve(
     backend: &Backend,
     a: &IntMatrix,
     b: &IntMatrix,
 ) -> Result<Option<(DixonSolution, Laps)>> {
+    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
+    solve_within(backend, (a, b), bits)
+}
+
+/// [`solve`] to Cramer's bounds `bits` for `A X = B`, already taken
+/// (`crate::mat::bounds::cramer_bits`: the dispatcher's, which its other paths share).
+pub(crate) fn solve_within(
+    backend: &Backend,
+    (a, b): (&IntMatrix, &IntMatrix),
+    bits: (u64, u64),
+) -> Result<Option<(DixonSolution, Laps)>> {
     let mut laps = Laps::start();
-    let prep = prepare(backend, a, b, &mut laps)?;
+    let prep = prepare(backend, (a, b), bits, &mut laps)?;
     let (n, l) = (a.rows(), b.cols());
     let (group, how) = choose(&prep, l);
     if group >= l {
@@ -380,7 +396,8 @@ fn choose(prep: &Prepared, l: usize) -> (usize, How) {
 /// The right-hand sides that [`solve`] lifts together as a block for `A X = B` on the
 /// backend's GPU, or `None` where it lifts by rows (uploads `A`: for tests and tools).
 pub fn block_group(backend: &Backend, a: &IntMatrix, b: &IntMatrix) -> Result<Option<usize>> {
-    let prep = prepare(backend, a, b, &mut Laps::start())?;
+    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
+    let prep = prepare(backend, (a, b), bits, &mut Laps::start())?;
     Ok(match choose(&prep, b.cols()) {
         (g, How::Block) => Some(g),
         (_, How::Rows) => None,
