@@ -201,7 +201,8 @@ pub unsafe extern "ptx-kernel" fn rns_charpoly_sums(
 
 /// Step `k` of the recurrence after `rns_charpoly_sums`, channel `blockIdx.y`, a thread
 /// per coefficient `d ≤ k + 1` (`blockIdx.x`): `p_{k+1}(d) = p_k(d − 1) − h[k][k]·p_k(d)
-/// − acc[d]`, with `acc[d]` cleared; and for `d ≤ k`, `t[d]` (1 for `d = k`) multiplied
+/// − acc[d]`, with `acc[d]` cleared (`p_0 = 1`, written at step 0 into the zeroed
+/// triangle); and for `d ≤ k`, `t[d]` (1 for `d = k`) multiplied
 /// by the subdiagonal `h[k+1][k]`, for the next step.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn rns_charpoly_next(
@@ -221,18 +222,21 @@ pub unsafe extern "ptx-kernel" fn rns_charpoly_next(
     }
     let (m, h, pol) = channel(c, (moduli, mats, polys), nn);
     let pol = pol as *mut u32;
-    let coeff = |j: usize| {
-        if j <= k {
-            *pol.add(poly_offset(k) + j)
-        } else {
-            0
-        }
+    // p_0 = 1 (the triangle starts zeroed): read as such at step 0, written by its
+    // thread 0 for the sums of the steps after.
+    let coeff = |j: usize| match (j <= k, k) {
+        (false, _) => 0,
+        (true, 0) => 1,
+        (true, _) => *pol.add(poly_offset(k) + j),
     };
     let shifted = if d == 0 { 0 } else { coeff(d - 1) };
     let a = acc.add(c * (nn + 1) + d);
     let x = m.sub(shifted, m.mul(*h.add(k * nn + k), coeff(d)));
     *pol.add(poly_offset(k + 1) + d) = m.sub(x, m.reduce_u64(*a));
     *a = 0;
+    if k == 0 && d == 0 {
+        *pol = 1;
+    }
     if d <= k && k + 1 < nn {
         let td = t.add(c * nn + d);
         let old = if d == k { 1 } else { *td };

@@ -296,10 +296,12 @@ pub fn charpoly_recurrence_steps(
     let z = grid_limit("primes", channels, GRID_YZ)?;
     need("Hessenberg matrices", mats, channels * n * n)?;
     need("moduli", moduli, channels * MODULUS_WORDS)?;
+    if n == 0 {
+        return Ok(vec![1; channels]); // the empty matrix's polynomial, 1
+    }
     let tri = rns_core::charpoly::poly_offset(n + 1);
-    let mut first = vec![0u32; channels * tri];
-    first.iter_mut().step_by(tri.max(1)).for_each(|w| *w = 1);
-    let mut polys = gpu.upload_on(stream, &first)?;
+    // Zeroed; `rns_charpoly_next` writes each channel's `p_0 = 1` at step 0.
+    let mut polys = gpu.zeros_on(stream, channels * tri)?;
     let mut acc = gpu.zeros_on(stream, 2 * channels * (n + 1))?;
     let mut t = gpu.zeros_on(stream, channels * n.max(1))?;
     let (pp, _g1) = polys.device_ptr_mut(stream);

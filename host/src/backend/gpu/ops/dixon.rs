@@ -514,9 +514,12 @@ impl Lift<'_> {
         self.download_checked(&self.digits, words)
     }
 
-    /// The first `words` words of `buf`, once the launches' watch says none stalled.
+    /// The first `words` words of `buf` (through page-locked buffers when large:
+    /// `Gpu::dtoh_staged`), once the launches' watch says none stalled.
     fn download_checked(&self, buf: &CudaSlice<u32>, words: usize) -> Result<Vec<u32>> {
-        let v = self.gpu.download_on(self.gpu.stream(), buf, words)?;
+        let mut v = vec![0u32; words];
+        self.gpu
+            .dtoh_staged(self.gpu.stream(), (buf, 0..words), &mut v)?;
         self.check()?;
         Ok(v)
     }
