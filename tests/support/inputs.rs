@@ -56,3 +56,34 @@ pub fn random(rows: usize, cols: usize, bits: u32, seed: u64) -> IntMatrix {
         .collect();
     IntMatrix::new(rows, cols, data).expect("shape")
 }
+
+/// A `rows × cols` matrix of rank `r ≤ rows` (almost surely: its first `r` rows made are
+/// random, entries of `bits − 1` bits), each further row the sum of two made rows
+/// (entries of `bits` bits at most), the rows then interleaved by a fixed stride so
+/// that the dependent ones are spread through the matrix. Linear in the entries, for
+/// orders where a product of factors would be too slow to make.
+pub fn rank_deficient(rows: usize, cols: usize, r: usize, bits: u32, seed: u64) -> IntMatrix {
+    assert!(r >= 1 && r <= rows, "rank between 1 and the rows");
+    let base = random(r, cols, bits - 1, seed);
+    let made = |i: usize| -> Vec<Integer> {
+        if i < r {
+            return base.row(i).to_vec();
+        }
+        let (x, y) = (base.row((i - r) % r), base.row((i - r + 1) % r));
+        x.iter().zip(y).map(|(x, y)| Integer::from(x + y)).collect()
+    };
+    let stride = (7..).find(|s| gcd(*s, rows) == 1).expect("a stride");
+    let data = (0..rows)
+        .into_par_iter()
+        .flat_map_iter(|j| made(j * stride % rows))
+        .collect();
+    IntMatrix::new(rows, cols, data).expect("shape")
+}
+
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}

@@ -12,7 +12,10 @@
 //! determinant is known: an upper triangular matrix with a chosen diagonal, its rows
 //! mixed by row operations and permuted), `solve` (over Q, one right-hand side),
 //! `rank` (over Q), `matmul` (exact), and modulo one prime `det_mod`, `rank_mod`,
-//! `inverse_mod`, `solve_mod`, `matmul_mod`. Inputs are made by all cores from a fixed
+//! `inverse_mod`, `solve_mod`, `matmul_mod`; and ([`new_ops`]) `inverse` (over Q),
+//! `charpoly`, `minpoly`, `rref`, `nullspace` (over Z or Q) and `charpoly_mod`,
+//! `minpoly_mod`, `rref_mod`, `nullspace_mod`, each answer checked modulo a prime.
+//! Inputs are made by all cores from a fixed
 //! seed. Each row: operation, order, entry bits, backend, seconds (the library call,
 //! inputs already built; with `--repeat R`, the median of `R` runs), and the check.
 //! `--panels-from N` sets the order from which few-prime factorizations go by panel
@@ -26,8 +29,10 @@
 //! threads, its own compute time in the table and its printed answer compared with ours
 //! (`flint_same`). FLINT runs where its previous order's time predicts at most
 //! `--flint-cap` seconds (growing as `n⁴` over Z and `n³` for products and modulo one
-//! prime) and is stopped past the cap. `rank_mod` and `solve_mod` have no FLINT
-//! counterpart in `flint_bench`. The CSV feeds `scripts/scaling_svg.py`.
+//! prime) and is stopped past the cap. `rank_mod`, `solve_mod` and the polynomial and
+//! echelon operations have no FLINT counterpart in `flint_bench`. The CSV feeds `scripts/scaling_svg.py`.
+
+mod new_ops;
 
 use rayon::prelude::*;
 use rns::{Backend, BackendChoice, IntMatrix, ModMatrices};
@@ -255,6 +260,7 @@ fn run(op: &str, (n, l, method): (usize, usize, rns::Method), bits: u32, be: &Ba
             };
             Case::new(t.elapsed().as_secs_f64(), note, f)
         }
+        _ if new_ops::OPS.contains(&op) => new_ops::run(op, n, bits, be),
         _ => Err(format!("unknown operation {op}").into()),
     }
 }
@@ -314,7 +320,7 @@ fn clear_flint_inputs() {
 /// products and modulo one prime.
 fn flint_growth(op: &str) -> i32 {
     match op {
-        "det" | "det_known" | "solve" | "rank" => 4,
+        "det" | "det_known" | "solve" | "rank" | "inverse" => 4,
         _ => 3,
     }
 }
