@@ -120,9 +120,19 @@ fn check_poly(a: &IntMatrix, f: &[u32], be: &Backend) -> R<String> {
 
 /// Checks a nullspace basis `x` (`cols × (cols − rank)`) of `a`: the rank found against
 /// the one built in (`want`), and `A·X ≡ 0 (mod P)`.
-fn check_nullspace(a: &IntMatrix, (rank, want): (usize, usize), x: &IntMatrix, be: &Backend) -> R<String> {
+fn check_nullspace(
+    a: &IntMatrix,
+    (rank, want): (usize, usize),
+    x: &IntMatrix,
+    be: &Backend,
+) -> R<String> {
     if rank != want || x.rows() != a.cols() || x.cols() != a.cols() - rank {
-        return Err(format!("rank {rank} (built {want}), basis {}×{}", x.rows(), x.cols()).into());
+        return Err(format!(
+            "rank {rank} (built {want}), basis {}×{}",
+            x.rows(),
+            x.cols()
+        )
+        .into());
     }
     let ax = be.matmul_mod(&modp(a)?, &modp(x)?)?;
     if ax.data().iter().any(|&v| v != 0) {

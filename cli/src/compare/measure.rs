@@ -39,6 +39,7 @@ pub(super) fn measure(case: &mut Case) -> Result<()> {
         "crt" => measure_crt(case),
         "to_rns" => measure_to_rns(case),
         "matmul" => measure_matmul(case),
+        "charpoly_mod" | "rref_mod" => super::one_prime::measure_one_prime(case),
         "det" => {
             // an n×n matrix of random 64-bit entries, exact over Z
             let r = RnsVec::random(&basis(2), case.size * case.size, 17);

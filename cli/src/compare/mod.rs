@@ -11,6 +11,7 @@
 //! mismatch stops the run with an error.
 
 mod measure;
+mod one_prime;
 mod report;
 
 pub use report::{check_writable, write_file, CSV};
@@ -48,13 +49,14 @@ pub enum Preset {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     /// `add`, `mul`, `mul_naive`, `abcd`, `equal`, `sign`, `to_rns`, `crt`, `matmul`, `det`,
-    /// `resultant` or `resultant_xy`.
+    /// `resultant`, `resultant_xy`, `charpoly_mod` or `rref_mod`.
     pub operation: &'static str,
     /// One of [`BACKENDS`]: `cpu1` (one core), `cpu` (all cores), `gpu_kernel` (kernels
     /// only), `gpu_resident` (data on the device), `gpu` (host in, host out); for the
     /// `bandwidth` rows the kind of copy.
     pub backend: &'static str,
-    /// Numbers processed (for `det` and `matmul`: the matrix dimension; for `resultant`: the
+    /// Numbers processed (for `det`, `matmul`, `charpoly_mod` and `rref_mod`: the matrix
+    /// dimension (rows); for `resultant`: the
     /// degree of both polynomials; for `resultant_xy`: their degree in x and in y; for
     /// `bandwidth`: the bytes moved).
     pub size: usize,
@@ -69,7 +71,7 @@ impl Row {
     /// `bandwidth`).
     pub fn ops_per_ms(&self) -> f64 {
         let ops = match self.operation {
-            "det" | "resultant" | "resultant_xy" => 1.0,
+            "det" | "resultant" | "resultant_xy" | "charpoly_mod" | "rref_mod" => 1.0,
             "matmul" => self.channels as f64 * (self.size as f64).powi(3),
             _ => self.size as f64,
         };
@@ -89,7 +91,7 @@ pub struct Report {
 }
 
 /// The operations, in the order they are measured, with their family (one chart each).
-pub const OPERATIONS: [(&str, &str); 12] = [
+pub const OPERATIONS: [(&str, &str); 14] = [
     ("add", "elementwise"),
     ("mul", "elementwise"),
     ("mul_naive", "elementwise"),
@@ -102,6 +104,8 @@ pub const OPERATIONS: [(&str, &str); 12] = [
     ("det", "linear_algebra"),
     ("resultant", "linear_algebra"),
     ("resultant_xy", "linear_algebra"),
+    ("charpoly_mod", "linear_algebra"),
+    ("rref_mod", "linear_algebra"),
 ];
 
 /// The backends of a row, in table order, then the copies of the `bandwidth` rows.
@@ -155,6 +159,14 @@ fn cases(op: &str, preset: Preset) -> (Vec<usize>, usize) {
             },
             MATMUL_PRIMES,
         ),
+        "charpoly_mod" | "rref_mod" => (
+            match preset {
+                Preset::Tiny => vec![5, 40],
+                Preset::Quick => vec![128, 384],
+                Preset::Full => vec![1000, 2000, 4000],
+            },
+            1,
+        ),
         "resultant_xy" => (
             match preset {
                 Preset::Tiny => vec![1, 2],
@@ -190,7 +202,7 @@ pub(crate) fn event_ms(g: &Gpu, reps: usize, mut f: impl FnMut() -> Result<()>) 
     Ok(median(t))
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
+pub(crate) fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
 }

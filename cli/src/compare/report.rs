@@ -43,7 +43,10 @@ impl Report {
             if rows.is_empty() {
                 continue;
             }
-            let unit = if matches!(op, "det" | "resultant" | "resultant_xy" | "matmul") {
+            let unit = if matches!(
+                op,
+                "det" | "resultant" | "resultant_xy" | "matmul" | "charpoly_mod" | "rref_mod"
+            ) {
                 "n"
             } else {
                 "numbers"
@@ -61,6 +64,12 @@ impl Report {
                 "resultant_xy" => "res_y of two dense polynomials of degree n in x and y, \
                     64-bit coefficients; Collins: a resultant per (prime, point), interpolation"
                     .to_string(),
+                "charpoly_mod" => "n×n random residues modulo one prime, the whole GPU: \
+                    Hessenberg form, then the recurrence"
+                    .to_string(),
+                "rref_mod" => {
+                    "n×(n + n/40) random residues modulo one prime, the whole GPU".to_string()
+                }
                 _ => format!("{} channels", rows[0].channels),
             };
             let _ = writeln!(s, "\n{op} ({title})");
