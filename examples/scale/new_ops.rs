@@ -109,7 +109,11 @@ fn check_poly(a: &IntMatrix, f: &[u32], be: &Backend) -> R<String> {
         return Err(format!("a polynomial of degree {} for order {n}", f.len() - 1).into());
     }
     let det = u64::from(be.det_mod(&modp(a)?)?[0]);
-    let constant = if n % 2 == 0 { det } else { (p - det) % p };
+    let constant = if n.is_multiple_of(2) {
+        det
+    } else {
+        (p - det) % p
+    };
     let trace = (0..n).fold(Integer::new(), |t, i| t + a.get(i, i));
     let next = u64::from((-trace).mod_u(P));
     if u64::from(f[0]) != constant || n > 0 && u64::from(f[n - 1]) != next {
@@ -151,7 +155,7 @@ fn check_product(a: &IntMatrix, x: &RatMatrix, b: &IntMatrix, be: &Backend) -> R
         let Ok(inv) = den.invert(&Integer::from(P)) else {
             return Ok("a denominator divisible by P: not checked".into());
         };
-        words.push(Integer::from(q.numer() * inv).mod_u(P));
+        words.push((q.numer() * inv).mod_u(P));
     }
     let xm = ModMatrices::new(&[P], x.rows(), x.cols(), words)?;
     if be.matmul_mod(&modp(a)?, &xm)?.data() != modp(b)?.data() {
