@@ -271,3 +271,66 @@ fn the_cpu_scratch_is_counted_before_the_work() {
         2 * (101 * 102 / 2 + 100 * 100) + 4 * 101
     );
 }
+
+/// A few large matrices on the GPU: the minimal polynomial by the characteristic one's
+/// path with the whole device where every Hessenberg form is unreduced (a random
+/// matrix: `ops::minpoly_mod_few` answers), else the general path (derogatory, whose
+/// forms are all reduced; block diagonal, non-derogatory but reduced from `e_1`): the
+/// CPU's polynomials in every case, for one and three primes, on both sides of the
+/// order where the few-matrix path starts (64).
+#[test]
+fn gpu_few_large_matrices_minpoly() {
+    let Some(g) = gpu_backend() else { return };
+    let gpu = dev(&g);
+    let mut gen = Gen::new(74);
+    let primes: Vec<u32> = rns::num::sieve::moduli_descending(|_| false)
+        .take(3)
+        .collect();
+    for n in [63, 64, 65, 129, 257] {
+        let blocks: Vec<(i64, usize)> = (0..n / 4).map(|i| (i as i64 % 3, 1 + i % 5)).collect();
+        let blocks = [
+            blocks,
+            vec![(9, n - (0..n / 4).map(|i| 1 + i % 5).sum::<usize>())],
+        ]
+        .concat();
+        let derogatory = conjugate(&mut gen, &jordan(&blocks));
+        let (r1, r2) = (
+            gen.matrix(n / 2, n / 2, 31),
+            gen.matrix(n - n / 2, n - n / 2, 31),
+        );
+        let diagonal = IntMatrix::new(
+            n,
+            n,
+            (0..n * n)
+                .map(|k| {
+                    let (i, j, h) = (k / n, k % n, n / 2);
+                    match (i < h, j < h) {
+                        (true, true) => r1.get(i, j).clone(),
+                        (false, false) => r2.get(i - h, j - h).clone(),
+                        _ => Integer::new(),
+                    }
+                })
+                .collect(),
+        )
+        .unwrap();
+        let cases = [
+            (gen.matrix(n, n, 31), "random", true),
+            (derogatory, "derogatory", false),
+            (diagonal, "block diagonal", false),
+        ];
+        for (a, what, few) in cases {
+            for count in [1, 3] {
+                let m = ModMatrices::from_int_matrix(&a, &primes[..count]).unwrap();
+                let want = Backend::Cpu.minpoly_mod(&m).unwrap();
+                assert_eq!(g.minpoly_mod(&m).unwrap(), want, "{what} {n}×{n}, {count}");
+                let direct =
+                    rns::backend::gpu::ops::minpoly_mod_few(gpu, m.moduli(), n, m.data()).unwrap();
+                assert_eq!(direct.is_some(), few, "{what} {n}×{n}, {count}");
+                if let Some(f) = direct {
+                    assert_eq!(f, want, "{what} {n}×{n}, {count}: the few path");
+                    assert_eq!(f, Backend::Cpu.charpoly_mod(&m).unwrap(), "{what}: χ = μ");
+                }
+            }
+        }
+    }
+}

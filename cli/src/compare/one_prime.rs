@@ -102,7 +102,7 @@ fn device_steps(
     match op {
         "charpoly_mod" => {
             launch::hessenberg_steps(g, stream, work, dm, 1, n)?;
-            launch::charpoly_recurrence_steps(g, stream, work, dm, 1, n)
+            launch::charpoly_recurrence_steps(g, stream, work, dm, 1, n).map(|(f, _)| f)
         }
         _ => {
             let ranks = launch::rref_steps(g, stream, work, dm, 1, (n, c))?;

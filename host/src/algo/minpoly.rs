@@ -7,8 +7,12 @@
 //! modulo each prime; when that sum is below half the primes' product, `f(A) = 0` over
 //! Z, so `μ` divides `f`, and `deg f = d ≤ deg μ` makes them equal. Primes are taken
 //! for the bound `(2B)^d` on the true `μ`'s sum (its roots are eigenvalues, at most
-//! `B`); a failed certificate (unlucky primes only) takes more.
+//! `B`); a failed certificate (unlucky primes only) takes more. A prime of degree `n`
+//! (a random matrix's, almost surely) proves `deg μ = n`, so `μ` is the characteristic
+//! polynomial, which [`charpoly`] gives with its own bound (and, on a GPU, the faster
+//! kernels).
 
+use super::charpoly::charpoly;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mat::matrix::{require_square, IntMatrix};
@@ -154,6 +158,10 @@ pub fn minpoly(a: &IntMatrix, backend: &Backend) -> Result<Vec<Integer>> {
                 kept.push(p);
                 polys.extend_from_slice(poly);
             }
+        }
+        if degree == n {
+            // μ_p divides μ mod p, so deg μ ≥ n: μ is the characteristic polynomial.
+            return charpoly(a, backend);
         }
     }
 }

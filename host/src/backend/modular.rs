@@ -80,12 +80,16 @@ impl Backend {
     /// [`Backend::charpoly_mod`] or [`Backend::minpoly_mod`].
     fn matrix_polynomial_mod(&self, kind: MatrixPolynomial, a: &ModMatrices) -> Result<Vec<u32>> {
         let n = a.require_square(kind.name())?;
-        if kind == MatrixPolynomial::Characteristic {
-            if let Some(g) = self.device_for(a.data.len()) {
-                if ops::det_few_for(g, a.moduli.len(), n) {
-                    if let Some(out) = ops::charpoly_mod_few(g, &a.moduli, n, &a.data)? {
-                        return Ok(out);
-                    }
+        // A few large matrices have the whole device; a minimal polynomial there only
+        // where it is the characteristic one (`ops::minpoly_mod_few`).
+        if let Some(g) = self.device_for(a.data.len()) {
+            if ops::det_few_for(g, a.moduli.len(), n) {
+                let few = match kind {
+                    MatrixPolynomial::Characteristic => ops::charpoly_mod_few,
+                    MatrixPolynomial::Minimal => ops::minpoly_mod_few,
+                };
+                if let Some(out) = few(g, &a.moduli, n, &a.data)? {
+                    return Ok(out);
                 }
             }
         }

@@ -284,7 +284,10 @@ pub fn hessenberg_steps(
 /// polynomials, each step over the whole grid: `rns_charpoly_sums` (the sums
 /// `Σ c_i·p_i(d)` in chunks of `i`, into 64-bit words) and `rns_charpoly_next` (`p_{k+1}`
 /// and the subdiagonal products for the next step). `n + 1` coefficients a channel,
-/// constant first.
+/// constant first; and for each channel whether its Hessenberg form is unreduced (no
+/// subdiagonal entry zero: the product of them all, which the recurrence keeps, is not),
+/// so that `e_1, H·e_1, …` span the whole space and the minimal polynomial is the
+/// characteristic one.
 pub fn charpoly_recurrence_steps(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
@@ -292,12 +295,13 @@ pub fn charpoly_recurrence_steps(
     moduli: &CudaSlice<u32>,
     channels: usize,
     n: usize,
-) -> Result<Vec<u32>> {
+) -> Result<(Vec<u32>, Vec<bool>)> {
     let z = grid_limit("primes", channels, GRID_YZ)?;
     need("Hessenberg matrices", mats, channels * n * n)?;
     need("moduli", moduli, channels * MODULUS_WORDS)?;
     if n == 0 {
-        return Ok(vec![1; channels]); // the empty matrix's polynomial, 1
+        // The empty matrix's polynomial, 1, also its minimal one.
+        return Ok((vec![1; channels], vec![true; channels]));
     }
     let tri = rns_core::charpoly::poly_offset(n + 1);
     // Zeroed; `rns_charpoly_next` writes each channel's `p_0 = 1` at step 0.
@@ -347,5 +351,8 @@ pub fn charpoly_recurrence_steps(
         let at = c * tri + last;
         out.extend(gpu.download_range(stream, &polys, at..at + n + 1)?);
     }
-    Ok(out)
+    // After step n − 2, t[0] = Π_{j < n−1} h[j+1][j] (untouched for n = 1: no subdiagonal).
+    let t = gpu.download_on(stream, &t, channels * n)?;
+    let unreduced = (0..channels).map(|c| n == 1 || t[c * n] != 0).collect();
+    Ok((out, unreduced))
 }

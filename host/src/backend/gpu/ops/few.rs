@@ -168,6 +168,32 @@ pub fn charpoly_mod_few(
     n: usize,
     data: &[u32],
 ) -> Result<Option<Vec<u32>>> {
+    Ok(charpoly_few(gpu, moduli, n, data)?.map(|(out, _)| out))
+}
+
+/// The minimal polynomials of a few large matrices as [`charpoly_mod_few`] computes
+/// their characteristic ones, where every Hessenberg form it makes is unreduced (no
+/// zero subdiagonal entry: the matrix is then non-derogatory, `e_1`'s Krylov vectors
+/// span the space, and the two polynomials agree; a random matrix's almost surely).
+/// `None` where one is reduced or they do not fit the memory budget at once.
+pub fn minpoly_mod_few(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    n: usize,
+    data: &[u32],
+) -> Result<Option<Vec<u32>>> {
+    Ok(charpoly_few(gpu, moduli, n, data)?
+        .filter(|(_, unreduced)| unreduced.iter().all(|&u| u))
+        .map(|(out, _)| out))
+}
+
+/// [`charpoly_mod_few`] with whether each Hessenberg form is unreduced.
+fn charpoly_few(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    n: usize,
+    data: &[u32],
+) -> Result<Option<(Vec<u32>, Vec<bool>)>> {
     let channels = moduli.len();
     require_matrices(data, channels, (n, n))?;
     let scratch = rns_core::charpoly::charpoly_scratch_words(n);
@@ -179,8 +205,8 @@ pub fn charpoly_mod_few(
     let dm = gpu.upload_on(stream, &moduli_words(moduli))?;
     let mut mats = gpu.upload_words(data)?;
     launch::hessenberg_steps(gpu, stream, &mut mats, &dm, channels, n)?;
-    let out = launch::charpoly_recurrence_steps(gpu, stream, &mats, &dm, channels, n)?;
-    Ok(Some(out))
+    let found = launch::charpoly_recurrence_steps(gpu, stream, &mats, &dm, channels, n)?;
+    Ok(Some(found))
 }
 
 /// The panel width of a factorization by panel inverses of `channels` matrices
