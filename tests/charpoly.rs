@@ -195,3 +195,42 @@ fn gpu_few_large_matrices_take_the_whole_device() {
     assert_eq!(g.charpoly_mod(&m).unwrap(), want, "capped");
     dev(&g).config().set_memory_limit(None);
 }
+
+/// Many primes of one large matrix on the GPU: from `ops::CHARPOLY_GRID_FROM` (400) by
+/// whole-grid launches (`ops::charpoly_mod_grid`), below by a block per prime; 40 primes
+/// are too many for the few-matrix rule on any current GPU (4 multiprocessors a prime).
+/// The CPU's polynomials on both sides of the order, with a skipped pivot and a swap,
+/// and in groups of three primes under a memory cap.
+#[test]
+fn gpu_many_primes_of_a_large_matrix() {
+    let Some(g) = gpu_backend() else { return };
+    let mut gen = Gen::new(65);
+    let primes: Vec<u32> = rns::num::sieve::moduli_descending(|_| false)
+        .take(40)
+        .collect();
+    let from = rns::backend::gpu::ops::CHARPOLY_GRID_FROM;
+    for n in [from - 1, from, from + 1] {
+        let mut data = gen.matrix(n, n, 31).entries().to_vec();
+        for i in 0..n {
+            data[i * n + 1] = Integer::new();
+        }
+        data[n] = Integer::new();
+        let a = IntMatrix::new(n, n, data).unwrap();
+        let m = ModMatrices::from_int_matrix(&a, &primes).unwrap();
+        let want = Backend::Cpu.charpoly_mod(&m).unwrap();
+        assert_eq!(g.charpoly_mod(&m).unwrap(), want, "{n}×{n}");
+        if n == from {
+            let words = n * n
+                + 4 * n
+                + 3
+                + rns_core::charpoly::charpoly_scratch_words(n)
+                + rns::backend::gpu::launch::HESS_STATE_WORDS;
+            dev(&g)
+                .config()
+                .set_memory_limit(Some(4 * words * 3 + 2 * words));
+            let grid = rns::backend::gpu::ops::charpoly_mod_grid(dev(&g), m.moduli(), n, m.data());
+            dev(&g).config().set_memory_limit(None);
+            assert_eq!(grid.unwrap().unwrap(), want, "{n}×{n} in groups of three");
+        }
+    }
+}

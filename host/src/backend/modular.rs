@@ -80,17 +80,20 @@ impl Backend {
     /// [`Backend::charpoly_mod`] or [`Backend::minpoly_mod`].
     fn matrix_polynomial_mod(&self, kind: MatrixPolynomial, a: &ModMatrices) -> Result<Vec<u32>> {
         let n = a.require_square(kind.name())?;
-        // A few large matrices have the whole device; a minimal polynomial there only
-        // where it is the characteristic one (`ops::minpoly_mod_few`).
+        // A few large matrices have the whole device (a minimal polynomial there only
+        // where it is the characteristic one: `ops::minpoly_mod_few`), and so do many
+        // primes of a large one (`ops::charpoly_mod_grid`, in groups that fit).
         if let Some(g) = self.device_for(a.data.len()) {
-            if ops::det_few_for(g, a.moduli.len(), n) {
-                let few = match kind {
-                    MatrixPolynomial::Characteristic => ops::charpoly_mod_few,
-                    MatrixPolynomial::Minimal => ops::minpoly_mod_few,
-                };
-                if let Some(out) = few(g, &a.moduli, n, &a.data)? {
-                    return Ok(out);
+            let few = ops::det_few_for(g, a.moduli.len(), n);
+            let found = match kind {
+                MatrixPolynomial::Characteristic if few || n >= ops::CHARPOLY_GRID_FROM => {
+                    ops::charpoly_mod_grid(g, &a.moduli, n, &a.data)?
                 }
+                MatrixPolynomial::Minimal if few => ops::minpoly_mod_few(g, &a.moduli, n, &a.data)?,
+                _ => None,
+            };
+            if let Some(out) = found {
+                return Ok(out);
             }
         }
         let size = n * n;

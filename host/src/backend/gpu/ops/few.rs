@@ -10,8 +10,8 @@
 //! ([`det_on_tensor_cores`](crate::backend::gpu::launch::det_on_tensor_cores)); a prime that needs a row swap, and every prime when
 //! none of the three applies, one pivot per launch. Solves: rows in shared memory while
 //! no row swap is needed, then one pivot per launch. Reduced echelon forms of any rank:
-//! one pivot column per launch pair, rank-revealing. Characteristic polynomials: the
-//! Hessenberg form one column per three launches, then the recurrence, two launches a step.
+//! one pivot column per launch pair, rank-revealing. Characteristic and minimal
+//! polynomials: `super::hessenberg`.
 
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::launch;
@@ -83,7 +83,11 @@ pub(crate) fn few_dets_on_device(
 }
 
 /// [`Error::Shape`] unless `data` holds `channels` matrices of `rows × cols` residues.
-fn require_matrices(data: &[u32], channels: usize, (rows, cols): (usize, usize)) -> Result<()> {
+pub(super) fn require_matrices(
+    data: &[u32],
+    channels: usize,
+    (rows, cols): (usize, usize),
+) -> Result<()> {
     if data.len() == channels * rows * cols {
         return Ok(());
     }
@@ -153,60 +157,6 @@ pub fn rref_mod_few(
     let mut mats = gpu.upload_words(data)?;
     let ranks = launch::rref_steps(gpu, stream, &mut mats, &dm, channels, (rows, cols))?;
     Ok(Some((gpu.download_on(stream, &mats, data.len())?, ranks)))
-}
-
-/// The characteristic polynomial modulo each of `moduli` of a few large `n × n`
-/// matrices (`data`, one row-major matrix per modulus, one after another): `n + 1`
-/// coefficients each, constant first. Their Hessenberg forms with the whole GPU
-/// ([`hessenberg_steps`](crate::backend::gpu::launch::hessenberg_steps)), then the
-/// recurrence of the leading blocks' polynomials, each step over the whole grid too
-/// ([`charpoly_recurrence_steps`](crate::backend::gpu::launch::charpoly_recurrence_steps)).
-/// `None` when they do not fit the memory budget at once.
-pub fn charpoly_mod_few(
-    gpu: &Gpu,
-    moduli: &[Modulus],
-    n: usize,
-    data: &[u32],
-) -> Result<Option<Vec<u32>>> {
-    Ok(charpoly_few(gpu, moduli, n, data)?.map(|(out, _)| out))
-}
-
-/// The minimal polynomials of a few large matrices as [`charpoly_mod_few`] computes
-/// their characteristic ones, where every Hessenberg form it makes is unreduced (no
-/// zero subdiagonal entry: the matrix is then non-derogatory, `e_1`'s Krylov vectors
-/// span the space, and the two polynomials agree; a random matrix's almost surely).
-/// `None` where one is reduced or they do not fit the memory budget at once.
-pub fn minpoly_mod_few(
-    gpu: &Gpu,
-    moduli: &[Modulus],
-    n: usize,
-    data: &[u32],
-) -> Result<Option<Vec<u32>>> {
-    Ok(charpoly_few(gpu, moduli, n, data)?
-        .filter(|(_, unreduced)| unreduced.iter().all(|&u| u))
-        .map(|(out, _)| out))
-}
-
-/// [`charpoly_mod_few`] with whether each Hessenberg form is unreduced.
-fn charpoly_few(
-    gpu: &Gpu,
-    moduli: &[Modulus],
-    n: usize,
-    data: &[u32],
-) -> Result<Option<(Vec<u32>, Vec<bool>)>> {
-    let channels = moduli.len();
-    require_matrices(data, channels, (n, n))?;
-    let scratch = rns_core::charpoly::charpoly_scratch_words(n);
-    let words = channels * (n * n + 4 * n + 3 + scratch + launch::HESS_STATE_WORDS);
-    if channels == 0 || words.saturating_mul(4) > gpu.budget()? {
-        return Ok(None);
-    }
-    let stream = gpu.stream();
-    let dm = gpu.upload_on(stream, &moduli_words(moduli))?;
-    let mut mats = gpu.upload_words(data)?;
-    launch::hessenberg_steps(gpu, stream, &mut mats, &dm, channels, n)?;
-    let found = launch::charpoly_recurrence_steps(gpu, stream, &mats, &dm, channels, n)?;
-    Ok(Some(found))
 }
 
 /// The panel width of a factorization by panel inverses of `channels` matrices

@@ -1,0 +1,106 @@
+//! Characteristic polynomials with the whole GPU: every prime's Hessenberg form one
+//! column per three launches over the whole grid
+//! ([`hessenberg_steps`](crate::backend::gpu::launch::hessenberg_steps)), then the
+//! recurrence of the leading blocks' polynomials, two launches a step
+//! ([`charpoly_recurrence_steps`](crate::backend::gpu::launch::charpoly_recurrence_steps)).
+//! For a few large matrices ([`charpoly_mod_few`], and [`minpoly_mod_few`] where the
+//! minimal polynomial is the characteristic one), and for many primes of one large
+//! matrix from order [`CHARPOLY_GRID_FROM`] ([`charpoly_mod_grid`], in groups of primes
+//! that fit the memory budget), where a block per prime is slower.
+
+use super::few::require_matrices;
+use crate::backend::gpu::driver::memory::moduli_words;
+use crate::backend::gpu::launch;
+use crate::backend::gpu::Gpu;
+use crate::error::Result;
+use rns_core::Modulus;
+
+/// Order from which the characteristic polynomials of many primes go by whole-grid
+/// launches ([`charpoly_mod_grid`]) rather than a block per prime. H100, random
+/// residues (`examples/charpoly_bench.rs`): 250² × 600 primes 0.063 s against 0.050 s,
+/// 500² × 1150 primes 0.597 s against 1.205 s, 1000² × 2250 primes 7.7 s against 49.3 s.
+pub const CHARPOLY_GRID_FROM: usize = 400;
+
+/// Device words a channel of the whole-grid path holds: its matrix, the polynomials'
+/// triangle and the steps' vectors.
+fn channel_words(n: usize) -> usize {
+    n * n + 4 * n + 3 + rns_core::charpoly::charpoly_scratch_words(n) + launch::HESS_STATE_WORDS
+}
+
+/// The characteristic polynomials modulo each of `moduli` of `n × n` matrices (`data`,
+/// one row-major matrix per modulus, one after another) by whole-grid launches, in
+/// groups of as many primes as fit the memory budget (and the grid's 65 535 in z):
+/// `n + 1` coefficients each, constant first. `None` when not one prime fits.
+pub fn charpoly_mod_grid(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    n: usize,
+    data: &[u32],
+) -> Result<Option<Vec<u32>>> {
+    require_matrices(data, moduli.len(), (n, n))?;
+    let group = (gpu.budget()? / 4 / channel_words(n)).min(launch::GRID_YZ);
+    if group == 0 || moduli.is_empty() {
+        return Ok(None);
+    }
+    let mut out = Vec::with_capacity(moduli.len() * (n + 1));
+    for (ms, d) in moduli.chunks(group).zip(data.chunks(group * n * n)) {
+        match charpoly_grid(gpu, ms, n, d)? {
+            Some((f, _)) => out.extend(f),
+            None => return Ok(None),
+        }
+    }
+    Ok(Some(out))
+}
+
+/// The characteristic polynomial modulo each of `moduli` of a few large `n × n`
+/// matrices (`data`, one row-major matrix per modulus, one after another): `n + 1`
+/// coefficients each, constant first. Their Hessenberg forms with the whole GPU
+/// ([`hessenberg_steps`](crate::backend::gpu::launch::hessenberg_steps)), then the
+/// recurrence of the leading blocks' polynomials, each step over the whole grid too
+/// ([`charpoly_recurrence_steps`](crate::backend::gpu::launch::charpoly_recurrence_steps)).
+/// `None` when they do not fit the memory budget at once.
+pub fn charpoly_mod_few(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    n: usize,
+    data: &[u32],
+) -> Result<Option<Vec<u32>>> {
+    Ok(charpoly_grid(gpu, moduli, n, data)?.map(|(out, _)| out))
+}
+
+/// The minimal polynomials of a few large matrices as [`charpoly_mod_few`] computes
+/// their characteristic ones, where every Hessenberg form it makes is unreduced (no
+/// zero subdiagonal entry: the matrix is then non-derogatory, `e_1`'s Krylov vectors
+/// span the space, and the two polynomials agree; a random matrix's almost surely).
+/// `None` where one is reduced or they do not fit the memory budget at once.
+pub fn minpoly_mod_few(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    n: usize,
+    data: &[u32],
+) -> Result<Option<Vec<u32>>> {
+    Ok(charpoly_grid(gpu, moduli, n, data)?
+        .filter(|(_, unreduced)| unreduced.iter().all(|&u| u))
+        .map(|(out, _)| out))
+}
+
+/// [`charpoly_mod_few`] with whether each Hessenberg form is unreduced.
+fn charpoly_grid(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    n: usize,
+    data: &[u32],
+) -> Result<Option<(Vec<u32>, Vec<bool>)>> {
+    let channels = moduli.len();
+    require_matrices(data, channels, (n, n))?;
+    let words = channels.saturating_mul(channel_words(n));
+    if channels == 0 || words.saturating_mul(4) > gpu.budget()? {
+        return Ok(None);
+    }
+    let stream = gpu.stream();
+    let dm = gpu.upload_on(stream, &moduli_words(moduli))?;
+    let mut mats = gpu.upload_words(data)?;
+    launch::hessenberg_steps(gpu, stream, &mut mats, &dm, channels, n)?;
+    let found = launch::charpoly_recurrence_steps(gpu, stream, &mats, &dm, channels, n)?;
+    Ok(Some(found))
+}
