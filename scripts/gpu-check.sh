@@ -66,7 +66,7 @@ for l in sys.stdin:
     cargo build --release --example multi_gpu_bench --features rns/mpi
     cp target/release/examples/multi_gpu_bench $B/multi_gpu_bench-mpi
     cargo build --release --bins --examples
-    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,univariate_bench,multi_gpu_bench,product_bench,det_bench,gj_bench,scale,panels_bench,solve_bench} $B/
+    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,univariate_bench,multi_gpu_bench,product_bench,det_bench,gj_bench,scale,panels_bench,solve_bench,charpoly_bench} $B/
     cp device/reference/mul_chain.cu device/reference/matmul.cu device/reference/resultant.cu device/reference/mul_m.cuh $B/
     # python-flint for the FLINT comparisons on the GPU host, which has no network.
     mkdir -p $B/wheels
@@ -78,7 +78,7 @@ for l in sys.stdin:
         || echo "no pytest wheels: the Python tests will need pytest there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)
     cp "$PTX" $B/rns_device.ptx
-    strip --strip-all $B/bin/* $B/rns $B/rns-mpi $B/multi_gpu_bench-mpi $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant $B/univariate_bench $B/multi_gpu_bench $B/product_bench $B/det_bench $B/gj_bench $B/scale $B/panels_bench
+    strip --strip-all $B/bin/* $B/rns $B/rns-mpi $B/multi_gpu_bench-mpi $B/gpu_bench $B/e2e_bench $B/determinant $B/compare $B/linalg_bench $B/resultant $B/univariate_bench $B/multi_gpu_bench $B/product_bench $B/det_bench $B/gj_bench $B/scale $B/panels_bench $B/solve_bench $B/charpoly_bench
     [ -z "$(ls $B/bench)" ] || strip --strip-all $B/bench/*
     du -sh $B
     mkdir -p gpu-pack
