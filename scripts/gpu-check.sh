@@ -26,7 +26,7 @@
 #                                              # and mpirun with one rank per GPU when OpenMPI is there
 #   scripts/gpu-check.sh --run --only --python # only the parts named (no suite, SASS or benchmarks)
 #   scripts/gpu-check.sh --run --no-bench      # the suite without the SASS and the benchmarks
-#   scripts/gpu-check.sh --run --scale         # and the scaling table (examples/scale.rs: every dense
+#   scripts/gpu-check.sh --run --scale         # and the scaling table (examples/scale/: every dense
 #                                              # operation at n = 250 … 8000; CSV to $OUT when set;
 #                                              # SCALE_OPS, SCALE_SIZES; FLINT from gpu-extra/flint_bench.xz)
 #   scripts/gpu-check.sh --run --res-scale     # and univariate resultants by degree (RES_SHAPES "DEG:BITS ...")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Time against size on log-log axes, as SVG, from the CSV of a scaling table:
 scripts/resultant-scaling.sh (x = deg, one colour per coefficient size) or
-examples/scale.rs --csv (x = n, one colour per operation). Every column ending in `_s`
+examples/scale/ --csv (x = n, one colour per operation). Every column ending in `_s`
 is a series: the first drawn solid, the next ones dashed and dotted.
 
     python3 scripts/scaling_svg.py table.csv [--ops det,solve] [--title TEXT] > plot.svg
