@@ -61,9 +61,7 @@ fn int_items(ob: &Bound<'_, PyAny>, out: &mut IntBuf) -> PyResult<usize> {
     }
     let start = out.len();
     if let Ok(list) = ob.cast::<PyList>() {
-        for x in list.iter() {
-            out.push(&x)?;
-        }
+        out.push_list(list)?;
     } else if let Ok(t) = ob.cast::<PyTuple>() {
         for x in t.iter() {
             out.push(&x)?;

@@ -85,37 +85,71 @@ fn big_integer(fast: &Fast, int: &Bound<'_, PyAny>) -> PyResult<Integer> {
 }
 
 /// Ints read from Python one at a time and made [`Integer`]s together, on all cores:
-/// one that fits in 64 bits is kept as an `i64` until then (reading it is one C call;
-/// allocating its `Integer` is what costs), a larger one converted at once.
+/// one that fits in 64 bits is kept as an `i64` (reading it is one C call; allocating
+/// its `Integer` is what costs), a larger one converted at once and kept apart with its
+/// place. While every one fits, the words are the result as they stand.
 #[derive(Default)]
 pub struct IntBuf {
-    items: Vec<Item>,
-}
-
-/// An int read by [`IntBuf::push`].
-enum Item {
-    Small(i64),
-    Big(Integer),
+    /// Every int read, 0 in the places of the large ones.
+    words: Vec<i64>,
+    /// The large ones, with their places.
+    big: Vec<(usize, Integer)>,
 }
 
 impl IntBuf {
     /// Reads `ob` as an int (as [`to_integer`]).
     pub fn push(&mut self, ob: &Bound<'_, PyAny>) -> PyResult<()> {
-        if ob.is_exact_instance_of::<PyInt>() {
-            let mut overflow = 0;
-            // SAFETY: `ob` is a live int object; the overflow flag is ours.
-            let v = unsafe { ffi::PyLong_AsLongLongAndOverflow(ob.as_ptr(), &mut overflow) };
-            if v == -1 {
-                if let Some(e) = PyErr::take(ob.py()) {
-                    return Err(e);
+        // SAFETY: `ob` is a live object and the GIL is held.
+        if unsafe { self.push_exact(ob.as_ptr()) }? {
+            return Ok(());
+        }
+        self.big.push((self.words.len(), to_integer(ob)?));
+        self.words.push(0);
+        Ok(())
+    }
+
+    /// Reads the object `ptr` when it is an exact int of 64 bits at most (`true`), else
+    /// reads nothing (`false`). No Python code runs.
+    ///
+    /// # Safety
+    /// `ptr` is a live object and the GIL is held.
+    unsafe fn push_exact(&mut self, ptr: *mut ffi::PyObject) -> PyResult<bool> {
+        if ffi::PyLong_CheckExact(ptr) == 0 {
+            return Ok(false);
+        }
+        let mut overflow = 0;
+        let v = ffi::PyLong_AsLongLongAndOverflow(ptr, &mut overflow);
+        if v == -1 && !ffi::PyErr_Occurred().is_null() {
+            return Err(PyErr::fetch(Python::assume_attached()));
+        }
+        if overflow != 0 {
+            return Ok(false);
+        }
+        self.words.push(v);
+        Ok(true)
+    }
+
+    /// Reads every item of `list` as [`IntBuf::push`] does: exact ints of 64 bits by
+    /// borrowed pointers (no reference counting), any other item as an owned reference
+    /// (its conversion may run Python code, so the list's length is read each time).
+    pub fn push_list(&mut self, list: &Bound<'_, PyList>) -> PyResult<()> {
+        let mut i = 0;
+        // SAFETY: the GIL is held throughout; `i` is below the list's current length, so
+        // the item is a live borrowed reference until Python code next runs, which only
+        // `push` of an owned reference may do.
+        unsafe {
+            while (i as ffi::Py_ssize_t) < ffi::PyList_Size(list.as_ptr()) {
+                let item = ffi::PyList_GetItem(list.as_ptr(), i as ffi::Py_ssize_t);
+                if item.is_null() {
+                    return Err(PyErr::fetch(list.py()));
                 }
-            }
-            if overflow == 0 {
-                self.items.push(Item::Small(v));
-                return Ok(());
+                if !self.push_exact(item)? {
+                    let owned = Bound::from_borrowed_ptr(list.py(), item);
+                    self.push(&owned)?;
+                }
+                i += 1;
             }
         }
-        self.items.push(Item::Big(to_integer(ob)?));
         Ok(())
     }
 
@@ -130,35 +164,29 @@ impl IntBuf {
 
     /// The ints read so far.
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.words.len()
     }
 
     /// Whether none was read.
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.words.is_empty()
     }
 
     /// All of them, in the order read: as machine words when every one fits.
     pub fn finish_entries(self) -> Entries {
-        let small = |x: &Item| match x {
-            Item::Small(v) => Some(*v),
-            Item::Big(_) => None,
-        };
-        match self.items.iter().map(small).collect() {
-            Some(words) => Entries::Words(words),
-            None => Entries::Ints(self.finish()),
+        match self.big.is_empty() {
+            true => Entries::Words(self.words),
+            false => Entries::Ints(self.finish()),
         }
     }
 
     /// All of them as [`Integer`]s, in the order read.
     pub fn finish(self) -> Vec<Integer> {
-        self.items
-            .into_par_iter()
-            .map(|x| match x {
-                Item::Small(v) => Integer::from(v),
-                Item::Big(x) => x,
-            })
-            .collect()
+        let mut out: Vec<Integer> = self.words.into_par_iter().map(Integer::from).collect();
+        for (at, x) in self.big {
+            out[at] = x;
+        }
+        out
     }
 }
 

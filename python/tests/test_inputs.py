@@ -85,6 +85,33 @@ def test_tuples_iterables_and_matrix_objects():
     assert rns.det(m, mod=P) == P - 2
 
 
+def test_list_rows_of_mixed_ints_and_objects():
+    """Rows read item by item: machine ints, large ints in any place, bools, numpy and
+    python-flint integers, int subclasses, and an object whose __index__ empties the row
+    being read (the rest of that row is then missing: a clear error, not a crash)."""
+    np = pytest.importorskip("numpy")
+
+    class Sub(int):
+        pass
+
+    big = 2**200 + 7
+    rows = [[big, 1, True], [np.int64(-3), Sub(5), flint.fmpz(2)], [0, -big, 4]]
+    want = rns.Matrix([[big, 1, 1], [-3, 5, 2], [0, -big, 4]])
+    assert rns.Matrix(rows) == want
+    assert rns.Matrix(rows).tolist() == [[big, 1, 1], [-3, 5, 2], [0, -big, 4]]
+
+    row = [1, 2, 3]
+
+    class Emptier:
+        def __index__(self):
+            row.clear()
+            return 9
+
+    row.insert(1, Emptier())
+    with pytest.raises(ValueError, match="rows of different lengths"):
+        rns.Matrix([[1, 2, 3, 4], row])
+
+
 def test_matrix_products_stay_matrices_until_read():
     m = rns.Matrix([[1, 2], [3, -4]])
     # An rns.Matrix operand gives an rns.Matrix: no Python ints until entries are read.
