@@ -234,3 +234,52 @@ fn gpu_many_primes_of_a_large_matrix() {
         }
     }
 }
+
+/// An integer matrix's images reduced on the device (`Backend::charpoly_integers`, the
+/// path of charpoly over Z from `ops::CHARPOLY_GRID_FROM`): the CPU's residues for
+/// entries of one to four words, negative ones among them, on both sides of the order,
+/// in groups of three primes under a memory cap; and the whole charpoly over Z of a
+/// matrix with a few 100-bit entries, against the CPU backend's.
+#[test]
+fn gpu_charpoly_of_integers_reduced_on_the_device() {
+    let Some(g) = gpu_backend() else { return };
+    let mut gen = Gen::new(66);
+    let primes: Vec<u32> = rns::num::sieve::moduli_descending(|_| false)
+        .take(40)
+        .collect();
+    let from = rns::backend::gpu::ops::CHARPOLY_GRID_FROM;
+    for (n, bits) in [(from - 1, 100), (from, 31), (from, 100), (from + 1, 120)] {
+        let a = gen.matrix(n, n, bits);
+        let want = Backend::Cpu.charpoly_integers(&a, &primes).unwrap();
+        assert_eq!(
+            g.charpoly_integers(&a, &primes).unwrap(),
+            want,
+            "{n}×{n}, {bits}-bit"
+        );
+        if n == from && bits == 100 {
+            let words = n * n
+                + 4 * n
+                + 3
+                + rns_core::charpoly::charpoly_scratch_words(n)
+                + rns::backend::gpu::launch::HESS_STATE_WORDS;
+            let packed = n * n * (4 + 1);
+            dev(&g)
+                .config()
+                .set_memory_limit(Some(4 * (packed + 3 * words + words / 2)));
+            let grouped = g.charpoly_integers(&a, &primes);
+            dev(&g).config().set_memory_limit(None);
+            assert_eq!(grouped.unwrap(), want, "{n}×{n} in groups of three");
+        }
+    }
+    let mut data = gen.matrix(from, from, 8).entries().to_vec();
+    for k in [0, 7 * from + 3, from * from - 1] {
+        data[k] = gen.signed(100);
+    }
+    let a = IntMatrix::new(from, from, data).unwrap();
+    let want = rns::charpoly(&a, &Backend::Cpu).unwrap();
+    assert_eq!(
+        rns::charpoly(&a, &g).unwrap(),
+        want,
+        "over Z, {from}×{from}"
+    );
+}

@@ -7,14 +7,9 @@ use crate::backend::Backend;
 use crate::error::Result;
 use crate::mat::bounds::{column_log2_norms, row_log2_norms};
 use crate::mat::matrix::{require_square, IntMatrix};
-use crate::mat::modmat::ModMatrices;
 use crate::num::basis::RnsBasis;
 use rug::Integer;
 use std::sync::Arc;
-
-/// Residue words of the images of `A` held on the host at once: the primes go to the
-/// backend in groups of about this many words.
-const GROUP_WORDS: usize = 1 << 26;
 
 /// `log2(1 + 2^l)`, rounded up a little.
 fn log2_one_plus(l: f64) -> f64 {
@@ -69,12 +64,6 @@ pub fn charpoly(a: &IntMatrix, backend: &Backend) -> Result<Vec<Integer>> {
         return Ok(vec![Integer::from(1)]);
     }
     let basis = Arc::new(RnsBasis::for_bits(charpoly_bits(a)));
-    let primes = basis.primes();
-    let group = (GROUP_WORDS / (n * n)).max(1);
-    let mut residues = Vec::with_capacity(primes.len() * (n + 1));
-    for chunk in primes.chunks(group) {
-        let images = ModMatrices::from_int_matrix(a, chunk)?;
-        residues.extend(backend.charpoly_mod(&images)?);
-    }
+    let residues = backend.charpoly_integers(a, &basis.primes())?;
     backend.reconstruct(&basis, n + 1, residues, "the characteristic polynomial")
 }

@@ -9,6 +9,8 @@ use super::input::check_range;
 use super::plan::{Channels, Plan};
 use super::{cpu, Backend};
 use crate::error::{Error, Result};
+use crate::mat::matrix::{require_square, IntMatrix};
+use crate::mat::modmat::ModMatrices;
 use crate::num::basis::RnsBasis;
 use crate::num::decimal::Located;
 use crate::num::layout::columns_from;
@@ -22,6 +24,10 @@ use rns_core::Modulus;
 use rug::Integer;
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
+
+/// Residue words of an integer matrix's images held on the host at once: the primes of
+/// [`Backend::charpoly_integers`] go to the backend in groups of about this many words.
+const HOST_GROUP_WORDS: usize = 1 << 26;
 
 impl Backend {
     /// The determinant of the `n × n` matrix held in each channel: `matrices` holds
@@ -176,6 +182,34 @@ impl Backend {
             },
         )?;
         Ok((unpack_eliminations(&out), data))
+    }
+
+    /// The characteristic polynomial of the square integer matrix `a` modulo each of
+    /// `primes`: `n + 1` coefficients a prime, constant first, prime after prime. On a
+    /// GPU from order `ops::CHARPOLY_GRID_FROM` the entries are reduced on the device and
+    /// every prime's Hessenberg form and recurrence run by whole-grid launches
+    /// (`ops::charpoly_packed`): the residues never cross PCIe. Else the images, in
+    /// groups of about `HOST_GROUP_WORDS` words, go to [`Backend::charpoly_mod`].
+    pub fn charpoly_integers(&self, a: &IntMatrix, primes: &[u32]) -> Result<Vec<u32>> {
+        let n = require_square(a.rows(), a.cols(), "the characteristic polynomial")?;
+        if n >= ops::CHARPOLY_GRID_FROM {
+            if let Some(g) = self.device_for(primes.len().saturating_mul(n * n)) {
+                let moduli = primes
+                    .iter()
+                    .map(|&p| Modulus::new(p).map_err(Error::from))
+                    .collect::<Result<Vec<_>>>()?;
+                let packing = Packing::new(a.entries());
+                if let Some(out) = ops::charpoly_packed(g, &moduli, packing.get(), n)? {
+                    return Ok(out);
+                }
+            }
+        }
+        let group = (HOST_GROUP_WORDS / (n * n).max(1)).max(1);
+        let mut out = Vec::with_capacity(primes.len() * (n + 1));
+        for chunk in primes.chunks(group) {
+            out.extend(self.charpoly_mod(&ModMatrices::from_int_matrix(a, chunk)?)?);
+        }
+        Ok(out)
     }
 
     /// The exact product of two integer matrices (`a` `n × k`, `b` `k × p`, row-major),

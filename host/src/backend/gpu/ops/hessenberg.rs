@@ -6,13 +6,15 @@
 //! For a few large matrices ([`charpoly_mod_few`], and [`minpoly_mod_few`] where the
 //! minimal polynomial is the characteristic one), and for many primes of one large
 //! matrix from order [`CHARPOLY_GRID_FROM`] ([`charpoly_mod_grid`], in groups of primes
-//! that fit the memory budget), where a block per prime is slower.
+//! that fit the memory budget, and [`charpoly_packed`], which reduces an integer
+//! matrix's entries on the device), where a block per prime is slower.
 
 use super::few::require_matrices;
+use super::matrices::DeviceWords;
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::launch;
-use crate::backend::gpu::Gpu;
-use crate::error::Result;
+use crate::backend::gpu::{Gpu, Packed};
+use crate::error::{Error, Result};
 use rns_core::Modulus;
 
 /// Order from which the characteristic polynomials of many primes go by whole-grid
@@ -48,6 +50,41 @@ pub fn charpoly_mod_grid(
             Some((f, _)) => out.extend(f),
             None => return Ok(None),
         }
+    }
+    Ok(Some(out))
+}
+
+/// [`charpoly_mod_grid`] of an integer `n × n` matrix's images modulo each of `moduli`,
+/// reduced on the device from its packed entries (`packed`, as for
+/// [`reduce_words`](super::vectors::reduce_words)), uploaded once: the residues never
+/// cross PCIe. `None` when not one prime fits the memory budget beside the entries.
+pub fn charpoly_packed(
+    gpu: &Gpu,
+    moduli: &[Modulus],
+    packed: Packed,
+    n: usize,
+) -> Result<Option<Vec<u32>>> {
+    let (_, neg, nwords) = packed;
+    if neg.len() != n * n {
+        return Err(Error::Shape(format!(
+            "{} entries do not form a {n}×{n} matrix",
+            neg.len()
+        )));
+    }
+    let (budget, fixed) = (gpu.budget()? / 4, n * n * (nwords + 1));
+    let group = (budget.saturating_sub(fixed) / channel_words(n)).min(launch::GRID_YZ);
+    if group == 0 || moduli.is_empty() || n == 0 {
+        return Ok(None);
+    }
+    let stream = gpu.stream();
+    let words = DeviceWords::upload(gpu, stream, packed, false)?;
+    let mut out = Vec::with_capacity(moduli.len() * (n + 1));
+    for ms in moduli.chunks(group) {
+        let dm = gpu.upload_on(stream, &moduli_words(ms))?;
+        let mut mats = words.reduce(gpu, stream, &dm, ms.len())?;
+        launch::hessenberg_steps(gpu, stream, &mut mats, &dm, ms.len(), n)?;
+        let (f, _) = launch::charpoly_recurrence_steps(gpu, stream, &mats, &dm, ms.len(), n)?;
+        out.extend(f);
     }
     Ok(Some(out))
 }
