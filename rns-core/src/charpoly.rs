@@ -40,6 +40,7 @@ fn hessenberg_pivot(a: &mut [u32], n: usize, k: usize) -> Option<u32> {
 /// row `i` −= `u_i`·row `k+1` for `i > k + 1`, then column `k+1` += `Σ u_i`·column `i`
 /// (the inverse operation on the right), and column `k` zeroed below the subdiagonal.
 /// `u` is scratch of `n` words (the multipliers, contiguous for the column sums).
+#[inline]
 pub fn hessenberg(a: &mut [u32], n: usize, m: Modulus, u: &mut [u32]) {
     for k in 0..n.saturating_sub(2) {
         let Some(pivot) = hessenberg_pivot(a, n, k) else {
@@ -65,14 +66,8 @@ pub fn hessenberg(a: &mut [u32], n: usize, m: Modulus, u: &mut [u32]) {
         // Column k+1 += Σ u_i · column i, the products summed in 128 bits (no chain of
         // reductions: n·2^62 stays far below 2^128) and reduced once.
         for row in a.chunks_exact_mut(n) {
-            let sum = row[k + 2..]
-                .iter()
-                .zip(u.iter())
-                .fold(row[k + 1] as u128, |acc, (&h, &v)| {
-                    acc + (h as u64 * v as u64) as u128
-                });
-            let s = m.reduce_limbs(&[sum as u64, (sum >> 64) as u64]);
-            row[k + 1] = s;
+            let sum = row[k + 1] as u128 + dot_wide(&row[k + 2..], u);
+            row[k + 1] = m.reduce_limbs(&[sum as u64, (sum >> 64) as u64]);
         }
     }
 }
@@ -81,16 +76,20 @@ pub fn hessenberg(a: &mut [u32], n: usize, m: Modulus, u: &mut [u32]) {
 /// `n + 1` coefficients (constant first, the last 1) written to `out`:
 /// `p_0 = 1`, `p_{k+1} = (x − h[k][k])·p_k − Σ_{i<k} h[i][k]·(h[i+1][i] ⋯ h[k][k−1])·p_i`.
 /// Column `k` of `h` above the diagonal is overwritten by those products' coefficients
-/// `c_i`; `scratch` holds [`charpoly_scratch_words`]`(n)` words.
+/// `c_i`; `scratch` holds [`charpoly_scratch_words`]`(n)` words, `acc` `n + 1` (each
+/// step's sums, reduced once a coefficient).
+#[inline]
 pub fn charpoly_of_hessenberg(
     h: &mut [u32],
     n: usize,
     m: Modulus,
-    scratch: &mut [u32],
+    (scratch, acc): (&mut [u32], &mut [u64]),
     out: &mut [u32],
 ) {
     assert!(h.len() >= n * n && scratch.len() >= charpoly_scratch_words(n) && out.len() > n);
+    assert!(acc.len() > n, "n + 1 sums");
     scratch[0] = 1;
+    let r62 = m.reduce_u64(1 << 62);
     for k in 0..n {
         // SAFETY: the sizes were checked above.
         unsafe { hessenberg_coefficients(h.as_mut_ptr(), n, k, m) };
@@ -104,18 +103,63 @@ pub fn charpoly_of_hessenberg(
             let shifted = if d == 0 { 0 } else { at(d - 1) };
             *x = m.sub(shifted, m.mul(hkk, at(d)));
         }
+        // Σ_i c_i·p_i(d) in 64-bit words, three products at most between folds.
+        let sums = &mut acc[..k + 2];
+        sums.fill(0);
+        let mut pending = 0;
         for i in 0..k {
             let c = h[i * n + k];
             if c != 0 {
-                let cs = m.shoup(c);
-                let pi = &done[poly_offset(i)..poly_offset(i) + i + 1];
-                for (x, &p) in next.iter_mut().zip(pi) {
-                    *x = m.sub(*x, m.mul_shoup(p, c, cs));
+                if pending == 3 {
+                    fold_62(&mut sums[..i], r62);
+                    pending = 0;
                 }
+                let pi = &done[poly_offset(i)..poly_offset(i) + i + 1];
+                for (s, &p) in sums.iter_mut().zip(pi) {
+                    *s += c as u64 * p as u64;
+                }
+                pending += 1;
             }
+        }
+        for (x, &s) in next.iter_mut().zip(sums.iter()) {
+            *x = m.sub(*x, m.reduce_u64(s));
         }
     }
     out[..n + 1].copy_from_slice(&scratch[poly_offset(n)..poly_offset(n) + n + 1]);
+}
+
+/// `Σ x_j·y_j` of residues below `2^31`, exactly: the products (each below `2^62`)
+/// summed four to a 64-bit lane, sixteen at a time (a loop the compiler vectorizes),
+/// the lanes in 128 bits.
+#[inline]
+pub fn dot_wide(x: &[u32], y: &[u32]) -> u128 {
+    let len = x.len().min(y.len());
+    let (xh, xt) = x[..len].split_at(len - len % 16);
+    let (yh, yt) = y[..len].split_at(len - len % 16);
+    let mut acc = 0u128;
+    for (r, v) in xh.chunks_exact(16).zip(yh.chunks_exact(16)) {
+        let mut lanes = [0u64; 4];
+        for k in 0..4 {
+            for (l, s) in lanes.iter_mut().enumerate() {
+                *s += r[4 * k + l] as u64 * v[4 * k + l] as u64;
+            }
+        }
+        acc += lanes.iter().map(|&s| s as u128).sum::<u128>();
+    }
+    for (&a, &b) in xt.iter().zip(yt) {
+        acc += (a as u64 * b as u64) as u128;
+    }
+    acc
+}
+
+/// Each word `s` (below `2^64`) made `⌊s / 2^62⌋·r62 + s mod 2^62`, below `2^62 + 2^33`
+/// and congruent to `s` for `r62 = 2^62 mod m`: room for three more products of
+/// residues (each below `2^62 − 2^33`).
+#[inline]
+fn fold_62(sums: &mut [u64], r62: u32) {
+    for s in sums {
+        *s = (*s >> 62) * r62 as u64 + (*s & ((1 << 62) - 1));
+    }
 }
 
 /// `c_i = h[i][k]·h[i+1][i]⋯h[k][k−1]` for `i < k`, written over `h[i][k]`.
@@ -161,10 +205,17 @@ pub unsafe fn recurrence_term(
 
 /// The characteristic polynomial of the row-major `n × n` matrix `a` modulo `m`
 /// (overwritten), its `n + 1` coefficients (constant first) written to `out`;
-/// `scratch` holds [`charpoly_scratch_words`]`(n)` words.
-pub fn charpoly(a: &mut [u32], n: usize, m: Modulus, scratch: &mut [u32], out: &mut [u32]) {
+/// `scratch` holds [`charpoly_scratch_words`]`(n)` words, `acc` `n + 1`.
+#[inline]
+pub fn charpoly(
+    a: &mut [u32],
+    n: usize,
+    m: Modulus,
+    (scratch, acc): (&mut [u32], &mut [u64]),
+    out: &mut [u32],
+) {
     hessenberg(a, n, m, &mut scratch[..n]);
-    charpoly_of_hessenberg(a, n, m, scratch, out);
+    charpoly_of_hessenberg(a, n, m, (scratch, acc), out);
 }
 
 #[cfg(test)]
@@ -252,7 +303,7 @@ mod tests {
         });
         let mut h2 = h;
         let (mut scratch, mut out) = ([0u32; 21], [0u32; 6]);
-        charpoly_of_hessenberg(&mut h, n, m, &mut scratch, &mut out);
+        charpoly_of_hessenberg(&mut h, n, m, (&mut scratch, &mut [0u64; 6]), &mut out);
         let mut polys = [0u32; 21];
         polys[0] = 1;
         for k in 0..n {
@@ -264,6 +315,53 @@ mod tests {
             }
         }
         assert_eq!(polys[poly_offset(n)..], out[..]);
+    }
+
+    /// The CPU's sums in 64-bit words with folds every three products stay exact at the
+    /// bound: a 24 × 24 Hessenberg matrix of `m − 1` (every product `(m − 1)²`, every
+    /// coefficient `c_i` large) and of random residues, against the kernel's recurrence
+    /// (one reduction a product).
+    #[test]
+    fn folded_sums_are_exact_at_the_largest_residues() {
+        const N: usize = 24;
+        let m = Modulus::new(P).unwrap();
+        let mut seed = 9u64;
+        for all_max in [true, false] {
+            let mut h = [0u32; N * N];
+            for (k, x) in h.iter_mut().enumerate() {
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                if k / N <= k % N + 1 {
+                    *x = if all_max {
+                        P - 1
+                    } else {
+                        ((seed >> 33) as u32) % P
+                    };
+                }
+            }
+            let mut h2 = h;
+            let mut scratch = [0u32; (N + 1) * (N + 2) / 2];
+            let mut out = [0u32; N + 1];
+            charpoly_of_hessenberg(&mut h, N, m, (&mut scratch, &mut [0u64; N + 1]), &mut out);
+            let mut polys = [0u32; (N + 1) * (N + 2) / 2];
+            polys[0] = 1;
+            for k in 0..N {
+                // SAFETY: h2 is N × N and polys holds p_0 … p_N.
+                unsafe { hessenberg_coefficients(h2.as_mut_ptr(), N, k, m) };
+                for d in 0..=k + 1 {
+                    let x = unsafe { recurrence_term(h2.as_ptr(), N, k, d, polys.as_ptr(), m) };
+                    polys[poly_offset(k + 1) + d] = x;
+                }
+            }
+            assert_eq!(polys[poly_offset(N)..], out[..], "all m − 1: {all_max}");
+        }
+        // dot_wide at 16-lane edges and with (m − 1)² terms: exact in 128 bits.
+        let x = [P - 1; 40];
+        for len in [0, 1, 15, 16, 17, 33, 40] {
+            let want = len as u128 * ((P - 1) as u128 * (P - 1) as u128);
+            assert_eq!(dot_wide(&x[..len], &x[..len]), want, "{len}");
+        }
     }
 
     #[test]
@@ -286,7 +384,13 @@ mod tests {
                 let mut work = a;
                 let mut scratch = [0u32; 21];
                 let mut out = [0u32; 6];
-                charpoly(&mut work[..n * n], n, m, &mut scratch, &mut out);
+                charpoly(
+                    &mut work[..n * n],
+                    n,
+                    m,
+                    (&mut scratch, &mut [0u64; 6]),
+                    &mut out,
+                );
                 let want = reference(&a[..n * n], n, m);
                 assert_eq!(out[..=n], want[..=n], "n = {n}, trial {trial}");
             }

