@@ -20,8 +20,8 @@ use super::method::{Lifting, Method};
 use super::solve_dixon::solve_dixon;
 use super::solve_modular::solve_modular;
 use crate::backend::Backend;
-use crate::error::{Error, Result};
-use crate::mat::bounds::cramer_bits;
+use crate::error::Result;
+use crate::mat::bounds::solve_bits;
 use crate::mat::matrix::{require_rhs, require_square, IntMatrix, RatMatrix};
 use crate::timing::Laps;
 use std::time::Duration;
@@ -93,7 +93,7 @@ pub fn solve_with(
     require_rhs(n, b.rows())?;
     let l = b.cols();
     // One bound for every path (a zero column of A is singular at once).
-    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
+    let bits = solve_bits(a, b)?;
     // With no right-hand side only A's singularity is left to decide: the multimodular
     // path does that for every method.
     let gpu = backend.lifting_gpu(n, l);

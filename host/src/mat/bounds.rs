@@ -1,6 +1,7 @@
 //! Size bounds of exact results, in bits: Euclidean norms (rounded up safely from
 //! `f64`), Hadamard's bound on determinants, Cramer's bounds on solutions.
 
+use crate::error::{Error, Result};
 use crate::mat::matrix::IntMatrix;
 use rayon::prelude::*;
 use rug::Integer;
@@ -130,4 +131,9 @@ pub fn cramer_bits(a: &IntMatrix, b: &IntMatrix) -> Option<(u64, u64)> {
     let det = sum.ceil() as u64 + 1;
     let num = (sum.max(sum - min + b_max)).ceil() as u64 + 1;
     Some((det, num))
+}
+
+/// [`cramer_bits`] for a solve: [`Error::Singular`] when `A` has a zero column.
+pub fn solve_bits(a: &IntMatrix, b: &IntMatrix) -> Result<(u64, u64)> {
+    cramer_bits(a, b).ok_or(Error::Singular { prime: None })
 }

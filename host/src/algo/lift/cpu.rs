@@ -8,7 +8,7 @@ use super::steps::{self, Lifting};
 use super::{divisor_of, finish, limb_of, steps_for, DixonSolution, Expansion, PRIMES_TRIED};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::mat::bounds::cramer_bits;
+use crate::mat::bounds::solve_bits;
 use crate::mat::matrix::{require_rhs, require_square, IntMatrix};
 use crate::mat::modmat::ModMatrices;
 use rayon::prelude::*;
@@ -45,7 +45,7 @@ fn split_limbs(a: &IntMatrix, limbs: usize) -> Vec<Vec<i32>> {
 pub fn solve(a: &IntMatrix, b: &IntMatrix) -> Result<Option<DixonSolution>> {
     require_square(a.rows(), a.cols(), "solving A X = B")?;
     require_rhs(a.rows(), b.rows())?;
-    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
+    let bits = solve_bits(a, b)?;
     solve_within(a, b, bits)
 }
 
@@ -95,7 +95,7 @@ pub fn divisor(a: &IntMatrix, b: &IntMatrix) -> Result<Option<(Integer, usize)>>
     if a.rows() == 0 || b.cols() == 0 {
         return Ok(Some((Integer::from(1), 0)));
     }
-    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
+    let bits = solve_bits(a, b)?;
     lift(a, b, bits, |x, last| {
         if last {
             divisor_of(x).map(Some)

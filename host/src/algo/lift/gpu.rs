@@ -22,7 +22,7 @@ use crate::backend::gpu::Gpu;
 use crate::backend::split::each_on_thread;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::mat::bounds::cramer_bits;
+use crate::mat::bounds::solve_bits;
 use crate::mat::matrix::{require_rhs, require_square, IntMatrix};
 use crate::timing::Laps;
 use rayon::prelude::*;
@@ -250,7 +250,7 @@ pub fn divisor<T: Send>(
     meanwhile: impl FnOnce(&LimbsOn) -> Result<T>,
 ) -> Result<Option<GpuDivisor<T>>> {
     let mut laps = Laps::start();
-    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
+    let bits = solve_bits(a, b)?;
     let prep = prepare(backend, (a, b), bits, &mut laps)?;
     let rhs = (&prep.rhs[..], b.cols());
     let (moduli, steps) = (primes(), |m: &[Modulus]| steps_by(bits, m));
@@ -313,7 +313,7 @@ pub fn solve(
     a: &IntMatrix,
     b: &IntMatrix,
 ) -> Result<Option<(DixonSolution, Laps)>> {
-    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
+    let bits = solve_bits(a, b)?;
     solve_within(backend, (a, b), bits)
 }
 
@@ -396,7 +396,7 @@ fn choose(prep: &Prepared, l: usize) -> (usize, How) {
 /// The right-hand sides that [`solve`] lifts together as a block for `A X = B` on the
 /// backend's GPU, or `None` where it lifts by rows (uploads `A`: for tests and tools).
 pub fn block_group(backend: &Backend, a: &IntMatrix, b: &IntMatrix) -> Result<Option<usize>> {
-    let bits = cramer_bits(a, b).ok_or(Error::Singular { prime: None })?;
+    let bits = solve_bits(a, b)?;
     let prep = prepare(backend, (a, b), bits, &mut Laps::start())?;
     Ok(match choose(&prep, b.cols()) {
         (g, How::Block) => Some(g),
