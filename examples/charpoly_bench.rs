@@ -1,7 +1,7 @@
 //! Characteristic polynomials modulo many primes on the GPU, two ways on the same
 //! residues: a block per prime (`ops::matrix_polynomial_per_channel`, the kernel of
 //! `charpoly` over Z) and every prime's Hessenberg form and recurrence by whole-grid
-//! launches (`ops::charpoly_mod_few`, the path of a few large matrices), answers
+//! launches (`ops::charpoly_mod_grid`, the library's path from order 400), answers
 //! compared. Each `N:K` case is `K` primes of an `N × N` matrix (random residues); one
 //! warm-up, then the median of three runs each.
 //!
@@ -48,7 +48,7 @@ fn main() -> R<()> {
             )?)
         })?;
         let (grid, got) = time(|| {
-            Ok(ops::charpoly_mod_few(g, moduli, n, &data)?.ok_or("over the memory budget")?)
+            Ok(ops::charpoly_mod_grid(g, moduli, n, &data)?.ok_or("over the memory budget")?)
         })?;
         let same = if got == want { "same" } else { "DIFFERENT" };
         println!(

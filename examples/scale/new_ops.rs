@@ -52,7 +52,7 @@ pub fn run(op: &str, n: usize, bits: u32, be: &Backend) -> R<Case> {
             Case::new(s, format!("{note}, {bits}-bit coefficients"), None)
         }
         "charpoly_mod" | "minpoly_mod" => {
-            let m = ModMatrices::from_int_matrix(&a, &[P])?;
+            let m = modp(&a)?;
             let t = Instant::now();
             let f = match op {
                 "charpoly_mod" => be.charpoly_mod(&m)?,
@@ -82,7 +82,7 @@ pub fn run(op: &str, n: usize, bits: u32, be: &Backend) -> R<Case> {
             // The case at 4000: 4000 × 4100 of rank 3900.
             let (cols, r) = (n + (n / 40).max(1), n - n / 40);
             let a = rank_deficient(n, cols, r, bits, 8);
-            let m = ModMatrices::from_int_matrix(&a, &[P])?;
+            let m = modp(&a)?;
             let t = Instant::now();
             let e = be.rref_mod(&m)?;
             let basis = e.nullspace(0);

@@ -3,11 +3,11 @@
 //! ([`hessenberg_steps`](crate::backend::gpu::launch::hessenberg_steps)), then the
 //! recurrence of the leading blocks' polynomials, two launches a step
 //! ([`charpoly_recurrence_steps`](crate::backend::gpu::launch::charpoly_recurrence_steps)).
-//! For a few large matrices ([`charpoly_mod_few`], and [`minpoly_mod_few`] where the
-//! minimal polynomial is the characteristic one), and for many primes of one large
-//! matrix from order [`CHARPOLY_GRID_FROM`] ([`charpoly_mod_grid`], in groups of primes
-//! that fit the memory budget, and [`charpoly_packed`], which reduces an integer
-//! matrix's entries on the device), where a block per prime is slower.
+//! For a few large matrices and for many primes of one large matrix from order
+//! [`CHARPOLY_GRID_FROM`] ([`charpoly_mod_grid`], in groups of primes that fit the
+//! memory budget, and [`charpoly_packed`], which reduces an integer matrix's entries on
+//! the device), where a block per prime is slower; and [`minpoly_mod_few`] where the
+//! minimal polynomial is the characteristic one.
 
 use super::few::require_matrices;
 use super::matrices::DeviceWords;
@@ -89,24 +89,8 @@ pub fn charpoly_packed(
     Ok(Some(out))
 }
 
-/// The characteristic polynomial modulo each of `moduli` of a few large `n × n`
-/// matrices (`data`, one row-major matrix per modulus, one after another): `n + 1`
-/// coefficients each, constant first. Their Hessenberg forms with the whole GPU
-/// ([`hessenberg_steps`](crate::backend::gpu::launch::hessenberg_steps)), then the
-/// recurrence of the leading blocks' polynomials, each step over the whole grid too
-/// ([`charpoly_recurrence_steps`](crate::backend::gpu::launch::charpoly_recurrence_steps)).
-/// `None` when they do not fit the memory budget at once.
-pub fn charpoly_mod_few(
-    gpu: &Gpu,
-    moduli: &[Modulus],
-    n: usize,
-    data: &[u32],
-) -> Result<Option<Vec<u32>>> {
-    Ok(charpoly_grid(gpu, moduli, n, data)?.map(|(out, _)| out))
-}
-
-/// The minimal polynomials of a few large matrices as [`charpoly_mod_few`] computes
-/// their characteristic ones, where every Hessenberg form it makes is unreduced (no
+/// The minimal polynomials of a few large matrices as [`charpoly_mod_grid`] computes
+/// their characteristic ones (all at once), where every Hessenberg form it makes is unreduced (no
 /// zero subdiagonal entry: the matrix is then non-derogatory, `e_1`'s Krylov vectors
 /// span the space, and the two polynomials agree; a random matrix's almost surely).
 /// `None` where one is reduced or they do not fit the memory budget at once.
@@ -121,7 +105,9 @@ pub fn minpoly_mod_few(
         .map(|(out, _)| out))
 }
 
-/// [`charpoly_mod_few`] with whether each Hessenberg form is unreduced.
+/// The characteristic polynomials of `data`'s matrices modulo `moduli`, all at once by
+/// whole-grid launches, with whether each Hessenberg form is unreduced; `None` when they
+/// do not fit the memory budget at once.
 fn charpoly_grid(
     gpu: &Gpu,
     moduli: &[Modulus],

@@ -39,9 +39,7 @@ pub use dixon_block::{block_lift_words, start_block_lift, BlockLift, Lifting};
 pub use dixon_devices::{det_mod_limbs_on, start_lift_on, LiftOn, LimbsOn};
 pub use eliminate::{eliminate_packed, eliminate_words};
 pub use few::{det_few_for, det_mod_few, rref_mod_few};
-pub use hessenberg::{
-    charpoly_mod_few, charpoly_mod_grid, charpoly_packed, minpoly_mod_few, CHARPOLY_GRID_FROM,
-};
+pub use hessenberg::{charpoly_mod_grid, charpoly_packed, minpoly_mod_few, CHARPOLY_GRID_FROM};
 pub use limbs::{pack_number_major, signed_limbs};
 pub use matrices::{
     det_packed, det_per_channel, det_words, eliminate_per_channel, matmul_per_channel,
