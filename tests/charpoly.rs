@@ -196,6 +196,16 @@ fn gpu_few_large_matrices_take_the_whole_device() {
     dev(&g).config().set_memory_limit(None);
 }
 
+/// Device words a prime of the whole-grid charpoly path holds at order `n` (its matrix,
+/// the polynomials' triangle, the steps' vectors): for the memory caps below.
+fn grid_channel_words(n: usize) -> usize {
+    n * n
+        + 4 * n
+        + 3
+        + rns_core::charpoly::charpoly_scratch_words(n)
+        + rns::backend::gpu::launch::HESS_STATE_WORDS
+}
+
 /// Many primes of one large matrix on the GPU: from `ops::CHARPOLY_GRID_FROM` (400) by
 /// whole-grid launches (`ops::charpoly_mod_grid`), below by a block per prime; 40 primes
 /// are too many for the few-matrix rule on any current GPU (4 multiprocessors a prime).
@@ -220,11 +230,7 @@ fn gpu_many_primes_of_a_large_matrix() {
         let want = Backend::Cpu.charpoly_mod(&m).unwrap();
         assert_eq!(g.charpoly_mod(&m).unwrap(), want, "{n}×{n}");
         if n == from {
-            let words = n * n
-                + 4 * n
-                + 3
-                + rns_core::charpoly::charpoly_scratch_words(n)
-                + rns::backend::gpu::launch::HESS_STATE_WORDS;
+            let words = grid_channel_words(n);
             dev(&g)
                 .config()
                 .set_memory_limit(Some(4 * words * 3 + 2 * words));
@@ -257,11 +263,7 @@ fn gpu_charpoly_of_integers_reduced_on_the_device() {
             "{n}×{n}, {bits}-bit"
         );
         if n == from && bits == 100 {
-            let words = n * n
-                + 4 * n
-                + 3
-                + rns_core::charpoly::charpoly_scratch_words(n)
-                + rns::backend::gpu::launch::HESS_STATE_WORDS;
+            let words = grid_channel_words(n);
             let packed = n * n * (4 + 1);
             dev(&g)
                 .config()
