@@ -16,6 +16,8 @@
 #   scripts/gpu-check.sh --run --cli           # and the whole CLI against FLINT (scripts/cli_vs_flint.py)
 #   scripts/gpu-check.sh --run --univariate    # and univariate resultants: kernels, CUDA C, CLI vs FLINT
 #   scripts/gpu-check.sh --run --imma          # and the tensor-core products' SASS, cuBLAS INT8 (torch)
+#   scripts/gpu-check.sh --run --roofline      # and the roofline table (examples/roofline/): cuBLAS INT8
+#                                              # (torch) first, then every hot kernel against its limit
 #   scripts/gpu-check.sh --run --product       # and the exact product 1024² 1000-bit: GPU variants, CPU,
 #                                              # FLINT 1 and all threads, the whole `rns matmul` process
 #   scripts/gpu-check.sh --run --python        # and the Python package: its tests, then python/bench/vs_flint.py
@@ -66,7 +68,7 @@ for l in sys.stdin:
     cargo build --release --example multi_gpu_bench --features rns/mpi
     cp target/release/examples/multi_gpu_bench $B/multi_gpu_bench-mpi
     cargo build --release --bins --examples
-    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,univariate_bench,multi_gpu_bench,product_bench,det_bench,gj_bench,scale,panels_bench,solve_bench,charpoly_bench} $B/
+    cp target/release/rns target/release/examples/{gpu_bench,e2e_bench,determinant,compare,linalg_bench,resultant,univariate_bench,multi_gpu_bench,product_bench,det_bench,gj_bench,scale,panels_bench,solve_bench,charpoly_bench,roofline} $B/
     cp device/reference/mul_chain.cu device/reference/matmul.cu device/reference/resultant.cu device/reference/mul_m.cuh $B/
     # python-flint for the FLINT comparisons on the GPU host, which has no network.
     mkdir -p $B/wheels
@@ -180,6 +182,13 @@ if [[ " $* " == *" --imma "* ]]; then
         grep -m2 IMMA $f || true
     done
     python3 scripts/int_mm.py || echo "no torch here"
+fi
+if [[ " $* " == *" --roofline "* ]]; then
+    echo "== roofline: cuBLAS INT8 (torch._int_mm), then every hot kernel against the limit that binds it"
+    python3 scripts/int_mm.py > /tmp/int_mm.txt || true
+    cat /tmp/int_mm.txt
+    int8=$(awk '/8192\^3/ {print $(NF-1)}' /tmp/int_mm.txt)
+    ROOFLINE_INT8_TOPS=$int8 $B/roofline || status=1
 fi
 if [[ " $* " == *" --product "* ]]; then
     echo "== exact product 1024² with 1000-bit entries: GPU variants and CPU backend, then FLINT and the whole CLI"

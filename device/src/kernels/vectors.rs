@@ -1,10 +1,11 @@
-//! Kernels on residue vectors: elementwise arithmetic, the `mul_m` probe, equality,
+//! Kernels on residue vectors: elementwise arithmetic, the `mul_m` and mul-add probes, equality,
 //! mixed-radix conversion (and its table), digit comparison, sign and comparison by
 //! interval evaluation (and its table), reduction of integers.
 
 use super::{ballot, channel_loop};
 use core::arch::nvptx::*;
 use rns_core::launch::NUMBERS_PER_BLOCK;
+use rns_core::modulus::mad_wide;
 use rns_core::{crt, interval, mixed_radix, Modulus};
 
 macro_rules! elementwise {
@@ -82,6 +83,47 @@ pub unsafe extern "ptx-kernel" fn rns_mul_chain(
             t += 4;
         }
         *out.add(k) = x0 ^ x1 ^ x2 ^ x3;
+    });
+}
+
+/// Throughput probe of the integer-unit product's inner step: eight independent chains
+/// of `iters` wide mul-adds (`acc += lo(acc) · y`, one `mad.wide.u32` each) per thread,
+/// unrolled by four (`iters` a multiple of 4); the roof of `rns_matmul`'s mul-adds.
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_mad_chain(
+    out: *mut u32,
+    a: *const u32,
+    len: u32,
+    iters: u32,
+) {
+    channel_loop(len, |_, k| {
+        let y = *a.add(k);
+        let mut acc = [0u64; 8];
+        let mut j = 0;
+        while j < 8 {
+            acc[j] = y as u64 + j as u64;
+            j += 1;
+        }
+        let mut t = 0;
+        while t < iters {
+            let mut u = 0;
+            while u < 4 {
+                let mut j = 0;
+                while j < 8 {
+                    acc[j] = mad_wide(acc[j] as u32, y, acc[j]);
+                    j += 1;
+                }
+                u += 1;
+            }
+            t += 4;
+        }
+        let mut x = 0u64;
+        let mut j = 0;
+        while j < 8 {
+            x ^= acc[j];
+            j += 1;
+        }
+        *out.add(k) = (x ^ (x >> 32)) as u32;
     });
 }
 

@@ -23,6 +23,7 @@ pub(crate) struct Kernels {
     /// The elementwise kernels, in the order of [`Op::ALL`].
     pub elementwise: Vec<CudaFunction>,
     pub mul_chain: CudaFunction,
+    pub mad_chain: CudaFunction,
     pub equal_shared: CudaFunction,
     pub equal_vote: CudaFunction,
     pub mrc_digits: CudaFunction,
@@ -93,6 +94,7 @@ impl Kernels {
                 .map(|op| f(op.kernel_name()))
                 .collect::<Result<_>>()?,
             mul_chain: f("rns_mul_chain")?,
+            mad_chain: f("rns_mad_chain")?,
             equal_shared: f("rns_equal_shared")?,
             equal_vote: f("rns_equal_vote")?,
             mrc_digits: f("rns_mrc_digits")?,

@@ -57,7 +57,9 @@ pub use rows::{
     rref_steps, HESS_STATE_WORDS, RREF_STATE_WORDS,
 };
 pub use shapes::*;
-pub use vectors::{launch_elementwise, launch_equal, launch_mul_chain, launch_reduce};
+pub use vectors::{
+    launch_elementwise, launch_equal, launch_mad_chain, launch_mul_chain, launch_reduce,
+};
 
 use super::driver::device::cuda;
 use super::driver::fault::FaultSite;

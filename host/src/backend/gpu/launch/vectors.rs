@@ -79,6 +79,28 @@ pub fn launch_mul_chain(
     Ok(())
 }
 
+/// The wide mul-add probe (`rns_mad_chain`; `out`, `a`: `len × channels` words, eight
+/// chains of `iters` mul-adds a number).
+pub fn launch_mad_chain(
+    gpu: &Gpu,
+    out: &mut CudaSlice<u32>,
+    a: &CudaSlice<u32>,
+    s: MulChain,
+) -> Result<()> {
+    let words = s.len * s.channels;
+    need("mad_chain output", out, words)?;
+    need("mad_chain input", a, words)?;
+    let (n, len) = (s.len, s.len as u32);
+    for r in channel_ranges(s.channels) {
+        let words = r.start * n..r.end * n;
+        let (mut o, x) = (out.slice_mut(words.clone()), a.slice(words));
+        let cfg = channel_grid(n, r.len())?;
+        let f = &gpu.kernels().mad_chain;
+        launch!(gpu, gpu.stream(), f, cfg, &mut o, &x, &len, &s.iters)?;
+    }
+    Ok(())
+}
+
 /// Whether numbers `a[i]`, `b[i]` agree in every channel: one word per number.
 pub fn launch_equal(
     gpu: &Gpu,

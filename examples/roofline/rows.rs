@@ -1,0 +1,480 @@
+//! The roofline's rows, one function a kernel family: each measures its kernels, checks
+//! their answers, and gives each rate in the unit of the limit that binds it.
+
+use super::{gpu_ms, xorshift, Roofs, Row, R};
+use rns::backend::gpu::driver::raw;
+use rns::backend::gpu::driver::raw::moduli_words;
+use rns::backend::gpu::launch;
+use rns::backend::gpu::launch::{
+    Chunks, Det, Digits, Elementwise, Eliminate, Equal, EqualKernel, Matmul, ResultantBlock,
+};
+use rns::backend::gpu::{ops, Gpu, TensorSplit};
+use rns::timing::Laps;
+use rns::{Backend, Op, RnsBasis, RnsVec};
+use rug::Integer;
+use std::sync::Arc;
+
+fn basis(k: usize) -> R<Arc<RnsBasis>> {
+    Ok(Arc::new(RnsBasis::largest_primes(k)?))
+}
+
+/// Elementwise mul, equality: bound by the copy.
+pub fn vectors(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
+    let b = basis(63)?;
+    let per = if quick { 1 << 16 } else { 1 << 20 };
+    let (x, y) = (RnsVec::random(&b, per, 1), RnsVec::random(&b, per, 2));
+    let n = per * b.channels();
+    let (dx, dy, dm) = (
+        raw::upload(g, x.residues())?,
+        raw::upload(g, y.residues())?,
+        raw::upload(g, &moduli_words(b.moduli()))?,
+    );
+    let (mut dz, dummy) = (raw::alloc(g, n)?, raw::upload(g, &[0])?);
+    let shape = Elementwise {
+        op: Op::Mul,
+        len: per,
+        channels: b.channels(),
+    };
+    let ms = gpu_ms(g, || {
+        let ins = [&dx, &dy];
+        launch::launch_elementwise(g, raw::stream(g), shape, &mut dz, &ins, &dummy, &dm)
+    })?;
+    if raw::download(g, &dz, n)? != Backend::Cpu.mul(&x, &y)?.residues() {
+        return Err("elementwise mul differs from the CPU backend".into());
+    }
+    let size = format!("{per} × {} channels", b.channels());
+    let mut rows = vec![Row::new(
+        "`rns_mul` (elementwise)",
+        &size,
+        12.0 * n as f64 / (ms * 1e-3) / 1e9,
+        roofs.copy,
+        "12 bytes a residue",
+    )];
+    drop((dz, dy));
+    let b = basis(330)?;
+    let len = if quick { 1 << 14 } else { 1_000_000 };
+    let p = RnsVec::random(&b, len, 3);
+    let (dp, dq) = (raw::upload(g, p.residues())?, raw::upload(g, p.residues())?);
+    let mut out = raw::alloc(g, len)?;
+    let shape = Equal {
+        kernel: EqualKernel::WarpVote,
+        len,
+        channels: b.channels(),
+    };
+    let ms = gpu_ms(g, || {
+        launch::launch_equal(g, raw::stream(g), shape, &mut out, &dp, &dq)
+    })?;
+    if raw::download(g, &out, len)?.contains(&0) {
+        return Err("equality of equal numbers said no".into());
+    }
+    rows.push(Row::new(
+        "`rns_equal_vote`",
+        &format!("{len} × {}", b.channels()),
+        8.0 * (len * b.channels()) as f64 / (ms * 1e-3) / 1e9,
+        roofs.copy,
+        "reads only: a copy's half",
+    ));
+    Ok(rows)
+}
+
+/// Sign (interval pass), mixed-radix digits (the CRT) and decimal chunks (the text) of
+/// numbers over 330 moduli, checked against the integers they came from.
+pub fn conversion(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
+    let b = basis(330)?;
+    let k = b.range_len();
+    let len = if quick { 1 << 12 } else { 1 << 18 };
+    let bits = 31 * k as u32 - 40;
+    let mut state = rug::rand::RandState::new();
+    let ints: Vec<Integer> = (0..len)
+        .map(|i| {
+            let v = Integer::from(Integer::random_bits(bits, &mut state));
+            if i % 2 == 1 {
+                -v
+            } else {
+                v
+            }
+        })
+        .collect();
+    let x = Backend::Cpu.to_rns(&b, &ints)?;
+    let dx = raw::upload(g, x.residues())?;
+    let tables = ops::mrc_tables(g, b.range_moduli())?;
+    let t = &*tables;
+    let mut rows = Vec::new();
+
+    // Sign of full-range numbers (random residues): the interval pass decides them.
+    let r = RnsVec::random(&b, len, 6);
+    let dr = raw::upload(g, r.residues())?;
+    let mut scratch = vec![raw::alloc(g, k * len)?, raw::alloc(g, k * len)?];
+    let mut signs = raw::alloc(g, len)?;
+    let ms = gpu_ms(g, || {
+        let s = raw::stream(g);
+        launch::launch_compare(g, s, t, len, &dr, None, &mut scratch, &mut signs)
+    })?;
+    let gpu = Backend::select(rns::BackendChoice::Gpu)?;
+    if gpu.sign(&r)? != Backend::Cpu.sign(&r)? {
+        return Err("the GPU's signs differ from the CPU's".into());
+    }
+    rows.push(Row::new(
+        "sign, full-range numbers (`rns_interval_cmp` pass)",
+        &format!("{len} × {}", b.channels()),
+        4.0 * (len * k) as f64 / (ms * 1e-3) / 1e9,
+        roofs.copy,
+        "reads the range channels once",
+    ));
+    drop((scratch, dr));
+
+    // The CRT: mixed-radix digits, k(k − 1)/2 products a number.
+    let mut digits = raw::alloc(g, k * len)?;
+    let shape = Digits { len, k };
+    let ms = gpu_ms(g, || {
+        let s = raw::stream(g);
+        launch::launch_digits(g, s, shape, &mut digits, &dx, None, &t.moduli, &t.table)
+    })?;
+    rows.push(Row::new(
+        "mixed-radix digits (`rns_mrc_digits`, the CRT)",
+        &format!("{len} × {k}"),
+        (len * k * (k - 1) / 2) as f64 / (ms * 1e-3) / 1e9,
+        roofs.modmul,
+        "k(k−1)/2 products a number",
+    ));
+
+    // The text: chunks of nine digits by Horner over the digits (a chunk update a
+    // wide product and a division by 10⁹), then the bytes.
+    let range = &b.moduli()[..k];
+    let q = b.moduli()[k];
+    let nchunks = ops::decimal::text_chunks(t).ok_or("too many chunks")?;
+    let redundant = x.residues()[k * len..(k + 1) * len].to_vec();
+    let mut flags = raw::upload(g, &redundant)?;
+    let (mut chunks, mut lens) = (raw::alloc(g, nchunks * len)?, raw::alloc(g, len)?);
+    let ms = gpu_ms(g, || {
+        raw::copy(g, &mut flags, &raw::upload(g, &redundant)?)?;
+        g.sync()?;
+        let out = Chunks {
+            chunks: &mut chunks,
+            lens: &mut lens,
+            flags: &mut flags,
+            nchunks,
+        };
+        launch::launch_digits_decimal(g, raw::stream(g), out, &digits, (t, range), q, len)
+    })?;
+    rows.push(Row::new(
+        "decimal chunks (`rns_digits_decimal`, the text)",
+        &format!("{len} × {k}, {nchunks} chunks"),
+        (len * k * nchunks / 2) as f64 / (ms * 1e-3) / 1e9,
+        roofs.modmul,
+        "k·chunks/2 chunk updates a number, each counted as a `mul_m`",
+    ));
+    raw::copy(g, &mut flags, &raw::upload(g, &redundant)?)?;
+    let mut laps = Laps::start();
+    let s = raw::stream(g);
+    let text = ops::decimal::text_of_digits(
+        g,
+        s,
+        &digits,
+        &mut flags,
+        (t, range, q),
+        (len, 1),
+        ("", bits as u64),
+        &mut laps,
+    )?;
+    let check = len.min(4096);
+    if text
+        .split_whitespace()
+        .take(check)
+        .zip(&ints)
+        .any(|(a, b)| a != b.to_string())
+    {
+        return Err("the device's text differs from the integers".into());
+    }
+    Ok(rows)
+}
+
+/// The product of `n × n` matrices modulo `mc` primes: integer units against the
+/// wide mul-add, the tensor cores against cuBLAS INT8.
+pub fn products(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
+    let shapes: &[(usize, usize, bool)] = if quick {
+        &[(512, 16, true)]
+    } else {
+        &[(4096, 16, true), (8192, 16, false)]
+    };
+    let mut rows = Vec::new();
+    for &(n, mc, simt) in shapes {
+        let b = basis(mc - 1)?;
+        let gen = |seed: u64| -> Vec<u32> {
+            b.moduli()
+                .iter()
+                .enumerate()
+                .flat_map(|(c, m)| xorshift(n * n, m.m, seed + c as u64))
+                .collect()
+        };
+        let (da, db, dm) = (
+            raw::upload(g, &gen(0x1234_5678))?,
+            raw::upload(g, &gen(0x8765_4321))?,
+            raw::upload(g, &moduli_words(b.moduli()))?,
+        );
+        let mut dc = raw::alloc(g, mc * n * n)?;
+        let shape = Matmul {
+            n,
+            k: n,
+            p: n,
+            channels: mc,
+        };
+        let mut run = |tensor: bool, split: TensorSplit| -> R<(f64, Vec<u32>)> {
+            g.config().set_tensor_cores(Some(tensor));
+            g.config().set_tensor_split(Some(split));
+            let ms = gpu_ms(g, || {
+                launch::launch_matmul(g, raw::stream(g), shape, &mut dc, &da, &db, &dm)
+            })?;
+            g.config().set_tensor_cores(None);
+            g.config().set_tensor_split(None);
+            Ok((ms, raw::download(g, &dc, mc * n * n)?))
+        };
+        let madds = (mc * n * n * n) as f64;
+        let size = format!("{n}³ × {mc} primes");
+        let (planes, want) = run(true, TensorSplit::BytePlanes)?;
+        let (small, got) = run(true, TensorSplit::SmallModuli)?;
+        if got != want {
+            return Err(format!("{size}: the two tensor-core products differ").into());
+        }
+        if simt {
+            let (ms, got) = run(false, TensorSplit::BytePlanes)?;
+            if got != want {
+                return Err(format!("{size}: integer units and tensor cores differ").into());
+            }
+            rows.push(Row::new(
+                "`rns_matmul` (integer units)",
+                &size,
+                madds / (ms * 1e-3) / 1e9,
+                roofs.madd,
+                "a mul-add a `mad.wide`",
+            ));
+        }
+        let products = rns_core::ozaki::moduli_for(n).unwrap_or(0) as f64;
+        rows.push(Row::new(
+            "`rns_matmul_imma` (byte planes)",
+            &size,
+            madds * 16.0 * 2.0 / (planes * 1e-3) / 1e12,
+            roofs.int8,
+            &format!(
+                "16 byte products a mul-add: {:.1} T mul-add/s",
+                madds / (planes * 1e-3) / 1e12
+            ),
+        ));
+        rows.push(Row::new(
+            "`rns_matmul_ozaki` (small moduli)",
+            &size,
+            madds * products * 2.0 / (small * 1e-3) / 1e12,
+            roofs.int8,
+            &format!(
+                "{products} INT8 products a mul-add: {:.1} T mul-add/s",
+                madds / (small * 1e-3) / 1e12
+            ),
+        ));
+    }
+    Ok(rows)
+}
+
+/// The determinant (LU) and Gauss–Jordan of one matrix per prime, against `mul_m`.
+pub fn eliminations(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
+    let (n, mc) = if quick { (128, 16) } else { (512, 128) };
+    let b = basis(mc - 1)?;
+    let mats = RnsVec::random(&b, n * n, 4);
+    let dm = raw::upload(g, &moduli_words(b.moduli()))?;
+    let src = raw::upload(g, mats.residues())?;
+    let mut work = raw::alloc(g, src.len())?;
+    let mut dets = raw::alloc(g, mc)?;
+    let want = Backend::Cpu.det_per_channel(&mats, n)?;
+    let mut rows = Vec::new();
+    let size = format!("{n}² × {mc} primes");
+    for (tensor, name) in [
+        (false, "`rns_det_blocked` (LU, integer units)"),
+        (
+            true,
+            "LU, trailing updates on the tensor cores (panels of 128)",
+        ),
+    ] {
+        g.config().set_tensor_cores(Some(tensor));
+        g.config().set_det_panel(tensor.then_some(128));
+        let shape = Det { n, channels: mc };
+        let ms = gpu_ms(g, || {
+            raw::copy(g, &mut work, &src)?;
+            launch::launch_det(g, raw::stream(g), shape, &mut dets, &mut work, &dm)
+        })?;
+        g.config().set_tensor_cores(None);
+        g.config().set_det_panel(None);
+        if raw::download(g, &dets, mc)? != want {
+            return Err(format!("{name}: the determinants differ from the CPU's").into());
+        }
+        rows.push(Row::new(
+            name,
+            &size,
+            mc as f64 * (n as f64).powi(3) / 3.0 / (ms * 1e-3) / 1e9,
+            roofs.modmul,
+            "n³/3 updates a prime, each counted as a `mul_m`; the time includes a copy of the matrices",
+        ));
+    }
+    // Gauss–Jordan on n × 2n (an inverse's shape): its determinants and ranks equal the
+    // forward elimination's of the same matrices.
+    let wide = RnsVec::random(&b, 2 * n * n, 5);
+    let src = raw::upload(g, wide.residues())?;
+    let mut work = raw::alloc(g, src.len())?;
+    let mut ranks = raw::alloc(g, mc)?;
+    let mut result = Vec::new();
+    for jordan in [false, true] {
+        let shape = Eliminate {
+            rows: n,
+            cols: 2 * n,
+            pivot_cols: n,
+            jordan,
+            channels: mc,
+        };
+        let ms = gpu_ms(g, || {
+            raw::copy(g, &mut work, &src)?;
+            let s = raw::stream(g);
+            launch::launch_eliminate(g, s, shape, &mut ranks, &mut dets, &mut work, &dm)
+        })?;
+        result.push((raw::download(g, &dets, mc)?, raw::download(g, &ranks, mc)?));
+        if jordan {
+            rows.push(Row::new(
+                "`rns_eliminate` (Gauss–Jordan, a block a prime)",
+                &format!("{n} × {} × {mc} primes", 2 * n),
+                mc as f64 * 1.5 * (n as f64).powi(3) / (ms * 1e-3) / 1e9,
+                roofs.modmul,
+                "1.5·n³ updates a prime; the time includes a copy of the matrices",
+            ));
+        }
+    }
+    if result[0] != result[1] {
+        return Err("Gauss–Jordan and forward elimination disagree".into());
+    }
+    Ok(rows)
+}
+
+/// Dixon's lifting step of an `n × n` matrix of 64-bit entries (three 29-bit limbs):
+/// the reads of `A⁻¹ mod p` for each prime of the step and of `A`'s limbs, against
+/// the copy. The first step's digits are checked: `A·x ≡ b` modulo the first prime.
+pub fn lifting(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
+    let (n, limbs) = (if quick { 512 } else { 4000 }, 3);
+    let mut s = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    // Limb-major: two full signed 29-bit limbs, a top limb in [−32, 32).
+    let words: Vec<u32> = (0..limbs * n * n)
+        .map(|i| {
+            let top = i >= (limbs - 1) * n * n;
+            let v = if top {
+                (next() % 64) as i32 - 32
+            } else {
+                (next() >> 35) as i32 - (1 << 28)
+            };
+            v as u32
+        })
+        .collect();
+    let a = ops::upload_limbs(g, raw::stream(g), &words, n, limbs)?;
+    let rhs = vec![1i128; n];
+    let primes = RnsBasis::largest_primes(8)?.moduli().to_vec();
+    let (warm, timed) = (2, 20);
+    let cap = warm + 8 * timed;
+    let mut lift = ops::start_lift(g, &a, (&rhs, 1), (primes, 4), |_| cap)?
+        .ok_or("A is singular modulo every prime")?;
+    lift.run(warm)?;
+    g.sync()?;
+    let mut ts = Vec::new();
+    for _ in 0..7 {
+        ts.push(g.time_ms(|| lift.run(timed))?);
+    }
+    let ms = super::median(ts) / timed as f64;
+    let p = rns_core::Modulus::new(lift.primes()[0]).map_err(rns::Error::from)?;
+    let x = lift.digits(1)?;
+    let at = |r: usize, c: usize| -> u32 {
+        let mut e = 0u32;
+        for j in (0..limbs).rev() {
+            let limb = words[j * n * n + r * n + c] as i32 as i64;
+            let shifted = p.mul(e, p.reduce_u64(1 << 29));
+            e = p.add(shifted, p.reduce_u64(limb.rem_euclid(p.m as i64) as u64));
+        }
+        e
+    };
+    for r in (0..n).step_by((n / 16).max(1)) {
+        let sum = (0..n).fold(0, |acc, c| p.add(acc, p.mul(at(r, c), x[c])));
+        if sum != 1 {
+            return Err(format!("lifting: row {r} of A·x is {sum}, not 1 modulo {}", p.m).into());
+        }
+    }
+    let k = lift.primes().len();
+    let bytes = ((k + limbs) * n * n * 4) as f64;
+    Ok(vec![Row::new(
+        "Dixon lifting step (`rns_dixon_lift_global`)",
+        &format!("{n}², {limbs} limbs, {k} primes a step"),
+        bytes / (ms * 1e-3) / 1e9,
+        roofs.copy,
+        &format!(
+            "{:.0} µs a step; reads A⁻¹ mod p a prime and A's limbs once a step",
+            ms * 1e3
+        ),
+    )])
+}
+
+/// The univariate resultant, a block per prime, against `mul_m`.
+pub fn resultant(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
+    let (deg, bits, k) = if quick {
+        (200, 64, 64)
+    } else {
+        (4000, 64, 1024)
+    };
+    let mut gen = rns_suite::Gen::new(2026);
+    let (f, h) = (gen.poly(deg, bits), gen.poly(deg, bits));
+    let all = rns::algo::resultant::basis_for(&f, &h);
+    let b = Arc::new(RnsBasis::from_primes(
+        &all.primes()[..k.min(all.channels())],
+    )?);
+    let k = b.channels();
+    let coeffs: Vec<Integer> = f.coeffs().iter().chain(h.coeffs()).cloned().collect();
+    let data = Backend::Cpu.to_rns(&b, &coeffs)?.residues().to_vec();
+    let checked = k.min(16);
+    let want = rns::backend::cpu::resultant_per_channel(
+        &b.moduli()[..checked],
+        deg,
+        deg,
+        &data[..checked * (2 * deg + 2)],
+    );
+    let (dm, dd) = (
+        raw::upload(g, &moduli_words(b.moduli()))?,
+        raw::upload(g, &data)?,
+    );
+    let mut out = raw::alloc(g, k)?;
+    let shared = rns_core::launch::resultant_block_words(deg, deg) * 4 <= g.shared_memory();
+    let mut work = raw::alloc(
+        g,
+        k * rns_core::launch::resultant_block_scratch(deg, deg, shared),
+    )?;
+    let mut best = f64::INFINITY;
+    for threads in [128, 256, 512] {
+        let shape = ResultantBlock {
+            channels: k,
+            df: deg,
+            dg: deg,
+            threads,
+            shared,
+        };
+        let ms = gpu_ms(g, || {
+            let s = raw::stream(g);
+            launch::launch_resultant_block(g, s, shape, &mut out, &dd, &mut work, &dm)
+        })?;
+        if raw::download(g, &out, k)?[..checked] != want[..] {
+            return Err(format!("resultant ({threads} threads) differs from the CPU's").into());
+        }
+        best = best.min(ms);
+    }
+    Ok(vec![Row::new(
+        "`rns_resultant_block` (a block a prime)",
+        &format!("deg {deg}, {bits}-bit, {k} primes"),
+        k as f64 * 2.0 * (deg as f64).powi(2) / (best * 1e-3) / 1e9,
+        roofs.modmul,
+        "2·deg² products a prime, best of 128/256/512 threads",
+    )])
+}
