@@ -345,12 +345,11 @@ pub fn charpoly_recurrence_steps(
         super::launch_built(gpu, b, block(k + 2, z, 1, 0))?;
     }
     drop((_g1, _g2, _g3, _g4, _g5));
-    let mut out = Vec::with_capacity(channels * (n + 1));
-    let last = rns_core::charpoly::poly_offset(n);
-    for c in 0..channels {
-        let at = c * tri + last;
-        out.extend(gpu.download_range(stream, &polys, at..at + n + 1)?);
-    }
+    // Each channel's last polynomial ends its triangle: gathered, then one copy down.
+    let mut last = gpu.alloc_on(stream, channels * (n + 1))?;
+    let from = rns_core::charpoly::poly_offset(n);
+    super::launch_gather_columns(gpu, stream, &mut last, &polys, (channels, tri), from)?;
+    let out = gpu.download_on(stream, &last, channels * (n + 1))?;
     // After step n − 2, t[0] = Π_{j < n−1} h[j+1][j] (untouched for n = 1: no subdiagonal).
     let t = gpu.download_on(stream, &t, channels * n)?;
     let unreduced = (0..channels).map(|c| n == 1 || t[c * n] != 0).collect();
