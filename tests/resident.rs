@@ -220,25 +220,27 @@ fn pipelined_transfers_straddle_their_chunks() {
 fn mixed_radix_blocks_of_every_width_and_in_place_match_the_cpu() {
     let Some(g) = gpu_backend() else { return };
     let _lift = LiftCaps::hold();
-    let k = 600;
-    let b = basis(k);
-    let (x, y) = (random(&b, 1000, 9), random(&b, 1000, 10));
     let cpu = Backend::Cpu;
-    // The device's maximum; tiles of 2 numbers and of 1; no tile at all (in place).
-    for limit in [None, Some(k * 4 * 3), Some(k * 4), Some(0)] {
-        dev(&g).config().set_shared_memory_limit(limit);
-        let what = format!("shared memory {limit:?}");
-        same(
-            &g.mixed_radix_digits(&x).unwrap(),
-            &cpu.mixed_radix_digits(&x).unwrap(),
-            &what,
-        );
-        same(
-            &g.compare(&x, &y).unwrap(),
-            &cpu.compare(&x, &y).unwrap(),
-            &what,
-        );
-        same(&g.sign(&y).unwrap(), &cpu.sign(&y).unwrap(), &what);
-        same(&g.to_integers(&x).unwrap(), &x.to_integers(), &what);
+    // Bases on both sides of the conversion's groups of four digits, and a large one.
+    for k in [1, 3, 4, 5, 8, 11, 600] {
+        let b = basis(k);
+        let (x, y) = (random(&b, 1000, 9), random(&b, 1000, 10));
+        // The device's maximum; tiles of 2 numbers and of 1; no tile at all (in place).
+        for limit in [None, Some(k * 4 * 3), Some(k * 4), Some(0)] {
+            dev(&g).config().set_shared_memory_limit(limit);
+            let what = format!("{k} moduli, shared memory {limit:?}");
+            same(
+                &g.mixed_radix_digits(&x).unwrap(),
+                &cpu.mixed_radix_digits(&x).unwrap(),
+                &what,
+            );
+            same(
+                &g.compare(&x, &y).unwrap(),
+                &cpu.compare(&x, &y).unwrap(),
+                &what,
+            );
+            same(&g.sign(&y).unwrap(), &cpu.sign(&y).unwrap(), &what);
+            same(&g.to_integers(&x).unwrap(), &x.to_integers(), &what);
+        }
     }
 }

@@ -13,7 +13,8 @@
 //! every kernel's answer is checked (against the CPU backend, a host recomputation or
 //! another kernel) before its row is printed.
 //!
-//! `cargo run --release --example roofline [-- --quick]` (needs a GPU).
+//! `cargo run --release --example roofline [-- --quick] [--only vectors,conversion,products,
+//! eliminations,lifting,resultant]` (needs a GPU).
 
 mod rows;
 
@@ -193,7 +194,14 @@ fn table(roofs: &Roofs, rows: &[Row]) -> String {
 }
 
 fn main() -> R<()> {
-    let quick = std::env::args().any(|a| a == "--quick");
+    let args: Vec<String> = std::env::args().collect();
+    let quick = args.iter().any(|a| a == "--quick");
+    // --only vectors,conversion: those families alone.
+    let only: Option<Vec<&str>> = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .map(|v| v.split(',').collect());
     let g = Gpu::get()?;
     println!(
         "device: {}, {} multiprocessors",
@@ -213,6 +221,9 @@ fn main() -> R<()> {
         ("resultant", rows::resultant),
     ];
     for (name, f) in families {
+        if only.as_ref().is_some_and(|o| !o.contains(&name)) {
+            continue;
+        }
         let new = f(&g, &roofs, quick)?;
         println!("== {name}\n{}", table(&roofs, &new));
         rows.extend(new);

@@ -138,8 +138,8 @@ pub fn conversion(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
         "k(k−1)/2 products a number",
     ));
 
-    // The text: chunks of nine digits by Horner over the digits (a chunk update a
-    // wide product and a division by 10⁹), then the bytes.
+    // The text: chunks of nine digits by Horner over the digits, a number's chunks a
+    // column of global memory read and written once a digit (k·chunks/2 updates).
     let range = &b.moduli()[..k];
     let q = b.moduli()[k];
     let nchunks = ops::decimal::text_chunks(t).ok_or("too many chunks")?;
@@ -160,9 +160,9 @@ pub fn conversion(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     rows.push(Row::new(
         "decimal chunks (`rns_digits_decimal`, the text)",
         &format!("{len} × {k}, {nchunks} chunks"),
-        (len * k * nchunks / 2) as f64 / (ms * 1e-3) / 1e9,
-        roofs.modmul,
-        "k·chunks/2 chunk updates a number, each counted as a `mul_m`",
+        8.0 * (len * k * nchunks / 2) as f64 / (ms * 1e-3) / 1e9,
+        roofs.copy,
+        "k·chunks/2 chunk updates a number, each a 4-byte load and store",
     ));
     raw::copy(g, &mut flags, &raw::upload(g, &redundant)?)?;
     let mut laps = Laps::start();

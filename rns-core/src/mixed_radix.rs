@@ -26,10 +26,15 @@ pub fn fill_table(moduli: &[Modulus], table: &mut [u32]) {
 }
 
 /// One MRC update of channel `j` after digit `d_i` is fixed:
-/// `x_j ← (x_j − d_i) · m_i^(−1) mod m_j`, with `inv_mi = m_i^(−1) mod m_j`.
+/// `x_j ← (x_j − d_i) · m_i^(−1) mod m_j`, with `inv_mi = m_i^(−1) mod m_j`. A digit
+/// is below `2·m_j` (`d_i < m_i < 2^31 < 2·m_j`), so one conditional subtraction
+/// reduces it.
 #[inline(always)]
 pub fn step(mj: Modulus, xj: u32, di: u32, inv_mi: u32) -> u32 {
-    mj.mul(mj.sub(xj, mj.reduce_u32(di)), inv_mi)
+    debug_assert!(di < 1 << 31);
+    let r = di.wrapping_sub(mj.m);
+    let d = if r < di { r } else { di };
+    mj.mul(mj.sub(xj, d), inv_mi)
 }
 
 /// Turns the residues `x` (one per modulus) into mixed-radix digits, in place.
@@ -92,6 +97,24 @@ mod tests {
         fill_half_digits(&moduli, &table, &mut half);
         assert!(!is_negative(&r, &half));
         assert!(is_negative(&[0, 0, moduli[2].m - 1], &half));
+    }
+
+    #[test]
+    fn a_step_reduces_any_digit_below_2_to_the_31() {
+        // Digits of the largest modulus into the smallest, and the other way.
+        let small = Modulus::new_unchecked(1_073_741_827);
+        let large = Modulus::new_unchecked(2_147_483_647);
+        for (mj, mi) in [(small, large), (large, small)] {
+            let w = mj.inv(mi.m).unwrap();
+            for xj in [0, 1, mj.m - 1] {
+                for di in [0, 1, mj.m - 1, mj.m, mi.m - 1] {
+                    let want = ((xj as i64 - (di % mj.m) as i64).rem_euclid(mj.m as i64) as u64
+                        * w as u64)
+                        % mj.m as u64;
+                    assert_eq!(step(mj, xj, di, w) as u64, want, "x {xj} d {di}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -206,8 +206,8 @@ pub unsafe extern "ptx-kernel" fn rns_equal_vote(
 }
 
 /// Mixed-radix digits, the seed's parallel conversion: a block of `X × Y` threads
-/// converts `X` numbers (block x; 32 by default, fewer for large bases); step `s` fixes
-/// digit `s` and the Y lanes update the channels after it. With `shared` non-zero the
+/// converts `X` numbers (block x; 32 by default, fewer for large bases); the Y lanes of a
+/// number update its channels after the digits fixed so far. With `shared` non-zero the
 /// residues sit in shared memory (`k·X·4` bytes, `tile[c·X + x]`) and are copied out at
 /// the end; otherwise (a basis too large for even one number's tile) the conversion runs
 /// in place in `digits`. Digits are written channel-major like the input. `offset` (one
@@ -228,19 +228,14 @@ pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
     k: u32,
     shared: u32,
 ) {
-    let (tx, ty, ny, nx) = (
-        _thread_idx_x(),
-        _thread_idx_y(),
-        _block_dim_y(),
-        _block_dim_x(),
-    );
+    let (tx, nx) = (_thread_idx_x(), _block_dim_x());
     let i = _block_idx_x() * nx + tx;
     let live = i < len && (pending.is_null() || *pending.add(i as usize) == interval::AMBIGUOUS);
     let dynamic: *mut u32 = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     if !pending.is_null() {
         // The block's vote: does any of its numbers need the exact path?
         let any = dynamic.add(if shared != 0 { (k * nx) as usize } else { 0 });
-        if tx == 0 && ty == 0 {
+        if tx == 0 && _thread_idx_y() == 0 {
             *any = 0;
         }
         _syncthreads();
@@ -252,51 +247,162 @@ pub unsafe extern "ptx-kernel" fn rns_mrc_digits(
             return;
         }
     }
-    let (tile, stride, col) = if shared != 0 {
-        (dynamic, nx as usize, tx as usize)
-    } else {
-        (digits, len as usize, i as usize)
+    let ins = MrcInputs {
+        x,
+        offset,
+        moduli,
+        table,
+        len,
+        k,
     };
-    // In place, a thread past the end has no column to work in.
-    let active = live || shared != 0;
-    let at = |c: u32| c as usize * stride + col;
+    // Two calls, so that the shared tile's accesses compile to shared-memory ones.
+    if shared != 0 {
+        mrc_convert(ins, dynamic, (nx as usize, tx as usize), live, true);
+        if live {
+            let mut c = _thread_idx_y();
+            while c < k {
+                let at = c as usize * len as usize + i as usize;
+                *digits.add(at) = *dynamic.add((c * nx + tx) as usize);
+                c += _block_dim_y();
+            }
+        }
+    } else {
+        // In place, a thread past the end has no column to work in.
+        mrc_convert(ins, digits, (len as usize, i as usize), live, live);
+    }
+}
+
+/// The inputs of [`rns_mrc_digits`].
+#[derive(Clone, Copy)]
+struct MrcInputs {
+    x: *const u32,
+    offset: *const u32,
+    moduli: *const Modulus,
+    table: *const u32,
+    len: u32,
+    k: u32,
+}
+
+/// Digits a pass of [`mrc_convert`]: one barrier for this many.
+const MRC_GROUP: usize = 4;
+
+/// Number `col`'s conversion in `tile` (channel `c` at `c·stride + col`) by lane
+/// `threadIdx.y` of `blockDim.y`: its residues staged (offset added), then the digits in
+/// passes of `MRC_GROUP` and one barrier each. In a pass every lane of the number finds
+/// the group's digits itself from the group's residues, which no lane writes during the
+/// pass; it applies the group's steps to its channels after the group, and writes the
+/// previous group's digits that it owns (channel `c` is lane `c mod Y`'s), which no lane
+/// reads any more. The last `k mod MRC_GROUP` digits take a pass each, as the seed's
+/// conversion (a digit is final in the tile when its pass begins). Ends with a barrier.
+#[inline(always)]
+unsafe fn mrc_convert(
+    ins: MrcInputs,
+    tile: *mut u32,
+    (stride, col): (usize, usize),
+    live: bool,
+    active: bool,
+) {
+    let (ty, ny, k) = (_thread_idx_y(), _block_dim_y(), ins.k);
+    let slot = |c: u32| tile.add(c as usize * stride + col);
     let mut c = ty;
     while c < k {
         let mut r = if live {
-            *x.add(c as usize * len as usize + i as usize)
+            *ins.x.add(
+                c as usize * ins.len as usize
+                    + (_block_idx_x() * _block_dim_x()) as usize
+                    + _thread_idx_x() as usize,
+            )
         } else {
             0
         };
-        if !offset.is_null() {
-            r = (*moduli.add(c as usize)).add(r, *offset.add(c as usize));
+        if !ins.offset.is_null() {
+            r = (*ins.moduli.add(c as usize)).add(r, *ins.offset.add(c as usize));
         }
         if active {
-            *tile.add(at(c)) = r;
+            *slot(c) = r;
         }
         c += ny;
     }
     _syncthreads();
-    let mut s = 0;
+    let row = |s: u32| ins.table.add(s as usize * k as usize);
+    let (mut s, mut prev) = (0u32, [0u32; MRC_GROUP]);
+    while s + MRC_GROUP as u32 <= k {
+        if active {
+            // The group's digits: d_{s+t} from its residue by the steps s .. s + t.
+            let mut d = [0u32; MRC_GROUP];
+            let mut t = 0;
+            while t < MRC_GROUP {
+                let c = s + t as u32;
+                let mc = *ins.moduli.add(c as usize);
+                let mut v = *slot(c);
+                let mut u = 0;
+                while u < t {
+                    v = mixed_radix::step(mc, v, d[u], *row(s + u as u32).add(c as usize));
+                    u += 1;
+                }
+                d[t] = v;
+                t += 1;
+            }
+            let rows: [*const u32; MRC_GROUP] = core::array::from_fn(|u| row(s + u as u32));
+            let mut j = s + MRC_GROUP as u32 + ty;
+            while j < k {
+                let mj = *ins.moduli.add(j as usize);
+                let p = slot(j);
+                let mut v = *p;
+                let mut u = 0;
+                while u < MRC_GROUP {
+                    v = mixed_radix::step(mj, v, d[u], *rows[u].add(j as usize));
+                    u += 1;
+                }
+                *p = v;
+                j += ny;
+            }
+            if s > 0 {
+                write_owned(&slot, &prev, s - MRC_GROUP as u32, ty, ny);
+            }
+            prev = d;
+        }
+        _syncthreads();
+        s += MRC_GROUP as u32;
+    }
+    if active && s > 0 {
+        write_owned(&slot, &prev, s - MRC_GROUP as u32, ty, ny);
+    }
     while s + 1 < k {
         if active {
-            let d = *tile.add(at(s));
-            let row = table.add(s as usize * k as usize);
+            let d = *slot(s);
+            let r = row(s);
             let mut j = s + 1 + ty;
             while j < k {
-                let mj = *moduli.add(j as usize);
-                *tile.add(at(j)) = mixed_radix::step(mj, *tile.add(at(j)), d, *row.add(j as usize));
+                let mj = *ins.moduli.add(j as usize);
+                let p = slot(j);
+                *p = mixed_radix::step(mj, *p, d, *r.add(j as usize));
                 j += ny;
             }
         }
         _syncthreads();
         s += 1;
     }
-    if live && shared != 0 {
-        let mut c = ty;
-        while c < k {
-            *digits.add(c as usize * len as usize + i as usize) = *tile.add(at(c));
-            c += ny;
+    _syncthreads();
+}
+
+/// Writes the digits `d` of channels `from ..` that lane `ty` of `ny` owns (channel `c`
+/// is lane `c mod ny`'s) at `slot(c)`.
+#[inline(always)]
+unsafe fn write_owned(
+    slot: &impl Fn(u32) -> *mut u32,
+    d: &[u32; MRC_GROUP],
+    from: u32,
+    ty: u32,
+    ny: u32,
+) {
+    let mut t = 0;
+    while t < MRC_GROUP {
+        let c = from + t as u32;
+        if c % ny == ty {
+            *slot(c) = d[t];
         }
+        t += 1;
     }
 }
 
