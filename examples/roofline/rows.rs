@@ -274,16 +274,6 @@ pub fn products(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     Ok(rows)
 }
 
-/// The first `count` channels of `x` (`per` numbers a channel), over their own basis.
-fn first_channels(x: &RnsVec, per: usize, count: usize) -> R<RnsVec> {
-    let b = Arc::new(RnsBasis::from_primes(&x.basis().primes()[..count])?);
-    Ok(RnsVec::from_residues(
-        &b,
-        per,
-        x.residues()[..count * per].to_vec(),
-    )?)
-}
-
 /// The determinant (LU) and Gauss–Jordan of one matrix per prime, against `mul_m`: as
 /// many primes as multiprocessors (a block each) and eight times more. The CPU checks
 /// the first 16 primes' determinants.
@@ -302,7 +292,18 @@ pub fn eliminations(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
         let mut work = raw::alloc(g, src.len())?;
         let mut dets = raw::alloc(g, mc)?;
         let checked = mc.min(16);
-        let want = Backend::Cpu.det_per_channel(&first_channels(&mats, n * n, checked)?, n)?;
+        let mut first = mats.residues()[..checked * n * n].to_vec();
+        let want: Vec<u32> = rns::backend::cpu::eliminate_per_channel(
+            &b.moduli()[..checked],
+            n,
+            n,
+            n,
+            false,
+            &mut first,
+        )
+        .iter()
+        .map(|e| e.det)
+        .collect();
         let size = format!("{n}² × {mc} primes");
         for (tensor, name) in [
             (false, "`rns_det_blocked` (LU, integer units)"),
@@ -378,6 +379,36 @@ pub fn eliminations(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
         }
         if result[0] != result[1] {
             return Err("Gauss–Jordan and forward elimination disagree".into());
+        }
+        // The library's Gauss–Jordan for many primes where it fits: by panels, the
+        // trailing updates on the tensor cores (its determinants those of rns_eliminate).
+        let shape = Eliminate {
+            rows: n,
+            cols: 2 * n,
+            pivot_cols: n,
+            jordan: true,
+            channels: mc,
+        };
+        if launch::gauss_jordan_on_tensor_cores(g, n, 2 * n, mc) {
+            let ms = gpu_ms(g, || {
+                raw::copy(g, &mut work, &src)?;
+                let s = raw::stream(g);
+                launch::launch_gauss_jordan_tensor(g, s, shape, &mut dets, &mut work, &dm)
+            })?;
+            let got = raw::download(g, &dets, mc)?;
+            let nonzero = result[0].0.iter().zip(&got).filter(|(w, _)| **w != 0);
+            if nonzero.clone().any(|(w, d)| w != d) {
+                return Err("the blocked Gauss–Jordan's determinants differ".into());
+            }
+            rows.push(Row::new(
+                "Gauss–Jordan by panels, updates on the tensor cores",
+                &format!("{n} × {} × {mc} primes", 2 * n),
+                mc as f64 * 1.5 * (n as f64).powi(3) / (ms * 1e-3) / 1e9,
+                roofs.modmul,
+                "1.50·n³ updates a prime; the library's path for solve and inverse mod p",
+            ));
+        } else {
+            println!("Gauss–Jordan by panels: not the library's path at {n} × {mc}");
         }
     }
     Ok(rows)
