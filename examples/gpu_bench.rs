@@ -18,25 +18,11 @@ use rns::backend::gpu::launch::{
 use rns::backend::gpu::ops;
 use rns::backend::gpu::{launch::EqualKernel, Gpu, TensorSplit};
 use rns::{Backend, Op, RnsBasis, RnsVec};
+use rns_suite::bench::{gpu_ms, median, xorshift_below};
 use std::sync::Arc;
 use std::time::Instant;
 
 type R<T> = Result<T, Box<dyn std::error::Error>>;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
-
-fn gpu_ms(g: &Gpu, mut f: impl FnMut() -> rns::Result<()>) -> R<f64> {
-    f()?;
-    g.sync()?;
-    let mut t = Vec::new();
-    for _ in 0..7 {
-        t.push(g.time_ms(&mut f)?);
-    }
-    Ok(median(t))
-}
 
 fn cpu_ms(reps: usize, mut f: impl FnMut()) -> f64 {
     f();
@@ -49,18 +35,6 @@ fn cpu_ms(reps: usize, mut f: impl FnMut()) -> f64 {
     median(t)
 }
 
-fn xorshift_residues(len: usize, m: u32, seed: u64) -> Vec<u32> {
-    let mut x = seed;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % m as u64) as u32
-        })
-        .collect()
-}
-
 /// The two `mn × mn` operands per modulus of the product benchmarks, the inputs of
 /// `device/reference/matmul.cu` (xorshift per prime, fixed seeds).
 fn product_inputs(moduli: &[rns_core::Modulus], mn: usize) -> (Vec<u32>, Vec<u32>) {
@@ -68,7 +42,7 @@ fn product_inputs(moduli: &[rns_core::Modulus], mn: usize) -> (Vec<u32>, Vec<u32
         moduli
             .iter()
             .enumerate()
-            .flat_map(|(c, m)| xorshift_residues(mn * mn, m.m, seed + c as u64))
+            .flat_map(|(c, m)| xorshift_below(mn * mn, m.m, seed + c as u64))
             .collect()
     };
     (gen(0x1234_5678), gen(0x8765_4321))
@@ -90,7 +64,7 @@ fn main() -> R<()> {
     // 1. mul_m throughput, same inputs and launch as the CUDA C reference.
     let (len, iters) = (1usize << 22, 256u32);
     let m = rns_core::Modulus::new(2_147_483_629).map_err(rns::Error::from)?;
-    let a = xorshift_residues(len, m.m, 0x9E37_79B9_7F4A_7C15);
+    let a = xorshift_below(len, m.m, 0x9E37_79B9_7F4A_7C15);
     let (da, dm) = (raw::upload(&g, &a)?, raw::upload(&g, &moduli_words(&[m]))?);
     let mut dout = raw::alloc(&g, len)?;
     let ms = gpu_ms(&g, || {

@@ -23,6 +23,7 @@ use rns::backend::gpu::driver::raw::moduli_words;
 use rns::backend::gpu::launch;
 use rns::backend::gpu::launch::MulChain;
 use rns::backend::gpu::Gpu;
+use rns_suite::bench::{gpu_ms, xorshift_below};
 use std::fmt::Write as _;
 
 type R<T> = Result<T, Box<dyn std::error::Error>>;
@@ -69,40 +70,10 @@ impl Row {
     }
 }
 
-/// The median of `v`.
-pub fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-/// Milliseconds of `f` by device events: the median of 7 after a warm-up.
-pub fn gpu_ms(g: &Gpu, mut f: impl FnMut() -> rns::Result<()>) -> R<f64> {
-    f()?;
-    g.sync()?;
-    let mut t = Vec::new();
-    for _ in 0..7 {
-        t.push(g.time_ms(&mut f)?);
-    }
-    Ok(median(t))
-}
-
-/// `len` pseudo-random words below `m` (xorshift from `seed`).
-pub fn xorshift(len: usize, m: u32, seed: u64) -> Vec<u32> {
-    let mut x = seed | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % m as u64) as u32
-        })
-        .collect()
-}
-
 /// The copy, `mul_m` and mul-add limits, each probe's answer checked on the host.
 fn roofs(g: &Gpu) -> R<Roofs> {
     let n = 1usize << 26;
-    let src = raw::upload(g, &xorshift(n, u32::MAX, 7))?;
+    let src = raw::upload(g, &xorshift_below(n, u32::MAX, 7))?;
     let mut dst = raw::alloc(g, n)?;
     let copy_ms = gpu_ms(g, || raw::copy(g, &mut dst, &src))?;
     let copy = 8.0 * n as f64 / (copy_ms * 1e-3) / 1e9;
@@ -110,7 +81,7 @@ fn roofs(g: &Gpu) -> R<Roofs> {
 
     let (len, iters) = (1usize << 22, 256u32);
     let m = rns_core::Modulus::new(2_147_483_629).map_err(rns::Error::from)?;
-    let a = xorshift(len, m.m, 0x9E37_79B9_7F4A_7C15);
+    let a = xorshift_below(len, m.m, 0x9E37_79B9_7F4A_7C15);
     let (da, dm) = (raw::upload(g, &a)?, raw::upload(g, &moduli_words(&[m]))?);
     let mut out = raw::alloc(g, len)?;
     let shape = MulChain {

@@ -1,7 +1,7 @@
 //! The roofline's rows, one function a kernel family: each measures its kernels, checks
 //! their answers, and gives each rate in the unit of the limit that binds it.
 
-use super::{gpu_ms, xorshift, Roofs, Row, R};
+use super::{gpu_ms, Roofs, Row, R};
 use rns::backend::gpu::driver::raw;
 use rns::backend::gpu::driver::raw::moduli_words;
 use rns::backend::gpu::launch;
@@ -11,6 +11,7 @@ use rns::backend::gpu::launch::{
 use rns::backend::gpu::{ops, Gpu, TensorSplit};
 use rns::timing::Laps;
 use rns::{Backend, Op, RnsBasis, RnsVec};
+use rns_suite::bench::{median, xorshift_below};
 use rug::Integer;
 use std::sync::Arc;
 
@@ -204,7 +205,7 @@ pub fn products(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
             b.moduli()
                 .iter()
                 .enumerate()
-                .flat_map(|(c, m)| xorshift(n * n, m.m, seed + c as u64))
+                .flat_map(|(c, m)| xorshift_below(n * n, m.m, seed + c as u64))
                 .collect()
         };
         let (da, db, dm) = (
@@ -451,7 +452,7 @@ pub fn lifting(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     for _ in 0..7 {
         ts.push(g.time_ms(|| lift.run(timed))?);
     }
-    let ms = super::median(ts) / timed as f64;
+    let ms = median(ts) / timed as f64;
     let p = rns_core::Modulus::new(lift.primes()[0]).map_err(rns::Error::from)?;
     let x = lift.digits(1)?;
     let at = |r: usize, c: usize| -> u32 {

@@ -1,6 +1,7 @@
 //! Reference algorithms and input generators shared by the cross-crate tests and the
 //! examples: nothing here goes through residues, so it can check what does.
 
+pub mod bench;
 pub mod inputs;
 pub mod lifting;
 

@@ -1,0 +1,38 @@
+//! What the benchmarks in `examples/` share: the median of timings, kernels timed by
+//! device events, and the xorshift stream of the CUDA C references
+//! (`device/reference/*.cu`), so that the Rust kernels see the same inputs and give the
+//! same checksums.
+
+use rns::backend::gpu::Gpu;
+
+/// The median of `v` (the upper one of an even count).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Milliseconds of `f` on `g`'s stream by device events: the median of 7 after a
+/// warm-up.
+pub fn gpu_ms(g: &Gpu, mut f: impl FnMut() -> rns::Result<()>) -> rns::Result<f64> {
+    f()?;
+    g.sync()?;
+    let mut t = Vec::new();
+    for _ in 0..7 {
+        t.push(g.time_ms(&mut f)?);
+    }
+    Ok(median(t))
+}
+
+/// `len` words below `m` from the xorshift stream seeded with `seed` (not 0), as the
+/// CUDA C references make them.
+pub fn xorshift_below(len: usize, m: u32, seed: u64) -> Vec<u32> {
+    let mut x = seed;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % m as u64) as u32
+        })
+        .collect()
+}
