@@ -63,9 +63,7 @@ fn int_items(ob: &Bound<'_, PyAny>, out: &mut IntBuf) -> PyResult<usize> {
     if let Ok(list) = ob.cast::<PyList>() {
         out.push_list(list)?;
     } else if let Ok(t) = ob.cast::<PyTuple>() {
-        for x in t.iter() {
-            out.push(&x)?;
-        }
+        out.push_tuple(t)?;
     } else {
         for x in ob.try_iter()? {
             out.push(&x?)?;

@@ -10,7 +10,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::intern;
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyInt, PyList};
+use pyo3::types::{PyBytes, PyInt, PyList, PyTuple};
 use rayon::prelude::*;
 use rug::integer::Order;
 use rug::Integer;
@@ -148,6 +148,27 @@ impl IntBuf {
                     self.push(&owned)?;
                 }
                 i += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads every item of `tuple` as [`IntBuf::push_list`] does. A tuple's items cannot
+    /// change, so its length is read once and its items stay alive while it does.
+    pub fn push_tuple(&mut self, tuple: &Bound<'_, PyTuple>) -> PyResult<()> {
+        // SAFETY: the GIL is held throughout; each item is a borrowed reference that
+        // `tuple`, alive and immutable, keeps alive.
+        unsafe {
+            let n = ffi::PyTuple_Size(tuple.as_ptr());
+            for i in 0..n {
+                let item = ffi::PyTuple_GetItem(tuple.as_ptr(), i);
+                if item.is_null() {
+                    return Err(PyErr::fetch(tuple.py()));
+                }
+                if !self.push_exact(item)? {
+                    let owned = Bound::from_borrowed_ptr(tuple.py(), item);
+                    self.push(&owned)?;
+                }
             }
         }
         Ok(())

@@ -99,6 +99,11 @@ def test_list_rows_of_mixed_ints_and_objects():
     want = rns.Matrix([[big, 1, 1], [-3, 5, 2], [0, -big, 4]])
     assert rns.Matrix(rows) == want
     assert rns.Matrix(rows).tolist() == [[big, 1, 1], [-3, 5, 2], [0, -big, 4]]
+    # The same rows as tuples, in a list and in a tuple.
+    assert rns.Matrix([tuple(r) for r in rows]) == want
+    assert rns.Matrix(tuple(tuple(r) for r in rows)) == want
+    with pytest.raises(TypeError):
+        rns.Matrix([(1, 2), (3, "4")])
 
     row = [1, 2, 3]
 
