@@ -18,7 +18,7 @@ use rns::backend::gpu::launch::{
 use rns::backend::gpu::ops;
 use rns::backend::gpu::{launch::EqualKernel, Gpu, TensorSplit};
 use rns::{Backend, Op, RnsBasis, RnsVec};
-use rns_suite::bench::{gpu_ms, median, xorshift_below};
+use rns_suite::bench::{gpu_ms, median, product_inputs, xorshift_below};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -33,19 +33,6 @@ fn cpu_ms(reps: usize, mut f: impl FnMut()) -> f64 {
         t.push(s.elapsed().as_secs_f64() * 1e3);
     }
     median(t)
-}
-
-/// The two `mn × mn` operands per modulus of the product benchmarks, the inputs of
-/// `device/reference/matmul.cu` (xorshift per prime, fixed seeds).
-fn product_inputs(moduli: &[rns_core::Modulus], mn: usize) -> (Vec<u32>, Vec<u32>) {
-    let gen = |seed: u64| -> Vec<u32> {
-        moduli
-            .iter()
-            .enumerate()
-            .flat_map(|(c, m)| xorshift_below(mn * mn, m.m, seed + c as u64))
-            .collect()
-    };
-    (gen(0x1234_5678), gen(0x8765_4321))
 }
 
 fn basis(k: usize) -> Arc<RnsBasis> {

@@ -14,7 +14,7 @@
 //! another kernel) before its row is printed.
 //!
 //! `cargo run --release --example roofline [-- --quick] [--only vectors,conversion,products,
-//! eliminations,lifting,resultant]` (needs a GPU).
+//! lu,gauss_jordan,lifting,resultant]` (needs a GPU).
 
 mod rows;
 
@@ -183,11 +183,12 @@ fn main() -> R<()> {
     let mut rows = Vec::new();
     // Each family prints its rows as it ends, so a run cut short still shows them.
     type Family = fn(&Gpu, &Roofs, bool) -> R<Vec<Row>>;
-    let families: [(&str, Family); 6] = [
+    let families: [(&str, Family); 7] = [
         ("vectors", rows::vectors),
         ("conversion", rows::conversion),
         ("products", rows::products),
-        ("eliminations", rows::eliminations),
+        ("lu", rows::lu),
+        ("gauss_jordan", rows::gauss_jordan),
         ("lifting", rows::lifting),
         ("resultant", rows::resultant),
     ];

@@ -11,7 +11,7 @@ use rns::backend::gpu::launch::{
 use rns::backend::gpu::{ops, Gpu, TensorSplit};
 use rns::timing::Laps;
 use rns::{Backend, Op, RnsBasis, RnsVec};
-use rns_suite::bench::{median, xorshift_below};
+use rns_suite::bench::{median, product_inputs};
 use rug::Integer;
 use std::sync::Arc;
 
@@ -111,8 +111,13 @@ pub fn conversion(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
         let s = raw::stream(g);
         launch::launch_compare(g, s, t, len, &dr, None, &mut scratch, &mut signs)
     })?;
-    let gpu = Backend::select(rns::BackendChoice::Gpu)?;
-    if gpu.sign(&r)? != Backend::Cpu.sign(&r)? {
+    let got = raw::download(g, &signs, len)?;
+    let want = Backend::Cpu.sign(&r)?;
+    if got
+        .iter()
+        .zip(&want)
+        .any(|(&s, w)| (s as i32).cmp(&0) != *w)
+    {
         return Err("the GPU's signs differ from the CPU's".into());
     }
     rows.push(Row::new(
@@ -144,12 +149,12 @@ pub fn conversion(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     let range = &b.moduli()[..k];
     let q = b.moduli()[k];
     let nchunks = ops::decimal::text_chunks(t).ok_or("too many chunks")?;
-    let redundant = x.residues()[k * len..(k + 1) * len].to_vec();
-    let mut flags = raw::upload(g, &redundant)?;
+    // The kernel turns the redundant residues in `flags` into flags: refilled each run.
+    let redundant = raw::upload(g, &x.residues()[k * len..(k + 1) * len])?;
+    let mut flags = raw::alloc(g, len)?;
     let (mut chunks, mut lens) = (raw::alloc(g, nchunks * len)?, raw::alloc(g, len)?);
     let ms = gpu_ms(g, || {
-        raw::copy(g, &mut flags, &raw::upload(g, &redundant)?)?;
-        g.sync()?;
+        raw::copy(g, &mut flags, &redundant)?;
         let out = Chunks {
             chunks: &mut chunks,
             lens: &mut lens,
@@ -165,7 +170,7 @@ pub fn conversion(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
         roofs.copy,
         "k·chunks/2 chunk updates a number, each a 4-byte load and store",
     ));
-    raw::copy(g, &mut flags, &raw::upload(g, &redundant)?)?;
+    raw::copy(g, &mut flags, &redundant)?;
     let mut laps = Laps::start();
     let s = raw::stream(g);
     let text = ops::decimal::text_of_digits(
@@ -201,16 +206,10 @@ pub fn products(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     let mut rows = Vec::new();
     for &(n, mc, simt) in shapes {
         let b = basis(mc - 1)?;
-        let gen = |seed: u64| -> Vec<u32> {
-            b.moduli()
-                .iter()
-                .enumerate()
-                .flat_map(|(c, m)| xorshift_below(n * n, m.m, seed + c as u64))
-                .collect()
-        };
+        let (ha, hb) = product_inputs(b.moduli(), n);
         let (da, db, dm) = (
-            raw::upload(g, &gen(0x1234_5678))?,
-            raw::upload(g, &gen(0x8765_4321))?,
+            raw::upload(g, &ha)?,
+            raw::upload(g, &hb)?,
             raw::upload(g, &moduli_words(b.moduli()))?,
         );
         let mut dc = raw::alloc(g, mc * n * n)?;
@@ -275,10 +274,10 @@ pub fn products(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     Ok(rows)
 }
 
-/// The determinant (LU) and Gauss–Jordan of one matrix per prime, against `mul_m`: as
-/// many primes as multiprocessors (a block each) and eight times more. The CPU checks
-/// the first 16 primes' determinants.
-pub fn eliminations(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
+/// The determinant (LU) of one matrix per prime, against `mul_m`: as many primes as
+/// multiprocessors (a block each) and eight times more. The CPU checks the first 16
+/// primes' determinants.
+pub fn lu(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     let mut rows = Vec::new();
     let shapes: &[(usize, usize)] = if quick {
         &[(128, 16)]
@@ -334,8 +333,14 @@ pub fn eliminations(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
             ));
         }
     }
-    // Gauss–Jordan on n × 2n (an inverse's shape): its determinants and ranks equal the
-    // forward elimination's of the same matrices.
+    Ok(rows)
+}
+
+/// Elimination of one `n × 2n` matrix (an inverse's shape) per prime, against `mul_m`:
+/// `rns_eliminate` forward and Gauss–Jordan (the same determinants and ranks), and the
+/// library's Gauss–Jordan by panels (the same determinants where they are not 0).
+pub fn gauss_jordan(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
+    let mut rows = Vec::new();
     let shapes: &[(usize, usize)] = if quick {
         &[(64, 16)]
     } else {
@@ -348,15 +353,16 @@ pub fn eliminations(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
         let src = raw::upload(g, wide.residues())?;
         let mut work = raw::alloc(g, src.len())?;
         let (mut ranks, mut dets) = (raw::alloc(g, mc)?, raw::alloc(g, mc)?);
+        let forward = Eliminate {
+            rows: n,
+            cols: 2 * n,
+            pivot_cols: n,
+            jordan: false,
+            channels: mc,
+        };
         let mut result = Vec::new();
         for jordan in [false, true] {
-            let shape = Eliminate {
-                rows: n,
-                cols: 2 * n,
-                pivot_cols: n,
-                jordan,
-                channels: mc,
-            };
+            let shape = Eliminate { jordan, ..forward };
             let ms = gpu_ms(g, || {
                 raw::copy(g, &mut work, &src)?;
                 let s = raw::stream(g);
@@ -384,11 +390,8 @@ pub fn eliminations(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
         // The library's Gauss–Jordan for many primes where it fits: by panels, the
         // trailing updates on the tensor cores (its determinants those of rns_eliminate).
         let shape = Eliminate {
-            rows: n,
-            cols: 2 * n,
-            pivot_cols: n,
             jordan: true,
-            channels: mc,
+            ..forward
         };
         if launch::gauss_jordan_on_tensor_cores(g, n, 2 * n, mc) {
             let ms = gpu_ms(g, || {
@@ -397,8 +400,12 @@ pub fn eliminations(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
                 launch::launch_gauss_jordan_tensor(g, s, shape, &mut dets, &mut work, &dm)
             })?;
             let got = raw::download(g, &dets, mc)?;
-            let nonzero = result[0].0.iter().zip(&got).filter(|(w, _)| **w != 0);
-            if nonzero.clone().any(|(w, d)| w != d) {
+            if result[0]
+                .0
+                .iter()
+                .zip(&got)
+                .any(|(&w, &d)| w != 0 && w != d)
+            {
                 return Err("the blocked Gauss–Jordan's determinants differ".into());
             }
             rows.push(Row::new(

@@ -36,3 +36,16 @@ pub fn xorshift_below(len: usize, m: u32, seed: u64) -> Vec<u32> {
         })
         .collect()
 }
+
+/// The two `n × n` operands modulo each of `moduli` of the product benchmarks, as
+/// `device/reference/matmul.cu` makes them (a xorshift stream a prime, fixed seeds).
+pub fn product_inputs(moduli: &[rns_core::Modulus], n: usize) -> (Vec<u32>, Vec<u32>) {
+    let gen = |seed: u64| -> Vec<u32> {
+        moduli
+            .iter()
+            .enumerate()
+            .flat_map(|(c, m)| xorshift_below(n * n, m.m, seed + c as u64))
+            .collect()
+    };
+    (gen(0x1234_5678), gen(0x8765_4321))
+}
