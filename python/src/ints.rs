@@ -129,9 +129,25 @@ impl IntBuf {
         Ok(true)
     }
 
-    /// Reads every item of `list` as [`IntBuf::push`] does: exact ints of 64 bits by
-    /// borrowed pointers (no reference counting), any other item as an owned reference
-    /// (its conversion may run Python code, so the list's length is read each time).
+    /// Reads the borrowed item `item` of a list or tuple (null: the error its getter
+    /// set): an exact int of 64 bits with no reference counting, any other as an owned
+    /// reference, whose conversion may run Python code.
+    ///
+    /// # Safety
+    /// `item` is null or a live object, and the GIL is held.
+    unsafe fn push_borrowed(&mut self, py: Python<'_>, item: *mut ffi::PyObject) -> PyResult<()> {
+        if item.is_null() {
+            return Err(PyErr::fetch(py));
+        }
+        if !self.push_exact(item)? {
+            self.push(&Bound::from_borrowed_ptr(py, item))?;
+        }
+        Ok(())
+    }
+
+    /// Reads every item of `list` as [`IntBuf::push`] does, by borrowed pointers (an
+    /// exact int of 64 bits with no reference counting); an item's conversion may run
+    /// Python code, so the list's length is read each time.
     pub fn push_list(&mut self, list: &Bound<'_, PyList>) -> PyResult<()> {
         let mut i = 0;
         // SAFETY: the GIL is held throughout; `i` is below the list's current length, so
@@ -140,13 +156,7 @@ impl IntBuf {
         unsafe {
             while (i as ffi::Py_ssize_t) < ffi::PyList_Size(list.as_ptr()) {
                 let item = ffi::PyList_GetItem(list.as_ptr(), i as ffi::Py_ssize_t);
-                if item.is_null() {
-                    return Err(PyErr::fetch(list.py()));
-                }
-                if !self.push_exact(item)? {
-                    let owned = Bound::from_borrowed_ptr(list.py(), item);
-                    self.push(&owned)?;
-                }
+                self.push_borrowed(list.py(), item)?;
                 i += 1;
             }
         }
@@ -159,16 +169,9 @@ impl IntBuf {
         // SAFETY: the GIL is held throughout; each item is a borrowed reference that
         // `tuple`, alive and immutable, keeps alive.
         unsafe {
-            let n = ffi::PyTuple_Size(tuple.as_ptr());
-            for i in 0..n {
+            for i in 0..ffi::PyTuple_Size(tuple.as_ptr()) {
                 let item = ffi::PyTuple_GetItem(tuple.as_ptr(), i);
-                if item.is_null() {
-                    return Err(PyErr::fetch(tuple.py()));
-                }
-                if !self.push_exact(item)? {
-                    let owned = Bound::from_borrowed_ptr(tuple.py(), item);
-                    self.push(&owned)?;
-                }
+                self.push_borrowed(tuple.py(), item)?;
             }
         }
         Ok(())
