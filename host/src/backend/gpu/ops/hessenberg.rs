@@ -29,6 +29,13 @@ fn channel_words(n: usize) -> usize {
     n * n + 4 * n + 3 + rns_core::charpoly::charpoly_scratch_words(n) + launch::HESS_STATE_WORDS
 }
 
+/// Primes of `n × n` matrices that the whole-grid path takes at once: as many as fit the
+/// memory budget beside `fixed` device words, at most the grid's 65 535 in z.
+fn primes_fitting(gpu: &Gpu, fixed: usize, n: usize) -> Result<usize> {
+    let room = (gpu.budget()? / 4).saturating_sub(fixed);
+    Ok((room / channel_words(n)).min(launch::GRID_YZ))
+}
+
 /// The characteristic polynomials modulo each of `moduli` of `n × n` matrices (`data`,
 /// one row-major matrix per modulus, one after another) by whole-grid launches, in
 /// groups of as many primes as fit the memory budget (and the grid's 65 535 in z):
@@ -40,7 +47,7 @@ pub fn charpoly_mod_grid(
     data: &[u32],
 ) -> Result<Option<Vec<u32>>> {
     require_matrices(data, moduli.len(), (n, n))?;
-    let group = (gpu.budget()? / 4 / channel_words(n)).min(launch::GRID_YZ);
+    let group = primes_fitting(gpu, 0, n)?;
     if group == 0 || moduli.is_empty() {
         return Ok(None);
     }
@@ -71,8 +78,7 @@ pub fn charpoly_packed(
             neg.len()
         )));
     }
-    let (budget, fixed) = (gpu.budget()? / 4, n * n * (nwords + 1));
-    let group = (budget.saturating_sub(fixed) / channel_words(n)).min(launch::GRID_YZ);
+    let group = primes_fitting(gpu, n * n * (nwords + 1), n)?;
     if group == 0 || moduli.is_empty() || n == 0 {
         return Ok(None);
     }
