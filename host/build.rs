@@ -129,7 +129,7 @@ fn find_ptxas() -> Option<PathBuf> {
 /// of 512 threads of the global-memory lifting launch at all (by several primes a step it
 /// keeps every prime's loads in flight in its registers: one block an SM); 32 lets the
 /// block-per-prime resultant kernel fill an SM's 2048 threads.
-const REGISTER_CAPS: [(&str, u32); 8] = [
+const REGISTER_CAPS: [(&str, u32); 12] = [
     ("rns_resultant_block", 32),
     ("rns_det_blocked", 80),
     ("rns_lu_panel", 80),
@@ -138,6 +138,10 @@ const REGISTER_CAPS: [(&str, u32); 8] = [
     ("rns_dixon_lift_global2", 128),
     ("rns_dixon_lift_global3", 128),
     ("rns_dixon_lift_global4", 128),
+    ("rns_dixon_lift_ring", 168),
+    ("rns_dixon_lift_ring2", 168),
+    ("rns_dixon_lift_ring3", 168),
+    ("rns_dixon_lift_ring4", 168),
 ];
 
 /// `ptx` with a `.maxnreg` directive after the parameter list of each capped kernel.

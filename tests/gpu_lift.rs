@@ -142,12 +142,18 @@ fn lifting_by_several_primes_a_step_matches_the_cpu() {
     let _lift = LiftCaps::hold();
     let mut gen = Gen::new(194);
     let d = dev(&g);
-    for primes in 1..=4 {
+    for (primes, ring) in (1..=4).flat_map(|k| [(k, true), (k, false)]) {
         d.config().set_lift_primes(Some(primes));
+        d.config().set_lift_ring(ring);
         for rows in GLOBAL {
             d.config().set_lift_rows(Some(rows));
             let layout = lift_layout(d, 100, 3, 1, 4).expect("a layout");
             assert_eq!(layout.primes(), primes, "{rows:?}");
+            assert!(
+                matches!(layout, LiftLayout::Global { ring: r, .. } if r == ring),
+                "{layout:?}"
+            );
+            let rows = (rows, ring);
             // Entries of one to four limbs, range ends among them; a unimodular matrix
             // (d = 1: lifted to the bound); det ≡ 0 modulo the first prime.
             for (n, bits) in [
@@ -181,5 +187,34 @@ fn lifting_by_several_primes_a_step_matches_the_cpu() {
             let x0 = gen.matrix(80, 1, 5);
             solve_same_as_cpu(&g, &a, &naive_matmul(&a, &x0), "small solution");
         }
+    }
+}
+
+#[test]
+fn the_rings_give_way_to_registers_where_shared_memory_ends() {
+    let _settings = settings();
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps::hold();
+    let d = dev(&g);
+    d.config()
+        .set_lift_rows(Some(LiftRows::Global { blocks: None }));
+    d.config().set_lift_primes(Some(1));
+    // A shared-memory cap under which the rings (`LIFT_RING_WORDS` words a thread) fit
+    // beside the staged digits and the warps' sums up to order `edge`, and not beyond.
+    let edge = 300;
+    let threads = rns_core::launch::LIFT_RING_THREADS as usize;
+    let ring = rns_core::launch::LIFT_RING_WORDS * threads;
+    d.config()
+        .set_shared_memory_limit(Some(4 * (edge + 4 * threads / 32 + ring)));
+    let mut gen = Gen::new(195);
+    for (n, rings) in [(edge - 1, true), (edge, true), (edge + 1, false)] {
+        let layout = lift_layout(d, n, 3, 1, 4).expect("a layout");
+        assert!(
+            matches!(layout, LiftLayout::Global { ring, primes: 1, .. } if ring == rings),
+            "{n}: {layout:?}"
+        );
+        let a = gen.matrix(n, n, 64);
+        let dd = same_as_cpu(&g, &a, false, &format!("{n}×{n}, rings: {rings}"));
+        assert_ne!(dd, 0);
     }
 }

@@ -424,7 +424,9 @@ pub fn gauss_jordan(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
 
 /// Dixon's lifting step of an `n × n` matrix of 64-bit entries (three 29-bit limbs):
 /// the reads of `A⁻¹ mod p` for each prime of the step and of `A`'s limbs, against
-/// the copy. The first step's digits are checked: `A·x ≡ b` modulo the first prime.
+/// the copy, by 2, 3 and 4 primes a step, the rows streamed through the warps' rings
+/// and loaded into registers. Each lifting's first digits are checked: `A·x ≡ b`
+/// modulo the first prime.
 pub fn lifting(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     let (n, limbs) = (if quick { 512 } else { 4000 }, 3);
     let mut s = 0x2545_F491_4F6C_DD1Du64;
@@ -447,11 +449,39 @@ pub fn lifting(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
         })
         .collect();
     let a = ops::upload_limbs(g, raw::stream(g), &words, n, limbs)?;
+    let mut rows = Vec::new();
+    for (k, ring) in [
+        (2, true),
+        (2, false),
+        (3, true),
+        (3, false),
+        (4, true),
+        (4, false),
+    ] {
+        g.config().set_lift_primes(Some(k));
+        g.config().set_lift_ring(ring);
+        let row = lifting_row(g, roofs, (&a, &words), ring);
+        g.config().set_lift_primes(None);
+        g.config().set_lift_ring(true);
+        rows.push(row?);
+    }
+    Ok(rows)
+}
+
+/// One row of [`lifting`]: steps of the lifting of `a` (`words` its limbs) as the
+/// device's settings ask.
+fn lifting_row(
+    g: &Gpu,
+    roofs: &Roofs,
+    (a, words): (&ops::DeviceLimbs, &[u32]),
+    ring: bool,
+) -> R<Row> {
+    let (n, limbs) = (a.n, a.limbs);
     let rhs = vec![1i128; n];
     let primes = RnsBasis::largest_primes(8)?.moduli().to_vec();
     let (warm, timed) = (2, 20);
     let cap = warm + 8 * timed;
-    let mut lift = ops::start_lift(g, &a, (&rhs, 1), (primes, 4), |_| cap)?
+    let mut lift = ops::start_lift(g, a, (&rhs, 1), (primes, 4), |_| cap)?
         .ok_or("A is singular modulo every prime")?;
     lift.run(warm)?;
     g.sync()?;
@@ -479,16 +509,22 @@ pub fn lifting(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     }
     let k = lift.primes().len();
     let bytes = ((k + limbs) * n * n * 4) as f64;
-    Ok(vec![Row::new(
-        "Dixon lifting step (`rns_dixon_lift_global`)",
+    let kernel = if ring {
+        "Dixon lifting step, rings (`rns_dixon_lift_ring`)"
+    } else {
+        "Dixon lifting step, registers (`rns_dixon_lift_global`)"
+    };
+    Ok(Row::new(
+        kernel,
         &format!("{n}², {limbs} limbs, {k} primes a step"),
         bytes / (ms * 1e-3) / 1e9,
         roofs.copy,
         &format!(
-            "{:.0} µs a step; reads A⁻¹ mod p a prime and A's limbs once a step",
-            ms * 1e3
+            "{:.0} µs a step, {:.2} ns a bit; reads A⁻¹ mod p a prime and A's limbs once a step",
+            ms * 1e3,
+            ms * 1e6 / (31 * k * n) as f64
         ),
-    )])
+    ))
 }
 
 /// The univariate resultant, a block per prime, against `mul_m`.

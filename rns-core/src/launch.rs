@@ -202,11 +202,29 @@ pub const LIFT_GLOBAL_MAX_RHS: usize = 4;
 /// Primes at most that one step of that kernel lifts by (`x` grows by their product a
 /// step, one pass over `A`'s limbs for all of them; `rns_core::padic::mixed_radix`).
 pub const LIFT_GLOBAL_MAX_PRIMES: usize = 4;
-/// Primes a step of that kernel by default: measured on an H100 (det of 64-bit
-/// matrices, time of the lifting's steps), two primes take 0.57 of one prime's time at
-/// 4000² and 8000², three 0.54–0.55 (but three inverses to form first), four 0.78–0.83
-/// (their update is compute-bound). `docs/performance.md` has the figures.
-pub const LIFT_DEFAULT_PRIMES: usize = 2;
+/// Stages of the ring through which each warp of that kernel copies its rows' words
+/// into shared memory (`cp.async`, no registers held while they are in flight): the
+/// copies of `LIFT_RING_STAGES − 1` chunks run ahead of the one being summed.
+pub const LIFT_RING_STAGES: usize = 4;
+/// Threads per block of that kernel with the rings (`rns_dixon_lift_ring…`): 12 warps,
+/// so that each thread has up to 168 registers (the rings' loops and the 128-bit sums).
+pub const LIFT_RING_THREADS: u32 = 384;
+/// Columns a lane takes in one chunk of the ring (of every prime's or limb's row).
+pub const LIFT_RING_COLUMNS: usize = 2;
+/// Rows a chunk of the ring holds at most: a step's primes or the limbs.
+pub const LIFT_RING_ROWS: usize = if LIFT_GLOBAL_MAX_LIMBS > LIFT_GLOBAL_MAX_PRIMES {
+    LIFT_GLOBAL_MAX_LIMBS
+} else {
+    LIFT_GLOBAL_MAX_PRIMES
+};
+/// Shared-memory words of the ring a thread (`LIFT_RING_ROWS` rows of
+/// `LIFT_RING_COLUMNS` columns a stage).
+pub const LIFT_RING_WORDS: usize = LIFT_RING_STAGES * LIFT_RING_COLUMNS * LIFT_RING_ROWS;
+/// Primes a step of that kernel by default: measured on an H200 with the rings (det of
+/// 64-bit matrices, whole call), three primes 1.94 s at 4000² and 16.9 s at 8000²
+/// against 2.05 s and 18.0 s by two and 1.97 s and 17.0 s by four (whose inverses cost
+/// more than their steps save). `docs/performance.md` has the figures.
+pub const LIFT_DEFAULT_PRIMES: usize = 3;
 
 #[cfg(test)]
 mod tests {

@@ -361,31 +361,55 @@ fn mul_hi(a: u32, b: u32) -> u32 {
     }
 }
 
-/// `a · b + c` for 32-bit `a`, `b`: on the GPU one `mad.wide.u32` (LLVM otherwise
-/// multiplies the zero-extended operands in 64 bits, several instructions each).
-#[inline(always)]
-pub fn mad_wide(a: u32, b: u32, c: u64) -> u64 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let r: u64;
-        // SAFETY: pure register arithmetic.
-        unsafe {
-            core::arch::asm!(
-                "mad.wide.u32 {r}, {a}, {b}, {c};",
-                r = out(reg64) r,
-                a = in(reg32) a,
-                b = in(reg32) b,
-                c = in(reg64) c,
-                options(pure, nomem, nostack)
-            )
-        };
-        r
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        a as u64 * b as u64 + c
-    }
+/// A 32 × 32 → 64-bit multiply-add: one `mad.wide` on the GPU, else Rust's wrapping
+/// arithmetic.
+macro_rules! mad_wide_fn {
+    ($(#[$doc:meta])* $name:ident, $t:ty, $wide:ty, $insn:literal) => {
+        $(#[$doc])*
+        #[inline(always)]
+        pub fn $name(a: $t, b: $t, c: $wide) -> $wide {
+            #[cfg(target_arch = "nvptx64")]
+            {
+                let r: $wide;
+                // SAFETY: pure register arithmetic.
+                unsafe {
+                    core::arch::asm!(
+                        concat!($insn, " {r}, {a}, {b}, {c};"),
+                        r = out(reg64) r,
+                        a = in(reg32) a,
+                        b = in(reg32) b,
+                        c = in(reg64) c,
+                        options(pure, nomem, nostack)
+                    )
+                };
+                r
+            }
+            #[cfg(not(target_arch = "nvptx64"))]
+            {
+                (a as $wide).wrapping_mul(b as $wide).wrapping_add(c)
+            }
+        }
+    };
 }
+
+mad_wide_fn!(
+    /// `a · b + c` for 32-bit `a`, `b`: on the GPU one `mad.wide.u32` (LLVM otherwise
+    /// multiplies the zero-extended operands in 64 bits, several instructions each).
+    mad_wide,
+    u32,
+    u64,
+    "mad.wide.u32"
+);
+
+mad_wide_fn!(
+    /// `a · b + c` for signed 32-bit `a`, `b` (wrapping in 64 bits): on the GPU one
+    /// `mad.wide.s32` (LLVM folds the sign extension into a load and then multiplies in
+    /// 64 bits).
+    mad_wide_signed,
+    i32,
+    i64,
+    "mad.wide.s32"
+);
 
 /// `round(hi · invk)` through the `3·2^51` trick: the rounded quotient sits in
 /// the low word of the double. One FP64 fused multiply-add on the GPU; on the
@@ -410,6 +434,19 @@ mod tests {
     fn mul_m_known_noncanonical_case_is_canonical() {
         let m = Modulus::new(P).unwrap();
         assert_eq!(m.mul(57_573_543, 2_107_915_405), 3);
+    }
+
+    #[test]
+    fn signed_wide_mul_add_is_exact_at_the_ends() {
+        let ends = [i32::MIN, i32::MIN + 1, -1, 0, 1, i32::MAX];
+        for a in ends {
+            for b in ends {
+                for c in [i64::MIN / 2, -1, 0, 1, i64::MAX / 2] {
+                    let want = (a as i128 * b as i128 + c as i128) as i64;
+                    assert_eq!(mad_wide_signed(a, b, c), want, "{a}·{b} + {c}");
+                }
+            }
+        }
     }
 
     #[test]

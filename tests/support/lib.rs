@@ -557,6 +557,7 @@ impl Drop for LiftCaps {
             g.config().set_inverse_panels(None, None);
             g.config().set_lift_rows(None);
             g.config().set_lift_primes(None);
+            g.config().set_lift_ring(true);
             g.config().set_block_split(None);
         }
     }

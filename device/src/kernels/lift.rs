@@ -10,6 +10,7 @@
 //! tagged words into the others' memory too: one lifting, its blocks on every device.
 
 use super::dixon::{shuffle_down, warp_sum_i128};
+use super::lift_ring::{dot_mod_ring, product_part_ring, Ring};
 use super::tagged::{gpu_load_u64, gpu_store_u64, stage_tagged, sys_store_u64, tagged, Watch};
 use core::arch::nvptx::*;
 use core::array::from_fn;
@@ -79,7 +80,7 @@ impl Place {
 /// used: a block keeps no per-prime registers), their mixed-radix inverses, and
 /// `P⁻¹ mod 2^128`.
 #[derive(Clone, Copy)]
-struct Primes {
+pub(super) struct Primes {
     k: u32,
     m: *const Modulus,
     /// `inv[u·MAX_PRIMES + q] = p_u⁻¹ mod p_q`.
@@ -90,7 +91,7 @@ struct Primes {
 impl Primes {
     /// Prime `q`.
     #[inline(always)]
-    unsafe fn at(self, q: usize) -> Modulus {
+    pub(super) unsafe fn at(self, q: usize) -> Modulus {
         *self.m.add(q)
     }
 
@@ -123,10 +124,11 @@ impl Peers {
     }
 }
 
-/// One entry point of [`lift_global`] for each number of primes a step.
+/// One entry point of [`lift_global`] for each number of primes a step, with and
+/// without the rings.
 macro_rules! lift_global_kernel {
-    ($name:ident, $k:literal) => {
-        #[doc = concat!("[`lift_global`] by ", $k, " prime(s) a step.")]
+    ($name:ident, $k:literal, $ring:literal) => {
+        #[doc = concat!("[`lift_global`] by ", $k, " prime(s) a step, rings: ", $ring, ".")]
         #[no_mangle]
         #[allow(clippy::too_many_arguments)]
         pub unsafe extern "ptx-kernel" fn $name(
@@ -159,7 +161,7 @@ macro_rules! lift_global_kernel {
                 at: peers,
                 count: npeers,
             };
-            lift_global::<$k>(
+            lift_global::<$k, $ring>(
                 [r, y, x],
                 (digits, first),
                 (inv, a, moduli, garner),
@@ -173,10 +175,14 @@ macro_rules! lift_global_kernel {
     };
 }
 
-lift_global_kernel!(rns_dixon_lift_global, 1);
-lift_global_kernel!(rns_dixon_lift_global2, 2);
-lift_global_kernel!(rns_dixon_lift_global3, 3);
-lift_global_kernel!(rns_dixon_lift_global4, 4);
+lift_global_kernel!(rns_dixon_lift_global, 1, false);
+lift_global_kernel!(rns_dixon_lift_global2, 2, false);
+lift_global_kernel!(rns_dixon_lift_global3, 3, false);
+lift_global_kernel!(rns_dixon_lift_global4, 4, false);
+lift_global_kernel!(rns_dixon_lift_ring, 1, true);
+lift_global_kernel!(rns_dixon_lift_ring2, 2, true);
+lift_global_kernel!(rns_dixon_lift_ring3, 3, true);
+lift_global_kernel!(rns_dixon_lift_ring4, 4, true);
 
 /// Dixon's lifting, steps `step0 .. step0 + steps` in one cooperative launch, each by the
 /// product `P` of the `K` primes at `moduli` (an entry point per `K`:
@@ -195,10 +201,14 @@ lift_global_kernel!(rns_dixon_lift_global4, 4);
 /// (level `s·k + q` of `digits`, `n·l` words a level; row 0's also into `first`, `l` a
 /// level), `x` staged, then `r ← (r − Σ_q w_q·A·x_q)/P` and `y_q = r mod p_q` published
 /// tagged `s + 2`. At most `LIFT_GLOBAL_MAX_LIMBS` limbs and `LIFT_GLOBAL_MAX_PRIMES`
-/// primes. Every wait is bounded by `watch` (the launch's word and stall limit: the
-/// entry points' last two arguments). Dynamic shared memory: `4·(k·n·l + 4·l·warps)` bytes.
+/// primes. With `RING` (entry points `rns_dixon_lift_ring`, `…2`, `…3`, `…4`), each warp
+/// streams its rows through a ring of shared memory (`super::lift_ring`), else it loads
+/// them into registers. Every wait is bounded by
+/// `watch` (the launch's word and stall limit: the entry points' last two arguments).
+/// Dynamic shared memory: `4·(k·n·l + 4·l·warps)` bytes, and `4·LIFT_RING_WORDS` a
+/// thread more with `RING`.
 #[inline(always)]
-unsafe fn lift_global<const K: usize>(
+unsafe fn lift_global<const K: usize, const RING: bool>(
     [r, y, x]: [*mut u64; 3],
     (digits, first): (*mut u32, *mut u32),
     (inv, a, moduli, garner): (*const u32, *const i32, *const Modulus, *const u32),
@@ -219,6 +229,11 @@ unsafe fn lift_global<const K: usize>(
         p_inv,
     };
     let place = Place::of(row0, rows);
+    let ring = RING.then(|| {
+        let rings = slots.add(4 * l as usize * (_block_dim_x() / 32) as usize);
+        Ring::of(rings, place.warp, place.lane)
+    });
+
     // Columns a lane reads: `lane + 32·part`, then every `32·parts`-th.
     let (j0, stride) = (
         (place.lane + 32 * place.part) as usize,
@@ -246,11 +261,11 @@ unsafe fn lift_global<const K: usize>(
                 let row = (inv.add(i as usize * ld as usize), nu * ld as usize);
                 let ys = (sh.add(c as usize * nu) as *const u32, nl);
                 let cols = (j0, stride, nu);
-                let d = match k {
-                    1 => dot_mod::<1, 4>(row, ys, cols, primes),
-                    2 => dot_mod::<2, 4>(row, ys, cols, primes),
-                    3 => dot_mod::<3, 2>(row, ys, cols, primes),
-                    _ => dot_mod::<MAX_PRIMES, 1>(row, ys, cols, primes),
+                let d = match (ring, K) {
+                    (Some(g), _) => dot_mod_ring::<K>(g, row, ys, cols, primes),
+                    (None, 1 | 2) => dot_mod::<K, 4>(row, ys, cols, primes),
+                    (None, 3) => dot_mod::<K, 2>(row, ys, cols, primes),
+                    (None, _) => dot_mod::<K, 1>(row, ys, cols, primes),
                 };
                 if place.lane == 0 {
                     match place.parts {
@@ -303,11 +318,17 @@ unsafe fn lift_global<const K: usize>(
                 let row = a.add(i as usize * nu);
                 let xs = sh.add(c as usize * nu) as *const i32;
                 let cols = (j0, stride, nu, nl);
-                let own = match k {
-                    1 => product_part::<1, 4>(row, xs, cols, limbs, primes),
-                    2 => product_part::<2, 4>(row, xs, cols, limbs, primes),
-                    3 => product_part::<3, 4>(row, xs, cols, limbs, primes),
-                    _ => product_part::<MAX_PRIMES, 2>(row, xs, cols, limbs, primes),
+                let own = match (ring, limbs) {
+                    (Some(g), 1) => product_part_ring::<K, 1>(g, row, xs, cols, primes),
+                    (Some(g), 2) => product_part_ring::<K, 2>(g, row, xs, cols, primes),
+                    (Some(g), 3) => product_part_ring::<K, 3>(g, row, xs, cols, primes),
+                    (Some(g), _) => product_part_ring::<K, 4>(g, row, xs, cols, primes),
+                    (None, _) => match K {
+                        1 => product_part::<K, 4>(row, xs, cols, limbs, primes),
+                        2 => product_part::<K, 4>(row, xs, cols, limbs, primes),
+                        3 => product_part::<K, 4>(row, xs, cols, limbs, primes),
+                        _ => product_part::<K, 2>(row, xs, cols, limbs, primes),
+                    },
                 };
                 let total = warp_sum_i128(own);
                 if place.lane == 0 {
@@ -377,6 +398,15 @@ unsafe fn dot_mod<const K: usize, const C: usize>(
         }
         j += stride;
     }
+    warp_residues(acc, m)
+}
+
+/// Each prime's sum `acc_q` reduced modulo `m_q` and added up over the warp (in lane 0).
+#[inline(always)]
+pub(super) unsafe fn warp_residues<const K: usize>(
+    acc: [i64; K],
+    m: [Modulus; K],
+) -> [u32; MAX_PRIMES] {
     let mut d = [0u32; MAX_PRIMES];
     for (q, (d, acc)) in d.iter_mut().zip(acc.iter()).enumerate() {
         let mq = m[q % K];
@@ -436,7 +466,12 @@ unsafe fn product_part<const K: usize, const C: usize>(
         }
         j += stride;
     }
-    // Σ_q w_q·acc_q, the weights w_q = p_0·…·p_(q−1) formed on the way.
+    weighted_total(acc, primes)
+}
+
+/// `Σ_q w_q·acc_q` modulo `2^128`, the weights `w_q = p_0·…·p_(q−1)` formed on the way.
+#[inline(always)]
+pub(super) unsafe fn weighted_total<const K: usize>(acc: [i128; K], primes: Primes) -> i128 {
     let (mut total, mut w) = (0u128, 1u128);
     for (q, acc) in acc.iter().enumerate() {
         total = total.wrapping_add((*acc as u128).wrapping_mul(w));

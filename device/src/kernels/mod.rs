@@ -12,6 +12,7 @@ mod gauss_jordan;
 mod hessenberg;
 mod imma;
 mod lift;
+mod lift_ring;
 mod limbs;
 mod linalg;
 mod lu;

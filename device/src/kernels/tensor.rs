@@ -51,7 +51,15 @@ pub unsafe fn async_copy16(dst: u32, src: *const u8) {
     asm!("cp.async.cg.shared.global [{0}], [{1}], 16;", in(reg32) dst, in(reg64) src as u64);
 }
 
-/// Closes the group of this thread's [`async_copy16`]s issued since the last commit.
+/// `cp.async.ca`: copies the 4-byte word at global `src` to shared address `dst`
+/// without passing through registers; completes by [`async_wait`].
+#[inline(always)]
+pub unsafe fn async_copy4(dst: u32, src: *const u32) {
+    asm!("cp.async.ca.shared.global [{0}], [{1}], 4;", in(reg32) dst, in(reg64) src as u64);
+}
+
+/// Closes the group of this thread's [`async_copy16`]s and [`async_copy4`]s issued
+/// since the last commit.
 #[inline(always)]
 pub unsafe fn async_commit() {
     asm!("cp.async.commit_group;");

@@ -116,6 +116,8 @@ pub struct GpuConfig {
     lift_rows: AtomicU8,
     lift_blocks: AtomicUsize,
     lift_primes: AtomicUsize,
+    /// Whether that lifting loads its rows into registers instead of its rings.
+    lift_ring_off: AtomicBool,
     /// The block lifting's split of each step's sums (0: by size).
     block_split: AtomicUsize,
     /// The stall limit in milliseconds.
@@ -166,6 +168,7 @@ impl GpuConfig {
             lift_rows: AtomicU8::new(0),
             lift_blocks: AtomicUsize::new(0),
             lift_primes: AtomicUsize::new(0),
+            lift_ring_off: AtomicBool::new(false),
             block_split: AtomicUsize::new(0),
             stall_ms: AtomicU64::new(stall.as_millis().max(1) as u64),
             faults,
@@ -387,6 +390,18 @@ impl GpuConfig {
     /// The primes a lifting step from global memory is asked for: `None` by room.
     pub fn lift_primes(&self) -> Option<usize> {
         Some(self.lift_primes.load(Ordering::Relaxed)).filter(|&k| k > 0)
+    }
+
+    /// Whether the lifting from global memory streams its rows through rings of shared
+    /// memory where they fit (`true`, the default) or always loads them into registers;
+    /// tests and benchmarks set it.
+    pub fn set_lift_ring(&self, on: bool) {
+        self.lift_ring_off.store(!on, Ordering::Relaxed);
+    }
+
+    /// Whether the rings are switched off ([`GpuConfig::set_lift_ring`]).
+    pub fn lift_ring_off(&self) -> bool {
+        self.lift_ring_off.load(Ordering::Relaxed)
     }
 
     /// Splits each step's sums of the block lifting into `ranges` ranges of terms

@@ -43,10 +43,9 @@ pub(crate) struct Kernels {
     pub step_pivot: CudaFunction,
     pub step_update: CudaFunction,
     pub dixon_lift: CudaFunction,
-    pub dixon_lift_global: CudaFunction,
-    pub dixon_lift_global2: CudaFunction,
-    pub dixon_lift_global3: CudaFunction,
-    pub dixon_lift_global4: CudaFunction,
+    /// `rns_dixon_lift_global…` (`[0]`) and `rns_dixon_lift_ring…` (`[1]`), by 1 to 4
+    /// primes a step.
+    pub dixon_lift_global: [[CudaFunction; 4]; 2],
     pub gauss_jordan: CudaFunction,
     pub eliminate: CudaFunction,
     pub charpoly: CudaFunction,
@@ -114,10 +113,20 @@ impl Kernels {
             step_pivot: f("rns_step_pivot")?,
             step_update: f("rns_step_update")?,
             dixon_lift: f("rns_dixon_lift")?,
-            dixon_lift_global: f("rns_dixon_lift_global")?,
-            dixon_lift_global2: f("rns_dixon_lift_global2")?,
-            dixon_lift_global3: f("rns_dixon_lift_global3")?,
-            dixon_lift_global4: f("rns_dixon_lift_global4")?,
+            dixon_lift_global: [
+                [
+                    f("rns_dixon_lift_global")?,
+                    f("rns_dixon_lift_global2")?,
+                    f("rns_dixon_lift_global3")?,
+                    f("rns_dixon_lift_global4")?,
+                ],
+                [
+                    f("rns_dixon_lift_ring")?,
+                    f("rns_dixon_lift_ring2")?,
+                    f("rns_dixon_lift_ring3")?,
+                    f("rns_dixon_lift_ring4")?,
+                ],
+            ],
             gauss_jordan: f("rns_gauss_jordan")?,
             eliminate: f("rns_eliminate")?,
             charpoly: f("rns_charpoly")?,
@@ -284,13 +293,12 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
         &kernels.resultant_block,
         &kernels.matmul_ozaki,
         &kernels.dixon_lift,
-        &kernels.dixon_lift_global,
-        &kernels.dixon_lift_global2,
-        &kernels.dixon_lift_global3,
-        &kernels.dixon_lift_global4,
         &kernels.gauss_jordan,
         &kernels.block_inverse,
-    ] {
+    ]
+    .into_iter()
+    .chain(kernels.dixon_lift_global.iter().flatten())
+    {
         f.set_attribute(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             smem_optin as i32,

@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::{
     LIFT_DEFAULT_PRIMES, LIFT_GLOBAL_MAX_LIMBS, LIFT_GLOBAL_MAX_PRIMES, LIFT_GLOBAL_MAX_RHS,
-    LIFT_GLOBAL_THREADS,
+    LIFT_GLOBAL_THREADS, LIFT_RING_THREADS, LIFT_RING_WORDS,
 };
 use std::sync::Arc;
 
@@ -63,7 +63,7 @@ pub enum LiftLayout {
     },
     /// `rns_dixon_lift_global`: `blocks` blocks, the matrices read from global memory,
     /// a step by the product of `primes` primes, `smem` bytes of shared memory (`y` or
-    /// `x` staged, the warps' partial sums).
+    /// `x` staged, the warps' partial sums, and with `ring` the warps' rings).
     Global {
         /// Blocks of the launch.
         blocks: usize,
@@ -71,6 +71,9 @@ pub enum LiftLayout {
         smem: usize,
         /// Primes a step.
         primes: usize,
+        /// Whether the warps stream their rows through rings of shared memory
+        /// (`cp.async`) rather than loading them into registers.
+        ring: bool,
     },
 }
 
@@ -108,8 +111,13 @@ pub fn lift_layout(
         fits.then_some(LiftLayout::Shared { rows, smem })
     };
     let global = |cap: Option<usize>| {
-        let warps = (LIFT_GLOBAL_THREADS / 32) as usize;
-        let smem = |k: usize| 4 * (k * n * l + 4 * l * warps);
+        // Shared memory with and without the rings: the staged digits, the warps' sums
+        // and the rings (`lift_threads` threads either way).
+        let smem = |k: usize, ring: bool| {
+            let threads = lift_threads(ring) as usize;
+            let rings = if ring { LIFT_RING_WORDS * threads } else { 0 };
+            4 * (k * n * l + 4 * l * threads / 32 + rings)
+        };
         let most = max_primes.clamp(1, LIFT_GLOBAL_MAX_PRIMES);
         let primes = match gpu.config().lift_primes() {
             Some(k) => k.clamp(1, most),
@@ -120,9 +128,10 @@ pub fn lift_layout(
         };
         let primes = (1..=primes)
             .rev()
-            .find(|&k| smem(k) <= gpu.shared_memory())
+            .find(|&k| smem(k, false) <= gpu.shared_memory())
             .unwrap_or(1);
-        let smem = smem(primes);
+        let ring = !gpu.config().lift_ring_off() && smem(primes, true) <= gpu.shared_memory();
+        let smem = smem(primes, ring);
         let fits = n > 0
             && (1..=LIFT_GLOBAL_MAX_RHS).contains(&l)
             && (1..=LIFT_GLOBAL_MAX_LIMBS).contains(&limbs)
@@ -131,17 +140,18 @@ pub fn lift_layout(
         if !fits {
             return None;
         }
-        let f = lift_global_kernel(gpu, primes);
+        let f = lift_global_kernel(gpu, primes, ring);
         // The occupancy query needs the device's context on this thread.
         gpu.context().bind_to_thread().ok()?;
         let per_sm = f
-            .occupancy_max_active_blocks_per_multiprocessor(LIFT_GLOBAL_THREADS, smem, None)
+            .occupancy_max_active_blocks_per_multiprocessor(lift_threads(ring), smem, None)
             .ok()? as usize;
         let blocks = (per_sm * gpu.multiprocessors()).min(cap.unwrap_or(usize::MAX));
         (blocks > 0).then_some(LiftLayout::Global {
             blocks,
             smem,
             primes,
+            ring,
         })
     };
     match gpu.config().lift_rows() {
@@ -151,20 +161,24 @@ pub fn lift_layout(
     }
 }
 
+/// Threads per block of the lifting from global memory, with or without the rings.
+fn lift_threads(ring: bool) -> u32 {
+    if ring {
+        LIFT_RING_THREADS
+    } else {
+        LIFT_GLOBAL_THREADS
+    }
+}
+
 /// Whether `layout` keeps the rows in shared memory (`rns_dixon_lift`, one device).
 fn rows_in_shared(layout: LiftLayout) -> bool {
     matches!(layout, LiftLayout::Shared { .. })
 }
 
-/// The entry point of `rns_dixon_lift_global` for `primes` primes a step (1 to 4).
-fn lift_global_kernel(gpu: &Gpu, primes: usize) -> &cudarc::driver::CudaFunction {
-    let k = gpu.kernels();
-    match primes {
-        0 | 1 => &k.dixon_lift_global,
-        2 => &k.dixon_lift_global2,
-        3 => &k.dixon_lift_global3,
-        _ => &k.dixon_lift_global4,
-    }
+/// The entry point of `rns_dixon_lift_global` (`rns_dixon_lift_ring` with `ring`) for
+/// `primes` primes a step (1 to 4).
+fn lift_global_kernel(gpu: &Gpu, primes: usize, ring: bool) -> &cudarc::driver::CudaFunction {
+    &gpu.kernels().dixon_lift_global[ring as usize][primes.clamp(1, 4) - 1]
 }
 
 /// An `n × n` matrix given as `limbs` signed 29-bit limb matrices (`a`, limb-major)
@@ -280,11 +294,13 @@ pub(crate) fn launch_dixon_lift(
             },
             Some(rows as u32),
         ),
-        LiftLayout::Global { blocks, smem, .. } => (
-            lift_global_kernel(gpu, args.primes),
+        LiftLayout::Global {
+            blocks, smem, ring, ..
+        } => (
+            lift_global_kernel(gpu, args.primes, ring),
             LaunchConfig {
                 grid_dim: (blocks as u32, 1, 1),
-                block_dim: (LIFT_GLOBAL_THREADS, 1, 1),
+                block_dim: (lift_threads(ring), 1, 1),
                 shared_mem_bytes: smem as u32,
             },
             None,
