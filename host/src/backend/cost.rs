@@ -52,9 +52,10 @@ const GPU_STEP_US_PER_M: f64 = 5.0;
 /// right-hand side, an H200's 132 multiprocessors: about 1300); beyond, each step reads
 /// the matrices from global memory.
 pub const GPU_LIFT_MAX_N: usize = 1300;
-/// Bytes per µs a lifting step reads from global memory (measured: 1.1–1.7 TB/s on the
-/// H100 and H200 hosts at 2000² to 8000², `docs/performance.md`).
-const GPU_LIFT_BYTES_PER_US: f64 = 1.5e6;
+/// Bytes per µs a lifting step reads from global memory (measured with the warps'
+/// rings: 2.1–2.2 TB/s on the H100 host at 4000² and 8000², 2.0–2.4 on the H200,
+/// `docs/performance.md`).
+const GPU_LIFT_BYTES_PER_US: f64 = 2.1e6;
 
 /// Estimated milliseconds of one computation on each backend (the GPU's without its
 /// start-up, which [`Estimate::gpu_wins`] adds when it is still to come).
