@@ -203,8 +203,8 @@ lift_global_kernel!(rns_dixon_lift_ring4, 4, true);
 /// tagged `s + 2`. At most `LIFT_GLOBAL_MAX_LIMBS` limbs and `LIFT_GLOBAL_MAX_PRIMES`
 /// primes. With `RING` (entry points `rns_dixon_lift_ring`, `…2`, `…3`, `…4`), each warp
 /// streams its rows through a ring of shared memory (`super::lift_ring`), else it loads
-/// them into registers. Every wait is bounded by
-/// `watch` (the launch's word and stall limit: the entry points' last two arguments).
+/// them into registers. Every wait is bounded by `watch` (the launch's word and stall
+/// limit: the entry points' last two arguments).
 /// Dynamic shared memory: `4·(k·n·l + 4·l·warps)` bytes, and `4·LIFT_RING_WORDS` a
 /// thread more with `RING`.
 #[inline(always)]
@@ -233,7 +233,6 @@ unsafe fn lift_global<const K: usize, const RING: bool>(
         let rings = slots.add(4 * l as usize * (_block_dim_x() / 32) as usize);
         Ring::of(rings, place.warp, place.lane)
     });
-
     // Columns a lane reads: `lane + 32·part`, then every `32·parts`-th.
     let (j0, stride) = (
         (place.lane + 32 * place.part) as usize,
@@ -323,12 +322,10 @@ unsafe fn lift_global<const K: usize, const RING: bool>(
                     (Some(g), 2) => product_part_ring::<K, 2>(g, row, xs, cols, primes),
                     (Some(g), 3) => product_part_ring::<K, 3>(g, row, xs, cols, primes),
                     (Some(g), _) => product_part_ring::<K, 4>(g, row, xs, cols, primes),
-                    (None, _) => match K {
-                        1 => product_part::<K, 4>(row, xs, cols, limbs, primes),
-                        2 => product_part::<K, 4>(row, xs, cols, limbs, primes),
-                        3 => product_part::<K, 4>(row, xs, cols, limbs, primes),
-                        _ => product_part::<K, 2>(row, xs, cols, limbs, primes),
-                    },
+                    (None, _) if K < MAX_PRIMES => {
+                        product_part::<K, 4>(row, xs, cols, limbs, primes)
+                    }
+                    (None, _) => product_part::<K, 2>(row, xs, cols, limbs, primes),
                 };
                 let total = warp_sum_i128(own);
                 if place.lane == 0 {
