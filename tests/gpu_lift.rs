@@ -217,4 +217,22 @@ fn the_rings_give_way_to_registers_where_shared_memory_ends() {
         let dd = same_as_cpu(&g, &a, false, &format!("{n}×{n}, rings: {rings}"));
         assert_ne!(dd, 0);
     }
+    // By default (three primes a step asked) the rings with one prime where three do
+    // not fit beside them, and registers with three where not even one does.
+    d.config().set_lift_primes(None);
+    for (n, rings, primes) in [(edge, true, 1), (edge + 1, false, 3)] {
+        let layout = lift_layout(d, n, 3, 1, 4).expect("a layout");
+        assert!(
+            matches!(layout, LiftLayout::Global { ring, .. } if ring == rings),
+            "{n}: {layout:?}"
+        );
+        assert_eq!(layout.primes(), primes, "{n}: {layout:?}");
+        let a = gen.matrix(n, n, 64);
+        same_as_cpu(
+            &g,
+            &a,
+            false,
+            &format!("{n}×{n} by default, rings: {rings}"),
+        );
+    }
 }

@@ -94,8 +94,10 @@ impl LiftLayout {
 /// `y` staged in shared memory), as [`crate::backend::gpu::GpuConfig::lift_rows`]
 /// allows. From global memory a step lifts by up to `max_primes` primes (as
 /// [`crate::backend::gpu::GpuConfig::lift_primes`] asks, else [`LIFT_DEFAULT_PRIMES`] as
-/// long as the staged digits stay within `LIFT_STAGE_BYTES`). `None` when neither
-/// applies.
+/// long as the staged digits stay within `LIFT_STAGE_BYTES`), through the warps' rings
+/// where they fit beside the staged digits (by default with fewer primes rather than
+/// without the rings; as asked, with the primes asked), else from registers. `None`
+/// when neither applies.
 pub fn lift_layout(
     gpu: &Gpu,
     n: usize,
@@ -119,18 +121,30 @@ pub fn lift_layout(
             4 * (k * n * l + 4 * l * threads / 32 + rings)
         };
         let most = max_primes.clamp(1, LIFT_GLOBAL_MAX_PRIMES);
-        let primes = match gpu.config().lift_primes() {
+        let asked = gpu.config().lift_primes();
+        let wanted = match asked {
             Some(k) => k.clamp(1, most),
             None => (1..=most.min(LIFT_DEFAULT_PRIMES))
                 .rev()
                 .find(|&k| 4 * k * n * l <= LIFT_STAGE_BYTES)
                 .unwrap_or(1),
         };
-        let primes = (1..=primes)
-            .rev()
-            .find(|&k| smem(k, false) <= gpu.shared_memory())
-            .unwrap_or(1);
-        let ring = !gpu.config().lift_ring_off() && smem(primes, true) <= gpu.shared_memory();
+        // The most primes up to `wanted` whose launch fits, with or without the rings.
+        let most_fitting = |ring: bool| {
+            (1..=wanted)
+                .rev()
+                .find(|&k| smem(k, ring) <= gpu.shared_memory())
+        };
+        let rings = !gpu.config().lift_ring_off();
+        let (primes, ring) = match (asked, rings.then(|| most_fitting(true)).flatten()) {
+            // By default the rings with fewer primes rather than registers with more
+            // (a step through the rings reads about 1.4× faster).
+            (None, Some(k)) => (k, true),
+            _ => {
+                let k = most_fitting(false).unwrap_or(1);
+                (k, rings && smem(k, true) <= gpu.shared_memory())
+            }
+        };
         let smem = smem(primes, ring);
         let fits = n > 0
             && (1..=LIFT_GLOBAL_MAX_RHS).contains(&l)
