@@ -1,8 +1,9 @@
 //! Dixon's lifting with the matrices read from global memory on every step
 //! (`rns_dixon_lift_global`, for orders whose rows do not fit in shared memory): the
 //! same divisors, solutions, primes and steps as the CPU's lifting and the shared-memory
-//! kernel, one warp a row or several rows a warp, by one to four primes a step, and the
-//! switch between the two at the order where the rows stop fitting.
+//! kernel, one warp a row or several rows a warp, by one to four primes a step, through
+//! the warps' rings and from registers; the switch between the two kernels at the order
+//! where the rows stop fitting, and from the rings to registers where they stop fitting.
 
 use rns::backend::gpu::launch::{lift_layout, LiftLayout};
 use rns::backend::gpu::LiftRows;
