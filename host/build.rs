@@ -127,8 +127,9 @@ fn find_ptxas() -> Option<PathBuf> {
 /// Kernels whose registers are capped (PTX `.maxnreg`, which rustc cannot emit): 80 per
 /// thread lets three blocks of 256 threads share an SM instead of two; 128 lets a block
 /// of 512 threads of the global-memory lifting launch at all (by several primes a step it
-/// keeps every prime's loads in flight in its registers: one block an SM); 32 lets the
-/// block-per-prime resultant kernel fill an SM's 2048 threads.
+/// keeps every prime's loads in flight in its registers: one block an SM), 168 a block of
+/// 384 threads of its ring kernels (the rings' loops and 128-bit sums without spills);
+/// 32 lets the block-per-prime resultant kernel fill an SM's 2048 threads.
 const REGISTER_CAPS: [(&str, u32); 12] = [
     ("rns_resultant_block", 32),
     ("rns_det_blocked", 80),

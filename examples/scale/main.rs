@@ -5,7 +5,8 @@
 //! `cargo run --release --example scale -- [--backend gpu|cpu|auto] [--devices 0|0,1|all]
 //! [--ops det,...]
 //! [--sizes 250,500,1000,...] [--bits 64] [--limit 120] [--repeat 1] [--panels-from N]
-//! [--panel B] [--lift-primes K] [--lift-ring on|off] [--rhs L] [--solve-method auto|dixon|multimodular]
+//! [--panel B] [--lift-primes K] [--lift-ring on|off] [--rhs L]
+//! [--solve-method auto|dixon|multimodular]
 //! [--flint FLINT_BENCH] [--flint-cap 120] [--csv FILE]`
 //!
 //! Operations: `det` (over Z, a random matrix), `det_known` (over Z, a matrix whose
@@ -22,9 +23,9 @@
 //! inverses on the GPU (`GpuConfig::set_inverse_panels`; a huge `N` turns them off),
 //! `--panel B` their width, `--lift-primes K` the primes a lifting step from global
 //! memory lifts by (`GpuConfig::set_lift_primes`), `--lift-ring off` loads its rows
-//! into registers instead of the warps' rings (`GpuConfig::set_lift_ring`), `--rhs L` the right-hand sides of
-//! `solve` (1), `--solve-method` its method (`auto`), `--devices` the GPUs (`0`; the
-//! backend column then reads `gpu×N` on N devices).
+//! into registers instead of the warps' rings (`GpuConfig::set_lift_ring`), `--rhs L`
+//! the right-hand sides of `solve` (1), `--solve-method` its method (`auto`),
+//! `--devices` the GPUs (`0`; the backend column then reads `gpu×N` on N devices).
 //!
 //! With `--flint`, the same inputs go to `flint_bench` (the newest FLINT) on 1 and on all
 //! threads, its own compute time in the table and its printed answer compared with ours

@@ -116,8 +116,8 @@ pub struct GpuConfig {
     lift_rows: AtomicU8,
     lift_blocks: AtomicUsize,
     lift_primes: AtomicUsize,
-    /// Whether that lifting loads its rows into registers instead of its rings.
-    lift_ring_off: AtomicBool,
+    /// Whether that lifting streams its rows through its rings where they fit.
+    lift_ring: AtomicBool,
     /// The block lifting's split of each step's sums (0: by size).
     block_split: AtomicUsize,
     /// The stall limit in milliseconds.
@@ -168,7 +168,7 @@ impl GpuConfig {
             lift_rows: AtomicU8::new(0),
             lift_blocks: AtomicUsize::new(0),
             lift_primes: AtomicUsize::new(0),
-            lift_ring_off: AtomicBool::new(false),
+            lift_ring: AtomicBool::new(true),
             block_split: AtomicUsize::new(0),
             stall_ms: AtomicU64::new(stall.as_millis().max(1) as u64),
             faults,
@@ -396,12 +396,12 @@ impl GpuConfig {
     /// memory where they fit (`true`, the default) or always loads them into registers;
     /// tests and benchmarks set it.
     pub fn set_lift_ring(&self, on: bool) {
-        self.lift_ring_off.store(!on, Ordering::Relaxed);
+        self.lift_ring.store(on, Ordering::Relaxed);
     }
 
-    /// Whether the rings are switched off ([`GpuConfig::set_lift_ring`]).
-    pub fn lift_ring_off(&self) -> bool {
-        self.lift_ring_off.load(Ordering::Relaxed)
+    /// Whether the rings may be taken ([`GpuConfig::set_lift_ring`]).
+    pub fn lift_ring(&self) -> bool {
+        self.lift_ring.load(Ordering::Relaxed)
     }
 
     /// Splits each step's sums of the block lifting into `ranges` ranges of terms

@@ -43,9 +43,9 @@ pub(crate) struct Kernels {
     pub step_pivot: CudaFunction,
     pub step_update: CudaFunction,
     pub dixon_lift: CudaFunction,
-    /// `rns_dixon_lift_global…` (`[0]`) and `rns_dixon_lift_ring…` (`[1]`), by 1 to 4
-    /// primes a step.
-    pub dixon_lift_global: [[CudaFunction; 4]; 2],
+    /// `rns_dixon_lift_global…` (`[0]`) and `rns_dixon_lift_ring…` (`[1]`), by 1 to
+    /// `LIFT_GLOBAL_MAX_PRIMES` primes a step.
+    pub dixon_lift_global: [[CudaFunction; rns_core::launch::LIFT_GLOBAL_MAX_PRIMES]; 2],
     pub gauss_jordan: CudaFunction,
     pub eliminate: CudaFunction,
     pub charpoly: CudaFunction,

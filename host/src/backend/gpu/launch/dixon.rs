@@ -135,7 +135,7 @@ pub fn lift_layout(
                 .rev()
                 .find(|&k| smem(k, ring) <= gpu.shared_memory())
         };
-        let rings = !gpu.config().lift_ring_off();
+        let rings = gpu.config().lift_ring();
         let (primes, ring) = match (asked, rings.then(|| most_fitting(true)).flatten()) {
             // By default the rings with fewer primes rather than registers with more
             // (a step through the rings reads about 1.4× faster).
@@ -190,9 +190,9 @@ fn rows_in_shared(layout: LiftLayout) -> bool {
 }
 
 /// The entry point of `rns_dixon_lift_global` (`rns_dixon_lift_ring` with `ring`) for
-/// `primes` primes a step (1 to 4).
+/// `primes` primes a step (1 to `LIFT_GLOBAL_MAX_PRIMES`).
 fn lift_global_kernel(gpu: &Gpu, primes: usize, ring: bool) -> &cudarc::driver::CudaFunction {
-    &gpu.kernels().dixon_lift_global[ring as usize][primes.clamp(1, 4) - 1]
+    &gpu.kernels().dixon_lift_global[ring as usize][primes.clamp(1, LIFT_GLOBAL_MAX_PRIMES) - 1]
 }
 
 /// An `n × n` matrix given as `limbs` signed 29-bit limb matrices (`a`, limb-major)
