@@ -60,18 +60,11 @@ fn main() {
     let deps = target_dir.join("nvptx64-nvidia-cuda/release/deps");
     let ptx = newest_asm(&deps).expect("the nvptx build left no .s file");
     let text = std::fs::read_to_string(&ptx).expect("read the PTX");
+    let (main, hopper) = split_sm90a(&with_register_caps(text));
     let ptx_path = out.join("rns_device.ptx");
-    std::fs::write(&ptx_path, with_register_caps(text)).expect("write the PTX");
-    machine_code(&ptx_path, &out);
-}
-
-/// The architectures built to machine code: a cubin of `sm_80` runs on every 8.x
-/// device, one of `sm_90` on 9.0 (others compile the PTX).
-const CUBIN_ARCHS: [&str; 2] = ["sm_80", "sm_90"];
-
-/// `OUT_DIR/rns_<arch>.cubin` for each of [`CUBIN_ARCHS`]: `ptxas`'s machine code, or
-/// empty without `ptxas`.
-fn machine_code(ptx: &Path, out: &Path) {
+    std::fs::write(&ptx_path, main).expect("write the PTX");
+    let hopper_path = out.join("rns_device_sm90a.ptx");
+    std::fs::write(&hopper_path, hopper).expect("write the sm_90a PTX");
     println!("cargo:rerun-if-env-changed=RNS_PTXAS");
     let ptxas = find_ptxas();
     if ptxas.is_none() {
@@ -80,9 +73,48 @@ fn machine_code(ptx: &Path, out: &Path) {
              kernels ship as PTX only, compiled by the driver on first use"
         );
     }
-    for arch in CUBIN_ARCHS {
+    machine_code(ptxas.as_deref(), &ptx_path, &out, &CUBIN_ARCHS);
+    machine_code(ptxas.as_deref(), &hopper_path, &out, &["sm_90a"]);
+}
+
+/// Kernels that use Hopper's `wgmma`, which only `sm_90a` has: moved out of the main
+/// PTX (which every device of 8.0 or newer compiles) into a module of their own.
+const SM90A_KERNELS: [&str; 1] = ["rns_matmul_wgmma"];
+
+/// The PTX without [`SM90A_KERNELS`], and those kernels as a module for `sm_90a` (PTX
+/// ISA 8.0) with every module-level declaration of the original (its shared memory and
+/// constant tables).
+fn split_sm90a(ptx: &str) -> (String, String) {
+    let mut main = ptx.to_string();
+    let mut hopper = String::from(".version 8.0\n.target sm_90a\n.address_size 64\n\n");
+    for line in ptx.lines() {
+        if line.starts_with(".extern .shared") || line.starts_with(".global") {
+            hopper.push_str(line);
+            hopper.push('\n');
+        }
+    }
+    for name in SM90A_KERNELS {
+        let start = main
+            .find(&format!(".visible .entry {name}("))
+            .unwrap_or_else(|| panic!("kernel {name} is missing"));
+        let end = start + main[start..].find("\n}\n").expect("the kernel's end") + 3;
+        hopper.push('\n');
+        hopper.push_str(&main[start..end]);
+        main.replace_range(start..end, "");
+    }
+    (main, hopper)
+}
+
+/// The architectures the main PTX is built to machine code for: a cubin of `sm_80` runs
+/// on every 8.x device, one of `sm_90` on 9.0 (others compile the PTX).
+const CUBIN_ARCHS: [&str; 2] = ["sm_80", "sm_90"];
+
+/// `OUT_DIR/rns_<arch>.cubin` of `ptx` for each of `archs`: `ptxas`'s machine code, or
+/// empty without `ptxas`.
+fn machine_code(ptxas: Option<&Path>, ptx: &Path, out: &Path, archs: &[&str]) {
+    for &arch in archs {
         let cubin = out.join(format!("rns_{arch}.cubin"));
-        match &ptxas {
+        match ptxas {
             Some(ptxas) => {
                 let status = Command::new(ptxas)
                     .arg(format!("-arch={arch}"))

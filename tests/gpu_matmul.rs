@@ -1,5 +1,6 @@
 //! The batched modular product on the INT8 tensor cores, by byte planes
-//! (`rns_matmul_imma`) and by small moduli (`rns_matmul_ozaki`), against the
+//! (`rns_matmul_imma`) and by small moduli (`rns_matmul_ozaki` by warps, and
+//! `rns_matmul_wgmma` by warpgroups on 9.0 devices), against the
 //! integer-unit kernel (`rns_matmul`) and the CPU backend, bit for bit: shapes that are
 //! not multiples of the tiles, inner dimensions at and across the 32-bit accumulation
 //! limits and the change in the number of small moduli, all-(m − 1) and ±(m − 1)/2
@@ -39,20 +40,24 @@ fn check(
 ) {
     let want = cpu::matmul_per_channel(moduli, n, k, p, a, b);
     let config = dev(g).config();
-    for (tensor, split) in [
-        (false, None),
-        (true, Some(TensorSplit::BytePlanes)),
-        (true, Some(TensorSplit::SmallModuli)),
+    for (tensor, split, wgmma) in [
+        (false, None, false),
+        (true, Some(TensorSplit::BytePlanes), false),
+        (true, Some(TensorSplit::SmallModuli), false),
+        (true, Some(TensorSplit::SmallModuli), true),
     ] {
         config.set_tensor_cores(Some(tensor));
         config.set_tensor_split(split);
+        config.set_wgmma(wgmma);
         let got = g.matmul_per_channel(moduli, (n, k, p), a, b).unwrap();
         let what = format!(
-            "{n}×{k}×{p} over {} primes, tensor cores {tensor} {split:?}",
-            moduli.len()
+            "{n}×{k}×{p} over {} primes, tensor cores {tensor} {split:?}, warpgroups {}",
+            moduli.len(),
+            wgmma && dev(g).has_wgmma()
         );
         same(&got[..], &want, &what);
     }
+    config.set_wgmma(true);
 }
 
 /// `len` copies of `f(m)` per channel.

@@ -232,9 +232,16 @@ pub fn products(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
         let madds = (mc * n * n * n) as f64;
         let size = format!("{n}³ × {mc} primes");
         let (planes, want) = run(true, TensorSplit::BytePlanes)?;
-        let (small, got) = run(true, TensorSplit::SmallModuli)?;
+        g.config().set_wgmma(false);
+        let warp = run(true, TensorSplit::SmallModuli);
+        g.config().set_wgmma(true);
+        let (small, got) = warp?;
         if got != want {
             return Err(format!("{size}: the two tensor-core products differ").into());
+        }
+        let (group, got) = run(true, TensorSplit::SmallModuli)?;
+        if got != want {
+            return Err(format!("{size}: the warpgroup product differs").into());
         }
         if simt {
             let (ms, got) = run(false, TensorSplit::BytePlanes)?;
@@ -268,6 +275,21 @@ pub fn products(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
             &format!(
                 "{products} INT8 products a mul-add: {:.1} T mul-add/s",
                 madds / (small * 1e-3) / 1e12
+            ),
+        ));
+        rows.push(Row::new(
+            "`rns_matmul_wgmma` (small moduli, warpgroups)",
+            &size,
+            madds * products * 2.0 / (group * 1e-3) / 1e12,
+            roofs.int8,
+            &format!(
+                "{products} INT8 products a mul-add: {:.1} T mul-add/s{}",
+                madds / (group * 1e-3) / 1e12,
+                if g.has_wgmma() {
+                    ""
+                } else {
+                    " (no `sm_90a`: the warp kernel)"
+                }
             ),
         ));
     }

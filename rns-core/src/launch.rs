@@ -171,6 +171,19 @@ const _: () = assert!(OZ_BK.is_multiple_of(OZ_SPLIT_K) && OZ_STAGES >= 2);
 const _: () = assert!(OZ_BM * OZ_BK / 16 == 2 * OZ_THREADS as usize);
 const _: () = assert!(OZ_BN * OZ_BK / 16 == 2 * OZ_THREADS as usize);
 
+/// Shared-memory stages of the warpgroup kernel `rns_matmul_wgmma` (the same tiles as
+/// `rns_matmul_ozaki`, unpadded: core matrices of 8 rows × 16 bytes stored whole): up to
+/// `WG_STAGES − 2` k-tiles of copies in flight while one is multiplied and the
+/// previous one may still be.
+pub const WG_STAGES: usize = 6;
+/// Bytes of one operand's tile in a stage of `rns_matmul_wgmma`.
+pub const WG_TILE_BYTES: usize = OZ_BM * OZ_BK;
+/// Bytes of a group of 8 rows of such a tile (its `OZ_BK / 16` core matrices).
+pub const WG_GROUP_BYTES: usize = 8 * OZ_BK;
+/// Dynamic shared memory of `rns_matmul_wgmma`: every stage's A and B tiles.
+pub const WG_SMEM_BYTES: u32 = (WG_STAGES * 2 * WG_TILE_BYTES) as u32;
+const _: () = assert!(OZ_BM == OZ_BN && OZ_BK == 64 && OZ_THREADS == 256 && WG_STAGES >= 3);
+
 /// Columns per panel of the determinant whose trailing updates run on the tensor cores
 /// (`rns_lu_panel`, then a batched product by small moduli with this inner dimension),
 /// below [`DET_WIDE_PANEL_FROM`]. H200, exact det 500² with 64-bit entries: panels of 32

@@ -129,24 +129,51 @@ pub fn small_residue(v: u32, p: u32, m: u32, f: u32) -> u8 {
     s as i8 as u8
 }
 
-/// `x mod m_j` in `[0, m_j)` for any `x` with `|x| < 2^31` and `j <` [`MAX_SMALL`]: a
-/// quotient estimate in double precision (off by at most one), then corrections.
+/// `x mod m_j` in `[0, m_j)` for any `x` with `|x| < 2^31` and `j <` [`MAX_SMALL`]
+/// ([`SmallModulus::reduce`]).
 #[inline(always)]
 pub fn small_mod(x: i32, j: usize) -> u32 {
-    let j = j % MAX_SMALL; // no bounds check in kernels
-    let m = SMALL_MODULI[j] as i32;
-    let q = (x as f64 * RECIPROCALS[j]) as i32;
-    let mut r = x - q * m;
-    if r < 0 {
-        r += m;
+    SmallModulus::new(j).reduce(x)
+}
+
+/// Small modulus `m_j` and its reciprocal, read once from the tables: kernels that
+/// reduce many sums by one modulus keep them in registers rather than load them again
+/// for each sum.
+#[derive(Clone, Copy, Debug)]
+pub struct SmallModulus {
+    m: i32,
+    reciprocal: f64,
+}
+
+impl SmallModulus {
+    /// `m_j` for `j <` [`MAX_SMALL`] (taken modulo it: no bounds check in kernels).
+    #[inline(always)]
+    pub fn new(j: usize) -> SmallModulus {
+        let j = j % MAX_SMALL;
+        SmallModulus {
+            m: SMALL_MODULI[j] as i32,
+            reciprocal: RECIPROCALS[j],
+        }
     }
-    if r < 0 {
-        r += m;
+
+    /// `x mod m` in `[0, m)` for any `|x| < 2^31`: a quotient estimate in double
+    /// precision (off by at most one), then corrections.
+    #[inline(always)]
+    pub fn reduce(self, x: i32) -> u32 {
+        let m = self.m;
+        let q = (x as f64 * self.reciprocal) as i32;
+        let mut r = x - q * m;
+        if r < 0 {
+            r += m;
+        }
+        if r < 0 {
+            r += m;
+        }
+        if r >= m {
+            r -= m;
+        }
+        r as u32
     }
-    if r >= m {
-        r -= m;
-    }
-    r as u32
 }
 
 /// `Π_{i<count, i≠j} m_i mod p`: `(M_J/m_j) mod p`, or `M_J mod p` for `j ≥ count`.

@@ -23,6 +23,7 @@ mod rref;
 mod tagged;
 mod tensor;
 mod vectors;
+mod wgmma;
 
 #[panic_handler]
 fn panic(_: &core::panic::PanicInfo) -> ! {

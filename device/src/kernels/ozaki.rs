@@ -5,12 +5,14 @@
 //! (`rns_ozaki_combine`).
 
 use super::tensor::{async_commit, async_copy16, async_wait, ldmatrix_x4, mma_s8, shared_address};
+use super::wgmma;
 use core::arch::nvptx::*;
 use rns_core::launch::{
     OZ_BK, OZ_BM, OZ_BN, OZ_ROW, OZ_SPLIT_K, OZ_SPLIT_ROW, OZ_SPLIT_X, OZ_STAGES, OZ_THREADS,
+    WG_GROUP_BYTES, WG_STAGES, WG_TILE_BYTES,
 };
 use rns_core::ozaki::{
-    cofactor_mod, crt_inverse, small_mod, small_residue, CrtSum, MAX_SMALL, SMALL_MODULI,
+    cofactor_mod, crt_inverse, small_residue, CrtSum, SmallModulus, MAX_SMALL, SMALL_MODULI,
 };
 use rns_core::Modulus;
 
@@ -20,7 +22,8 @@ use rns_core::Modulus;
 /// `z·count + j` is [`small_residue`] of `src[z·src_channel + src_offset + x·stride_x +
 /// e·stride_k]`
 /// modulo `m_j`, times the CRT inverse when `scale ≠ 0` (0 beyond `xs × ks`); planes of
-/// `xs_pad · ks_pad` bytes one after another. A block per tile of `OZ_SPLIT_X` rows by
+/// `xs_pad · ks_pad` bytes one after another. Rows one after another, or with `tiled ≠
+/// 0` in the order `rns_matmul_wgmma` copies them ([`tiled_byte`]). A block per tile of `OZ_SPLIT_X` rows by
 /// `OZ_SPLIT_K` inner entries (`blockIdx.x`, `blockIdx.y`), read along whichever
 /// dimension is contiguous into shared memory, then split a thread per (row, four
 /// inner entries); `xs_pad`, `ks_pad` are multiples of the tile.
@@ -40,6 +43,7 @@ pub unsafe extern "ptx-kernel" fn rns_ozaki_planes(
     ks_pad: u32,
     count: u32,
     scale: u32,
+    tiled: u32,
 ) {
     let tile = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let z = _block_idx_z() as usize;
@@ -81,7 +85,11 @@ pub unsafe extern "ptx-kernel" fn rns_ozaki_planes(
         let (x, kq) = (q / (OZ_SPLIT_K / 4), q % (OZ_SPLIT_K / 4));
         let t = tile.add(x * OZ_SPLIT_ROW + 4 * kq);
         let v = [*t, *t.add(1), *t.add(2), *t.add(3)];
-        let at = (x0 + x) * kp + k0 / 4 + kq;
+        let at = if tiled != 0 {
+            tiled_byte(x0 + x, k0 + 4 * kq, kp * 4) / 4
+        } else {
+            (x0 + x) * kp + k0 / 4 + kq
+        };
         // Each modulus a constant (its remainders are multiplications), written out.
         let plane = |j: usize, m: u32| {
             if j < count {
@@ -98,6 +106,18 @@ pub unsafe extern "ptx-kernel" fn rns_ozaki_planes(
         }
         planes!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     }
+}
+
+/// Where byte `e` of row `x` lies in a tiled plane of `ks_pad` bytes a row: tiles of
+/// `OZ_BM` rows × `OZ_BK` bytes (`WG_TILE_BYTES`), by rows of tiles then along K, each
+/// stored as `rns_matmul_wgmma` reads it from shared memory — core matrices of 8 rows ×
+/// 16 bytes, a row group's four 128 bytes apart, the groups 512 apart — so that a
+/// stage's copy is contiguous on both sides.
+#[inline(always)]
+fn tiled_byte(x: usize, e: usize, ks_pad: usize) -> usize {
+    let tile = (x / OZ_BM) * (ks_pad / OZ_BK) + e / OZ_BK;
+    let (r, c) = (x % OZ_BM, e % OZ_BK);
+    tile * WG_TILE_BYTES + (r / 8) * WG_GROUP_BYTES + (c / 16) * 128 + (r % 8) * 16 + c % 16
 }
 
 /// One `s8` product per plane pair `z = blockIdx.z` of `rns_ozaki_planes` (channel
@@ -222,13 +242,14 @@ pub unsafe extern "ptx-kernel" fn rns_matmul_ozaki(
         };
     }
     let (g, t) = (lane / 4, lane % 4);
+    let small = SmallModulus::new(j);
     let put = |mi: usize, ni: usize, e: usize, v: u32| {
         let (r, col) = (
             row0 + wr + 16 * mi + g + 8 * (e / 2),
             col0 + wc + 8 * ni + 2 * t + e % 2,
         );
         if r < n && col < p {
-            *y.add(r * p + col) = small_mod(v as i32, j) as u8;
+            *y.add(r * p + col) = small.reduce(v as i32) as u8;
         }
     };
     macro_rules! put_tile {
@@ -251,6 +272,130 @@ pub unsafe extern "ptx-kernel" fn rns_matmul_ozaki(
     put_row!(1);
     put_row!(2);
     put_row!(3);
+}
+
+/// `rns_matmul_ozaki` by Hopper's warpgroup products (`wgmma`, `sm_90a`: `host/build.rs`
+/// moves it into a module of its own): the same planes, grid and output. Each of the
+/// block's two warpgroups computes 64 rows × 128 columns of the tile by two
+/// `m64n128k32` products a k-tile, both operands read by the tensor cores from shared
+/// memory, where `cp.async` copies them as whole core matrices (8 rows × 16 bytes): a
+/// row group's four core matrices (a k-tile) 128 bytes apart, row groups 512 apart, as
+/// the planes already lie when `rns_ozaki_planes` writes them tiled.
+/// `WG_STAGES − 2` k-tiles are copied ahead; a stage is refilled two tiles after it
+/// was multiplied, once each warpgroup has waited for all but its latest products.
+/// Dynamic shared memory: `WG_SMEM_BYTES`.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "ptx-kernel" fn rns_matmul_wgmma(
+    y: *mut u8,
+    ap: *const u8,
+    bp: *const u8,
+    n: u32,
+    p: u32,
+    k_pad: u32,
+    n_pad: u32,
+    p_pad: u32,
+    y_len: u32,
+    count: u32,
+) {
+    if count == 0 || count as usize > MAX_SMALL {
+        return;
+    }
+    let smem = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u8>();
+    let base = shared_address(smem);
+    const TILE: u32 = WG_TILE_BYTES as u32;
+    const STAGE: u32 = 2 * TILE;
+    // Core matrices along K, and row groups of 8.
+    const LEAD: u32 = 128;
+    const GROUP: u32 = WG_GROUP_BYTES as u32;
+    let z = _block_idx_z() as usize;
+    let j = z % count as usize;
+    let (n, p, kp) = (n as usize, p as usize, k_pad as usize);
+    let (n_pad, p_pad) = (n_pad as usize, p_pad as usize);
+    let (ty, tx) = (_block_idx_y() as usize, _block_idx_x() as usize);
+    let (row0, col0) = (ty * OZ_BM, tx * OZ_BN);
+    let tiles = kp / OZ_BK;
+    // The planes are tiled (`tiled_byte`): this block's row of tiles of each.
+    let (ap, bp) = (
+        ap.add(z * n_pad * kp + ty * tiles * WG_TILE_BYTES),
+        bp.add(z * p_pad * kp + tx * tiles * WG_TILE_BYTES),
+    );
+    let y = y.add(z * y_len as usize);
+    let tid = _thread_idx_x() as usize;
+    // This thread's 16-byte pieces tid and tid + 256 of each operand's tile, at the
+    // same place on both sides.
+    let (s0, s1) = (16 * tid, 16 * (tid + OZ_THREADS as usize));
+    let issue = |tile: usize, stage: u32| {
+        let (s, at) = (base + stage * STAGE, tile * WG_TILE_BYTES);
+        async_copy16(s + s0 as u32, ap.add(at + s0));
+        async_copy16(s + s1 as u32, ap.add(at + s1));
+        async_copy16(s + TILE + s0 as u32, bp.add(at + s0));
+        async_copy16(s + TILE + s1 as u32, bp.add(at + s1));
+    };
+    let group = (tid / 128) as u32;
+    let mut acc = [0u32; 64];
+    const AHEAD: usize = WG_STAGES - 2;
+    for t in 0..AHEAD {
+        if t < tiles {
+            issue(t, t as u32);
+        }
+        async_commit();
+    }
+    let mut stage = 0u32;
+    for tile in 0..tiles {
+        // This thread's copies of `tile` have landed; after the barrier everyone's
+        // have, and every warpgroup is done with tile − 2, whose stage is refilled.
+        async_wait::<{ AHEAD as u32 - 1 }>();
+        wgmma::fence_proxy_shared();
+        _syncthreads();
+        if tile + AHEAD < tiles {
+            let refill = (stage + AHEAD as u32) % WG_STAGES as u32;
+            issue(tile + AHEAD, refill);
+        }
+        async_commit();
+        let s = base + stage * STAGE;
+        let (a, b) = (s + group * (GROUP * 8), s + TILE);
+        wgmma::fence();
+        wgmma::mma_m64n128k32_s8(
+            &mut acc,
+            wgmma::descriptor(a, LEAD, GROUP),
+            wgmma::descriptor(b, LEAD, GROUP),
+        );
+        wgmma::mma_m64n128k32_s8(
+            &mut acc,
+            wgmma::descriptor(a + 2 * LEAD, LEAD, GROUP),
+            wgmma::descriptor(b + 2 * LEAD, LEAD, GROUP),
+        );
+        wgmma::commit();
+        wgmma::wait::<1>();
+        stage = if stage + 1 == WG_STAGES as u32 {
+            0
+        } else {
+            stage + 1
+        };
+    }
+    wgmma::wait::<0>();
+    wgmma::fence_operands(&mut acc);
+    let (warp, lane) = ((tid / 32) % 4, tid % 32);
+    let (g, t) = (lane / 4, lane % 4);
+    let r0 = row0 + 64 * group as usize + 16 * warp + g;
+    let small = SmallModulus::new(j);
+    let put = |i: usize, e: usize, v: u32| {
+        let (r, col) = (r0 + 8 * (e / 2), col0 + 8 * i + 2 * t + e % 2);
+        if r < n && col < p {
+            *y.add(r * p + col) = small.reduce(v as i32) as u8;
+        }
+    };
+    // Every accumulator index a constant, so that they stay in registers.
+    macro_rules! put_quads {
+        ($($i:literal),*) => {$(
+            put($i, 0, acc[4 * $i]);
+            put($i, 1, acc[4 * $i + 1]);
+            put($i, 2, acc[4 * $i + 2]);
+            put($i, 3, acc[4 * $i + 3]);
+        )*};
+    }
+    put_quads!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 
 /// The product modulo each channel's prime from the small residues of

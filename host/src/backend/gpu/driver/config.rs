@@ -118,6 +118,9 @@ pub struct GpuConfig {
     lift_primes: AtomicUsize,
     /// Whether that lifting streams its rows through its rings where they fit.
     lift_ring: AtomicBool,
+    /// Whether the products by small moduli take Hopper's warpgroup kernel where the
+    /// device has it.
+    wgmma: AtomicBool,
     /// The block lifting's split of each step's sums (0: by size).
     block_split: AtomicUsize,
     /// The stall limit in milliseconds.
@@ -169,6 +172,7 @@ impl GpuConfig {
             lift_blocks: AtomicUsize::new(0),
             lift_primes: AtomicUsize::new(0),
             lift_ring: AtomicBool::new(true),
+            wgmma: AtomicBool::new(true),
             block_split: AtomicUsize::new(0),
             stall_ms: AtomicU64::new(stall.as_millis().max(1) as u64),
             faults,
@@ -402,6 +406,19 @@ impl GpuConfig {
     /// Whether the rings may be taken ([`GpuConfig::set_lift_ring`]).
     pub fn lift_ring(&self) -> bool {
         self.lift_ring.load(Ordering::Relaxed)
+    }
+
+    /// Whether the products by small moduli on the tensor cores take Hopper's warpgroup
+    /// products (`rns_matmul_wgmma`, `true`, the default, on 9.0 devices) or the
+    /// warp-level ones every device of 8.0 or newer has (`rns_matmul_ozaki`); tests and
+    /// benchmarks set it.
+    pub fn set_wgmma(&self, on: bool) {
+        self.wgmma.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether the warpgroup products may be taken ([`GpuConfig::set_wgmma`]).
+    pub fn wgmma(&self) -> bool {
+        self.wgmma.load(Ordering::Relaxed)
     }
 
     /// Splits each step's sums of the block lifting into `ranges` ranges of terms

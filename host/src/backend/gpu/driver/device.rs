@@ -73,6 +73,8 @@ pub(crate) struct Kernels {
     pub matmul_ozaki: CudaFunction,
     pub ozaki_planes: CudaFunction,
     pub ozaki_combine: CudaFunction,
+    /// `rns_matmul_wgmma`, on 9.0 devices (the `sm_90a` module).
+    pub matmul_wgmma: Option<CudaFunction>,
     pub resultant: CudaFunction,
     pub resultant_points: CudaFunction,
     pub resultant_block: CudaFunction,
@@ -81,7 +83,7 @@ pub(crate) struct Kernels {
 }
 
 impl Kernels {
-    fn load(module: &Arc<CudaModule>) -> Result<Kernels> {
+    fn load(module: &Arc<CudaModule>, sm90a: Option<&Arc<CudaModule>>) -> Result<Kernels> {
         let f = |name: &str| {
             module
                 .load_function(name)
@@ -154,6 +156,7 @@ impl Kernels {
             matmul_ozaki: f("rns_matmul_ozaki")?,
             ozaki_planes: f("rns_ozaki_planes")?,
             ozaki_combine: f("rns_ozaki_combine")?,
+            matmul_wgmma: sm90a.and_then(|m| m.load_function("rns_matmul_wgmma").ok()),
             resultant: f("rns_resultant")?,
             resultant_points: f("rns_resultant_points")?,
             resultant_block: f("rns_resultant_block")?,
@@ -284,8 +287,9 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
     let context = t.elapsed();
     let (module, code) = module::load(&ctx, major as i32, minor as i32)
         .map_err(|e| Error::driver("loading the rns kernels failed", e))?;
+    let sm90a = module::load_sm90a(&ctx, major as i32, minor as i32);
     let module_time = t.elapsed() - context;
-    let kernels = Kernels::load(&module)?;
+    let kernels = Kernels::load(&module, sm90a.as_ref())?;
     keep_freed_memory(&ctx)?;
     for f in [
         &kernels.mrc_digits,
@@ -298,6 +302,7 @@ pub(crate) fn open(ordinal: usize) -> Result<Device> {
     ]
     .into_iter()
     .chain(kernels.dixon_lift_global.iter().flatten())
+    .chain(&kernels.matmul_wgmma)
     {
         f.set_attribute(
             CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,

@@ -138,6 +138,12 @@ impl Gpu {
         self.dev.sms
     }
 
+    /// Whether the device runs Hopper's warpgroup products (`rns_matmul_wgmma`: a 9.0
+    /// device, the `sm_90a` module loaded).
+    pub fn has_wgmma(&self) -> bool {
+        self.dev.kernels.matmul_wgmma.is_some()
+    }
+
     /// The device's settings.
     pub fn config(&self) -> &GpuConfig {
         &self.config

@@ -19,6 +19,12 @@ pub const CUBIN_SM80: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/rns_sm_8
 /// Machine code of the kernels for `sm_90` (9.0 devices); empty without `ptxas`.
 pub const CUBIN_SM90: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/rns_sm_90.cubin"));
 
+/// The kernels that need `sm_90a` (Hopper's `wgmma`), split from [`PTX`] by `build.rs`.
+pub const PTX_SM90A: &str = include_str!(concat!(env!("OUT_DIR"), "/rns_device_sm90a.ptx"));
+
+/// Machine code of [`PTX_SM90A`]; empty without `ptxas`.
+pub const CUBIN_SM90A: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/rns_sm_90a.cubin"));
+
 /// Whether this build carries machine code (`build.rs` found `ptxas`).
 pub const MACHINE_CODE_BUILT: bool = !CUBIN_SM80.is_empty() && !CUBIN_SM90.is_empty();
 
@@ -63,6 +69,25 @@ pub(crate) fn load(
         }
     }
     Ok((ctx.load_module(Ptx::from_src(PTX))?, Code::Ptx))
+}
+
+/// The `sm_90a` kernels for a 9.0 device (its machine code, else the PTX); `None` on
+/// other devices, or where the driver refuses both (the callers then take the kernels
+/// every device has).
+pub(crate) fn load_sm90a(
+    ctx: &Arc<CudaContext>,
+    major: i32,
+    minor: i32,
+) -> Option<Arc<CudaModule>> {
+    if (major, minor) != (9, 0) {
+        return None;
+    }
+    if !CUBIN_SM90A.is_empty() {
+        if let Ok(m) = ctx.load_module(Ptx::from_binary(CUBIN_SM90A.to_vec())) {
+            return Some(m);
+        }
+    }
+    ctx.load_module(Ptx::from_src(PTX_SM90A)).ok()
 }
 
 /// How long each part of a device's start took.

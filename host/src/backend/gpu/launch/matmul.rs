@@ -123,10 +123,20 @@ fn launch_matmul_ozaki(
     )
 }
 
+/// The signed-byte planes of a product by small moduli ([`small_moduli_planes`]), and
+/// whether they are tiled for the warpgroup kernel, which [`small_moduli_product`] then
+/// takes.
+pub struct SmallPlanes {
+    a: CudaSlice<u32>,
+    b: CudaSlice<u32>,
+    tiled: bool,
+}
+
 /// The first step of a product on the tensor cores by `count` small moduli, on views
 /// into larger buffers: `a`'s rows and `b`'s columns (each view's `x`) along the
 /// inner dimension (its `k`) as signed bytes per small modulus (`rns_ozaki_planes`;
-/// A's scaled by the CRT inverses), into new padded planes.
+/// A's scaled by the CRT inverses), into new padded planes: tiled for
+/// `rns_matmul_wgmma` where the device has it and `GpuConfig::wgmma` allows it.
 pub fn small_moduli_planes(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
@@ -134,7 +144,8 @@ pub fn small_moduli_planes(
     [(a, a_view), (b, b_view)]: [(&CudaSlice<u32>, View); 2],
     moduli: &CudaSlice<u32>,
     count: usize,
-) -> Result<[CudaSlice<u32>; 2]> {
+) -> Result<SmallPlanes> {
+    let tiled = gpu.has_wgmma() && gpu.config().wgmma();
     let (n_pad, p_pad) = (s.n.next_multiple_of(OZ_BM), s.p.next_multiple_of(OZ_BN));
     let k_pad = s.k.next_multiple_of(OZ_BK);
     let (channels, planes) = (s.channels, s.channels * count);
@@ -155,25 +166,38 @@ pub fn small_moduli_planes(
         };
         let f = &gpu.kernels().ozaki_planes;
         let (ch, off) = (v.channel as u64, v.offset as u64);
-        let [xs, ks, sx, sk, pad, kp, cnt] =
-            [xs, s.k, v.stride_x, v.stride_k, pad, k_pad, count].map(|v| v as u32);
+        let [xs, ks, sx, sk, pad, kp, cnt, tiled] = [
+            xs,
+            s.k,
+            v.stride_x,
+            v.stride_k,
+            pad,
+            k_pad,
+            count,
+            tiled as usize,
+        ]
+        .map(|v| v as u32);
         launch!(
             gpu, stream, f, cfg, dst, src, &ch, &off, moduli, &xs, &ks, &sx, &sk, &pad, &kp, &cnt,
-            &scale
+            &scale, &tiled
         )?;
     }
-    Ok([ap, bp])
+    Ok(SmallPlanes {
+        a: ap,
+        b: bp,
+        tiled,
+    })
 }
 
 /// The second step: one INT8 product per (channel, modulus) of the planes
-/// (`rns_matmul_ozaki`), then the CRT per entry (`rns_ozaki_combine`), written to
+/// (`rns_matmul_wgmma` on tiled planes, else `rns_matmul_ozaki`), then the CRT per entry (`rns_ozaki_combine`), written to
 /// the result's view (rows along its columns) or, with `subtract`, subtracted from
 /// it.
 pub fn small_moduli_product(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
     s: Matmul,
-    [ap, bp]: [CudaSlice<u32>; 2],
+    operands: SmallPlanes,
     (out, out_view, subtract): (&mut CudaSlice<u32>, View, bool),
     moduli: &CudaSlice<u32>,
     count: usize,
@@ -194,7 +218,21 @@ pub fn small_moduli_product(
     };
     let [n, p, kp, np, pp, yl, cnt] =
         [s.n, s.p, k_pad, n_pad, p_pad, y_len, count].map(|v| v as u32);
-    let f = &gpu.kernels().matmul_ozaki;
+    let SmallPlanes {
+        a: ap,
+        b: bp,
+        tiled,
+    } = operands;
+    let (f, cfg) = match &gpu.kernels().matmul_wgmma {
+        Some(f) if tiled => (
+            f,
+            LaunchConfig {
+                shared_mem_bytes: WG_SMEM_BYTES,
+                ..cfg
+            },
+        ),
+        _ => (&gpu.kernels().matmul_ozaki, cfg),
+    };
     launch!(gpu, stream, f, cfg, &mut y, &ap, &bp, &n, &p, &kp, &np, &pp, &yl, &cnt)?;
     let len = s.n * s.p;
     let cfg = LaunchConfig {

@@ -46,7 +46,9 @@ pub use lu::{
     launch_gauss_jordan_tensor, lu_scratch_words,
 };
 pub use matmul::View;
-pub use matmul::{launch_matmul, matmul_scratch_words, small_moduli_planes, small_moduli_product};
+pub use matmul::{
+    launch_matmul, matmul_scratch_words, small_moduli_planes, small_moduli_product, SmallPlanes,
+};
 pub use panels::{inverse_panel, inverse_panels_scratch_words, launch_inverse_panels};
 pub use resultant::{
     interpolation_in_shared, launch_interpolate, launch_resultant, launch_resultant_block,
