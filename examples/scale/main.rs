@@ -5,7 +5,7 @@
 //! `cargo run --release --example scale -- [--backend gpu|cpu|auto] [--devices 0|0,1|all]
 //! [--ops det,...]
 //! [--sizes 250,500,1000,...] [--bits 64] [--limit 120] [--repeat 1] [--panels-from N]
-//! [--panel B] [--lift-primes K] [--lift-ring on|off] [--rhs L]
+//! [--panel B] [--lift-primes K] [--lift-ring on|off] [--wgmma on|off] [--rhs L]
 //! [--solve-method auto|dixon|multimodular]
 //! [--flint FLINT_BENCH] [--flint-cap 120] [--csv FILE]`
 //!
@@ -23,7 +23,9 @@
 //! inverses on the GPU (`GpuConfig::set_inverse_panels`; a huge `N` turns them off),
 //! `--panel B` their width, `--lift-primes K` the primes a lifting step from global
 //! memory lifts by (`GpuConfig::set_lift_primes`), `--lift-ring off` loads its rows
-//! into registers instead of the warps' rings (`GpuConfig::set_lift_ring`), `--rhs L`
+//! into registers instead of the warps' rings (`GpuConfig::set_lift_ring`), `--wgmma
+//! off` takes the warp-level products by small moduli instead of Hopper's warpgroup
+//! ones (`GpuConfig::set_wgmma`), `--rhs L`
 //! the right-hand sides of `solve` (1), `--solve-method` its method (`auto`),
 //! `--devices` the GPUs (`0`; the backend column then reads `gpu×N` on N devices).
 //!
@@ -364,12 +366,14 @@ fn main() -> R<()> {
     let panel = arg(&args, "--panel").map(|s| s.parse()).transpose()?;
     let lift_primes = arg(&args, "--lift-primes").map(|s| s.parse()).transpose()?;
     let lift_ring = arg(&args, "--lift-ring").as_deref() != Some("off");
+    let wgmma = arg(&args, "--wgmma").as_deref() != Some("off");
     for gpu in be.gpus() {
         if from.is_some() || panel.is_some() {
             gpu.config().set_inverse_panels(from, panel);
         }
         gpu.config().set_lift_primes(lift_primes);
         gpu.config().set_lift_ring(lift_ring);
+        gpu.config().set_wgmma(wgmma);
     }
     let bench = arg(&args, "--flint");
     let cap: f64 = arg(&args, "--flint-cap").map_or(Ok(120.0), |s| s.parse())?;
