@@ -180,9 +180,20 @@ pub const WG_STAGES: usize = 6;
 pub const WG_TILE_BYTES: usize = OZ_BM * OZ_BK;
 /// Bytes of a group of 8 rows of such a tile (its `OZ_BK / 16` core matrices).
 pub const WG_GROUP_BYTES: usize = 8 * OZ_BK;
+/// Bytes per row of `rns_matmul_wgmma`'s output tile in shared memory (128 padded by
+/// a word: the rows a warp writes at once fall in distinct banks).
+pub const WG_OUT_ROW: usize = OZ_BN + 4;
+/// Bytes of a product's small residues per channel and small modulus (the `y_len` of
+/// `rns_matmul_ozaki` and `rns_matmul_wgmma`): `n` rows of the padded width, so that
+/// each row starts 16-byte aligned.
+pub const fn small_results_bytes(n: usize, p: usize) -> usize {
+    n * p.next_multiple_of(OZ_BN)
+}
 /// Dynamic shared memory of `rns_matmul_wgmma`: every stage's A and B tiles.
 pub const WG_SMEM_BYTES: u32 = (WG_STAGES * 2 * WG_TILE_BYTES) as u32;
 const _: () = assert!(OZ_BM == OZ_BN && OZ_BK == 64 && OZ_THREADS == 256 && WG_STAGES >= 3);
+// The output tile fits in the stages it reuses.
+const _: () = assert!(OZ_BM * WG_OUT_ROW <= WG_STAGES * 2 * WG_TILE_BYTES);
 
 /// Columns per panel of the determinant whose trailing updates run on the tensor cores
 /// (`rns_lu_panel`, then a batched product by small moduli with this inner dimension),

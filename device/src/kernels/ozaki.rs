@@ -4,12 +4,14 @@
 //! (`rns_matmul_ozaki`), and the Chinese remainder theorem per entry
 //! (`rns_ozaki_combine`).
 
-use super::tensor::{async_commit, async_copy16, async_wait, ldmatrix_x4, mma_s8, shared_address};
+use super::tensor::{
+    async_commit, async_copy16, async_wait, ldmatrix_x4, mma_s8, shared_address, store16,
+};
 use super::wgmma;
 use core::arch::nvptx::*;
 use rns_core::launch::{
     OZ_BK, OZ_BM, OZ_BN, OZ_ROW, OZ_SPLIT_K, OZ_SPLIT_ROW, OZ_SPLIT_X, OZ_STAGES, OZ_THREADS,
-    WG_GROUP_BYTES, WG_STAGES, WG_TILE_BYTES,
+    WG_GROUP_BYTES, WG_OUT_ROW, WG_STAGES, WG_TILE_BYTES,
 };
 use rns_core::ozaki::{
     cofactor_mod, crt_inverse, small_residue, CrtSum, SmallModulus, MAX_SMALL, SMALL_MODULI,
@@ -121,7 +123,7 @@ fn tiled_byte(x: usize, e: usize, ks_pad: usize) -> usize {
 }
 
 /// One `s8` product per plane pair `z = blockIdx.z` of `rns_ozaki_planes` (channel
-/// `z / count`, small modulus `j = z % count`): `y[z·y_len + r·p + c] = (Σ_e a_re·b_ce)
+/// `z / count`, small modulus `j = z % count`): `y[z·y_len + r·p_pad + c] = (Σ_e a_re·b_ce)
 /// mod m_j` for `r < n`, `c < p`, from A's planes `ap` (`n_pad` rows) and B's `bp`
 /// (`p_pad` columns), `k_pad` bytes each (multiples of the tiles). A block of 8 warps
 /// computes a 128 × 128 tile, each warp 64 × 32 (4 × 4 `m16n8` tiles); k-tiles of 64
@@ -249,7 +251,7 @@ pub unsafe extern "ptx-kernel" fn rns_matmul_ozaki(
             col0 + wc + 8 * ni + 2 * t + e % 2,
         );
         if r < n && col < p {
-            *y.add(r * p + col) = small.reduce(v as i32) as u8;
+            *y.add(r * p_pad + col) = small.reduce(v as i32) as u8;
         }
     };
     macro_rules! put_tile {
@@ -291,7 +293,7 @@ pub unsafe extern "ptx-kernel" fn rns_matmul_wgmma(
     ap: *const u8,
     bp: *const u8,
     n: u32,
-    p: u32,
+    _p: u32,
     k_pad: u32,
     n_pad: u32,
     p_pad: u32,
@@ -310,7 +312,7 @@ pub unsafe extern "ptx-kernel" fn rns_matmul_wgmma(
     const GROUP: u32 = WG_GROUP_BYTES as u32;
     let z = _block_idx_z() as usize;
     let j = z % count as usize;
-    let (n, p, kp) = (n as usize, p as usize, k_pad as usize);
+    let (n, kp) = (n as usize, k_pad as usize);
     let (n_pad, p_pad) = (n_pad as usize, p_pad as usize);
     let (ty, tx) = (_block_idx_y() as usize, _block_idx_x() as usize);
     let (row0, col0) = (ty * OZ_BM, tx * OZ_BN);
@@ -376,33 +378,53 @@ pub unsafe extern "ptx-kernel" fn rns_matmul_wgmma(
     }
     wgmma::wait::<0>();
     wgmma::fence_operands(&mut acc);
+    // The tile's residues through shared memory (the stages are free once every
+    // warpgroup is done: the barrier), rows of WG_OUT_ROW bytes so that the eight rows a
+    // warp writes at once fall in distinct banks; then out in 16-byte pieces of rows,
+    // whole sectors, where each thread storing its own bytes wrote a sector 2 bytes at a
+    // time.
+    _syncthreads();
     let (warp, lane) = ((tid / 32) % 4, tid % 32);
     let (g, t) = (lane / 4, lane % 4);
-    let r0 = row0 + 64 * group as usize + 16 * warp + g;
+    let r0 = 64 * group as usize + 16 * warp + g;
     let small = SmallModulus::new(j);
-    let put = |i: usize, e: usize, v: u32| {
-        let (r, col) = (r0 + 8 * (e / 2), col0 + 8 * i + 2 * t + e % 2);
-        if r < n && col < p {
-            *y.add(r * p + col) = small.reduce(v as i32) as u8;
-        }
+    let pair = |lo: u32, hi: u32| (small.reduce(lo as i32) | small.reduce(hi as i32) << 8) as u16;
+    let tile = smem as *mut u16;
+    let put = |i: usize, v: &[u32]| {
+        let at = (r0 * WG_OUT_ROW + 8 * i + 2 * t) / 2;
+        *tile.add(at) = pair(v[0], v[1]);
+        *tile.add(at + 4 * WG_OUT_ROW) = pair(v[2], v[3]);
     };
     // Every accumulator index a constant, so that they stay in registers.
     macro_rules! put_quads {
         ($($i:literal),*) => {$(
-            put($i, 0, acc[4 * $i]);
-            put($i, 1, acc[4 * $i + 1]);
-            put($i, 2, acc[4 * $i + 2]);
-            put($i, 3, acc[4 * $i + 3]);
+            put($i, &[acc[4 * $i], acc[4 * $i + 1], acc[4 * $i + 2], acc[4 * $i + 3]]);
         )*};
     }
     put_quads!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    _syncthreads();
+    let words = smem as *const u32;
+    for q in (tid..OZ_BM * OZ_BN / 16).step_by(OZ_THREADS as usize) {
+        let (r, c) = (q / (OZ_BN / 16), q % (OZ_BN / 16));
+        if row0 + r < n {
+            let from = (r * WG_OUT_ROW + 16 * c) / 4;
+            let v = [
+                *words.add(from),
+                *words.add(from + 1),
+                *words.add(from + 2),
+                *words.add(from + 3),
+            ];
+            store16(y.add((row0 + r) * p_pad + col0 + 16 * c), v);
+        }
+    }
 }
 
 /// The product modulo each channel's prime from the small residues of
-/// `rns_matmul_ozaki`, for channel `z = blockIdx.z` and entry `e = r·cols + col < len`
-/// (`y[(z·count + j)·y_len + e] = c·inv_j mod m_j`, [`CrtSum`]; `y_len`, a multiple of
-/// 4, at least `len`): `c mod p` is written to `out[z·out_channel + out_offset + r·ld +
-/// col]`, or subtracted from it when `subtract ≠ 0`. A thread per four entries (one
+/// `rns_matmul_ozaki`, for channel `z = blockIdx.z` and entry `(r, col)`, `r < len /
+/// cols`, `col < cols` (`y[(z·count + j)·y_len + r·y_ld + col] = c·inv_j mod m_j`,
+/// [`CrtSum`]; `y_ld` and `y_len` multiples of 4): `c mod p` is written to
+/// `out[z·out_channel + out_offset + r·ld + col]`, or subtracted from it when
+/// `subtract ≠ 0`. A thread per four entries (one
 /// word of each plane); the cofactors `(M/m_j) mod p` are computed once per block into
 /// shared memory (dynamic, `MAX_SMALL + 1` words).
 #[no_mangle]
@@ -418,13 +440,14 @@ pub unsafe extern "ptx-kernel" fn rns_ozaki_combine(
     moduli: *const Modulus,
     len: u32,
     y_len: u32,
+    y_ld: u32,
     count: u32,
 ) {
     let w = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let z = _block_idx_z() as usize;
     let (len, yw, count) = (len as usize, y_len as usize / 4, count as usize);
-    let (ld, cols) = (ld as usize, cols as usize);
-    if count > MAX_SMALL || cols == 0 {
+    let (ld, cols, y_ld) = (ld as usize, cols as usize, y_ld as usize);
+    if count > MAX_SMALL || cols == 0 || y_ld == 0 || y_ld < cols {
         return;
     }
     let p = *moduli.add(z);
@@ -447,10 +470,11 @@ pub unsafe extern "ptx-kernel" fn rns_ozaki_combine(
     }
     let out = out.add(z * out_channel as usize + out_offset as usize);
     let w_m = *w.add(count);
+    let rows = len / cols;
     for (b, sum) in sums.iter().enumerate() {
-        let e = 4 * q + b;
-        if e < len {
-            let at = out.add(e / cols * ld + e % cols);
+        let (r, col) = ((4 * q + b) / y_ld, (4 * q + b) % y_ld);
+        if r < rows && col < cols {
+            let at = out.add(r * ld + col);
             let v = sum.finish(w_m, p);
             *at = if subtract != 0 { p.sub(*at, v) } else { v };
         }

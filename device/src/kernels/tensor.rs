@@ -58,6 +58,19 @@ pub unsafe fn async_copy4(dst: u32, src: *const u32) {
     asm!("cp.async.ca.shared.global [{0}], [{1}], 4;", in(reg32) dst, in(reg64) src as u64);
 }
 
+/// `st.global.v4.u32`: stores `v` at global `dst` (16-byte aligned) in one access.
+#[inline(always)]
+pub unsafe fn store16(dst: *mut u8, v: [u32; 4]) {
+    asm!(
+        "st.global.v4.u32 [{0}], {{{1}, {2}, {3}, {4}}};",
+        in(reg64) dst as u64,
+        in(reg32) v[0],
+        in(reg32) v[1],
+        in(reg32) v[2],
+        in(reg32) v[3],
+    );
+}
+
 /// Closes the group of this thread's [`async_copy16`]s and [`async_copy4`]s issued
 /// since the last commit.
 #[inline(always)]

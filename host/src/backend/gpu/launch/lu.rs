@@ -10,7 +10,7 @@ use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use rns_core::launch::{DET_SMEM_BYTES, MM_THREADS_SIDE, OZ_BK, OZ_BM};
+use rns_core::launch::{small_results_bytes, DET_SMEM_BYTES, MM_THREADS_SIDE, OZ_BK, OZ_BM};
 use rns_core::ozaki::moduli_for;
 use std::sync::Arc;
 
@@ -65,7 +65,7 @@ pub fn lu_scratch_words(gpu: &Gpu, n: usize, cols: usize) -> usize {
     let (m, p) = (n - panel, cols - panel);
     let k_pad = panel.next_multiple_of(OZ_BK);
     let planes = (m.next_multiple_of(OZ_BM) + p.next_multiple_of(OZ_BM)) * k_pad;
-    (panel_moduli(panel) * (planes + (m * p).next_multiple_of(4))).div_ceil(4) + 1
+    (panel_moduli(panel) * (planes + small_results_bytes(m, p))).div_ceil(4) + 1
 }
 
 /// The determinant modulo each channel of `mats` (`s.channels` matrices `s.n × s.n`,

@@ -72,7 +72,7 @@ pub fn matmul_scratch_words(gpu: &Gpu, n: usize, k: usize, p: usize) -> usize {
         (TensorSplit::SmallModuli, Some(count)) => {
             let k_pad = k.next_multiple_of(OZ_BK);
             let bytes = (n.next_multiple_of(OZ_BM) + p.next_multiple_of(OZ_BN)) * k_pad;
-            (count * (bytes + (n * p).next_multiple_of(4))).div_ceil(4) + 1
+            (count * (bytes + small_results_bytes(n, p))).div_ceil(4) + 1
         }
         _ => {
             let k_pad = k.next_multiple_of(IMMA_BK);
@@ -205,7 +205,8 @@ pub fn small_moduli_product(
     let (n_pad, p_pad) = (s.n.next_multiple_of(OZ_BM), s.p.next_multiple_of(OZ_BN));
     let k_pad = s.k.next_multiple_of(OZ_BK);
     let (channels, planes) = (s.channels, s.channels * count);
-    let y_len = (s.n * s.p).next_multiple_of(4);
+    let y_len = small_results_bytes(s.n, s.p);
+    grid_limit("a product's small residues", y_len, u32::MAX as usize)?;
     let mut y = gpu.alloc_on(stream, planes * y_len / 4)?;
     let cfg = LaunchConfig {
         grid_dim: (
@@ -251,7 +252,7 @@ pub fn small_moduli_product(
     let (ch, off) = (out_view.channel as u64, out_view.offset as u64);
     let [ld, cols, sub, len] = [out_view.stride_x, s.p, subtract as usize, len].map(|v| v as u32);
     let f = &gpu.kernels().ozaki_combine;
-    launch!(gpu, stream, f, cfg, out, &ch, &off, &ld, &cols, &sub, &y, moduli, &len, &yl, &cnt)
+    launch!(gpu, stream, f, cfg, out, &ch, &off, &ld, &cols, &sub, &y, moduli, &len, &yl, &pp, &cnt)
 }
 
 /// The batched product on the INT8 tensor cores: both operands split into padded

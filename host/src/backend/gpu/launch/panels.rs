@@ -12,7 +12,7 @@ use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
 use crate::error::Result;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use rns_core::launch::{OZ_BK, OZ_BM, OZ_BN};
+use rns_core::launch::{small_results_bytes, OZ_BK, OZ_BM, OZ_BN};
 use rns_core::ozaki::moduli_for;
 use std::sync::Arc;
 
@@ -61,7 +61,7 @@ pub fn inverse_panels_scratch_words(b: usize, (n, cols): (usize, usize)) -> usiz
     let count = moduli_for(b).unwrap_or(1);
     let k_pad = b.next_multiple_of(OZ_BK);
     let planes = (m.next_multiple_of(OZ_BM) + p.next_multiple_of(OZ_BN)) * k_pad;
-    b * b + (count * (planes + (m * p).next_multiple_of(4))).div_ceil(4) + 1
+    b * b + (count * (planes + small_results_bytes(m, p))).div_ceil(4) + 1
 }
 
 /// Factors each channel's `n × cols` matrix in `mats` (overwritten) by panels of `b`
