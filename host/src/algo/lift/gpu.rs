@@ -12,8 +12,8 @@
 //! holding the matrix.
 
 use super::{
-    base_of, divisor_of, finish_with, limb_of, numerator_steps, row0_denominator, steps_for,
-    DixonSolution, Expansion, PRIMES_TRIED,
+    base_of, divisor_of, entry_values, finish_with, limb_of, numerator_steps, row0_denominator,
+    steps_for, DixonSolution, Expansion, PRIMES_TRIED,
 };
 use crate::backend::gpu::launch;
 use crate::backend::gpu::ops;
@@ -457,7 +457,10 @@ fn solve_columns(
 /// The reconstruction of a lifting under way: tried after 16, 32, 64, … steps (row 0
 /// first, from its digits alone, with a margin before the bound, while the device runs
 /// as many steps again; then every entry, certain by the bound or checked exactly:
-/// [`finish_with`]), and at the bound, where it cannot fail.
+/// [`finish_with`]), and at the bound, where it cannot fail. On the way the lifting
+/// stops once at the numerators' steps of the bound ([`numerator_steps`]): their digits
+/// come down and every entry's value is formed on the host while the device lifts the
+/// steps beyond.
 fn reconstruct(
     a: &IntMatrix,
     b: &IntMatrix,
@@ -470,15 +473,33 @@ fn reconstruct(
     let radices = lift.primes();
     let k_max = steps_for(bits, &radices);
     let base = base_of(&radices);
+    let short_max = numerator_steps(a, b, &base, k_max);
+    // The numerators' digits and values, formed while the last steps run.
+    let mut ahead: Option<(Expansion, Vec<Integer>)> = None;
     lift.run(16.min(k_max))?;
     loop {
         // Entry (0, 0)'s digits (waiting for the steps under way).
         let first: Vec<u32> = lift.first()?.into_iter().step_by(l).collect();
         let k = lift.steps();
         laps.lap("lift: steps");
-        // As many steps again run on the device while the host tries these.
+        // As many steps again run on the device while the host tries these, stopping
+        // at the numerators' steps on the way.
         if k < k_max {
-            lift.run((2 * k).min(k_max) - k)?;
+            let mut next = (2 * k).min(k_max);
+            if k < short_max && short_max < next {
+                next = short_max;
+            }
+            // Their digits before the next steps are queued (the copy would wait for them).
+            let digits = match ahead.is_none() && k >= short_max {
+                true => Some(expansion(lift, &radices, n * l, short_max)?),
+                false => None,
+            };
+            lift.run(next - k)?;
+            if let Some(x) = digits {
+                let values = entry_values(&x, n * l, short_max);
+                laps.lap("lift: numerators' values (while the device lifts)");
+                ahead = Some((x, values));
+            }
         }
         let early = k < k_max;
         if early && 2 * k >= k_max {
@@ -493,18 +514,15 @@ fn reconstruct(
         laps.lap("lift: row 0 tries");
         if let Some(den) = den {
             // The numerators' steps only, the rest should an entry need them.
-            let expansion = |steps: usize| -> Result<Expansion> {
-                let all = lift.digits(steps)?;
-                Ok(Expansion {
-                    digits: all.par_chunks(n * l).map(<[u32]>::to_vec).collect(),
-                    radices: radices.clone(),
-                })
-            };
             let k = lift.steps();
-            let x = expansion(numerator_steps(a, b, &base, k))?;
+            let short = numerator_steps(a, b, &base, k);
+            let (x, values) = match ahead.take() {
+                Some((x, values)) if x.steps() == short => (x, Some(values)),
+                _ => (expansion(lift, &radices, n * l, short)?, None),
+            };
             laps.lap("lift: digits down");
-            let whole = || expansion(k);
-            if let Some(s) = finish_with(a, b, (&x, k, Some(&whole)), den)? {
+            let whole = || expansion(lift, &radices, n * l, k);
+            if let Some(s) = finish_with(a, b, (&x, k, Some(&whole)), den, values)? {
                 laps.lap("lift: reconstruct, check");
                 let devices = lift.devices();
                 return Ok(Some(DixonSolution { devices, ..s }));
@@ -517,4 +535,18 @@ fn reconstruct(
             ));
         }
     }
+}
+
+/// The first `steps` steps of every entry's digits (`entries` a level) as an expansion.
+fn expansion(
+    lift: &impl Lifting,
+    radices: &[u32],
+    entries: usize,
+    steps: usize,
+) -> Result<Expansion> {
+    let all = lift.digits(steps)?;
+    Ok(Expansion {
+        digits: all.par_chunks(entries).map(<[u32]>::to_vec).collect(),
+        radices: radices.to_vec(),
+    })
 }

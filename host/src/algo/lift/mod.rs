@@ -238,7 +238,7 @@ pub(crate) fn finish(
 ) -> Result<Option<DixonSolution>> {
     let first = x.value(0, &x.powers());
     match row0_denominator(&first, &x.base(), x.steps(), early) {
-        Some(den) => finish_with(a, b, (x, x.steps(), None), den),
+        Some(den) => finish_with(a, b, (x, x.steps(), None), den, None),
         None => Ok(None),
     }
 }
@@ -254,15 +254,28 @@ pub(crate) fn numerator_steps(a: &IntMatrix, b: &IntMatrix, base: &Integer, k: u
 /// only the first [`numerator_steps`].
 pub(crate) type Whole<'a> = Option<&'a dyn Fn() -> Result<Expansion>>;
 
+/// Every entry's value over the first `steps` steps of `x` ([`Expansion::value_upto`]),
+/// by all cores: what [`finish_with`] reads of the numerators' steps, which a lifting
+/// may form while its later steps run ([`finish_with`]'s `values`).
+pub(crate) fn entry_values(x: &Expansion, entries: usize, steps: usize) -> Vec<Integer> {
+    let powers = x.powers_for(steps);
+    (0..entries)
+        .into_par_iter()
+        .map(|e| x.value_upto(e, &powers, steps))
+        .collect()
+}
+
 /// [`finish`] from row 0's denominator `den` of a `k`-step expansion of which `x`
 /// holds at least the [`numerator_steps`] (the rest from `whole` when an entry needs
 /// them): every entry over a common denominator (grown by one reconstruction per entry
-/// it does not explain), checked exactly.
+/// it does not explain), checked exactly. `values`, when given, are [`entry_values`]
+/// of `x` over its steps, taken when those are the numerators' steps of `k`.
 pub(crate) fn finish_with(
     a: &IntMatrix,
     b: &IntMatrix,
     (x, k, whole): (&Expansion, usize, Whole<'_>),
     mut den: Integer,
+    values: Option<Vec<Integer>>,
 ) -> Result<Option<DixonSolution>> {
     let (n, l) = (a.rows(), b.cols());
     let base = x.base();
@@ -273,11 +286,10 @@ pub(crate) fn finish_with(
     // (about half), the fewest that certify the answer (`certified`).
     let sizes = residual_sizes(a, b);
     let (short, short_modulus, certifies) = short_modulus(sizes.as_ref(), &bound, (&base, k));
-    let powers = x.powers_for(short);
-    let values: Vec<Integer> = (0..n * l)
-        .into_par_iter()
-        .map(|e| x.value_upto(e, &powers, short))
-        .collect();
+    let values = match values {
+        Some(v) if v.len() == n * l && x.steps() == short => v,
+        _ => entry_values(x, n * l, short),
+    };
     // The balanced residue of `v` modulo p^short.
     let half = Integer::from(&short_modulus >> 1u32);
     let reducer = Barrett::new(short_modulus.clone())
