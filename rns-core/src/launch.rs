@@ -178,8 +178,29 @@ const _: () = assert!(OZ_BN * OZ_BK / 16 == 2 * OZ_THREADS as usize);
 pub const WG_STAGES: usize = 6;
 /// Bytes of one operand's tile in a stage of `rns_matmul_wgmma`.
 pub const WG_TILE_BYTES: usize = OZ_BM * OZ_BK;
-/// Bytes of a group of 8 rows of such a tile (its `OZ_BK / 16` core matrices).
+/// Bytes of a group of 8 rows of such a tile (its `OZ_BK / 16` core matrices): the
+/// distance between row groups in `rns_matmul_wgmma`'s descriptors.
 pub const WG_GROUP_BYTES: usize = 8 * OZ_BK;
+/// Bytes of a core matrix (8 rows × 16 bytes): the distance between the core matrices
+/// of a row group along K in `rns_matmul_wgmma`'s descriptors.
+pub const WG_CORE_BYTES: usize = 128;
+
+/// Where byte `e` of row `x` lies in a tiled plane of `ks_pad` bytes a row
+/// (`rns_ozaki_planes` with `tiled`): tiles of `OZ_BM` rows × `OZ_BK` bytes
+/// ([`WG_TILE_BYTES`]), by rows of tiles then along K, each stored as
+/// `rns_matmul_wgmma` reads it from shared memory — core matrices of 8 rows × 16 bytes
+/// whole, [`WG_CORE_BYTES`] apart along K, row groups [`WG_GROUP_BYTES`] apart — so that
+/// a stage's copy is contiguous on both sides.
+#[inline(always)]
+pub fn wg_tiled_byte(x: usize, e: usize, ks_pad: usize) -> usize {
+    let tile = (x / OZ_BM) * (ks_pad / OZ_BK) + e / OZ_BK;
+    let (r, c) = (x % OZ_BM, e % OZ_BK);
+    tile * WG_TILE_BYTES
+        + (r / 8) * WG_GROUP_BYTES
+        + (c / 16) * WG_CORE_BYTES
+        + (r % 8) * 16
+        + c % 16
+}
 /// Bytes per row of `rns_matmul_wgmma`'s output tile in shared memory (128 padded by
 /// a word: the rows a warp writes at once fall in distinct banks).
 pub const WG_OUT_ROW: usize = OZ_BN + 4;
@@ -253,6 +274,36 @@ pub const LIFT_DEFAULT_PRIMES: usize = 3;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tiled_planes_hold_whole_core_matrices_where_the_descriptors_say() {
+        // Two tiles of rows by three along K: every byte somewhere, once.
+        let (rows, ks_pad) = (2 * OZ_BM, 3 * OZ_BK);
+        let mut seen = [false; 2 * OZ_BM * 3 * OZ_BK];
+        for x in 0..rows {
+            for e in 0..ks_pad {
+                let at = wg_tiled_byte(x, e, ks_pad);
+                assert!(!seen[at], "byte ({x}, {e}) lands on another");
+                seen[at] = true;
+            }
+        }
+        // A core matrix (8 rows × 16 bytes) is 128 bytes in row order; the next along K
+        // is WG_CORE_BYTES on, the next row group WG_GROUP_BYTES on, within a tile.
+        for (x, e) in [(0, 0), (8, 16), (120, 48), (136, 80)] {
+            let base = wg_tiled_byte(x, e, ks_pad);
+            for (dr, dc) in [(0, 1), (1, 0), (7, 15)] {
+                assert_eq!(wg_tiled_byte(x + dr, e + dc, ks_pad), base + 16 * dr + dc);
+            }
+            if e % OZ_BK < OZ_BK - 16 {
+                assert_eq!(wg_tiled_byte(x, e + 16, ks_pad), base + WG_CORE_BYTES);
+            }
+            if x % OZ_BM < OZ_BM - 8 {
+                assert_eq!(wg_tiled_byte(x + 8, e, ks_pad), base + WG_GROUP_BYTES);
+            }
+        }
+        // A stage's tile is one contiguous run: tile (1, 2) starts where (1, 1) ends.
+        assert_eq!(wg_tiled_byte(OZ_BM, 2 * OZ_BK, ks_pad), 5 * WG_TILE_BYTES);
+    }
 
     #[test]
     fn shared_memory_holds_the_tiles_and_fits_a_block() {

@@ -10,8 +10,8 @@ use super::tensor::{
 use super::wgmma;
 use core::arch::nvptx::*;
 use rns_core::launch::{
-    OZ_BK, OZ_BM, OZ_BN, OZ_ROW, OZ_SPLIT_K, OZ_SPLIT_ROW, OZ_SPLIT_X, OZ_STAGES, OZ_THREADS,
-    WG_GROUP_BYTES, WG_OUT_ROW, WG_STAGES, WG_TILE_BYTES,
+    wg_tiled_byte, OZ_BK, OZ_BM, OZ_BN, OZ_ROW, OZ_SPLIT_K, OZ_SPLIT_ROW, OZ_SPLIT_X, OZ_STAGES,
+    OZ_THREADS, WG_CORE_BYTES, WG_GROUP_BYTES, WG_OUT_ROW, WG_STAGES, WG_TILE_BYTES,
 };
 use rns_core::ozaki::{
     cofactor_mod, crt_inverse, small_residue, CrtSum, SmallModulus, MAX_SMALL, SMALL_MODULI,
@@ -22,13 +22,13 @@ use rns_core::Modulus;
 /// blockIdx.z` (prime `p`), small modulus `j < count`, every `x < xs_pad` (a row of A,
 /// or a column of B) and inner entry `e < ks_pad`, byte `e` of row `x` of plane
 /// `z·count + j` is [`small_residue`] of `src[z·src_channel + src_offset + x·stride_x +
-/// e·stride_k]`
-/// modulo `m_j`, times the CRT inverse when `scale ≠ 0` (0 beyond `xs × ks`); planes of
-/// `xs_pad · ks_pad` bytes one after another. Rows one after another, or with `tiled ≠
-/// 0` in the order `rns_matmul_wgmma` copies them ([`tiled_byte`]). A block per tile of `OZ_SPLIT_X` rows by
-/// `OZ_SPLIT_K` inner entries (`blockIdx.x`, `blockIdx.y`), read along whichever
-/// dimension is contiguous into shared memory, then split a thread per (row, four
-/// inner entries); `xs_pad`, `ks_pad` are multiples of the tile.
+/// e·stride_k]` modulo `m_j`, times the CRT inverse when `scale ≠ 0` (0 beyond `xs ×
+/// ks`); planes of `xs_pad · ks_pad` bytes one after another, their rows one after
+/// another, or with `tiled ≠ 0` in the order `rns_matmul_wgmma` copies them
+/// ([`wg_tiled_byte`]). A block per tile of `OZ_SPLIT_X` rows by `OZ_SPLIT_K` inner
+/// entries (`blockIdx.x`, `blockIdx.y`), read along whichever dimension is contiguous
+/// into shared memory, then split a thread per (row, four inner entries); `xs_pad`,
+/// `ks_pad` are multiples of the tile.
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "ptx-kernel" fn rns_ozaki_planes(
@@ -88,7 +88,7 @@ pub unsafe extern "ptx-kernel" fn rns_ozaki_planes(
         let t = tile.add(x * OZ_SPLIT_ROW + 4 * kq);
         let v = [*t, *t.add(1), *t.add(2), *t.add(3)];
         let at = if tiled != 0 {
-            tiled_byte(x0 + x, k0 + 4 * kq, kp * 4) / 4
+            wg_tiled_byte(x0 + x, k0 + 4 * kq, kp * 4) / 4
         } else {
             (x0 + x) * kp + k0 / 4 + kq
         };
@@ -108,18 +108,6 @@ pub unsafe extern "ptx-kernel" fn rns_ozaki_planes(
         }
         planes!(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     }
-}
-
-/// Where byte `e` of row `x` lies in a tiled plane of `ks_pad` bytes a row: tiles of
-/// `OZ_BM` rows × `OZ_BK` bytes (`WG_TILE_BYTES`), by rows of tiles then along K, each
-/// stored as `rns_matmul_wgmma` reads it from shared memory — core matrices of 8 rows ×
-/// 16 bytes, a row group's four 128 bytes apart, the groups 512 apart — so that a
-/// stage's copy is contiguous on both sides.
-#[inline(always)]
-fn tiled_byte(x: usize, e: usize, ks_pad: usize) -> usize {
-    let tile = (x / OZ_BM) * (ks_pad / OZ_BK) + e / OZ_BK;
-    let (r, c) = (x % OZ_BM, e % OZ_BK);
-    tile * WG_TILE_BYTES + (r / 8) * WG_GROUP_BYTES + (c / 16) * 128 + (r % 8) * 16 + c % 16
 }
 
 /// One `s8` product per plane pair `z = blockIdx.z` of `rns_ozaki_planes` (channel
@@ -308,7 +296,7 @@ pub unsafe extern "ptx-kernel" fn rns_matmul_wgmma(
     const TILE: u32 = WG_TILE_BYTES as u32;
     const STAGE: u32 = 2 * TILE;
     // Core matrices along K, and row groups of 8.
-    const LEAD: u32 = 128;
+    const LEAD: u32 = WG_CORE_BYTES as u32;
     const GROUP: u32 = WG_GROUP_BYTES as u32;
     let z = _block_idx_z() as usize;
     let j = z % count as usize;
@@ -317,7 +305,7 @@ pub unsafe extern "ptx-kernel" fn rns_matmul_wgmma(
     let (ty, tx) = (_block_idx_y() as usize, _block_idx_x() as usize);
     let (row0, col0) = (ty * OZ_BM, tx * OZ_BN);
     let tiles = kp / OZ_BK;
-    // The planes are tiled (`tiled_byte`): this block's row of tiles of each.
+    // The planes are tiled (`wg_tiled_byte`): this block's row of tiles of each.
     let (ap, bp) = (
         ap.add(z * n_pad * kp + ty * tiles * WG_TILE_BYTES),
         bp.add(z * p_pad * kp + tx * tiles * WG_TILE_BYTES),
