@@ -267,30 +267,27 @@ pub fn products(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
                 madds / (planes * 1e-3) / 1e12
             ),
         ));
-        rows.push(Row::new(
-            "`rns_matmul_ozaki` (small moduli)",
-            &size,
-            madds * products * 2.0 / (small * 1e-3) / 1e12,
-            roofs.int8,
-            &format!(
-                "{products} INT8 products a mul-add: {:.1} T mul-add/s",
-                madds / (small * 1e-3) / 1e12
-            ),
-        ));
-        rows.push(Row::new(
+        // The same figures for both kernels of the small moduli.
+        let small_row = |name: &str, ms: f64, tail: &str| {
+            Row::new(
+                name,
+                &size,
+                madds * products * 2.0 / (ms * 1e-3) / 1e12,
+                roofs.int8,
+                &format!(
+                    "{products} INT8 products a mul-add: {:.1} T mul-add/s{tail}",
+                    madds / (ms * 1e-3) / 1e12
+                ),
+            )
+        };
+        rows.push(small_row("`rns_matmul_ozaki` (small moduli)", small, ""));
+        rows.push(small_row(
             "`rns_matmul_wgmma` (small moduli, warpgroups)",
-            &size,
-            madds * products * 2.0 / (group * 1e-3) / 1e12,
-            roofs.int8,
-            &format!(
-                "{products} INT8 products a mul-add: {:.1} T mul-add/s{}",
-                madds / (group * 1e-3) / 1e12,
-                if g.has_wgmma() {
-                    ""
-                } else {
-                    " (no `sm_90a`: the warp kernel)"
-                }
-            ),
+            group,
+            match g.has_wgmma() {
+                true => "",
+                false => " (no `sm_90a`: the warp kernel)",
+            },
         ));
     }
     Ok(rows)

@@ -210,6 +210,13 @@ pub const WG_OUT_ROW: usize = OZ_BN + 4;
 pub const fn small_results_bytes(n: usize, p: usize) -> usize {
     n * p.next_multiple_of(OZ_BN)
 }
+/// Whether [`small_results_bytes`] of an `n × p` product fits the product and CRT
+/// kernels' 32-bit indices: what a path by small moduli checks before it is taken.
+pub fn small_results_fit(n: usize, p: usize) -> bool {
+    p.checked_next_multiple_of(OZ_BN)
+        .and_then(|w| n.checked_mul(w))
+        .is_some_and(|bytes| bytes <= u32::MAX as usize)
+}
 /// Dynamic shared memory of `rns_matmul_wgmma`: every stage's A and B tiles.
 pub const WG_SMEM_BYTES: u32 = (WG_STAGES * 2 * WG_TILE_BYTES) as u32;
 const _: () = assert!(OZ_BM == OZ_BN && OZ_BK == 64 && OZ_THREADS == 256 && WG_STAGES >= 3);
@@ -274,6 +281,22 @@ pub const LIFT_DEFAULT_PRIMES: usize = 3;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn small_results_fit_32_bit_indices_with_their_rows_padded() {
+        // Both sides of 2^32 bytes at a padded width of 256.
+        let n = 1usize << 24;
+        assert!(small_results_fit(n - 1, 2 * OZ_BN));
+        assert!(!small_results_fit(n, 2 * OZ_BN));
+        // n·p fits in 32 bits, but its rows padded to the tile width do not.
+        assert!(n * (OZ_BN + 1) <= u32::MAX as usize);
+        assert!(!small_results_fit(n, OZ_BN + 1));
+        assert!(small_results_fit(n - 1, OZ_BN + 1));
+        // Overflow is no fit, and nothing fits.
+        assert!(!small_results_fit(usize::MAX, 1));
+        assert!(!small_results_fit(1, usize::MAX));
+        assert!(small_results_fit(0, 0));
+    }
 
     #[test]
     fn tiled_planes_hold_whole_core_matrices_where_the_descriptors_say() {

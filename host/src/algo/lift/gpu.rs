@@ -515,7 +515,10 @@ fn reconstruct(
         if let Some(den) = den {
             // The numerators' steps only, the rest should an entry need them.
             let k = lift.steps();
-            let short = numerator_steps(a, b, &base, k);
+            let short = match k == k_max {
+                true => short_max,
+                false => numerator_steps(a, b, &base, k),
+            };
             let (x, values) = match ahead.take() {
                 Some((x, values)) if x.steps() == short => (x, Some(values)),
                 _ => (expansion(lift, &radices, n * l, short)?, None),

@@ -10,7 +10,9 @@ use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use rns_core::launch::{small_results_bytes, DET_SMEM_BYTES, MM_THREADS_SIDE, OZ_BK, OZ_BM};
+use rns_core::launch::{
+    small_results_bytes, small_results_fit, DET_SMEM_BYTES, MM_THREADS_SIDE, OZ_BK, OZ_BM,
+};
 use rns_core::ozaki::moduli_for;
 use std::sync::Arc;
 
@@ -27,13 +29,14 @@ pub fn det_on_tensor_cores(gpu: &Gpu, n: usize, channels: usize) -> bool {
 }
 
 /// Whether `channels` matrices `n × cols` factor by more than one panel, every
-/// (channel, small modulus) fitting the product kernel's grid.
+/// (channel, small modulus) fitting the product kernel's grid and every update's small
+/// residues its indices.
 fn panels_fit(gpu: &Gpu, (n, cols): (usize, usize), channels: usize) -> bool {
     let panel = gpu.config().det_panel(n);
     n > panel
         && cols >= n
         && channels.saturating_mul(panel_moduli(panel)) <= GRID_YZ
-        && u32::try_from(n * cols).is_ok()
+        && small_results_fit(n, cols)
 }
 
 /// Device words of scratch per channel that a determinant of `n × n` matrices

@@ -7,7 +7,7 @@
 use super::{grid_limit, launch, need, Matmul, GRID_YZ};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::{Gpu, TensorSplit};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::*;
 use rns_core::ozaki::{moduli_for, MAX_SMALL};
@@ -89,7 +89,7 @@ fn small_moduli_for(gpu: &Gpu, s: Matmul) -> Option<usize> {
         return None;
     }
     let count = moduli_for(s.k)?;
-    let fits = s.channels * count <= GRID_YZ && u32::try_from(s.n * s.p + 3).is_ok();
+    let fits = s.channels * count <= GRID_YZ && small_results_fit(s.n, s.p);
     fits.then_some(count)
 }
 
@@ -190,9 +190,9 @@ pub fn small_moduli_planes(
 }
 
 /// The second step: one INT8 product per (channel, modulus) of the planes
-/// (`rns_matmul_wgmma` on tiled planes, else `rns_matmul_ozaki`), then the CRT per entry (`rns_ozaki_combine`), written to
-/// the result's view (rows along its columns) or, with `subtract`, subtracted from
-/// it.
+/// (`rns_matmul_wgmma` on tiled planes, else `rns_matmul_ozaki`), then the CRT per
+/// entry (`rns_ozaki_combine`), written to the result's view (rows along its columns)
+/// or, with `subtract`, subtracted from it.
 pub fn small_moduli_product(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
@@ -205,8 +205,13 @@ pub fn small_moduli_product(
     let (n_pad, p_pad) = (s.n.next_multiple_of(OZ_BM), s.p.next_multiple_of(OZ_BN));
     let k_pad = s.k.next_multiple_of(OZ_BK);
     let (channels, planes) = (s.channels, s.channels * count);
+    if !small_results_fit(s.n, s.p) {
+        return Err(Error::Shape(format!(
+            "the small residues of a {} × {} product exceed the kernels' 32-bit indices",
+            s.n, s.p
+        )));
+    }
     let y_len = small_results_bytes(s.n, s.p);
-    grid_limit("a product's small residues", y_len, u32::MAX as usize)?;
     let mut y = gpu.alloc_on(stream, planes * y_len / 4)?;
     let cfg = LaunchConfig {
         grid_dim: (
@@ -224,15 +229,20 @@ pub fn small_moduli_product(
         b: bp,
         tiled,
     } = operands;
-    let (f, cfg) = match &gpu.kernels().matmul_wgmma {
-        Some(f) if tiled => (
+    let (f, cfg) = match (tiled, &gpu.kernels().matmul_wgmma) {
+        (true, Some(f)) => (
             f,
             LaunchConfig {
                 shared_mem_bytes: WG_SMEM_BYTES,
                 ..cfg
             },
         ),
-        _ => (&gpu.kernels().matmul_ozaki, cfg),
+        (false, _) => (&gpu.kernels().matmul_ozaki, cfg),
+        (true, None) => {
+            return Err(Error::Internal(
+                "planes tiled for a warpgroup kernel the device does not have".into(),
+            ))
+        }
     };
     launch!(gpu, stream, f, cfg, &mut y, &ap, &bp, &n, &p, &kp, &np, &pp, &yl, &cnt)?;
     let len = s.n * s.p;

@@ -12,7 +12,7 @@ use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
 use crate::error::Result;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use rns_core::launch::{small_results_bytes, OZ_BK, OZ_BM, OZ_BN};
+use rns_core::launch::{small_results_bytes, small_results_fit, OZ_BK, OZ_BM, OZ_BN};
 use rns_core::ozaki::moduli_for;
 use std::sync::Arc;
 
@@ -48,7 +48,7 @@ pub fn inverse_panel(
         && inverse_smem_bytes(b) <= gpu.shared_memory()
         && channels > 0
         && channels.saturating_mul(count) <= GRID_YZ
-        && u32::try_from(n.saturating_mul(cols).saturating_add(3)).is_ok();
+        && small_results_fit(n, cols);
     fits.then_some(b)
 }
 
