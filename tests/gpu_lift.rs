@@ -7,9 +7,10 @@
 
 use rns::backend::gpu::launch::{lift_layout, LiftLayout};
 use rns::backend::gpu::LiftRows;
-use rns::{Backend, Method};
+use rns::{Backend, IntMatrix, Method};
 use rns_suite::lifting::{divisible_by_first, same_as_cpu, solve_same_as_cpu, unit_upper};
 use rns_suite::{dev, gpu_backend as gpu, naive_matmul, Gen, LiftCaps};
+use rug::Integer;
 use std::sync::{Mutex, MutexGuard};
 
 /// The device's settings are shared by this binary's tests: each holds this while it
@@ -165,6 +166,9 @@ fn lifting_by_several_primes_a_step_matches_the_cpu() {
                 (40, 110),
                 (70, 80),
                 (130, 64),
+                (5, 63),
+                (33, 59),
+                (130, 63),
             ] {
                 let a = gen.matrix(n, n, bits);
                 let what = format!("{primes} primes, {rows:?}: {n}×{n} {bits}-bit");
@@ -172,6 +176,11 @@ fn lifting_by_several_primes_a_step_matches_the_cpu() {
                 assert_eq!(st.lifting_primes, primes, "{what}");
                 same_as_cpu(&g, &a, n <= 20, &what);
             }
+            // The limbs' sums at their largest: positive entries and digits, one block's
+            // lanes summing about ten columns of a row (a fold of the 64-bit sums
+            // after eight).
+            let ends = range_ends(&mut gen, 300);
+            same_as_cpu(&g, &ends, false, "entries at the ends of 63 bits");
             let u = unit_upper(&mut gen, 50, 12);
             let uu = naive_matmul(&u, &u.transpose());
             assert_eq!(same_as_cpu(&g, &uu, true, "unimodular").to_u32(), Some(1));
@@ -179,7 +188,13 @@ fn lifting_by_several_primes_a_step_matches_the_cpu() {
             let det = same_as_cpu(&g, &e, true, "det ≡ 0 mod the first prime");
             assert!(det.is_divisible_u(first));
             // Solves: several right-hand sides, and a small solution found early.
-            for (n, bits, l) in [(3, 64, 2), (60, 40, 4), (129, 50, 1)] {
+            for (n, bits, l) in [
+                (3, 64, 2),
+                (60, 40, 4),
+                (129, 50, 1),
+                (70, 63, 1),
+                (9, 63, 3),
+            ] {
                 let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, l, bits));
                 let what = format!("{primes} primes, {rows:?}: {n}×{n}, {l} columns");
                 solve_same_as_cpu(&g, &a, &b, &what);
@@ -236,4 +251,23 @@ fn the_rings_give_way_to_registers_where_shared_memory_ends() {
             &format!("{n}×{n} by default, rings: {rings}"),
         );
     }
+}
+
+/// An `n × n` matrix of positive 63-bit entries, most at the ends of the range and of
+/// the limbs (`2^63 − 1`, `2^58 − 1`: limbs of 29 ones, `2^58`, `1`), the rest random.
+fn range_ends(gen: &mut Gen, n: usize) -> IntMatrix {
+    let one = Integer::from(1);
+    let ends = [
+        (one.clone() << 63u32) - 1u32,
+        (one.clone() << 58u32) - 1u32,
+        one.clone() << 58u32,
+        one,
+    ];
+    let data = (0..n * n)
+        .map(|_| match gen.below(8) as usize {
+            e if e < ends.len() => ends[e].clone(),
+            _ => gen.signed(63).abs(),
+        })
+        .collect();
+    IntMatrix::new(n, n, data).expect("shape")
 }

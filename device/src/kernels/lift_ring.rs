@@ -73,7 +73,7 @@ unsafe fn stream<const R: usize>(
     ring: Ring,
     (row, skip): (*const u32, usize),
     (j0, stride, len): (u32, u32, u32),
-    mut f: impl FnMut([usize; COLS], &[[u32; COLS]; R]),
+    mut f: impl FnMut([u32; COLS], &[[u32; COLS]; R]),
 ) {
     let chunk = COLS as u32 * stride;
     let chunks = (len + chunk - 1 - j0.min(len)) / chunk;
@@ -100,7 +100,7 @@ unsafe fn stream<const R: usize>(
         issue(t + STAGES as u32 - 1);
         async_wait::<{ STAGES as u32 - 1 }>();
         let first = j0 + t * chunk;
-        let cols: [usize; COLS] = from_fn(|u| (first + u as u32 * stride) as usize);
+        let cols: [u32; COLS] = from_fn(|u| first + u as u32 * stride);
         let words: [[u32; COLS]; R] =
             from_fn(|r| from_fn(|u| unsafe { load_shared(ring.at(stage(t), r, u)) }));
         f(cols, &words);
@@ -121,7 +121,7 @@ pub(super) unsafe fn dot_mod_ring<const K: usize>(
     let mut acc = [0i64; K];
     let lane = (j0 as u32, stride as u32, len as u32);
     stream::<K>(ring, (row, skip), lane, |cols, v| unsafe {
-        dot_chunk(&mut acc, &m, v, (cols, len), (ys, ql));
+        dot_chunk(&mut acc, &m, v, (cols, len as u32), (ys, ql));
     });
     warp_residues(acc, m)
 }
@@ -137,7 +137,7 @@ pub(super) unsafe fn product_part_ring<const K: usize, const L: usize>(
     (j0, stride, len, ql): (usize, usize, usize, usize),
     primes: Primes,
 ) -> i128 {
-    let mut acc = [0i128; K];
+    let mut sums = LimbSums::<K, L>::new();
     let lane = (j0 as u32, stride as u32, len as u32);
     stream::<L>(
         ring,
@@ -145,10 +145,10 @@ pub(super) unsafe fn product_part_ring<const K: usize, const L: usize>(
         lane,
         |cols, av| unsafe {
             let av: [[i32; COLS]; L] = from_fn(|t| from_fn(|u| av[t][u] as i32));
-            product_chunk(&mut acc, &av, (cols, len), (xs, ql));
+            sums.chunk(&av, (cols, len as u32), (xs, ql));
         },
     );
-    weighted_total(acc, primes)
+    weighted_total(sums.totals(), primes)
 }
 
 /// `acc_q += Σ_u center_q(v_q[u])·ys_q[cols[u]]` for the chunk's columns below `len`
@@ -158,13 +158,13 @@ unsafe fn dot_chunk<const K: usize, const C: usize>(
     acc: &mut [i64; K],
     m: &[Modulus; K],
     v: &[[u32; C]; K],
-    (cols, len): ([usize; C], usize),
+    (cols, len): ([u32; C], u32),
     (ys, ql): (*const u32, usize),
 ) {
     for (q, (acc, v)) in acc.iter_mut().zip(v.iter()).enumerate() {
         let mq = m[q % K];
         for (u, (&v, &c)) in v.iter().zip(cols.iter()).enumerate() {
-            let y = *ys.add(q * ql + c.min(len - 1)) as i32;
+            let y = *ys.add(q * ql + c.min(len - 1) as usize) as i32;
             let a = if c < len { mq.center(v) } else { 0 };
             *acc = mad_wide_signed(a, y, *acc);
             if (u + 1) % LAZY_PRODUCTS == 0 || u + 1 == C {
@@ -176,32 +176,79 @@ unsafe fn dot_chunk<const K: usize, const C: usize>(
     }
 }
 
-/// `acc_q += Σ_t 2^(29·t)·Σ_u a_t[u]·x_q[cols[u]]` for the chunk's columns below `len`:
-/// every limb's `C` products (each below `2^59` in absolute value, `C ≤ 8`; one
-/// `mad.wide.s32` each) summed in a 64-bit word, then shifted into place.
-#[inline(always)]
-unsafe fn product_chunk<const K: usize, const C: usize, const L: usize>(
-    acc: &mut [i128; K],
-    av: &[[i32; C]; L],
-    (cols, len): ([usize; C], usize),
-    (xs, ql): (*const i32, usize),
-) {
-    for (q, acc) in acc.iter_mut().enumerate() {
-        let xv: [i32; C] = from_fn(|u| {
-            let c = cols[u];
-            let x = unsafe { *xs.add(q * ql + c.min(len - 1)) };
-            if c < len {
-                x
-            } else {
-                0
-            }
-        });
-        for (t, av) in av.iter().enumerate() {
-            let mut s = 0i64;
-            for (&a, &x) in av.iter().zip(xv.iter()) {
-                s = mad_wide_signed(a, x, s);
-            }
-            *acc = acc.wrapping_add((s as i128).wrapping_shl(padic::LIMB_BITS * t as u32));
+/// Products of a limb and a digit (each below `2^60` in absolute value: a limb below
+/// `2^29`, a digit below `2^31`) that a 64-bit sum holds: `8·2^60 < 2^63`.
+const PRODUCTS_IN_64: u32 = 8;
+
+/// A lane's sums of the products of `A`'s limbs and the digits: each prime's limb sums in
+/// 64-bit words, added into the prime's 128-bit total (shifted into place) only once
+/// they hold `PRODUCTS_IN_64` products. Shifting and adding 128-bit words after every
+/// chunk had cost more than the products (`docs/performance.md`, thirty-sixth session).
+struct LimbSums<const K: usize, const L: usize> {
+    total: [i128; K],
+    part: [[i64; L]; K],
+    products: u32,
+}
+
+impl<const K: usize, const L: usize> LimbSums<K, L> {
+    #[inline(always)]
+    fn new() -> Self {
+        LimbSums {
+            total: [0; K],
+            part: [[0; L]; K],
+            products: 0,
         }
+    }
+
+    /// `part_q,t += Σ_u a_t[u]·x_q[cols[u]]` over the chunk's columns below `len` (one
+    /// `mad.wide.s32` a product), the parts folded into the totals first when the
+    /// chunk's products would not fit beside them.
+    #[inline(always)]
+    unsafe fn chunk<const C: usize>(
+        &mut self,
+        av: &[[i32; C]; L],
+        (cols, len): ([u32; C], u32),
+        (xs, ql): (*const i32, usize),
+    ) {
+        if self.products + C as u32 > PRODUCTS_IN_64 {
+            self.fold();
+        }
+        self.products += C as u32;
+        for (q, part) in self.part.iter_mut().enumerate() {
+            let xv: [i32; C] = from_fn(|u| {
+                let c = cols[u];
+                let x = unsafe { *xs.add(q * ql + c.min(len - 1) as usize) };
+                if c < len {
+                    x
+                } else {
+                    0
+                }
+            });
+            for (s, av) in part.iter_mut().zip(av.iter()) {
+                for (&a, &x) in av.iter().zip(xv.iter()) {
+                    *s = mad_wide_signed(a, x, *s);
+                }
+            }
+        }
+    }
+
+    /// `total_q += Σ_t 2^(29·t)·part_q,t`, the parts emptied.
+    #[inline(always)]
+    fn fold(&mut self) {
+        for (total, part) in self.total.iter_mut().zip(self.part.iter_mut()) {
+            for (t, s) in part.iter_mut().enumerate() {
+                let shifted = (*s as i128).wrapping_shl(padic::LIMB_BITS * t as u32);
+                *total = total.wrapping_add(shifted);
+                *s = 0;
+            }
+        }
+        self.products = 0;
+    }
+
+    /// The totals, the parts folded in.
+    #[inline(always)]
+    fn totals(mut self) -> [i128; K] {
+        self.fold();
+        self.total
     }
 }
