@@ -408,8 +408,8 @@ pub unsafe extern "ptx-kernel" fn rns_matmul_wgmma(
 }
 
 /// The product modulo each channel's prime from the small residues of
-/// `rns_matmul_ozaki`, for channel `z = blockIdx.z` and entry `(r, col)`, `r < len /
-/// cols`, `col < cols` (`y[(z·count + j)·y_len + r·y_ld + col] = c·inv_j mod m_j`,
+/// `rns_matmul_ozaki`, for channel `z = blockIdx.z` and entry `(r, col)`, `r < rows`,
+/// `col < cols` (`y[(z·count + j)·y_len + r·y_ld + col] = c·inv_j mod m_j`,
 /// [`CrtSum`]; `y_ld` and `y_len` multiples of 4): `c mod p` is written to
 /// `out[z·out_channel + out_offset + r·ld + col]`, or subtracted from it when
 /// `subtract ≠ 0`. A thread per four entries (one
@@ -426,14 +426,14 @@ pub unsafe extern "ptx-kernel" fn rns_ozaki_combine(
     subtract: u32,
     y: *const u32,
     moduli: *const Modulus,
-    len: u32,
+    rows: u32,
     y_len: u32,
     y_ld: u32,
     count: u32,
 ) {
     let w = core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>();
     let z = _block_idx_z() as usize;
-    let (len, yw, count) = (len as usize, y_len as usize / 4, count as usize);
+    let (rows, yw, count) = (rows as usize, y_len as usize / 4, count as usize);
     let (ld, cols, y_ld) = (ld as usize, cols as usize, y_ld as usize);
     if count > MAX_SMALL || cols == 0 || y_ld == 0 || y_ld < cols {
         return;
@@ -458,7 +458,6 @@ pub unsafe extern "ptx-kernel" fn rns_ozaki_combine(
     }
     let out = out.add(z * out_channel as usize + out_offset as usize);
     let w_m = *w.add(count);
-    let rows = len / cols;
     for (b, sum) in sums.iter().enumerate() {
         let (r, col) = ((4 * q + b) / y_ld, (4 * q + b) % y_ld);
         if r < rows && col < cols {

@@ -245,7 +245,6 @@ pub fn small_moduli_product(
         }
     };
     launch!(gpu, stream, f, cfg, &mut y, &ap, &bp, &n, &p, &kp, &np, &pp, &yl, &cnt)?;
-    let len = s.n * s.p;
     let cfg = LaunchConfig {
         grid_dim: (
             grid_limit(
@@ -260,9 +259,9 @@ pub fn small_moduli_product(
         shared_mem_bytes: 4 * (MAX_SMALL as u32 + 1),
     };
     let (ch, off) = (out_view.channel as u64, out_view.offset as u64);
-    let [ld, cols, sub, len] = [out_view.stride_x, s.p, subtract as usize, len].map(|v| v as u32);
+    let [ld, sub] = [out_view.stride_x, subtract as usize].map(|v| v as u32);
     let f = &gpu.kernels().ozaki_combine;
-    launch!(gpu, stream, f, cfg, out, &ch, &off, &ld, &cols, &sub, &y, moduli, &len, &yl, &pp, &cnt)
+    launch!(gpu, stream, f, cfg, out, &ch, &off, &ld, &p, &sub, &y, moduli, &n, &yl, &pp, &cnt)
 }
 
 /// The batched product on the INT8 tensor cores: both operands split into padded
