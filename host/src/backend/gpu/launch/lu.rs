@@ -4,15 +4,14 @@
 //! product by small moduli ([`small_moduli_planes`](super::small_moduli_planes), [`small_moduli_product`](super::small_moduli_product)).
 //! Chosen by [`crate::backend::gpu::GpuConfig::tensor_det_for`]; the fused `rns_det_blocked` otherwise.
 
+use super::matmul::small_moduli_scratch_words;
 use super::View;
 use super::{grid_limit, launch, need, Det, Eliminate, Matmul, GRID_YZ};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use rns_core::launch::{
-    small_results_bytes, small_results_fit, DET_SMEM_BYTES, MM_THREADS_SIDE, OZ_BK, OZ_BM,
-};
+use rns_core::launch::{small_results_fit, DET_SMEM_BYTES, MM_THREADS_SIDE};
 use rns_core::ozaki::moduli_for;
 use std::sync::Arc;
 
@@ -65,10 +64,7 @@ pub fn lu_scratch_words(gpu: &Gpu, n: usize, cols: usize) -> usize {
     if n <= panel {
         return 0;
     }
-    let (m, p) = (n - panel, cols - panel);
-    let k_pad = panel.next_multiple_of(OZ_BK);
-    let planes = (m.next_multiple_of(OZ_BM) + p.next_multiple_of(OZ_BM)) * k_pad;
-    (panel_moduli(panel) * (planes + small_results_bytes(m, p))).div_ceil(4) + 1
+    small_moduli_scratch_words((n - panel, panel, cols - panel), panel_moduli(panel))
 }
 
 /// The determinant modulo each channel of `mats` (`s.channels` matrices `s.n × s.n`,

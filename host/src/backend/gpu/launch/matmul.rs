@@ -69,16 +69,21 @@ pub fn matmul_scratch_words(gpu: &Gpu, n: usize, k: usize, p: usize) -> usize {
         return 0;
     }
     match (gpu.config().tensor_split_for(n, k, p), moduli_for(k)) {
-        (TensorSplit::SmallModuli, Some(count)) => {
-            let k_pad = k.next_multiple_of(OZ_BK);
-            let bytes = (n.next_multiple_of(OZ_BM) + p.next_multiple_of(OZ_BN)) * k_pad;
-            (count * (bytes + small_results_bytes(n, p))).div_ceil(4) + 1
-        }
+        (TensorSplit::SmallModuli, Some(count)) => small_moduli_scratch_words((n, k, p), count),
         _ => {
             let k_pad = k.next_multiple_of(IMMA_BK);
             (n.next_multiple_of(IMMA_BM) + p.next_multiple_of(IMMA_BN)) * k_pad
         }
     }
+}
+
+/// Device words per channel of an `n × k` by `k × p` product by `count` small moduli
+/// ([`small_moduli_planes`], then [`small_moduli_product`]): both operands' padded,
+/// tiled planes and the product's small residues, for every small modulus.
+pub fn small_moduli_scratch_words((n, k, p): (usize, usize, usize), count: usize) -> usize {
+    let k_pad = k.next_multiple_of(OZ_BK);
+    let planes = (n.next_multiple_of(OZ_BM) + p.next_multiple_of(OZ_BN)) * k_pad;
+    (count * (planes + small_results_bytes(n, p))).div_ceil(4) + 1
 }
 
 /// How many small moduli a product on the tensor cores splits into, when it takes

@@ -7,12 +7,13 @@
 //! diagonal block is singular stops with determinant 0, and the caller factors it
 //! another way (it may be singular itself).
 
+use super::matmul::small_moduli_scratch_words;
 use super::{grid_limit, launch, need, Matmul, View, GRID_YZ};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
 use crate::error::Result;
 use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
-use rns_core::launch::{small_results_bytes, small_results_fit, OZ_BK, OZ_BM, OZ_BN};
+use rns_core::launch::small_results_fit;
 use rns_core::ozaki::moduli_for;
 use std::sync::Arc;
 
@@ -58,10 +59,7 @@ pub fn inverse_panel(
 /// or with `jordan` of all other rows, as large).
 pub fn inverse_panels_scratch_words(b: usize, (n, cols): (usize, usize)) -> usize {
     let (m, p) = (n.saturating_sub(b).max(b), cols.saturating_sub(b).max(1));
-    let count = moduli_for(b).unwrap_or(1);
-    let k_pad = b.next_multiple_of(OZ_BK);
-    let planes = (m.next_multiple_of(OZ_BM) + p.next_multiple_of(OZ_BN)) * k_pad;
-    b * b + (count * (planes + small_results_bytes(m, p))).div_ceil(4) + 1
+    b * b + small_moduli_scratch_words((m, b, p), moduli_for(b).unwrap_or(1))
 }
 
 /// Factors each channel's `n × cols` matrix in `mats` (overwritten) by panels of `b`
