@@ -5,7 +5,8 @@
 //! integer units' `mul_m` rate (`rns_mul_chain`: four independent chains a thread, no
 //! memory traffic), their wide mul-add rate (`rns_mad_chain`: one `mad.wide.u32` a
 //! step, the inner step of the integer-unit product) and cuBLAS's INT8 product, which
-//! this program cannot call: `ROOFLINE_INT8_TOPS` carries the figure that
+//! this program cannot call, and the double-precision fused multiply-add rate
+//! (`rns_f64_fma_chain`, eight chains a thread): `ROOFLINE_INT8_TOPS` carries the figure that
 //! `scripts/int_mm.py` measured just before in the same device call (`scripts/gpu-check.sh
 //! --run --roofline` does both); without it the tensor-core rows say "not measured".
 //!
@@ -14,8 +15,9 @@
 //! another kernel) before its row is printed.
 //!
 //! `cargo run --release --example roofline [-- --quick] [--only vectors,conversion,products,
-//! lu,gauss_jordan,lifting,resultant]` (needs a GPU).
+//! lu,gauss_jordan,lifting,resultant,float]` (needs a GPU).
 
+mod float;
 mod rows;
 
 use rns::backend::gpu::driver::raw;
@@ -46,6 +48,8 @@ pub struct Roofs {
     pub madd: Roof,
     /// cuBLAS INT8, TOPS (from `ROOFLINE_INT8_TOPS`).
     pub int8: Roof,
+    /// Double-precision fused multiply-adds, GFLOP/s.
+    pub fp64: Roof,
 }
 
 /// One row of the table: a kernel at a size, its rate in the unit of its roof.
@@ -138,13 +142,14 @@ fn roofs(g: &Gpu) -> R<Roofs> {
             value: int8,
             unit: "TOPS",
         },
+        fp64: float::roof(g)?,
     })
 }
 
 /// The table as Markdown.
 fn table(roofs: &Roofs, rows: &[Row]) -> String {
     let mut s = String::from("| limit | measured |\n| --- | --- |\n");
-    for r in [roofs.copy, roofs.modmul, roofs.madd, roofs.int8] {
+    for r in [roofs.copy, roofs.modmul, roofs.madd, roofs.int8, roofs.fp64] {
         let v = r.value.map_or("not measured".into(), |v| format!("{v:.0}"));
         let _ = writeln!(s, "| {} | {v} {} |", r.name, r.unit);
     }
@@ -183,7 +188,7 @@ fn main() -> R<()> {
     let mut rows = Vec::new();
     // Each family prints its rows as it ends, so a run cut short still shows them.
     type Family = fn(&Gpu, &Roofs, bool) -> R<Vec<Row>>;
-    let families: [(&str, Family); 7] = [
+    let families: [(&str, Family); 8] = [
         ("vectors", rows::vectors),
         ("conversion", rows::conversion),
         ("products", rows::products),
@@ -191,6 +196,7 @@ fn main() -> R<()> {
         ("gauss_jordan", rows::gauss_jordan),
         ("lifting", rows::lifting),
         ("resultant", rows::resultant),
+        ("float", float::rows),
     ];
     for (name, f) in families {
         if only.as_ref().is_some_and(|o| !o.contains(&name)) {

@@ -278,6 +278,34 @@ pub const LIFT_RING_WORDS: usize = LIFT_RING_STAGES * LIFT_RING_COLUMNS * LIFT_R
 /// more than their steps save). `docs/performance.md` has the figures.
 pub const LIFT_DEFAULT_PRIMES: usize = 3;
 
+/// The double-precision product `rns_f64_gemm`: a block's tile of the result is
+/// `F64_TILE × F64_TILE`, staged `F64_DEPTH` inner entries at a time.
+pub const F64_TILE: usize = 64;
+/// Inner entries of both operands staged in shared memory at a time.
+pub const F64_DEPTH: usize = 16;
+/// Threads of a block of `rns_f64_gemm` (each computes 4 × 4 entries).
+pub const F64_GEMM_THREADS: u32 = 256;
+/// Dynamic shared memory of `rns_f64_gemm`: both staged operands, rows padded by one.
+pub const F64_GEMM_SMEM_BYTES: usize = 2 * F64_DEPTH * (F64_TILE + 1) * 8;
+/// `rns_f64_gemm` mode bit: `A` stored transposed.
+pub const F64_TRANS_A: u32 = 1;
+/// `rns_f64_gemm` mode bit: the product added to `C`.
+pub const F64_ACCUMULATE: u32 = 2;
+/// `rns_f64_gemm` mode bit: the product negated.
+pub const F64_NEGATE: u32 = 4;
+/// `rns_f64_gemm` mode bit: only the tiles that meet the upper triangle.
+pub const F64_UPPER_ONLY: u32 = 8;
+/// `rns_f64_gemm` mode bit: `B` upper triangular (its zero rows not read).
+pub const F64_B_UPPER: u32 = 16;
+/// Width of the diagonal blocks `rns_f64_cholesky_block` factors (at most).
+pub const F64_CHOLESKY_BLOCK: usize = 64;
+/// Dynamic shared memory of `rns_f64_cholesky_block` for a `w × w` block.
+pub const fn f64_cholesky_smem_bytes(w: usize) -> usize {
+    8 * w * (w + 1)
+}
+/// Rows of a piece of `rns_f64_column_squares` (one partial sum a column each).
+pub const F64_SQUARES_ROWS: usize = 256;
+
 #[cfg(test)]
 mod tests {
     use super::*;

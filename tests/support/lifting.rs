@@ -27,10 +27,25 @@ pub fn same_as_cpu(g: &Backend, a: &IntMatrix, bareiss: bool, what: &str) -> Int
         assert_eq!(d, bareiss_det(a), "{what}: Bareiss");
     }
     assert_eq!(
-        (st.method, st.divisor_bits, st.primes),
-        (cpu.method, cpu.divisor_bits, cpu.primes),
-        "{what}: the same divisor and primes"
+        (st.method, st.divisor_bits),
+        (cpu.method, cpu.divisor_bits),
+        "{what}: the same divisor"
     );
+    // The primes follow the bound: the device's floating-point one (never above
+    // Hadamard's, and not below |det A|) takes no more of them than the CPU's.
+    match st.float_bound_bits {
+        None => assert_eq!(st.primes, cpu.primes, "{what}: the same primes"),
+        Some(bits) => {
+            assert!(st.primes <= cpu.primes, "{what}: {} primes", st.primes);
+            assert!(bits <= st.bound_bits, "{what}: {bits} above Hadamard's");
+            if d != 0 {
+                assert!(
+                    u64::from(d.significant_bits()) <= bits + 1,
+                    "{what}: {bits} bits"
+                );
+            }
+        }
+    }
     // One prime a step: the CPU's steps; k primes a step: about a k-th of them (the
     // bound divided by the bits of the product, rounded up).
     let k = st.lifting_primes.max(1);

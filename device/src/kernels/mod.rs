@@ -8,6 +8,7 @@ mod block_inverse;
 mod charpoly;
 mod dixon;
 mod dixon_block;
+mod float;
 mod gauss_jordan;
 mod hessenberg;
 mod imma;

@@ -58,6 +58,10 @@ impl From<Method> for DetOptions {
 pub struct DetStats {
     /// Bits of the Hadamard bound: `|det| ≤ 2^bound_bits`.
     pub bound_bits: u64,
+    /// Bits of the floating-point bound, where it was computed (with the divisor trick
+    /// on a GPU): `|det| ≤ 2^float_bound_bits`, within a few bits of `|det|` for a
+    /// well-conditioned matrix; the primes follow the smaller bound.
+    pub float_bound_bits: Option<u64>,
     /// Number of primes used for the range (plus one redundant prime).
     pub primes: usize,
     /// The backend that ran the modular determinants.
@@ -161,6 +165,8 @@ pub fn det_with(
         None => None,
     };
     stats.divisor_bits = d.as_ref().map_or(1, |d| d.d.significant_bits() as u64);
+    stats.float_bound_bits = d.as_ref().and_then(|d| d.float).map(|f| f.bits);
+    let bits = stats.float_bound_bits.map_or(bits, |f| f.min(bits));
     let (det, primes) = det_given_divisor(a, backend, bits, d, &mut laps)?;
     stats.primes = primes;
     stats.stages = laps.into_stages();

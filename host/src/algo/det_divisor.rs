@@ -6,6 +6,7 @@
 //! the device computes `det A` modulo the primes a random matrix's `det A / d` needs.
 
 use super::det::divisor_rhs;
+use super::det_bound::{float_bound_on, slack};
 use super::lift;
 use super::method::Lifting;
 use crate::backend::gpu::ops::{self, DeviceLimbs, LimbsOn};
@@ -13,6 +14,7 @@ use crate::backend::gpu::Gpu;
 use crate::backend::plan::across_ranks;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
+use crate::mat::det_bound_float::FloatBound;
 use crate::mat::matrix::IntMatrix;
 use crate::num::basis::RnsBasis;
 use crate::timing::Laps;
@@ -33,6 +35,8 @@ pub(crate) struct Found {
     /// `A` left on the device by a lifting that ran there, with the determinants it
     /// computed meanwhile (prime → `det A mod p`).
     pub on_device: Option<OnDevice>,
+    /// The floating-point bound on `|det A|`, where the device computed it.
+    pub float: Option<FloatBound>,
 }
 
 /// `A` on the devices of the lifting, and `det A` modulo the primes done there so far.
@@ -41,6 +45,8 @@ pub(crate) struct OnDevice {
     pub limbs: Vec<(Arc<Gpu>, DeviceLimbs)>,
     /// `det A mod p` by prime.
     pub dets: HashMap<u32, u32>,
+    /// The floating-point bound on `|det A|` computed there, if it was.
+    pub float: Option<FloatBound>,
 }
 
 /// What the lifting gave.
@@ -55,10 +61,14 @@ pub(crate) enum Divisor {
 
 /// Bits of `|det A / d|` to prepare for before `d` is known: a random `n × n` matrix's
 /// determinant is about `0.73·n` bits below Hadamard's bound (measured at 800² and
-/// 1000²) and `d` is then nearly all of it; a margin on top. More primes are taken after
-/// `d` when needed.
-fn likely_quotient_bits(n: usize) -> u64 {
-    (n as u64 * 3).div_ceil(4) + 64
+/// 1000²) and `d` is then nearly all of it; a margin on top. With a bound `slack` bits
+/// above its estimate of `log2 |det A|` ([`super::det_bound`]), that slack and a
+/// smaller margin. More primes are taken after `d` when needed.
+fn likely_quotient_bits(n: usize, slack: Option<u64>) -> u64 {
+    match slack {
+        Some(s) => s + 16,
+        None => (n as u64 * 3).div_ceil(4) + 64,
+    }
 }
 
 /// A divisor of `det A` by lifting where `lifting` says, its stages on `laps`.
@@ -71,19 +81,24 @@ pub(crate) fn divisor(
     let b = divisor_rhs(a.rows());
     let found = match lifting {
         Lifting::Gpu => {
-            let likely = RnsBasis::for_bits(likely_quotient_bits(a.rows()));
-            // The primes shared among the MPI ranks too (each lifted on its own device).
+            // The float bound first, then the primes it makes likely, shared among the
+            // MPI ranks too (each lifted on its own device).
             let dets = |on: &LimbsOn| {
+                let float = float_bound_on(on)?;
+                let likely =
+                    RnsBasis::for_bits(likely_quotient_bits(a.rows(), float.as_ref().map(slack)));
                 let moduli = likely.moduli();
                 let got = across_ranks(moduli.len(), 1, |r| ops::det_mod_limbs_on(on, &moduli[r]))?;
-                Ok(likely.primes().into_iter().zip(got).collect())
+                Ok((float, likely.primes().into_iter().zip(got).collect()))
             };
             lift::gpu::divisor(backend, a, &b, dets).map(|g| {
                 g.map(|g| {
                     laps.append(g.laps);
+                    let (float, dets) = g.meanwhile;
                     let on_device = OnDevice {
                         limbs: g.limbs,
-                        dets: g.meanwhile,
+                        dets,
+                        float,
                     };
                     (g.divisor, (g.steps, g.primes, g.devices), Some(on_device))
                 })
@@ -101,6 +116,7 @@ pub(crate) fn divisor(
             steps,
             primes,
             devices,
+            float: on_device.as_ref().and_then(|o| o.float),
             on_device,
         })),
         Ok(None) => Ok(Divisor::None),

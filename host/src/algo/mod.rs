@@ -2,7 +2,8 @@
 //! its modular work through a [`crate::Backend`]; the choice of algorithm is a short
 //! dispatcher per operation ([`det`], [`solve`]) over [`method::Method`].
 //!
-//! - determinants: [`det`] (the dispatcher), [`det_divisor`] (the divisor trick),
+//! - determinants: [`det`] (the dispatcher), [`det_bound`] (the bound that sets the
+//!   primes), [`det_divisor`] (the divisor trick),
 //!   [`det_modular`] (modulo primes, given a divisor);
 //! - systems: [`solve`] (the dispatcher, and the inverse), [`solve_dixon`],
 //!   [`solve_modular`] (Cramer's rule modulo primes), with Dixon's lifting in [`lift`];
@@ -15,6 +16,7 @@
 
 pub mod charpoly;
 pub mod det;
+pub mod det_bound;
 pub mod det_divisor;
 pub mod det_modular;
 pub mod estimate;

@@ -3,6 +3,7 @@
 //! their determinants and solutions ([`bounds`]).
 
 pub mod bounds;
+pub mod det_bound_float;
 mod echelon;
 pub mod matrix;
 pub mod modmat;

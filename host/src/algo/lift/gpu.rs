@@ -289,7 +289,10 @@ pub fn divisor<T: Send>(
     laps.restart();
     // Side by side: the host's reconstruction and the device's determinants.
     laps.add("lift: reconstruct (host)", host_time);
-    laps.add("det mod p (first primes, device, meanwhile)", device_time);
+    laps.add(
+        "float bound, det mod p (first primes, device, meanwhile)",
+        device_time,
+    );
     Ok(Some(GpuDivisor {
         divisor,
         steps,

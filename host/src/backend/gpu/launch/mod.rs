@@ -14,6 +14,7 @@ mod decimal;
 mod digits;
 mod dixon;
 mod dixon_block;
+pub mod float;
 mod linalg;
 pub mod lu;
 pub mod matmul;

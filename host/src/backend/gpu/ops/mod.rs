@@ -15,6 +15,7 @@
 )]
 
 pub mod decimal;
+pub mod det_bound;
 pub mod dixon;
 pub mod dixon_block;
 pub mod dixon_devices;

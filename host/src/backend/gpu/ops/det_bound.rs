@@ -1,0 +1,171 @@
+//! The factorization behind the determinant's floating-point bound
+//! ([`crate::mat::det_bound_float`]) on one device, in `f64`: `G = ÃᵀÃ` (its upper
+//! triangle), then by diagonal blocks of `F64_CHOLESKY_BLOCK` the Cholesky factor `R`
+//! (`rns_f64_cholesky_block` factors and inverts the block; one product gives the
+//! block's row of `R`, another updates the rest of `G`) and `Z = R⁻¹` (two products a
+//! block column); then `M = Ã·Z` and the column sums of squares of `Ã`, `M`, `Z`. `Ã`
+//! comes from the host ([`factor`]) or from the lifting's limbs on the device
+//! ([`factor_limbs`]). Four
+//! `n × n` matrices live on the device at once; a matrix they do not fit gives `None`
+//! (the caller keeps Hadamard's bound).
+
+use super::dixon::DeviceLimbs;
+use crate::backend::gpu::launch::float::{
+    column_square_pieces, launch_f64_cholesky_block, launch_f64_column_squares,
+    launch_f64_from_limbs, launch_f64_gemm, F64Gemm, F64View, F64_WORDS,
+};
+use crate::backend::gpu::Gpu;
+use crate::error::Result;
+use crate::mat::det_bound_float::{Factored, Scaled};
+use cudarc::driver::CudaSlice;
+use rayon::prelude::*;
+use rns_core::launch::{
+    F64_ACCUMULATE, F64_B_UPPER, F64_CHOLESKY_BLOCK, F64_NEGATE, F64_TRANS_A, F64_UPPER_ONLY,
+};
+
+/// Device bytes of the factorization of an `n × n` matrix: `Ã`, `G` (then `M`), `R`,
+/// `Z`, a block column of scratch and the small outputs.
+pub fn factor_bytes(n: usize) -> usize {
+    let b = F64_CHOLESKY_BLOCK;
+    8 * (4 * n * n + n * b + b * b + n + 2 * column_square_pieces(n) * n) + 64
+}
+
+/// The factorization of `scaled` on `gpu` ([`Factored`]); `None` when it does not fit
+/// the device's budget or the Cholesky factorization meets a pivot that is not positive.
+pub fn factor(gpu: &Gpu, scaled: &Scaled) -> Result<Option<Factored>> {
+    let n = scaled.n;
+    if n == 0 || factor_bytes(n) > gpu.budget()? {
+        return Ok(None);
+    }
+    let mut words = vec![0u32; F64_WORDS * n * n];
+    words
+        .par_chunks_mut(F64_WORDS * n)
+        .zip(scaled.values.par_chunks(n))
+        .for_each(|(w, row)| {
+            for (w, x) in w.chunks_exact_mut(2).zip(row) {
+                let b = x.to_bits();
+                w.copy_from_slice(&[b as u32, (b >> 32) as u32]);
+            }
+        });
+    let a = gpu.upload_on(gpu.stream(), &words)?;
+    drop(words);
+    factor_resident(gpu, &a, n)
+}
+
+/// [`factor`] of the matrix whose signed limbs are on `gpu` already (Dixon's lifting's),
+/// converted there, unscaled (`D = I`: every exponent 0).
+pub fn factor_limbs(gpu: &Gpu, limbs: &DeviceLimbs) -> Result<Option<Factored>> {
+    let n = limbs.n;
+    if n == 0 || factor_bytes(n) > gpu.budget()? {
+        return Ok(None);
+    }
+    let mut a = gpu.alloc_on(gpu.stream(), F64_WORDS * n * n)?;
+    launch_f64_from_limbs(
+        gpu,
+        gpu.stream(),
+        (n * n, limbs.limbs),
+        &mut a,
+        limbs.words(),
+    )?;
+    factor_resident(gpu, &a, n)
+}
+
+/// [`factor`] of the `n × n` matrix `Ã` on `gpu` (`f64`, row-major).
+fn factor_resident(gpu: &Gpu, a: &CudaSlice<u32>, n: usize) -> Result<Option<Factored>> {
+    let stream = gpu.stream();
+    let nn = F64_WORDS * n * n;
+    let b = F64_CHOLESKY_BLOCK;
+    let (mut g, mut r, mut z) = (
+        gpu.alloc_on(stream, nn)?,
+        gpu.zeros_on(stream, nn)?,
+        gpu.zeros_on(stream, nn)?,
+    );
+    let mut scratch = gpu.alloc_on(stream, F64_WORDS * n * b)?;
+    let mut zkk = gpu.alloc_on(stream, F64_WORDS * b * b)?;
+    let mut diag = gpu.alloc_on(stream, F64_WORDS * n)?;
+    let mut info = gpu.zeros_on(stream, 1)?;
+    let at = |i, j| F64View::at(n, i, j);
+    let gemm = |shape, views, mode| F64Gemm { shape, views, mode };
+    launch_f64_gemm(
+        gpu,
+        stream,
+        &gemm(
+            (n, n, n),
+            (at(0, 0), at(0, 0), at(0, 0)),
+            F64_TRANS_A | F64_UPPER_ONLY,
+        ),
+        &mut g,
+        (a, a),
+    )?;
+    for k0 in (0..n).step_by(b) {
+        let (w, k1) = (b.min(n - k0), (k0 + b).min(n));
+        launch_f64_cholesky_block(
+            gpu,
+            stream,
+            (n, k0, w),
+            (&mut r, &mut z, &mut zkk),
+            &mut diag,
+            &mut info,
+            &g,
+        )?;
+        let zkk_view = F64View { first: 0, ld: b };
+        if k1 < n {
+            // The block's row of R: R_kk⁻ᵀ·G_k,rest.
+            let row = gemm(
+                (w, n - k1, w),
+                (at(k0, k1), zkk_view, at(k0, k1)),
+                F64_TRANS_A,
+            );
+            launch_f64_gemm(gpu, stream, &row, &mut r, (&zkk, &g))?;
+            // G_rest −= R_k,restᵀ·R_k,rest (its upper triangle).
+            let update = gemm(
+                (n - k1, n - k1, w),
+                (at(k1, k1), at(k0, k1), at(k0, k1)),
+                F64_TRANS_A | F64_ACCUMULATE | F64_NEGATE | F64_UPPER_ONLY,
+            );
+            launch_f64_gemm(gpu, stream, &update, &mut g, (&r, &r))?;
+        }
+        if k0 > 0 {
+            // Z's block column above the diagonal: −(Z_11·R_12)·Z_kk.
+            let t = F64View { first: 0, ld: b };
+            let first = gemm((k0, w, k0), (t, at(0, 0), at(0, k0)), 0);
+            launch_f64_gemm(gpu, stream, &first, &mut scratch, (&z, &r))?;
+            let second = gemm((k0, w, w), (at(0, k0), t, zkk_view), F64_NEGATE);
+            launch_f64_gemm(gpu, stream, &second, &mut z, (&scratch, &zkk))?;
+        }
+    }
+    // M = Ã·Z into G's place.
+    let m = gemm((n, n, n), (at(0, 0), at(0, 0), at(0, 0)), F64_B_UPPER);
+    launch_f64_gemm(gpu, stream, &m, &mut g, (a, &z))?;
+    let pieces = column_square_pieces(n);
+    let mut a_squares = gpu.alloc_on(stream, F64_WORDS * pieces * n)?;
+    launch_f64_column_squares(gpu, stream, (n, n), &mut a_squares, (a, at(0, 0)))?;
+    let mut squares = gpu.alloc_on(stream, F64_WORDS * pieces * n)?;
+    let mut z_squares = gpu.alloc_on(stream, F64_WORDS * pieces * n)?;
+    launch_f64_column_squares(gpu, stream, (n, n), &mut squares, (&g, at(0, 0)))?;
+    launch_f64_column_squares(gpu, stream, (n, n), &mut z_squares, (&z, at(0, 0)))?;
+    let flag = gpu.download_on(stream, &info, 1)?;
+    if flag[0] != 0 {
+        return Ok(None);
+    }
+    let values = |w: Vec<u32>| -> Vec<f64> {
+        w.chunks_exact(2)
+            .map(|p| f64::from_bits(p[0] as u64 | (p[1] as u64) << 32))
+            .collect()
+    };
+    let summed = |w: Vec<u32>| -> Vec<f64> {
+        let v = values(w);
+        (0..n)
+            .map(|j| (0..pieces).map(|p| v[p * n + j]).sum())
+            .collect()
+    };
+    let a_all: f64 = values(gpu.download_on(stream, &a_squares, F64_WORDS * pieces * n)?)
+        .iter()
+        .sum();
+    Ok(Some(Factored {
+        a_squares: a_all,
+        m_squares: summed(gpu.download_on(stream, &squares, F64_WORDS * pieces * n)?),
+        z_squares: summed(gpu.download_on(stream, &z_squares, F64_WORDS * pieces * n)?),
+        z_diag: values(gpu.download_on(stream, &diag, F64_WORDS * n)?),
+    }))
+}
