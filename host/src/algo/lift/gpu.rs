@@ -166,25 +166,23 @@ fn prepare(
                 .into(),
         ));
     };
-    // The limbs as device words, limb-major: each entry read once (its limbs side by
-    // side), then regrouped by limb.
-    let mut by_entry = vec![0u32; l * n * n];
-    by_entry
-        .par_chunks_mut(l)
-        .zip(a.entries().par_iter())
-        .for_each(|(w, x)| {
-            w.iter_mut()
-                .enumerate()
-                .for_each(|(t, w)| *w = limb_of(x, t) as u32)
-        });
+    // The limbs as device words, limb-major: each entry read once, its limbs written
+    // to every limb's plane (a task takes the same piece of each plane).
+    const PIECE: usize = 4096;
     let mut words = vec![0u32; l * n * n];
-    words
-        .par_chunks_mut(n * n)
-        .enumerate()
-        .for_each(|(t, limb)| {
-            limb.par_iter_mut()
-                .enumerate()
-                .for_each(|(e, w)| *w = by_entry[e * l + t])
+    let mut planes: Vec<_> = words.chunks_mut(n * n).map(|p| p.chunks_mut(PIECE)).collect();
+    let pieces: Vec<Vec<&mut [u32]>> = (0..(n * n).div_ceil(PIECE))
+        .map(|_| planes.iter_mut().filter_map(|p| p.next()).collect())
+        .collect();
+    pieces
+        .into_par_iter()
+        .zip(a.entries().par_chunks(PIECE))
+        .for_each(|(mut outs, xs)| {
+            for (e, x) in xs.iter().enumerate() {
+                for (t, out) in outs.iter_mut().enumerate() {
+                    out[e] = limb_of(x, t) as u32;
+                }
+            }
         });
     let rhs: Vec<i128> = b
         .entries()

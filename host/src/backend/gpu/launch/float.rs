@@ -7,7 +7,7 @@
 use super::{grid_limit, launch, need, GRID_YZ};
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
-use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut, LaunchConfig, PushKernelArg};
 use rns_core::launch::{
     f64_cholesky_smem_bytes, F64_CHOLESKY_BLOCK, F64_GEMM_SMEM_BYTES, F64_GEMM_THREADS,
     F64_SQUARES_ROWS, F64_TILE,
@@ -75,9 +75,49 @@ pub fn launch_f64_gemm(
     let (ar, ac) = if trans { (k, m) } else { (m, k) };
     need("f64 factor A", a, F64_WORDS * va.reach(ar, ac))?;
     need("f64 factor B", b, F64_WORDS * vb.reach(k, n))?;
+    let (cfg, [mu, nu, ku, ldc, lda, ldb]) = gemm_launch(g)?;
+    let [c0, a0, b0] = [vc.first, va.first, vb.first].map(|v| v as u64);
+    let f = &gpu.kernels().f64_gemm;
+    launch!(gpu, stream, f, cfg, c, a, b, &c0, &a0, &b0, &mu, &nu, &ku, &ldc, &lda, &ldb, &g.mode)
+}
+
+/// [`launch_f64_gemm`] with `A` in `C`'s own buffer (`c`), where the two regions do not
+/// overlap (the caller's duty: a block of a triangular matrix from the others).
+pub fn launch_f64_gemm_into(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    g: &F64Gemm,
+    c: &mut CudaSlice<u32>,
+    b: &CudaSlice<u32>,
+) -> Result<()> {
+    let (m, n, k) = g.shape;
+    if m == 0 || n == 0 {
+        return Ok(());
+    }
+    let (vc, va, vb) = g.views;
+    if g.mode & rns_core::launch::F64_TRANS_A != 0 {
+        return Err(Error::Internal("a transposed A in C's buffer".into()));
+    }
+    need("f64 product", c, F64_WORDS * vc.reach(m, n))?;
+    need("f64 factor A", c, F64_WORDS * va.reach(m, k))?;
+    need("f64 factor B", b, F64_WORDS * vb.reach(k, n))?;
+    let a_ptr = {
+        let (p, _record) = c.device_ptr_mut(stream);
+        p
+    };
+    let (cfg, [mu, nu, ku, ldc, lda, ldb]) = gemm_launch(g)?;
+    let [c0, a0, b0] = [vc.first, va.first, vb.first].map(|v| v as u64);
+    let f = &gpu.kernels().f64_gemm;
+    launch!(gpu, stream, f, cfg, c, &a_ptr, b, &c0, &a0, &b0, &mu, &nu, &ku, &ldc, &lda, &ldb, &g.mode)
+}
+
+/// The launch geometry and the `u32` sizes (`m, n, k, ldc, lda, ldb`) of `g`.
+fn gemm_launch(g: &F64Gemm) -> Result<(LaunchConfig, [u32; 6])> {
+    let (m, n, k) = g.shape;
+    let (vc, va, vb) = g.views;
     let small = |v: usize| u32::try_from(v).map_err(|_| Error::Shape(format!("{v} past u32")));
-    let [mu, nu, ku, ldc, lda, ldb] = [m, n, k, vc.ld, va.ld, vb.ld].map(small);
-    let [mu, nu, ku, ldc, lda, ldb] = [mu?, nu?, ku?, ldc?, lda?, ldb?];
+    let sizes = [m, n, k, vc.ld, va.ld, vb.ld].map(small);
+    let [mu, nu, ku, ldc, lda, ldb] = sizes;
     let cfg = LaunchConfig {
         grid_dim: (
             grid_limit("f64 tiles", n.div_ceil(F64_TILE), i32::MAX as usize)?,
@@ -87,9 +127,7 @@ pub fn launch_f64_gemm(
         block_dim: (F64_GEMM_THREADS, 1, 1),
         shared_mem_bytes: F64_GEMM_SMEM_BYTES as u32,
     };
-    let [c0, a0, b0] = [vc.first, va.first, vb.first].map(|v| v as u64);
-    let f = &gpu.kernels().f64_gemm;
-    launch!(gpu, stream, f, cfg, c, a, b, &c0, &a0, &b0, &mu, &nu, &ku, &ldc, &lda, &ldb, &g.mode)
+    Ok((cfg, [mu?, nu?, ku?, ldc?, lda?, ldb?]))
 }
 
 /// `rns_f64_cholesky_block`: the `w × w` diagonal block at `(k0, k0)` of the `ld`-wide

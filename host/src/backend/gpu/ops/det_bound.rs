@@ -2,8 +2,8 @@
 //! ([`crate::mat::det_bound_float`]) on one device, in `f64`: `G = ÃᵀÃ` (its upper
 //! triangle), then by diagonal blocks of `F64_CHOLESKY_BLOCK` the Cholesky factor `R`
 //! (`rns_f64_cholesky_block` factors and inverts the block; one product gives the
-//! block's row of `R`, another updates the rest of `G`) and `Z = R⁻¹` (two products a
-//! block column); then `M = Ã·Z` and the column sums of squares of `Ã`, `M`, `Z`. `Ã`
+//! block's row of `R`, another updates the rest of `G`), then `Z = R⁻¹` by halves (two
+//! products a level, as large as the halves); then `M = Ã·Z` and the column sums of squares of `Ã`, `M`, `Z`. `Ã`
 //! comes from the host ([`factor`]) or from the lifting's limbs on the device
 //! ([`factor_limbs`]). Four
 //! `n × n` matrices live on the device at once; a matrix they do not fit gives `None`
@@ -12,7 +12,7 @@
 use super::dixon::DeviceLimbs;
 use crate::backend::gpu::launch::float::{
     column_square_pieces, launch_f64_cholesky_block, launch_f64_column_squares,
-    launch_f64_from_limbs, launch_f64_gemm, F64Gemm, F64View, F64_WORDS,
+    launch_f64_from_limbs, launch_f64_gemm, launch_f64_gemm_into, F64Gemm, F64View, F64_WORDS,
 };
 use crate::backend::gpu::Gpu;
 use crate::error::Result;
@@ -23,11 +23,11 @@ use rns_core::launch::{
     F64_ACCUMULATE, F64_B_UPPER, F64_CHOLESKY_BLOCK, F64_NEGATE, F64_TRANS_A, F64_UPPER_ONLY,
 };
 
-/// Device bytes of the factorization of an `n × n` matrix: `Ã`, `G` (then `M`), `R`,
-/// `Z`, a block column of scratch and the small outputs.
+/// Device bytes of the factorization of an `n × n` matrix: `Ã`, `G` (then the inverse's
+/// scratch, then `M`), `R`, `Z`, and the small outputs.
 pub fn factor_bytes(n: usize) -> usize {
     let b = F64_CHOLESKY_BLOCK;
-    8 * (4 * n * n + n * b + b * b + n + 2 * column_square_pieces(n) * n) + 64
+    8 * (4 * n * n + b * b + n + 3 * column_square_pieces(n) * n) + 64
 }
 
 /// The factorization of `scaled` on `gpu` ([`Factored`]); `None` when it does not fit
@@ -70,6 +70,40 @@ pub fn factor_limbs(gpu: &Gpu, limbs: &DeviceLimbs) -> Result<Option<Factored>> 
     factor_resident(gpu, &a, n)
 }
 
+/// `Z[lo..hi, lo..hi] = R[lo..hi, lo..hi]⁻¹` for the upper triangular `R` (`ld = n`)
+/// whose diagonal blocks' inverses `Z` holds already (blocks of `F64_CHOLESKY_BLOCK` from
+/// 0; `lo` a multiple): the halves first, then
+/// `Z_12 = −Z_11·(R_12·Z_22)`, two products as large as the halves, `T` in `scratch`.
+fn invert_upper(
+    gpu: &Gpu,
+    n: usize,
+    (lo, hi): (usize, usize),
+    (z, scratch): (&mut CudaSlice<u32>, &mut CudaSlice<u32>),
+    r: &CudaSlice<u32>,
+) -> Result<()> {
+    let b = F64_CHOLESKY_BLOCK;
+    if hi - lo <= b {
+        return Ok(());
+    }
+    let mid = lo + (hi - lo).div_ceil(b) / 2 * b;
+    invert_upper(gpu, n, (lo, mid), (z, scratch), r)?;
+    invert_upper(gpu, n, (mid, hi), (z, scratch), r)?;
+    let at = |i, j| F64View::at(n, i, j);
+    let (top, right) = (mid - lo, hi - mid);
+    let t = F64Gemm {
+        shape: (top, right, right),
+        views: (at(0, 0), at(lo, mid), at(mid, mid)),
+        mode: F64_B_UPPER,
+    };
+    launch_f64_gemm(gpu, gpu.stream(), &t, scratch, (r, z))?;
+    let z12 = F64Gemm {
+        shape: (top, right, top),
+        views: (at(lo, mid), at(lo, lo), at(0, 0)),
+        mode: F64_NEGATE,
+    };
+    launch_f64_gemm_into(gpu, gpu.stream(), &z12, z, scratch)
+}
+
 /// [`factor`] of the `n × n` matrix `Ã` on `gpu` (`f64`, row-major).
 fn factor_resident(gpu: &Gpu, a: &CudaSlice<u32>, n: usize) -> Result<Option<Factored>> {
     let stream = gpu.stream();
@@ -80,7 +114,6 @@ fn factor_resident(gpu: &Gpu, a: &CudaSlice<u32>, n: usize) -> Result<Option<Fac
         gpu.zeros_on(stream, nn)?,
         gpu.zeros_on(stream, nn)?,
     );
-    let mut scratch = gpu.alloc_on(stream, F64_WORDS * n * b)?;
     let mut zkk = gpu.alloc_on(stream, F64_WORDS * b * b)?;
     let mut diag = gpu.alloc_on(stream, F64_WORDS * n)?;
     let mut info = gpu.zeros_on(stream, 1)?;
@@ -125,15 +158,9 @@ fn factor_resident(gpu: &Gpu, a: &CudaSlice<u32>, n: usize) -> Result<Option<Fac
             );
             launch_f64_gemm(gpu, stream, &update, &mut g, (&r, &r))?;
         }
-        if k0 > 0 {
-            // Z's block column above the diagonal: −(Z_11·R_12)·Z_kk.
-            let t = F64View { first: 0, ld: b };
-            let first = gemm((k0, w, k0), (t, at(0, 0), at(0, k0)), 0);
-            launch_f64_gemm(gpu, stream, &first, &mut scratch, (&z, &r))?;
-            let second = gemm((k0, w, w), (at(0, k0), t, zkk_view), F64_NEGATE);
-            launch_f64_gemm(gpu, stream, &second, &mut z, (&scratch, &zkk))?;
-        }
     }
+    // Z = R⁻¹ from its diagonal blocks, G's place as scratch.
+    invert_upper(gpu, n, (0, n), (&mut z, &mut g), &r)?;
     // M = Ã·Z into G's place.
     let m = gemm((n, n, n), (at(0, 0), at(0, 0), at(0, 0)), F64_B_UPPER);
     launch_f64_gemm(gpu, stream, &m, &mut g, (a, &z))?;
