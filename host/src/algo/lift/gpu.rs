@@ -170,7 +170,10 @@ fn prepare(
     // to every limb's plane (a task takes the same piece of each plane).
     const PIECE: usize = 4096;
     let mut words = vec![0u32; l * n * n];
-    let mut planes: Vec<_> = words.chunks_mut(n * n).map(|p| p.chunks_mut(PIECE)).collect();
+    let mut planes: Vec<_> = words
+        .chunks_mut(n * n)
+        .map(|p| p.chunks_mut(PIECE))
+        .collect();
     let pieces: Vec<Vec<&mut [u32]>> = (0..(n * n).div_ceil(PIECE))
         .map(|_| planes.iter_mut().filter_map(|p| p.next()).collect())
         .collect();

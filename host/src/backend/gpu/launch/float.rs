@@ -108,7 +108,9 @@ pub fn launch_f64_gemm_into(
     let (cfg, [mu, nu, ku, ldc, lda, ldb]) = gemm_launch(g)?;
     let [c0, a0, b0] = [vc.first, va.first, vb.first].map(|v| v as u64);
     let f = &gpu.kernels().f64_gemm;
-    launch!(gpu, stream, f, cfg, c, &a_ptr, b, &c0, &a0, &b0, &mu, &nu, &ku, &ldc, &lda, &ldb, &g.mode)
+    launch!(
+        gpu, stream, f, cfg, c, &a_ptr, b, &c0, &a0, &b0, &mu, &nu, &ku, &ldc, &lda, &ldb, &g.mode
+    )
 }
 
 /// The launch geometry and the `u32` sizes (`m, n, k, ldc, lda, ldb`) of `g`.

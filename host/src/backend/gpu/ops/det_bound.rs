@@ -47,7 +47,7 @@ pub fn factor(gpu: &Gpu, scaled: &Scaled) -> Result<Option<Factored>> {
                 w.copy_from_slice(&[b as u32, (b >> 32) as u32]);
             }
         });
-    let a = gpu.upload_on(gpu.stream(), &words)?;
+    let a = gpu.upload_words(&words)?;
     drop(words);
     factor_resident(gpu, &a, n)
 }

@@ -9,6 +9,7 @@
 //! early tries download).
 
 use crate::backend::gpu::driver::memory::moduli_words;
+use crate::backend::gpu::driver::pipeline::SMALL_BYTES;
 use crate::backend::gpu::driver::watch::LaunchWatch;
 use crate::backend::gpu::driver::{ipc, peer};
 use crate::backend::gpu::launch;
@@ -41,7 +42,8 @@ impl DeviceLimbs {
 }
 
 /// Uploads `a` (`limbs` limb matrices of `n × n`, limb-major, the signed limbs'
-/// bits as words) on `stream`.
+/// bits as words): on `stream` when it is small, else through page-locked buffers
+/// (`Gpu::upload_words`: done when this returns, ready for any stream).
 pub fn upload_limbs(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
@@ -55,11 +57,11 @@ pub fn upload_limbs(
             a.len()
         )));
     }
-    Ok(DeviceLimbs {
-        words: gpu.upload_on(stream, a)?,
-        n,
-        limbs,
-    })
+    let words = match a.len() * 4 <= SMALL_BYTES {
+        true => gpu.upload_on(stream, a)?,
+        false => gpu.upload_words(a)?,
+    };
+    Ok(DeviceLimbs { words, n, limbs })
 }
 
 /// `det a mod m` for each of `moduli` (few primes, large matrices), as
