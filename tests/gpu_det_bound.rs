@@ -63,6 +63,8 @@ fn det_multimodular(g: &Backend, a: &IntMatrix) -> Integer {
 #[test]
 fn bounds_hold_and_are_tight_across_block_and_tile_edges() {
     let Some(g) = gpu() else { return };
+    // Not under another test's memory cap.
+    let _caps = LiftCaps::hold();
     let mut gen = Gen::new(541);
     for (n, bits) in [
         (1, 64),
@@ -102,6 +104,7 @@ fn bounds_hold_and_are_tight_across_block_and_tile_edges() {
 #[test]
 fn determinants_with_the_bound_match_and_take_fewer_primes() {
     let Some(g) = gpu() else { return };
+    let _caps = LiftCaps::hold();
     let mut gen = Gen::new(542);
     for (n, bits) in [(300, 64), (700, 62), (1000, 64)] {
         let a = gen.matrix(n, n, bits);
@@ -121,6 +124,7 @@ fn determinants_with_the_bound_match_and_take_fewer_primes() {
 #[test]
 fn ill_conditioned_and_structured_matrices_keep_exact_answers() {
     let Some(g) = gpu() else { return };
+    let _caps = LiftCaps::hold();
     let mut gen = Gen::new(543);
     // Unimodular U·Uᵀ (condition far past f64's reach): the factorization breaks down
     // or bounds loosely; the determinant stays 1.
