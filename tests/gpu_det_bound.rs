@@ -4,10 +4,11 @@
 //! (256); the same determinants with it as without, by fewer primes; Hadamard's bound
 //! kept when the factorization does not fit the memory budget or breaks down.
 
+use rns::backend::cpu::det_bound::factor as factor_cpu;
 use rns::backend::gpu::driver::raw;
 use rns::backend::gpu::ops::det_bound::{factor, factor_bytes, factor_limbs};
 use rns::backend::gpu::ops::upload_limbs;
-use rns::mat::det_bound_float::{factor_cpu, log2_bound, scale, FloatBound};
+use rns::mat::det_bound_float::{log2_bound, scale, FloatBound};
 use rns::{det_with, Backend, IntMatrix, Method};
 use rns_suite::lifting::unit_upper;
 use rns_suite::{bareiss_det, dev, gpu_backend as gpu, naive_matmul, Gen, LiftCaps};

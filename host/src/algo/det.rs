@@ -58,8 +58,8 @@ impl From<Method> for DetOptions {
 pub struct DetStats {
     /// Bits of the Hadamard bound: `|det| ≤ 2^bound_bits`.
     pub bound_bits: u64,
-    /// Bits of the floating-point bound, where it was computed (with the divisor trick
-    /// on a GPU): `|det| ≤ 2^float_bound_bits`, within a few bits of `|det|` for a
+    /// Bits of the floating-point bound, where it was computed (with the divisor trick):
+    /// `|det| ≤ 2^float_bound_bits`, within a few bits of `|det|` for a
     /// well-conditioned matrix; the primes follow the smaller bound.
     pub float_bound_bits: Option<u64>,
     /// Number of primes used for the range (plus one redundant prime).

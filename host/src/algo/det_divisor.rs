@@ -6,7 +6,7 @@
 //! the device computes `det A` modulo the primes a random matrix's `det A / d` needs.
 
 use super::det::divisor_rhs;
-use super::det_bound::{float_bound_on, slack};
+use super::det_bound::{float_bound_cpu, float_bound_on, slack};
 use super::lift;
 use super::method::Lifting;
 use crate::backend::gpu::ops::{self, DeviceLimbs, LimbsOn};
@@ -35,7 +35,8 @@ pub(crate) struct Found {
     /// `A` left on the device by a lifting that ran there, with the determinants it
     /// computed meanwhile (prime → `det A mod p`).
     pub on_device: Option<OnDevice>,
-    /// The floating-point bound on `|det A|`, where the device computed it.
+    /// The floating-point bound on `|det A|` (on the device of the lifting, or on the
+    /// CPU after a lifting there), when it was computed.
     pub float: Option<FloatBound>,
 }
 
@@ -111,14 +112,24 @@ pub(crate) fn divisor(
         laps.stage("dixon lifting")?;
     }
     match found {
-        Ok(Some((d, (steps, primes, devices), on_device))) => Ok(Divisor::Found(Found {
-            d,
-            steps,
-            primes,
-            devices,
-            float: on_device.as_ref().and_then(|o| o.float),
-            on_device,
-        })),
+        Ok(Some((d, (steps, primes, devices), on_device))) => {
+            let float = match &on_device {
+                Some(o) => o.float,
+                None => {
+                    let f = float_bound_cpu(a);
+                    laps.lap("float bound (cpu)");
+                    f
+                }
+            };
+            Ok(Divisor::Found(Found {
+                d,
+                steps,
+                primes,
+                devices,
+                float,
+                on_device,
+            }))
+        }
         Ok(None) => Ok(Divisor::None),
         Err(Error::Singular { .. }) => Ok(Divisor::ZeroColumn),
         Err(e) => Err(e),

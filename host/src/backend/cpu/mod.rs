@@ -2,6 +2,7 @@
 //! on the arithmetic of `rns-core`.
 
 mod blocked;
+pub mod det_bound;
 pub(crate) mod ordering;
 mod tiles;
 
