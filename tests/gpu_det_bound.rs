@@ -1,8 +1,8 @@
 //! The determinant's floating-point bound on the GPU (`ops::det_bound`): never below
 //! `|det A|`, within a few bits of it for random matrices, on both sides of the
 //! Cholesky blocks' width (64), the product's tiles (64) and the column sums' pieces
-//! (256); the same determinants with it as without, by fewer primes; Hadamard's bound
-//! kept when the factorization does not fit the memory budget or breaks down.
+//! (256); the same determinants with it as without, by fewer primes; no bound from the
+//! device when the factorization does not fit the memory budget or breaks down.
 
 use rns::backend::cpu::det_bound::factor as factor_cpu;
 use rns::backend::gpu::driver::raw;
@@ -181,7 +181,7 @@ fn ill_conditioned_and_structured_matrices_keep_exact_answers() {
 }
 
 #[test]
-fn a_factorization_past_the_budget_keeps_hadamards_bound() {
+fn a_factorization_past_the_budget_gives_no_device_bound() {
     let Some(g) = gpu() else { return };
     let _lift = LiftCaps::hold();
     let a = Gen::new(544).matrix(200, 200, 64);
@@ -194,6 +194,10 @@ fn a_factorization_past_the_budget_keeps_hadamards_bound() {
     let up = upload_limbs(dev(&g), raw::stream(dev(&g)), &limb_words(&a, 3), 200, 3).unwrap();
     assert!(factor_limbs(dev(&g), &up).unwrap().is_none());
     drop(up);
+    // Under this cap the lifting itself runs on the CPU, and the CPU's bound serves.
     let (d, st) = det_with(&a, &g, &Method::Dixon.into()).unwrap();
-    assert_eq!((d, st.float_bound_bits), (want, None));
+    assert_eq!(d, want);
+    if let Some(f) = st.float_bound_bits {
+        assert!(log2(&d) <= f as f64 && f <= st.bound_bits, "{f}");
+    }
 }
