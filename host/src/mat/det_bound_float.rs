@@ -172,7 +172,8 @@ fn norm_up(s: f64, terms: f64) -> Option<f64> {
     let g = gamma(terms + 2.0)?;
     // Each square that underflows loses at most 2^−1074; the sum at most γ of itself.
     let s = (s + terms * 2f64.powi(-1074)) / (1.0 - g);
-    Some(s.sqrt() * (1.0 + 4.0 * U))
+    // The add, the division, the square root and this product: four roundings.
+    Some(s.sqrt() * (1.0 + 8.0 * U))
 }
 
 /// An upper bound on `log2 x` (or a lower one with `up = false`), past `log2`'s own
