@@ -46,8 +46,6 @@ pub(crate) struct OnDevice {
     pub limbs: Vec<(Arc<Gpu>, DeviceLimbs)>,
     /// `det A mod p` by prime.
     pub dets: HashMap<u32, u32>,
-    /// The floating-point bound on `|det A|` computed there, if it was.
-    pub float: Option<FloatBound>,
 }
 
 /// What the lifting gave.
@@ -99,22 +97,25 @@ pub(crate) fn divisor(
                     let on_device = OnDevice {
                         limbs: g.limbs,
                         dets,
-                        float,
                     };
-                    (g.divisor, (g.steps, g.primes, g.devices), Some(on_device))
+                    let stats = (g.steps, g.primes, g.devices);
+                    (g.divisor, stats, Some(on_device), float)
                 })
             })
         }
-        Lifting::Cpu => lift::cpu::divisor(a, &b).map(|d| d.map(|(d, s)| (d, (s, 1, 1), None))),
+        Lifting::Cpu => {
+            lift::cpu::divisor(a, &b).map(|d| d.map(|(d, s)| (d, (s, 1, 1), None, None)))
+        }
     };
     // The device's lifting timed its own stages.
-    if matches!(found, Ok(None) | Ok(Some((_, _, None)))) {
+    if matches!(found, Ok(None) | Ok(Some((_, _, None, _)))) {
         laps.stage("dixon lifting")?;
     }
     match found {
-        Ok(Some((d, (steps, primes, devices), on_device))) => {
-            let float = match &on_device {
-                Some(o) => o.float,
+        Ok(Some((d, (steps, primes, devices), on_device, float))) => {
+            // The device's bound, or (after a lifting on the CPU) the CPU's.
+            let float = match on_device {
+                Some(_) => float,
                 None => {
                     let f = float_bound_cpu(a);
                     laps.lap("float bound (cpu)");
