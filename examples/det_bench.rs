@@ -89,7 +89,7 @@ fn few_primes(g: &Gpu, n: usize, few: usize) -> R<()> {
             ((x >> 36) as i32 - (1 << 27)) as u32
         })
         .collect();
-    let limbs = ops::upload_limbs(g, raw::stream(g), &words, n, 1)?;
+    let limbs = ops::upload_limbs(g, &words, n, 1)?;
     let mut want = None;
     // (tensor cores, shared-memory cap): a cap too small for the strips leaves panels.
     for (what, tensor, cap) in [

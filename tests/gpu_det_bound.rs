@@ -5,7 +5,6 @@
 //! device when the factorization does not fit the memory budget or breaks down.
 
 use rns::backend::cpu::det_bound::factor as factor_cpu;
-use rns::backend::gpu::driver::raw;
 use rns::backend::gpu::ops::det_bound::{factor, factor_bytes, factor_limbs};
 use rns::backend::gpu::ops::upload_limbs;
 use rns::mat::det_bound_float::{log2_bound, scale, FloatBound};
@@ -47,7 +46,7 @@ fn bounds(g: &Backend, a: &IntMatrix) -> [Option<FloatBound>; 3] {
     let limbs = (a.max_bits() as usize).div_ceil(29);
     let from_limbs = (limbs <= 4).then(|| {
         let d = dev(g);
-        let up = upload_limbs(d, raw::stream(d), &limb_words(a, limbs), a.rows(), limbs).unwrap();
+        let up = upload_limbs(d, &limb_words(a, limbs), a.rows(), limbs).unwrap();
         factor_limbs(d, &up)
             .unwrap()
             .and_then(|f| log2_bound(&f, 0))
@@ -191,7 +190,7 @@ fn a_factorization_past_the_budget_gives_no_device_bound() {
         .config()
         .set_memory_limit(Some(factor_bytes(200) - 1));
     assert!(factor(dev(&g), &scale(&a).unwrap()).unwrap().is_none());
-    let up = upload_limbs(dev(&g), raw::stream(dev(&g)), &limb_words(&a, 3), 200, 3).unwrap();
+    let up = upload_limbs(dev(&g), &limb_words(&a, 3), 200, 3).unwrap();
     assert!(factor_limbs(dev(&g), &up).unwrap().is_none());
     drop(up);
     // Under this cap the lifting itself runs on the CPU, and the CPU's bound serves.

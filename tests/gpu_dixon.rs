@@ -5,7 +5,6 @@
 //! on the tensor cores) against the CPU's.
 
 use rns::algo::lift::gpu::{fits as lifts_on_gpu, solve as solve_dixon_gpu};
-use rns::backend::gpu::driver::raw;
 use rns::backend::gpu::ops;
 use rns::backend::gpu::ops::DeviceLimbs;
 use rns::{Backend, Error, IntMatrix, Method, ModMatrices};
@@ -148,7 +147,7 @@ fn one_limb(g: &Backend, a: &IntMatrix) -> DeviceLimbs {
         .map(|x| x.to_i32().unwrap() as u32)
         .collect();
     let gpu = dev(g);
-    ops::upload_limbs(gpu, raw::stream(gpu), &w, a.rows(), 1).unwrap()
+    ops::upload_limbs(gpu, &w, a.rows(), 1).unwrap()
 }
 
 /// An `n × n` matrix whose leading 2 × 2 minor equals `p` (16-bit entries): its second

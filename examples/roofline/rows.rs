@@ -467,7 +467,7 @@ pub fn lifting(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
             v as u32
         })
         .collect();
-    let a = ops::upload_limbs(g, raw::stream(g), &words, n, limbs)?;
+    let a = ops::upload_limbs(g, &words, n, limbs)?;
     let mut rows = Vec::new();
     for (k, ring) in [
         (2, true),

@@ -206,7 +206,7 @@ fn prepare(
         },
     };
     let limbs = each_on_thread(&gpus, &|_, g| {
-        let limbs = ops::upload_limbs(g, g.stream(), &words, n, l)?;
+        let limbs = ops::upload_limbs(g, &words, n, l)?;
         g.sync_stream(g.stream())?;
         Ok((g.clone(), limbs))
     });

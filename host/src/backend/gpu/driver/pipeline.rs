@@ -21,7 +21,7 @@ pub(crate) const SLOTS: usize = 3;
 /// for several chunks in flight.
 const CHUNK_BYTES: usize = 32 << 20;
 /// Below this many bytes in all, one chunk through pageable memory is cheaper.
-pub(crate) const SMALL_BYTES: usize = 4 << 20;
+pub(super) const SMALL_BYTES: usize = 4 << 20;
 /// Words copied by one task of a parallel copy.
 const COPY_GRAIN: usize = 1 << 16;
 

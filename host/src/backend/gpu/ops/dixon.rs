@@ -9,7 +9,6 @@
 //! early tries download).
 
 use crate::backend::gpu::driver::memory::moduli_words;
-use crate::backend::gpu::driver::pipeline::SMALL_BYTES;
 use crate::backend::gpu::driver::watch::LaunchWatch;
 use crate::backend::gpu::driver::{ipc, peer};
 use crate::backend::gpu::launch;
@@ -42,26 +41,19 @@ impl DeviceLimbs {
 }
 
 /// Uploads `a` (`limbs` limb matrices of `n × n`, limb-major, the signed limbs'
-/// bits as words): on `stream` when it is small, else through page-locked buffers
-/// (`Gpu::upload_words`: done when this returns, ready for any stream).
-pub fn upload_limbs(
-    gpu: &Gpu,
-    stream: &Arc<CudaStream>,
-    a: &[u32],
-    n: usize,
-    limbs: usize,
-) -> Result<DeviceLimbs> {
+/// bits as words), through page-locked buffers when large (`Gpu::upload_words`).
+pub fn upload_limbs(gpu: &Gpu, a: &[u32], n: usize, limbs: usize) -> Result<DeviceLimbs> {
     if a.len() != limbs * n * n {
         return Err(Error::Internal(format!(
             "{} limb words for {limbs} limbs of a {n} × {n} matrix",
             a.len()
         )));
     }
-    let words = match a.len() * 4 <= SMALL_BYTES {
-        true => gpu.upload_on(stream, a)?,
-        false => gpu.upload_words(a)?,
-    };
-    Ok(DeviceLimbs { words, n, limbs })
+    Ok(DeviceLimbs {
+        words: gpu.upload_words(a)?,
+        n,
+        limbs,
+    })
 }
 
 /// `det a mod m` for each of `moduli` (few primes, large matrices), as
