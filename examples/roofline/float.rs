@@ -4,21 +4,15 @@
 
 use super::{gpu_ms, Roof, Roofs, Row, R};
 use rns::backend::gpu::driver::raw;
-use rns::backend::gpu::launch::float::{launch_f64_fma_chain, launch_f64_gemm, F64Gemm, F64View};
+use rns::backend::gpu::launch::float::{
+    f64_words, launch_f64_fma_chain, launch_f64_gemm, words_f64, F64Gemm, F64View,
+};
 use rns::backend::gpu::ops::det_bound::factor;
 use rns::backend::gpu::Gpu;
 use rns::mat::bounds::hadamard_bits;
 use rns::mat::det_bound_float::{log2_bound, scale};
 use rns_suite::bench::xorshift_below;
 use std::time::Instant;
-
-/// `values` as device words (two an entry).
-fn words(values: &[f64]) -> Vec<u32> {
-    values
-        .iter()
-        .flat_map(|x| [x.to_bits() as u32, (x.to_bits() >> 32) as u32])
-        .collect()
-}
 
 /// `len` values in [−1, 1) from the xorshift stream `seed`.
 fn values(len: usize, seed: u64) -> Vec<f64> {
@@ -35,10 +29,10 @@ pub fn roof(g: &Gpu) -> R<Roof> {
         .iter()
         .map(|v| 0.5 + v.abs() / 4.0)
         .collect();
-    let da = raw::upload(g, &words(&a))?;
+    let da = raw::upload(g, &f64_words(&a))?;
     let mut out = raw::alloc(g, 2 * len)?;
     let ms = gpu_ms(g, || launch_f64_fma_chain(g, &mut out, &da, (len, iters)))?;
-    let got = raw::download(g, &out, 2 * len)?;
+    let got = words_f64(&raw::download(g, &out, 2 * len)?);
     for i in (0..len).step_by(len / 16) {
         let y = a[i];
         let mut acc: [f64; 8] = std::array::from_fn(|j| y + j as f64);
@@ -46,8 +40,7 @@ pub fn roof(g: &Gpu) -> R<Roof> {
             acc = acc.map(|x| x.mul_add(y, 0.5));
         }
         let want: f64 = acc.iter().sum();
-        let g = f64::from_bits(got[2 * i] as u64 | (got[2 * i + 1] as u64) << 32);
-        if g.to_bits() != want.to_bits() {
+        if got[i].to_bits() != want.to_bits() {
             return Err(format!("rns_f64_fma_chain wrong at {i}").into());
         }
     }
@@ -63,7 +56,10 @@ pub fn rows(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     let mut rows = Vec::new();
     let n = if quick { 512 } else { 4096 };
     let (a, b) = (values(n * n, 3), values(n * n, 5));
-    let (da, db) = (raw::upload(g, &words(&a))?, raw::upload(g, &words(&b))?);
+    let (da, db) = (
+        raw::upload(g, &f64_words(&a))?,
+        raw::upload(g, &f64_words(&b))?,
+    );
     let mut dc = raw::alloc(g, 2 * n * n)?;
     let at = F64View { first: 0, ld: n };
     let gemm = F64Gemm {
@@ -74,11 +70,11 @@ pub fn rows(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     let ms = gpu_ms(g, || {
         launch_f64_gemm(g, raw::stream(g), &gemm, &mut dc, (&da, &db))
     })?;
-    let got = raw::download(g, &dc, 2 * n * n)?;
+    let got = words_f64(&raw::download(g, &dc, 2 * n * n)?);
     for e in (0..n * n).step_by(n * n / 16 + 1) {
         let (i, j) = (e / n, e % n);
         let want = (0..n).fold(0.0, |s, l| a[i * n + l].mul_add(b[l * n + j], s));
-        if got[2 * e] as u64 | (got[2 * e + 1] as u64) << 32 != want.to_bits() {
+        if got[e].to_bits() != want.to_bits() {
             return Err(format!("rns_f64_gemm wrong at ({i}, {j})").into());
         }
     }

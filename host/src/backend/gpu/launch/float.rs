@@ -8,6 +8,7 @@ use super::{grid_limit, launch, need, GRID_YZ};
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
 use cudarc::driver::{CudaSlice, CudaStream, DevicePtrMut, LaunchConfig, PushKernelArg};
+use rayon::prelude::*;
 use rns_core::launch::{
     f64_cholesky_smem_bytes, F64_CHOLESKY_BLOCK, F64_GEMM_SMEM_BYTES, F64_GEMM_THREADS,
     F64_SQUARES_ROWS, F64_TILE,
@@ -16,6 +17,24 @@ use std::sync::Arc;
 
 /// Words of one `f64` entry.
 pub const F64_WORDS: usize = 2;
+
+/// `values` as device words, two an entry (low word first).
+pub fn f64_words(values: &[f64]) -> Vec<u32> {
+    let mut words = vec![0u32; F64_WORDS * values.len()];
+    words
+        .par_chunks_mut(F64_WORDS)
+        .zip(values.par_iter())
+        .for_each(|(w, x)| w.copy_from_slice(&[x.to_bits() as u32, (x.to_bits() >> 32) as u32]));
+    words
+}
+
+/// The `f64` entries whose words (as [`f64_words`] lays them) `words` holds.
+pub fn words_f64(words: &[u32]) -> Vec<f64> {
+    words
+        .chunks_exact(F64_WORDS)
+        .map(|p| f64::from_bits(p[0] as u64 | (p[1] as u64) << 32))
+        .collect()
+}
 
 /// An operand inside a row-major `f64` buffer: entry `(i, j)` at `first + i·ld + j`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -65,18 +84,9 @@ pub fn launch_f64_gemm(
     c: &mut CudaSlice<u32>,
     (a, b): (&CudaSlice<u32>, &CudaSlice<u32>),
 ) -> Result<()> {
-    let (m, n, k) = g.shape;
-    if m == 0 || n == 0 {
+    let Some((cfg, [mu, nu, ku, ldc, lda, ldb], [c0, a0, b0])) = gemm_launch(g, c, a, b)? else {
         return Ok(());
-    }
-    let (vc, va, vb) = g.views;
-    let trans = g.mode & rns_core::launch::F64_TRANS_A != 0;
-    need("f64 product", c, F64_WORDS * vc.reach(m, n))?;
-    let (ar, ac) = if trans { (k, m) } else { (m, k) };
-    need("f64 factor A", a, F64_WORDS * va.reach(ar, ac))?;
-    need("f64 factor B", b, F64_WORDS * vb.reach(k, n))?;
-    let (cfg, [mu, nu, ku, ldc, lda, ldb]) = gemm_launch(g)?;
-    let [c0, a0, b0] = [vc.first, va.first, vb.first].map(|v| v as u64);
+    };
     let f = &gpu.kernels().f64_gemm;
     launch!(gpu, stream, f, cfg, c, a, b, &c0, &a0, &b0, &mu, &nu, &ku, &ldc, &lda, &ldb, &g.mode)
 }
@@ -90,33 +100,44 @@ pub fn launch_f64_gemm_into(
     c: &mut CudaSlice<u32>,
     b: &CudaSlice<u32>,
 ) -> Result<()> {
-    let (m, n, k) = g.shape;
-    if m == 0 || n == 0 {
+    let Some((cfg, [mu, nu, ku, ldc, lda, ldb], [c0, a0, b0])) = gemm_launch(g, c, c, b)? else {
         return Ok(());
-    }
-    let (vc, va, vb) = g.views;
+    };
     if g.mode & rns_core::launch::F64_TRANS_A != 0 {
         return Err(Error::Internal("a transposed A in C's buffer".into()));
     }
-    need("f64 product", c, F64_WORDS * vc.reach(m, n))?;
-    need("f64 factor A", c, F64_WORDS * va.reach(m, k))?;
-    need("f64 factor B", b, F64_WORDS * vb.reach(k, n))?;
     let a_ptr = {
         let (p, _record) = c.device_ptr_mut(stream);
         p
     };
-    let (cfg, [mu, nu, ku, ldc, lda, ldb]) = gemm_launch(g)?;
-    let [c0, a0, b0] = [vc.first, va.first, vb.first].map(|v| v as u64);
     let f = &gpu.kernels().f64_gemm;
     launch!(
         gpu, stream, f, cfg, c, &a_ptr, b, &c0, &a0, &b0, &mu, &nu, &ku, &ldc, &lda, &ldb, &g.mode
     )
 }
 
-/// The launch geometry and the `u32` sizes (`m, n, k, ldc, lda, ldb`) of `g`.
-fn gemm_launch(g: &F64Gemm) -> Result<(LaunchConfig, [u32; 6])> {
+/// `g`'s operands checked against the buffers `c`, `a`, `b` hold, then its launch
+/// geometry, its `u32` sizes (`m, n, k, ldc, lda, ldb`) and its first entries; `None`
+/// for an empty product.
+#[allow(clippy::type_complexity)]
+fn gemm_launch(
+    g: &F64Gemm,
+    c: &CudaSlice<u32>,
+    a: &CudaSlice<u32>,
+    b: &CudaSlice<u32>,
+) -> Result<Option<(LaunchConfig, [u32; 6], [u64; 3])>> {
     let (m, n, k) = g.shape;
+    if m == 0 || n == 0 {
+        return Ok(None);
+    }
     let (vc, va, vb) = g.views;
+    let (ar, ac) = match g.mode & rns_core::launch::F64_TRANS_A != 0 {
+        true => (k, m),
+        false => (m, k),
+    };
+    need("f64 product", c, F64_WORDS * vc.reach(m, n))?;
+    need("f64 factor A", a, F64_WORDS * va.reach(ar, ac))?;
+    need("f64 factor B", b, F64_WORDS * vb.reach(k, n))?;
     let small = |v: usize| u32::try_from(v).map_err(|_| Error::Shape(format!("{v} past u32")));
     let sizes = [m, n, k, vc.ld, va.ld, vb.ld].map(small);
     let [mu, nu, ku, ldc, lda, ldb] = sizes;
@@ -129,7 +150,8 @@ fn gemm_launch(g: &F64Gemm) -> Result<(LaunchConfig, [u32; 6])> {
         block_dim: (F64_GEMM_THREADS, 1, 1),
         shared_mem_bytes: F64_GEMM_SMEM_BYTES as u32,
     };
-    Ok((cfg, [mu?, nu?, ku?, ldc?, lda?, ldb?]))
+    let firsts = [vc.first, va.first, vb.first].map(|v| v as u64);
+    Ok(Some((cfg, [mu?, nu?, ku?, ldc?, lda?, ldb?], firsts)))
 }
 
 /// `rns_f64_cholesky_block`: the `w × w` diagonal block at `(k0, k0)` of the `ld`-wide

@@ -11,14 +11,14 @@
 
 use super::dixon::DeviceLimbs;
 use crate::backend::gpu::launch::float::{
-    column_square_pieces, launch_f64_cholesky_block, launch_f64_column_squares,
-    launch_f64_from_limbs, launch_f64_gemm, launch_f64_gemm_into, F64Gemm, F64View, F64_WORDS,
+    column_square_pieces, f64_words, launch_f64_cholesky_block, launch_f64_column_squares,
+    launch_f64_from_limbs, launch_f64_gemm, launch_f64_gemm_into, words_f64, F64Gemm, F64View,
+    F64_WORDS,
 };
 use crate::backend::gpu::Gpu;
 use crate::error::Result;
 use crate::mat::det_bound_float::{Factored, Scaled};
 use cudarc::driver::CudaSlice;
-use rayon::prelude::*;
 use rns_core::launch::{
     F64_ACCUMULATE, F64_B_UPPER, F64_CHOLESKY_BLOCK, F64_NEGATE, F64_TRANS_A, F64_UPPER_ONLY,
 };
@@ -37,18 +37,7 @@ pub fn factor(gpu: &Gpu, scaled: &Scaled) -> Result<Option<Factored>> {
     if n == 0 || factor_bytes(n) > gpu.budget()? {
         return Ok(None);
     }
-    let mut words = vec![0u32; F64_WORDS * n * n];
-    words
-        .par_chunks_mut(F64_WORDS * n)
-        .zip(scaled.values.par_chunks(n))
-        .for_each(|(w, row)| {
-            for (w, x) in w.chunks_exact_mut(2).zip(row) {
-                let b = x.to_bits();
-                w.copy_from_slice(&[b as u32, (b >> 32) as u32]);
-            }
-        });
-    let a = gpu.upload_words(&words)?;
-    drop(words);
+    let a = gpu.upload_words(&f64_words(&scaled.values))?;
     factor_resident(gpu, &a, n)
 }
 
@@ -175,24 +164,19 @@ fn factor_resident(gpu: &Gpu, a: &CudaSlice<u32>, n: usize) -> Result<Option<Fac
     if flag[0] != 0 {
         return Ok(None);
     }
-    let values = |w: Vec<u32>| -> Vec<f64> {
-        w.chunks_exact(2)
-            .map(|p| f64::from_bits(p[0] as u64 | (p[1] as u64) << 32))
-            .collect()
-    };
     let summed = |w: Vec<u32>| -> Vec<f64> {
-        let v = values(w);
+        let v = words_f64(&w);
         (0..n)
             .map(|j| (0..pieces).map(|p| v[p * n + j]).sum())
             .collect()
     };
-    let a_all: f64 = values(gpu.download_on(stream, &a_squares, F64_WORDS * pieces * n)?)
+    let a_all: f64 = words_f64(&gpu.download_on(stream, &a_squares, F64_WORDS * pieces * n)?)
         .iter()
         .sum();
     Ok(Some(Factored {
         a_squares: a_all,
         m_squares: summed(gpu.download_on(stream, &squares, F64_WORDS * pieces * n)?),
         z_squares: summed(gpu.download_on(stream, &z_squares, F64_WORDS * pieces * n)?),
-        z_diag: values(gpu.download_on(stream, &diag, F64_WORDS * n)?),
+        z_diag: words_f64(&gpu.download_on(stream, &diag, F64_WORDS * n)?),
     }))
 }
