@@ -23,7 +23,8 @@ pub(crate) fn peek(path: &str) -> Option<Dims> {
     std::io::BufReader::new(file).read_line(&mut header).ok()?;
     let mut dims = header.split_whitespace().map(|t| t.parse::<usize>().ok());
     let (rows, cols) = (dims.next()??, dims.next()??);
-    let digits = bytes / (rows.max(1) * cols.max(1)) as f64 - 1.0;
+    // In f64: a header of two huge counts must not overflow the product.
+    let digits = bytes / (rows.max(1) as f64 * cols.max(1) as f64) - 1.0;
     Some(Dims {
         rows,
         cols,
