@@ -91,15 +91,14 @@ fn main() -> R<()> {
                 let (blocks, _) = median(|| {
                     raw::copy(&gpu, &mut mat, &src)?;
                     for k0 in (0..n).step_by(b) {
-                        let at = (k0, k0, b.min(n - k0), b * b);
-                        let shape = (n, cols, 1);
-                        launch::panels::launch_block_inverse(
+                        let w = b.min(n - k0);
+                        let out = launch::BlockOut::packed(w, b * b);
+                        launch::launch_block_inverse(
                             &gpu,
                             &stream,
-                            shape,
-                            at,
-                            &mut dets,
-                            &mut inverse,
+                            (n, cols, 1),
+                            (k0, k0, w),
+                            (&mut dets, &mut inverse, out),
                             &mat,
                             &dm,
                         )?;

@@ -15,9 +15,10 @@
 //! another kernel) before its row is printed.
 //!
 //! `cargo run --release --example roofline [-- --quick] [--only vectors,conversion,products,
-//! lu,gauss_jordan,lifting,resultant,float]` (needs a GPU).
+//! lu,gauss_jordan,inverse,lifting,resultant,float]` (needs a GPU).
 
 mod float;
+mod inverse;
 mod rows;
 
 use rns::backend::gpu::driver::raw;
@@ -188,12 +189,13 @@ fn main() -> R<()> {
     let mut rows = Vec::new();
     // Each family prints its rows as it ends, so a run cut short still shows them.
     type Family = fn(&Gpu, &Roofs, bool) -> R<Vec<Row>>;
-    let families: [(&str, Family); 8] = [
+    let families: [(&str, Family); 9] = [
         ("vectors", rows::vectors),
         ("conversion", rows::conversion),
         ("products", rows::products),
         ("lu", rows::lu),
         ("gauss_jordan", rows::gauss_jordan),
+        ("inverse", inverse::rows),
         ("lifting", rows::lifting),
         ("resultant", rows::resultant),
         ("float", float::rows),

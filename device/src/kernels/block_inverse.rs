@@ -9,7 +9,7 @@ use rns_core::Modulus;
 /// The inverse modulo channel `c = blockIdx.x`'s prime of the `b × b` block at rows
 /// `r0..r0 + b` and columns `k0..k0 + b` of its `n × cols` row-major matrix
 /// (`mats + c·n·cols`; `r0 = k0` but for a device's share of the rows), written
-/// row-major to `inv + c·inv_stride`, with `dets[c]` multiplied by the block's
+/// row-major to `inv + c·inv_stride`, `inv_ld` words a row, with `dets[c]` multiplied by the block's
 /// determinant (`dets[c]` is taken as 1 when `k0 = 0`). In place in shared memory by
 /// Gauss–Jordan without divisions: step `k` replaces every other row by
 /// `pivot · row − a[i][k] · row k`, so that a step is one pass and one barrier, and the
@@ -32,6 +32,7 @@ pub unsafe extern "ptx-kernel" fn rns_block_inverse(
     k0: u32,
     b: u32,
     inv_stride: u32,
+    inv_ld: u32,
 ) {
     let c = _block_idx_x() as usize;
     let det0 = if k0 == 0 { 1 } else { *dets.add(c) };
@@ -135,9 +136,9 @@ pub unsafe extern "ptx-kernel" fn rns_block_inverse(
         i += nt;
     }
     _syncthreads();
-    let out = inv.add(c * inv_stride as usize);
+    let (out, ld) = (inv.add(c * inv_stride as usize), inv_ld as usize);
     each_entry(b, w, |i, j| {
-        *out.add(i as usize * bu + j as usize) = m.mul(*at(i, j), *dinv.add(i as usize))
+        *out.add(i as usize * ld + j as usize) = m.mul(*at(i, j), *dinv.add(i as usize))
     });
     if tid == 0 {
         // The true pivot of step `k` is `pivs[k] / scales[k]`.

@@ -113,15 +113,13 @@ pub unsafe extern "ptx-kernel" fn rns_f64_gemm(
 /// The Cholesky factor and its inverse of the `w × w` diagonal block at `(k0, k0)` of
 /// the symmetric `g` (its upper triangle read), row stride `ld`, by one block: `R`
 /// (upper triangular, `Rᵀ·R = G_kk`) into `r` and `R⁻¹` into `z` at the same place,
-/// zeros below their diagonals; `R⁻¹` also into `zkk` (row stride
-/// `F64_CHOLESKY_BLOCK`) and its diagonal into `diag[k0..k0 + w]`.
+/// zeros below their diagonals, and `R⁻¹`'s diagonal into `diag[k0..k0 + w]`.
 /// A pivot that is not positive and finite sets `*info` to 1 (the results are then
 /// meaningless). Dynamic shared memory `8·w·(w + 1)` bytes; `w ≤ 64`.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn rns_f64_cholesky_block(
     r: *mut f64,
     z: *mut f64,
-    zkk: *mut f64,
     diag: *mut f64,
     info: *mut u32,
     g: *const f64,
@@ -169,7 +167,6 @@ pub unsafe extern "ptx-kernel" fn rns_f64_cholesky_block(
         *r.add((k0 + i) * ld + k0 + j) = if i <= j { *at(i, j) } else { 0.0 };
         if i > j {
             *z.add((k0 + i) * ld + k0 + j) = 0.0;
-            *zkk.add(i * F64_CHOLESKY_BLOCK + j) = 0.0;
         }
     });
     // R⁻¹ column by column, a thread each, by back substitution; each thread reads
@@ -179,7 +176,6 @@ pub unsafe extern "ptx-kernel" fn rns_f64_cholesky_block(
         let zc = z.add(k0 * ld + k0 + j);
         let zjj = 1.0 / *at(j, j);
         *zc.add(j * ld) = zjj;
-        *zkk.add(j * F64_CHOLESKY_BLOCK + j) = zjj;
         *diag.add(k0 + j) = zjj;
         let mut i = j;
         while i > 0 {
@@ -190,7 +186,6 @@ pub unsafe extern "ptx-kernel" fn rns_f64_cholesky_block(
             }
             let zij = -t / *at(i, i);
             *zc.add(i * ld) = zij;
-            *zkk.add(i * F64_CHOLESKY_BLOCK + j) = zij;
         }
         j += nt;
     }

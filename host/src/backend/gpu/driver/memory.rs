@@ -74,6 +74,16 @@ impl Gpu {
         Ok(buf)
     }
 
+    /// Zeroes words `range` of `buf` on `stream`.
+    pub(crate) fn zero_range(
+        &self,
+        stream: &std::sync::Arc<CudaStream>,
+        buf: &mut CudaSlice<u32>,
+        range: Range<usize>,
+    ) -> Result<()> {
+        stream.memset_zeros(&mut buf.slice_mut(range)).map_err(cuda)
+    }
+
     /// Bytes one operation may place on the device: the cap of
     /// [`crate::backend::gpu::GpuConfig::set_memory_limit`] (or `RNS_GPU_MEM_LIMIT`), else 70% of the
     /// free memory, counting as free what the memory pool keeps from earlier operations.

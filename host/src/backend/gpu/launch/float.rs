@@ -155,19 +155,14 @@ fn gemm_launch(
 }
 
 /// `rns_f64_cholesky_block`: the `w × w` diagonal block at `(k0, k0)` of the `ld`-wide
-/// symmetric `g` factored into `r` (`Rᵀ·R`) and inverted into `z` and `zkk` (a
-/// `F64_CHOLESKY_BLOCK`-wide block), the inverse's diagonal into `diag`, `info[0]` set
-/// to 1 on a pivot that is not positive.
+/// symmetric `g` factored into `r` (`Rᵀ·R`) and inverted into `z`, the inverse's
+/// diagonal into `diag`, `info[0]` set to 1 on a pivot that is not positive.
 #[allow(clippy::too_many_arguments)]
 pub fn launch_f64_cholesky_block(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
     (ld, k0, w): (usize, usize, usize),
-    (r, z, zkk): (
-        &mut CudaSlice<u32>,
-        &mut CudaSlice<u32>,
-        &mut CudaSlice<u32>,
-    ),
+    (r, z): (&mut CudaSlice<u32>, &mut CudaSlice<u32>),
     diag: &mut CudaSlice<u32>,
     info: &mut CudaSlice<u32>,
     g: &CudaSlice<u32>,
@@ -182,11 +177,6 @@ pub fn launch_f64_cholesky_block(
         need(what, buf, words)?;
     }
     need("inverse's diagonal", diag, F64_WORDS * ld)?;
-    need(
-        "block inverse",
-        zkk,
-        F64_WORDS * F64_CHOLESKY_BLOCK * F64_CHOLESKY_BLOCK,
-    )?;
     need("info", info, 1)?;
     let cfg = LaunchConfig {
         grid_dim: (1, 1, 1),
@@ -195,7 +185,7 @@ pub fn launch_f64_cholesky_block(
     };
     let [ldu, k0u, wu] = [ld, k0, w].map(|v| v as u32);
     let f = &gpu.kernels().f64_cholesky_block;
-    launch!(gpu, stream, f, cfg, r, z, zkk, diag, info, g, &ldu, &k0u, &wu)
+    launch!(gpu, stream, f, cfg, r, z, diag, info, g, &ldu, &k0u, &wu)
 }
 
 /// Pieces of rows `rns_f64_column_squares` sums a column in, for `rows` rows.

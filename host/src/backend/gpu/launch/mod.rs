@@ -48,9 +48,13 @@ pub use lu::{
 };
 pub use matmul::View;
 pub use matmul::{
-    launch_matmul, matmul_scratch_words, small_moduli_planes, small_moduli_product, SmallPlanes,
+    launch_matmul, matmul_scratch_words, small_moduli_planes, small_moduli_product,
+    small_moduli_scratch_words, SmallPlanes,
 };
-pub use panels::{inverse_panel, inverse_panels_scratch_words, launch_inverse_panels};
+pub use panels::{
+    block_inverse_fits, inverse_panel, inverse_panels_scratch_words, launch_block_inverse,
+    launch_inverse_panels, BlockOut,
+};
 pub use resultant::{
     interpolation_in_shared, launch_interpolate, launch_resultant, launch_resultant_block,
     launch_resultant_points, resultant_block_shape, resultant_in_blocks,

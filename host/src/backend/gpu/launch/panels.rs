@@ -25,6 +25,11 @@ fn inverse_smem_bytes(b: usize) -> usize {
     4 * (b * b + 4 * b + 2)
 }
 
+/// Whether `rns_block_inverse`'s `w × w` block fits one block's shared memory.
+pub fn block_inverse_fits(gpu: &Gpu, w: usize) -> bool {
+    inverse_smem_bytes(w) <= gpu.shared_memory()
+}
+
 /// The columns per panel of a factorization by panel inverses of `channels` matrices
 /// `n × cols` (LU, or with `jordan` Gauss–Jordan), or `None` when it does not apply:
 /// as the config says ([`crate::backend::gpu::GpuConfig::inverse_panel_for`]), the
@@ -89,14 +94,12 @@ pub fn launch_inverse_panels(
     while k0 < n {
         let k1 = (k0 + b).min(n);
         let w = k1 - k0;
-        let at = (k0, k0, w, b * b);
         launch_block_inverse(
             gpu,
             stream,
             (n, cols, channels),
-            at,
-            dets,
-            &mut inverse,
+            (k0, k0, w),
+            (dets, &mut inverse, BlockOut::packed(w, b * b)),
             mats,
             moduli,
         )?;
@@ -168,34 +171,68 @@ pub fn panel_product(
     )
 }
 
+/// Where [`launch_block_inverse`] writes: channel `c`'s inverse at `at + c·stride`,
+/// `ld` words a row.
+#[derive(Clone, Copy, Debug)]
+pub struct BlockOut {
+    /// Words before channel 0's inverse.
+    pub at: usize,
+    /// Words from one channel's inverse to the next.
+    pub stride: usize,
+    /// Words from one row of an inverse to the next.
+    pub ld: usize,
+}
+
+impl BlockOut {
+    /// `w × w` inverses packed one after another, `stride` words apart.
+    pub fn packed(w: usize, stride: usize) -> BlockOut {
+        BlockOut {
+            at: 0,
+            stride,
+            ld: w,
+        }
+    }
+}
+
 /// `rns_block_inverse`: for each channel, the inverse of the `w × w` block at rows
 /// `r0..r0 + w` and columns `k0..k0 + w` of its `n × cols` matrix in `mats` into
-/// `inverse` (channel `c`'s at `c·stride`, `w` words a row), and `dets[c]` multiplied
-/// by its determinant (0 when it is singular; 1 before the first panel, `k0 = 0`).
+/// `inverse` where `out` says, and `dets[c]` multiplied by its determinant (0 when it
+/// is singular; 1 before the first panel, `k0 = 0`).
 #[allow(clippy::too_many_arguments)]
 pub fn launch_block_inverse(
     gpu: &Gpu,
     stream: &Arc<CudaStream>,
     (n, cols, channels): (usize, usize, usize),
-    (r0, k0, w, stride): (usize, usize, usize, usize),
-    dets: &mut CudaSlice<u32>,
-    inverse: &mut CudaSlice<u32>,
+    (r0, k0, w): (usize, usize, usize),
+    (dets, inverse, out): (&mut CudaSlice<u32>, &mut CudaSlice<u32>, BlockOut),
     mats: &CudaSlice<u32>,
     moduli: &CudaSlice<u32>,
 ) -> Result<()> {
     need("panel matrices", mats, channels * n * cols)?;
+    let last = w.saturating_sub(1) * out.ld + w;
     need(
         "block inverses",
         inverse,
-        channels.saturating_sub(1) * stride + w * w,
+        out.at + channels.saturating_sub(1) * out.stride + last,
     )?;
     need("determinants", dets, channels)?;
+    if w > out.ld
+        || [out.at, out.stride, out.ld]
+            .iter()
+            .any(|&v| v > u32::MAX as usize)
+    {
+        return Err(crate::error::Error::Shape(format!(
+            "a {w} × {w} block inverse written {} words a row from word {}",
+            out.ld, out.at
+        )));
+    }
     let cfg = LaunchConfig {
         grid_dim: (grid_limit("channels", channels, i32::MAX as usize)?, 1, 1),
         block_dim: (INVERSE_THREADS, 1, 1),
         shared_mem_bytes: inverse_smem_bytes(w) as u32,
     };
     let f = &gpu.kernels().block_inverse;
-    let [nu, cu, r0u, k0u, wu, su] = [n, cols, r0, k0, w, stride].map(|v| v as u32);
-    launch!(gpu, stream, f, cfg, dets, inverse, mats, moduli, &nu, &cu, &r0u, &k0u, &wu, &su)
+    let [nu, cu, r0u, k0u, wu, su, ld] = [n, cols, r0, k0, w, out.stride, out.ld].map(|v| v as u32);
+    let mut dst = inverse.slice_mut(out.at..);
+    launch!(gpu, stream, f, cfg, dets, &mut dst, mats, moduli, &nu, &cu, &r0u, &k0u, &wu, &su, &ld)
 }

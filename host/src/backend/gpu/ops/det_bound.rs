@@ -103,7 +103,6 @@ fn factor_resident(gpu: &Gpu, a: &CudaSlice<u32>, n: usize) -> Result<Option<Fac
         gpu.zeros_on(stream, nn)?,
         gpu.zeros_on(stream, nn)?,
     );
-    let mut zkk = gpu.alloc_on(stream, F64_WORDS * b * b)?;
     let mut diag = gpu.alloc_on(stream, F64_WORDS * n)?;
     let mut info = gpu.zeros_on(stream, 1)?;
     let at = |i, j| F64View::at(n, i, j);
@@ -125,20 +124,19 @@ fn factor_resident(gpu: &Gpu, a: &CudaSlice<u32>, n: usize) -> Result<Option<Fac
             gpu,
             stream,
             (n, k0, w),
-            (&mut r, &mut z, &mut zkk),
+            (&mut r, &mut z),
             &mut diag,
             &mut info,
             &g,
         )?;
-        let zkk_view = F64View { first: 0, ld: b };
         if k1 < n {
-            // The block's row of R: R_kk⁻ᵀ·G_k,rest.
+            // The block's row of R: R_kk⁻ᵀ·G_k,rest (R_kk⁻¹ is Z's diagonal block).
             let row = gemm(
                 (w, n - k1, w),
-                (at(k0, k1), zkk_view, at(k0, k1)),
+                (at(k0, k1), at(k0, k0), at(k0, k1)),
                 F64_TRANS_A,
             );
-            launch_f64_gemm(gpu, stream, &row, &mut r, (&zkk, &g))?;
+            launch_f64_gemm(gpu, stream, &row, &mut r, (&z, &g))?;
             // G_rest −= R_k,restᵀ·R_k,rest (its upper triangle).
             let update = gemm(
                 (n - k1, n - k1, w),

@@ -175,8 +175,12 @@ pub fn start_lift<'a>(
 }
 
 /// `A⁻¹ mod p` for the first `want` of `primes` modulo which `a` is invertible (fewer
-/// when fewer are), by Gauss–Jordan on the device: the primes, and their inverses one
-/// after the other in a buffer of `want` of them.
+/// when fewer are): the primes, and their inverses one after the other in a buffer of
+/// `want` of them. The first `want` primes together by recursive Schur complements
+/// ([`invert`](super::inverse::invert)) where they apply; a prime whose leaf was singular,
+/// and every prime where they do not apply, by Gauss–Jordan with row swaps; a prime
+/// modulo which `A` is singular gives its place to the next. (Should the primes run
+/// out first, the inverses found after that place are dropped.)
 pub(crate) fn inverses(
     gpu: &Gpu,
     a: &DeviceLimbs,
@@ -185,34 +189,68 @@ pub(crate) fn inverses(
 ) -> Result<(Vec<Modulus>, CudaSlice<u32>)> {
     let (n, stream) = (a.n, gpu.stream());
     let mut inverses = gpu.alloc_on(stream, want * n * n)?;
+    let mut primes = primes.into_iter();
+    let recursive = want > 0 && super::inverse::invert_applies(gpu, (n, want), want * n * n)?;
+    let batch: Vec<Modulus> = match recursive {
+        true => primes.by_ref().take(want).collect(),
+        false => Vec::new(),
+    };
+    let mut ok = vec![false; batch.len()];
+    if !batch.is_empty() {
+        let dm = gpu.upload_on(stream, &moduli_words(&batch))?;
+        let limbs = (&a.words, n, a.limbs);
+        let mut am = launch::launch_limbs_mod(gpu, stream, limbs, &dm, batch.len(), n)?;
+        let shape = (n, batch.len());
+        ok = super::inverse::invert(gpu, stream, &mut am, (&mut inverses, 0), &dm, shape)?;
+    }
     let mut moduli = Vec::with_capacity(want);
-    for m in primes {
-        if moduli.len() == want {
-            break;
-        }
-        let dm = gpu.upload_on(stream, &moduli_words(&[m]))?;
-        let fill =
-            || launch::launch_limbs_mod(gpu, stream, (&a.words, a.n, a.limbs), &dm, 1, 2 * n);
-        let mut aug = fill()?;
-        let refill = |aug: &mut CudaSlice<u32>| {
-            *aug = fill()?;
-            Ok(())
-        };
-        let state = super::few::gauss_jordan(gpu, stream, &mut aug, &dm, m, (n, 2 * n), refill)?;
-        if state[3] != 0 {
+    for q in 0..want {
+        if ok.get(q) == Some(&true) {
+            moduli.push(batch[q]);
             continue;
         }
-        let mut inv = gpu.alloc_on(stream, n * n)?;
-        launch::launch_gather_columns(gpu, stream, &mut inv, &aug, (n, 2 * n), n)?;
-        let q = moduli.len();
-        gpu.dtod(
-            stream,
-            &inv,
-            &mut inverses.slice_mut(q * n * n..(q + 1) * n * n),
-        )?;
-        moduli.push(m);
+        let mut first = batch.get(q).copied();
+        let found = loop {
+            let Some(m) = first.take().or_else(|| primes.next()) else {
+                break None;
+            };
+            if gauss_jordan_inverse(gpu, a, m, (&mut inverses, q))? {
+                break Some(m);
+            }
+        };
+        match found {
+            Some(m) => moduli.push(m),
+            None => break,
+        }
     }
     Ok((moduli, inverses))
+}
+
+/// `A⁻¹ mod m` by Gauss–Jordan on `[A | I]` with row swaps into place `q` of
+/// `inverses` (`n²` words a place); `false` when `A` is singular modulo `m`.
+fn gauss_jordan_inverse(
+    gpu: &Gpu,
+    a: &DeviceLimbs,
+    m: Modulus,
+    (inverses, q): (&mut CudaSlice<u32>, usize),
+) -> Result<bool> {
+    let (n, stream) = (a.n, gpu.stream());
+    let dm = gpu.upload_on(stream, &moduli_words(&[m]))?;
+    let fill = || launch::launch_limbs_mod(gpu, stream, (&a.words, n, a.limbs), &dm, 1, 2 * n);
+    let mut aug = fill()?;
+    let refill = |aug: &mut CudaSlice<u32>| {
+        *aug = fill()?;
+        Ok(())
+    };
+    let state = super::few::gauss_jordan(gpu, stream, &mut aug, &dm, m, (n, 2 * n), refill)?;
+    if state[3] != 0 {
+        return Ok(false);
+    }
+    let mut inv = gpu.alloc_on(stream, n * n)?;
+    launch::launch_gather_columns(gpu, stream, &mut inv, &aug, (n, 2 * n), n)?;
+    let place = q * n * n..(q + 1) * n * n;
+    gpu.dtod(stream, &inv, &mut inverses.slice_mut(place))?;
+    Ok(true)
 }
 
 /// The lifting of `A X = B` (`rhs`, `l` columns) in `layout` from the primes `moduli`

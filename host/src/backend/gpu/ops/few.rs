@@ -233,9 +233,11 @@ pub(crate) fn gauss_jordan(
 /// `A⁻¹·B` modulo each of `moduli` (few primes, large matrices), one `n × k` matrix per
 /// modulus one after another: `a` the `n × n` matrices and `b` the `n × k` right-hand
 /// sides (each one row-major matrix per modulus, one after another; `None`: the
-/// identity, `k = n`, for the inverses). Placed side by side on the device, eliminated
-/// by Gauss–Jordan with the whole GPU (`gauss_jordan`), the solutions' columns gathered
-/// there. [`Error::Singular`] names the first prime modulo which `A` is singular.
+/// identity, `k = n`, for the inverses). The inverses by recursive Schur complements
+/// ([`invert`](super::inverse::invert)) where they apply and no leaf is singular; else
+/// placed side by side on the device, eliminated by Gauss–Jordan with the whole GPU
+/// (`gauss_jordan`), the solutions' columns gathered there. [`Error::Singular`] names
+/// the first prime modulo which `A` is singular.
 pub fn solve_mod_few(
     gpu: &Arc<Gpu>,
     moduli: &[Modulus],
@@ -257,7 +259,21 @@ pub fn solve_mod_few(
     // Page-locked when the pool has room: no page to fault in, one copy.
     let mut out = gpu.result_words(channels * n * k);
     let locked = out.is_locked();
+    let mut done = vec![false; channels];
+    if b.is_none() && super::inverse::invert_applies(gpu, (n, channels), 2 * channels * n * n)? {
+        let dm = gpu.upload_on(stream, &moduli_words(moduli))?;
+        let mut work = gpu.upload_words(a)?;
+        let mut x = gpu.alloc_on(stream, channels * n * n)?;
+        done = super::inverse::invert(gpu, stream, &mut work, (&mut x, 0), &dm, (n, channels))?;
+        for c in (0..channels).filter(|&c| done[c]) {
+            let place = c * n * n..(c + 1) * n * n;
+            download(gpu, stream, (&x, place.start), &mut out[place], locked)?;
+        }
+    }
     for (c, &m) in moduli.iter().enumerate() {
+        if done[c] {
+            continue;
+        }
         let dm = gpu.upload_on(stream, &moduli_words(&[m]))?;
         let da = gpu.upload_words(&a[c * n * n..(c + 1) * n * n])?;
         let db = match b {
@@ -279,10 +295,23 @@ pub fn solve_mod_few(
         launch::launch_gather_columns(gpu, stream, &mut x, &mat, (n, cols), n)?;
         drop(mat);
         let dst = &mut out[c * n * k..(c + 1) * n * k];
-        match locked {
-            true => gpu.dtoh_wait(stream, (&x, 0..n * k), dst)?,
-            false => gpu.dtoh_staged(stream, (&x, 0..n * k), dst)?,
-        }
+        download(gpu, stream, (&x, 0), dst, locked)?;
     }
     Ok(out)
+}
+
+/// `x`'s words from `from` into `dst`, straight into page-locked memory (`locked`) or
+/// staged.
+fn download(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    (x, from): (&CudaSlice<u32>, usize),
+    dst: &mut [u32],
+    locked: bool,
+) -> Result<()> {
+    let range = from..from + dst.len();
+    match locked {
+        true => gpu.dtoh_wait(stream, (x, range), dst),
+        false => gpu.dtoh_staged(stream, (x, range), dst),
+    }
 }

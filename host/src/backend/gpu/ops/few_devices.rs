@@ -17,7 +17,7 @@
 
 use crate::backend::gpu::driver::memory::moduli_words;
 use crate::backend::gpu::driver::peer;
-use crate::backend::gpu::launch::panels::{launch_block_inverse, panel_product};
+use crate::backend::gpu::launch::panels::{launch_block_inverse, panel_product, BlockOut};
 use crate::backend::gpu::launch::{self, Matmul, View};
 use crate::backend::gpu::Gpu;
 use crate::backend::split::each_on_thread;
@@ -283,9 +283,8 @@ fn panel_on_owner(
         gpu,
         s,
         shape,
-        (lr, k0, w, b * b),
-        dets,
-        inverse,
+        (lr, k0, w),
+        (dets, inverse, BlockOut::packed(w, b * b)),
         &part.mats,
         &part.moduli,
     )?;

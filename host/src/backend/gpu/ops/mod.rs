@@ -4,7 +4,8 @@
 //! product's two ends ([`limbs`]), the exact product ([`product`]) and decimal text made
 //! on the device, both ways ([`decimal`]); matrices modulo many primes ([`matrices`],
 //! [`eliminate`]); determinants of a few large matrices with the whole device
-//! ([`few`], [`schur`]; split by rows across devices, [`few_devices`]); Dixon's lifting ([`dixon`], on several devices
+//! ([`few`], [`schur`]; split by rows across devices, [`few_devices`]); the inverse of
+//! one large matrix by recursive Schur complements ([`inverse`]); Dixon's lifting ([`dixon`], on several devices
 //! [`dixon_devices`]); resultants ([`resultant`]);
 //! device-resident values ([`resident`]); the device's measured speed ([`speed()`]).
 
@@ -24,6 +25,7 @@ pub mod eliminate;
 pub mod few;
 pub mod few_devices;
 pub mod hessenberg;
+pub mod inverse;
 pub mod limbs;
 pub mod matrices;
 pub mod order;
