@@ -8,6 +8,7 @@
 //! `A·(X·v) = v`.
 
 use rns::{Backend, Error, IntMatrix, ModMatrices};
+use rns_suite::bench::xorshift_below as random_mod;
 use rns_suite::{dev, gpu_backend as gpu, images, Gen, LiftCaps, LARGEST_PRIMES};
 use rug::Integer;
 
@@ -19,19 +20,6 @@ fn same_inverse(g: &Backend, a: &IntMatrix, count: usize, what: &str) {
         Backend::Cpu.inverse_mod(&a).unwrap(),
         "{what}"
     );
-}
-
-/// `len` residues below `p` from a xorshift stream seeded with `seed`.
-fn random_mod(len: usize, p: u32, seed: u64) -> Vec<u32> {
-    let mut x = 0x2545_f491_4f6c_dd1d ^ seed;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % p as u64) as u32
-        })
-        .collect()
 }
 
 /// `a` with row 1 equal to row 0 in columns `0..cols`: its leading blocks of up to
@@ -135,6 +123,15 @@ fn singular_leaves_fall_back_to_row_swaps() {
         1,
         "singular Schur leaf",
     );
+    // Under a memory cap that the recursion's scratch passes (its estimate refuses it)
+    // while Gauss–Jordan fits: the same inverse.
+    let n = 600;
+    let a = images(&gen.matrix(n, n, 30), 2);
+    let want = Backend::Cpu.inverse_mod(&a).unwrap();
+    let words = 2 * (2 * n * n) + 2 * rns::backend::gpu::ops::inverse::invert_scratch_words(n);
+    dev(&g).config().set_memory_limit(Some(4 * words - 4));
+    assert_eq!(g.inverse_mod(&a).unwrap(), want, "under a memory cap");
+    dev(&g).config().set_memory_limit(None);
     // A singular matrix: the error names the prime.
     let low = images(&gen.low_rank(600, 600, 599, 20), 1);
     assert!(matches!(
