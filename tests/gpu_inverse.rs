@@ -1,7 +1,7 @@
 //! Inverses of a few large matrices modulo primes by recursive Schur complements
 //! (`host/src/backend/gpu/ops/inverse.rs`) against the CPU backend bit for bit: on both
-//! sides of one leaf (192) and of the order from which they apply (512 by default, lower
-//! where a test sets it), with splits of every kind (whole tiles, a ragged last block),
+//! sides of one leaf (192) and of `primes × order` from which they apply (3000 by
+//! default, 1 where a test sets it), with splits of every kind (whole tiles, a ragged last block),
 //! a singular leading leaf of `A` and of a Schur complement (Gauss–Jordan with row swaps
 //! takes over, for every prime or one of three; and the exact determinant whose lifting
 //! starts from such inverses), a singular matrix, and at a large order against
@@ -35,12 +35,13 @@ fn rows_equal_in(mut a: Vec<Integer>, n: usize, cols: usize) -> Vec<Integer> {
 fn recursive_inverses_match_the_cpu_around_the_leaf_and_the_threshold() {
     let Some(g) = gpu() else { return };
     let mut gen = Gen::new(4242);
-    // The default order (512): just below by Gauss–Jordan, from it by recursion.
-    for (n, count) in [(511, 1), (512, 2), (700, 1)] {
-        same_inverse(&g, &gen.matrix(n, n, 40), count, &format!("{n}²"));
+    // The default (primes × order 3000): just below by Gauss–Jordan, from it by
+    // recursion.
+    for (n, count) in [(999, 3), (1000, 3), (1499, 2), (1500, 2)] {
+        same_inverse(&g, &gen.matrix(n, n, 40), count, &format!("{n}² × {count}"));
     }
     let _caps = LiftCaps::hold();
-    dev(&g).config().set_inverse_panels(Some(1), None);
+    dev(&g).config().set_inverse_recursion(Some(1));
     // One leaf, one more row (a leaf of 128 and one of 65), splits into whole tiles
     // and ragged ones, three levels.
     for (n, count) in [(192, 1), (193, 2), (256, 1), (300, 3), (449, 1), (1000, 1)] {
@@ -65,7 +66,7 @@ fn recursive_inverses_match_the_cpu_around_the_leaf_and_the_threshold() {
 fn singular_leaves_fall_back_to_row_swaps() {
     let Some(g) = gpu() else { return };
     let _caps = LiftCaps::hold();
-    dev(&g).config().set_inverse_panels(Some(1), None);
+    dev(&g).config().set_inverse_recursion(Some(1));
     let mut gen = Gen::new(77);
     // A's leading leaf singular (rows 0 and 1 equal in the first half).
     let n = 400;

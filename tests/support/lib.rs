@@ -555,6 +555,7 @@ impl Drop for LiftCaps {
             g.config().set_tensor_split(None);
             g.config().set_det_panel(None);
             g.config().set_inverse_panels(None, None);
+            g.config().set_inverse_recursion(None);
             g.config().set_lift_rows(None);
             g.config().set_lift_primes(None);
             g.config().set_lift_ring(true);

@@ -45,6 +45,14 @@ pub const TENSOR_GAUSS_JORDAN_FROM: usize = 384;
 /// moduli: `crate::backend::gpu::launch::panels`).
 pub const INVERSE_PANELS_FROM: usize = 512;
 
+/// The least `primes × order` from which a few matrices modulo primes are inverted by
+/// recursive Schur complements by default (`crate::backend::gpu::ops::inverse`),
+/// instead of Gauss–Jordan by panels: the primes go in one batch, which pays when there
+/// are several. H200, on the device, recursion against panels (one prime after
+/// another): one prime 1000² 6.3 / 3.7 ms, 2000² 12.8 / 11.3, 4000² 27.9 / 42.0, 8000²
+/// 66.9 / 189; three primes 1000² 6.4 / 11.1, 2000² 13.8 / 33.9, 4000² 33.3 / 126.
+pub const INVERSE_RECURSION_FROM: usize = 3000;
+
 /// Columns per panel of a factorization by panel inverses of `channels` matrices
 /// `n × cols` (LU, or with `jordan` Gauss–Jordan) by default: the products' inner
 /// dimension, and the block that one thread block inverts in shared memory, whose steps
@@ -111,6 +119,8 @@ pub struct GpuConfig {
     inverse_panels_from: AtomicUsize,
     /// Columns per panel of those factorizations (0: by size).
     inverse_panel: AtomicUsize,
+    /// The least `primes × order` of inverses by recursive Schur complements.
+    inverse_recursion_from: AtomicUsize,
     /// Dixon's lifting: 0 rows in shared memory where they fit, 1 always there, 2
     /// always in global memory; with 2, the blocks of the launch (0: all that fit).
     lift_rows: AtomicU8,
@@ -168,6 +178,7 @@ impl GpuConfig {
             det_panel: AtomicUsize::new(0),
             inverse_panels_from: AtomicUsize::new(INVERSE_PANELS_FROM),
             inverse_panel: AtomicUsize::new(0),
+            inverse_recursion_from: AtomicUsize::new(INVERSE_RECURSION_FROM),
             lift_rows: AtomicU8::new(0),
             lift_blocks: AtomicUsize::new(0),
             lift_primes: AtomicUsize::new(0),
@@ -332,6 +343,22 @@ impl GpuConfig {
             0 => inverse_panel_by_size(n, cols, jordan, channels),
             c => c,
         })
+    }
+
+    /// Inverts a few matrices modulo primes by recursive Schur complements from
+    /// `primes × order` = `from` (`None`: [`INVERSE_RECURSION_FROM`]; `Some(usize::MAX)`:
+    /// never; never with the tensor cores turned off).
+    pub fn set_inverse_recursion(&self, from: Option<usize>) {
+        let from = from.unwrap_or(INVERSE_RECURSION_FROM);
+        self.inverse_recursion_from.store(from, Ordering::Relaxed);
+    }
+
+    /// Whether `channels` matrices `n × n` are inverted by recursive Schur complements
+    /// (as [`GpuConfig::set_inverse_recursion`] says).
+    pub fn inverse_recursion_for(&self, n: usize, channels: usize) -> bool {
+        let off = self.tensor_cores.load(Ordering::Relaxed) == 2;
+        let from = self.inverse_recursion_from.load(Ordering::Relaxed);
+        !off && channels.saturating_mul(n) >= from
     }
 
     /// Splits residues for the tensor cores as given, or by size (`None`, the default:

@@ -25,16 +25,13 @@ use std::sync::Arc;
 /// Largest order inverted in shared memory by one thread block; larger ones split.
 pub const LEAF: usize = 192;
 
-/// Whether [`invert`] takes `channels` matrices `n × n`: above one leaf, from the order
-/// of the panel factorizations (the config's tensor-core and panel settings: 512 by
-/// default), when a leaf fits shared memory and the scratch
+/// Whether [`invert`] takes `channels` matrices `n × n`: above one leaf, as the config
+/// says ([`GpuConfig::inverse_recursion_for`](crate::backend::gpu::GpuConfig::inverse_recursion_for):
+/// by default from `channels·n` = 3000), when a leaf fits shared memory and the scratch
 /// ([`invert_scratch_words`] a channel) and `extra` more words fit the memory budget.
 pub fn invert_applies(gpu: &Gpu, (n, channels): (usize, usize), extra: usize) -> Result<bool> {
-    let panels = gpu
-        .config()
-        .inverse_panel_for((n, 2 * n), true, 1)
-        .is_some();
-    if n <= LEAF || !panels || !launch::block_inverse_fits(gpu, LEAF) {
+    let recursion = gpu.config().inverse_recursion_for(n, channels);
+    if n <= LEAF || !recursion || !launch::block_inverse_fits(gpu, LEAF) {
         return Ok(false);
     }
     let words = channels
