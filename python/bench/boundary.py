@@ -8,11 +8,12 @@ without the conversions in and out). The ratio call / library is the figure: 1.0
 the boundary costs nothing. Answers are checked against the numpy input's.
 
     python -u bench/boundary.py [--backend cpu|gpu|auto] [--sizes 1000,2000]
-        [--ops det,inverse,solve,rank,matmul,det_z,matmul_z,matmul_big]
+        [--ops det,inverse,solve,rank,matmul,det_z,solve_z,matmul_z,matmul_big]
         [--inputs numpy,list,Matrix,flint] [--flint-max 4000] [--reps 3]
 
-Modulo p = 2^31 - 19 unless the op ends in _z (over Z, 64-bit entries; det_z only up to
---z-max) or is matmul_big (the exact product of 1000-bit entries, rns.Matrix in and out,
+Modulo p = 2^31 - 19 unless the op ends in _z (over Z, 64-bit entries, solve_z over Q
+with one right-hand side; det_z and solve_z only up to --z-max) or is matmul_big (the
+exact product of 1000-bit entries, rns.Matrix in and out,
 lists: sizes up to --big-max). For python-flint inputs it also prints the time of
 entries(), python-flint's fastest export, which the call cannot beat.
 """
@@ -88,7 +89,7 @@ def main():
         small = rng.integers(-(2**31), 2**31, size=(n, n), dtype=np.int64)
         b = rng.integers(-(2**62), 2**62, size=(n, 1), dtype=np.int64)
         for op in args.ops.split(","):
-            if op == "det_z" and n > args.z_max:
+            if op in ("det_z", "solve_z") and n > args.z_max:
                 continue
             if op == "matmul_big":
                 if n <= args.big_max:
@@ -105,7 +106,9 @@ def main():
                     arg = inputs(kind, a, flint)
                 rhs = b if kind == "numpy" else (b.tolist() if kind != "Matrix" else rns.Matrix(b))
                 if kind == "flint":
-                    rhs = flint.nmod_mat(flint.fmpz_mat(b.tolist()), P)
+                    rhs = flint.fmpz_mat(b.tolist())
+                    if not op.endswith("_z"):
+                        rhs = flint.nmod_mat(rhs, P)
                 mod = None if op.endswith("_z") else P
                 call = {
                     "det": lambda: engine.det(arg, mod=mod),
@@ -114,6 +117,7 @@ def main():
                     "solve": lambda: engine.solve(arg, rhs, mod=mod),
                     "matmul": lambda: engine.matmul(arg, arg, mod=mod),
                     "det_z": lambda: engine.det(arg),
+                    "solve_z": lambda: engine.solve(arg, rhs),
                     "matmul_z": lambda: engine.matmul(arg, arg),
                 }[op]
                 t, lib, out = best(call, args.reps, engine)

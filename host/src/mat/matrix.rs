@@ -280,6 +280,11 @@ impl IntMatrix {
         &self.data
     }
 
+    /// The entries, row-major, taken out of the matrix.
+    pub fn into_entries(self) -> Vec<Integer> {
+        self.data
+    }
+
     /// Parses the text format; `source` names the input in error messages.
     pub fn parse(text: &str, source: &str) -> Result<IntMatrix> {
         let (rows, cols, data) = parse_entries(text, source, parse_integer)?;

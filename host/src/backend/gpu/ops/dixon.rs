@@ -190,7 +190,7 @@ pub(crate) fn inverses(
     let (n, stream) = (a.n, gpu.stream());
     let mut inverses = gpu.alloc_on(stream, want * n * n)?;
     let mut primes = primes.into_iter();
-    let recursive = want > 0 && super::inverse::invert_applies(gpu, (n, want), want * n * n)?;
+    let recursive = want > 0 && super::inverse::invert_applies(gpu, (n, want), 2 * want * n * n)?;
     let batch: Vec<Modulus> = match recursive {
         true => primes.by_ref().take(want).collect(),
         false => Vec::new(),
