@@ -9,7 +9,7 @@
 
 use rns::{Backend, Error, IntMatrix, ModMatrices};
 use rns_suite::bench::xorshift_below as random_mod;
-use rns_suite::{dev, gpu_backend as gpu, images, Gen, LiftCaps, LARGEST_PRIMES};
+use rns_suite::{dev, gpu_backend as gpu, images, matmul_mod_ref, Gen, LiftCaps, LARGEST_PRIMES};
 use rug::Integer;
 
 /// The GPU's inverse equals the CPU's, modulo `count` primes.
@@ -145,24 +145,12 @@ fn singular_leaves_fall_back_to_row_swaps() {
 fn a_large_inverse_solves_a_random_system() {
     let Some(g) = gpu() else { return };
     let n = 3000;
-    let p = LARGEST_PRIMES[1] as u64;
-    let data = random_mod(n * n, p as u32, 7);
-    let a = ModMatrices::new(&[p as u32], n, n, data.clone()).unwrap();
+    let p = LARGEST_PRIMES[1];
+    let data = random_mod(n * n, p, 7);
+    let a = ModMatrices::new(&[p], n, n, data.clone()).unwrap();
     let inv = g.inverse_mod(&a).unwrap();
     let xm = inv.matrix(0);
-    let v: Vec<u64> = random_mod(n, p as u32, 8)
-        .into_iter()
-        .map(u64::from)
-        .collect();
-    let mul = |m: &[u32], v: &[u64]| -> Vec<u64> {
-        (0..n)
-            .map(|i| {
-                let row = &m[i * n..(i + 1) * n];
-                row.iter()
-                    .zip(v)
-                    .fold(0u64, |s, (&a, &b)| (s + a as u64 * b) % p)
-            })
-            .collect()
-    };
+    let v = random_mod(n, p, 8);
+    let mul = |m: &[u32], v: &[u32]| matmul_mod_ref(m, v, n, n, 1, p);
     assert_eq!(mul(&data, &mul(xm, &v)), v, "A·(X·v) = v at {n}²");
 }

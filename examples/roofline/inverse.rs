@@ -10,7 +10,7 @@ use rns::backend::gpu::driver::raw::moduli_words;
 use rns::backend::gpu::{launch, ops, Gpu};
 use rns_core::Modulus;
 use rns_suite::bench::xorshift_below;
-use rns_suite::LARGEST_PRIMES;
+use rns_suite::{matmul_mod_ref, LARGEST_PRIMES};
 
 /// The rows of the `inverse` family.
 pub fn rows(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
@@ -92,17 +92,7 @@ pub fn rows(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
 /// `A·(X·v) = v` modulo `m` for a pseudo-random `v`, else an error.
 fn check(a: &[u32], x: &[u32], n: usize, m: Modulus) -> R<()> {
     let v = xorshift_below(n, m.m, 77);
-    let mul = |mat: &[u32], v: &[u32]| -> Vec<u32> {
-        mat.chunks(n)
-            .map(|row| {
-                let s = row
-                    .iter()
-                    .zip(v)
-                    .fold(0u128, |s, (&a, &b)| s + a as u128 * b as u128);
-                (s % m.m as u128) as u32
-            })
-            .collect()
-    };
+    let mul = |mat: &[u32], v: &[u32]| matmul_mod_ref(mat, v, n, n, 1, m.m);
     if mul(a, &mul(x, &v)) != v {
         return Err(format!("the inverse of order {n} fails A·(X·v) = v").into());
     }

@@ -160,8 +160,8 @@ impl Ctx<'_> {
                 self.dm,
             );
         }
-        let (h1, q) = (split(size), r + split(size));
-        let h2 = size - h1;
+        let h1 = split(size);
+        let (h2, q) = (size - h1, r + h1);
         self.invert_block(a, x, dets, r, h1)?;
         let (at, channel) = (0, h1 * h2);
         let (b1, b2) = (
