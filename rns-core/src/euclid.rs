@@ -191,29 +191,7 @@ fn resultant_chunked_by(f: &mut [u32], g: &mut [u32], m: Modulus, threads: usize
     let (mut num, mut den) = (1u32, 1u32);
     while dg > 0 {
         let lc = g[dg];
-        let mut top = df;
-        while top >= dg {
-            let w = CHUNK.min(top + 1 - dg);
-            // SAFETY: top + 1 − w ≥ dg ≥ 1, f holds top + 1 coefficients, g holds dg + 1.
-            unsafe {
-                let (s, q) = pass_multipliers(f.as_ptr(), g.as_ptr(), top, dg, w, m);
-                for t in 0..threads {
-                    pass(
-                        f.as_mut_ptr(),
-                        g.as_ptr(),
-                        top,
-                        dg,
-                        (s, q, w),
-                        m,
-                        t,
-                        threads,
-                    );
-                }
-            }
-            top -= w;
-        }
-        // SAFETY: remainder_below(df, dg) ≤ df + 1 = f.len().
-        let Some(k) = (unsafe { top_degree(f.as_ptr(), remainder_below(df, dg)) }) else {
+        let Some(k) = divide_by(f, g, (df, dg), m, threads) else {
             return 0;
         };
         let (up, down) = step_exponents(df, dg, k);
@@ -227,6 +205,42 @@ fn resultant_chunked_by(f: &mut [u32], g: &mut [u32], m: Modulus, threads: usize
     }
     let res = m.mul(num, m.pow(g[0], df as u64));
     m.mul(res, m.inv(den).unwrap_or(0))
+}
+
+/// One Euclidean step on one core: `f` (degree `df`, at least `df + 1` coefficients)
+/// replaced by its remainder modulo `g` (degree `dg ≥ 1`) times `lc(g)^(df − dg + 1)`, by
+/// the passes as among `threads` GPU threads; the remainder's degree, `None` when it is
+/// zero.
+pub(crate) fn divide_by(
+    f: &mut [u32],
+    g: &[u32],
+    (df, dg): (usize, usize),
+    m: Modulus,
+    threads: usize,
+) -> Option<usize> {
+    let mut top = df;
+    while top >= dg {
+        let w = CHUNK.min(top + 1 - dg);
+        // SAFETY: top + 1 − w ≥ dg ≥ 1, f holds top + 1 coefficients, g holds dg + 1.
+        unsafe {
+            let (s, q) = pass_multipliers(f.as_ptr(), g.as_ptr(), top, dg, w, m);
+            for t in 0..threads {
+                pass(
+                    f.as_mut_ptr(),
+                    g.as_ptr(),
+                    top,
+                    dg,
+                    (s, q, w),
+                    m,
+                    t,
+                    threads,
+                );
+            }
+        }
+        top -= w;
+    }
+    // SAFETY: remainder_below(df, dg) ≤ df + 1 ≤ f.len().
+    unsafe { top_degree(f.as_ptr(), remainder_below(df, dg)) }
 }
 
 #[cfg(test)]

@@ -107,55 +107,84 @@ unsafe fn resultant_block<const SHARED: bool>(
         i += nt;
     }
     let (mut f, mut g) = (coeffs, coeffs.add(df + 1));
-    let (mut steps, mut zero) = (0usize, false);
+    let mut steps = 0usize;
     let mut num = 1u32; // thread 0's: the numerator powers and the signs
     _syncthreads();
     while dg > 0 {
-        let mut top = df;
-        while top >= dg {
-            let w = if top + 1 - dg < CHUNK {
-                top + 1 - dg
-            } else {
-                CHUNK
-            };
-            let (s, q) = pass_multipliers(f, g, top, dg, w, m);
-            pass(f, g, top, dg, (s, q, w), m, tid, nt);
-            _syncthreads();
-            top -= w;
-        }
-        let Some(k) = top_degree(f, remainder_below(df, dg)) else {
-            zero = true;
-            break;
-        };
-        if tid == 0 {
-            let lc = *g.add(dg);
-            let (up, down) = step_exponents(df, dg, k);
-            num = m.mul(num, m.pow(lc, up));
-            if df % 2 == 1 && dg % 2 == 1 {
-                num = m.neg(num);
+        let Some(k) = block_step(f, g, (df, dg), (&mut num, rec.add(2 * steps)), m) else {
+            if tid == 0 {
+                *out.add(c) = 0;
             }
-            // An exponent beyond 32 bits (a first quotient of a very unbalanced pair) is
-            // applied here instead.
-            let (base, e) = if down >> 32 == 0 {
-                (lc, down as u32)
-            } else {
-                (m.pow(lc, down), 1)
-            };
-            *rec.add(2 * steps) = base;
-            *rec.add(2 * steps + 1) = e;
-        }
+            return;
+        };
         steps += 1;
         core::mem::swap(&mut f, &mut g);
         (df, dg) = (dg, k);
     }
-    if zero {
-        if tid == 0 {
-            *out.add(c) = 0;
-        }
-        return;
+    block_finish(out.add(c), rec, steps, (*g, df), num, m);
+}
+
+/// One Euclidean step of `f` (degree `df`) by `g` (degree `dg ≥ 1`) by the block's
+/// threads (a barrier after each pass), returning the remainder's degree (`None` when
+/// it is zero, for every thread); thread 0 multiplies its numerator `num` by the step's
+/// power and sign and writes the step's record (`lc(g)`, denominator exponent) at `rec`.
+#[inline(always)]
+unsafe fn block_step(
+    f: *mut u32,
+    g: *const u32,
+    (df, dg): (usize, usize),
+    (num, rec): (&mut u32, *mut u32),
+    m: Modulus,
+) -> Option<usize> {
+    let (tid, nt) = (_thread_idx_x() as usize, _block_dim_x() as usize);
+    let mut top = df;
+    while top >= dg {
+        let w = if top + 1 - dg < CHUNK {
+            top + 1 - dg
+        } else {
+            CHUNK
+        };
+        let (s, q) = pass_multipliers(f, g, top, dg, w, m);
+        pass(f, g, top, dg, (s, q, w), m, tid, nt);
+        _syncthreads();
+        top -= w;
     }
+    let k = top_degree(f, remainder_below(df, dg))?;
+    if tid == 0 {
+        let lc = *g.add(dg);
+        let (up, down) = step_exponents(df, dg, k);
+        *num = m.mul(*num, m.pow(lc, up));
+        if df % 2 == 1 && dg % 2 == 1 {
+            *num = m.neg(*num);
+        }
+        // An exponent beyond 32 bits (a first quotient of a very unbalanced pair) is
+        // applied here instead.
+        let (base, e) = if down >> 32 == 0 {
+            (lc, down as u32)
+        } else {
+            (m.pow(lc, down), 1)
+        };
+        *rec = base;
+        *rec.add(1) = e;
+    }
+    Some(k)
+}
+
+/// The resultant from `steps` records at `rec` (each `(base, exponent)` of the
+/// denominator: their powers in place, then their product by a tree), thread 0's
+/// numerator `num` and the last `g`'s constant `g0` to the power `df`: written to `out`
+/// by thread 0. Every thread of the block calls it.
+#[inline(always)]
+unsafe fn block_finish(
+    out: *mut u32,
+    rec: *mut u32,
+    steps: usize,
+    (g0, df): (u32, usize),
+    num: u32,
+    m: Modulus,
+) {
+    let (tid, nt) = (_thread_idx_x() as usize, _block_dim_x() as usize);
     _syncthreads();
-    // The denominator: each step's power in place, then their product by a tree.
     let mut t = tid;
     while t < steps {
         *rec.add(2 * t) = m.pow(*rec.add(2 * t), *rec.add(2 * t + 1) as u64);
@@ -174,8 +203,8 @@ unsafe fn resultant_block<const SHARED: bool>(
     }
     if tid == 0 {
         let den = if steps > 0 { *rec } else { 1 };
-        let res = m.mul(num, m.pow(*g, df as u64));
-        *out.add(c) = m.mul(res, m.inv(den).unwrap_or(0));
+        let res = m.mul(num, m.pow(g0, df as u64));
+        *out = m.mul(res, m.inv(den).unwrap_or(0));
     }
 }
 
