@@ -239,3 +239,47 @@ fn singular_determinants_and_primes_that_divide_them() {
     let (_, st) = rns::det_with(&d, &Backend::Cpu, &Method::Dixon.into()).unwrap();
     assert_eq!(st.method, "multimodular", "fell back");
 }
+
+/// `solve_over_denominator` by every method against `solve`: the same `X` (each entry
+/// `N/d` reduces to the fraction `solve` gives), `d` their least common denominator, on
+/// random systems, entries that share factors with `d` (an integer solution, a column of
+/// zeros), a unimodular matrix, and a singular one.
+#[test]
+fn solutions_over_one_denominator_match_the_fractions() {
+    let mut g = Gen::new(41);
+    let diag = IntMatrix::from_i64(3, 3, &[2, 0, 0, 0, 4, 0, 0, 0, 6]).unwrap();
+    let cases = [
+        (g.matrix(6, 6, 40), g.matrix(6, 2, 40)),
+        (g.matrix(30, 30, 64), g.matrix(30, 1, 64)),
+        // X = [[1/2, 0, 1], [1/4, 0, 1], [1/6, 0, 1]]: d = 12, and entries over 1.
+        (
+            diag.clone(),
+            IntMatrix::from_i64(3, 3, &[1, 0, 2, 1, 0, 4, 1, 0, 6]).unwrap(),
+        ),
+        // Unimodular: d = 1.
+        (
+            IntMatrix::from_i64(2, 2, &[2, 1, 1, 1]).unwrap(),
+            g.matrix(2, 3, 20),
+        ),
+    ];
+    for (i, (a, b)) in cases.iter().enumerate() {
+        let want = rns::solve(a, b, &Backend::Cpu).unwrap();
+        for m in Method::ALL {
+            let opts = rns::SolveOptions::from(m);
+            let ((d, n), _) = rns::solve_over_denominator_with(a, b, &Backend::Cpu, &opts).unwrap();
+            let (want_d, want_n) = want.over_common_denominator();
+            assert_eq!((&d, &n), (&want_d, &want_n), "case {i}, {m:?}");
+            assert!(d > 0, "case {i}, {m:?}");
+        }
+    }
+    let (d, n) = rns::solve_over_denominator(&cases[2].0, &cases[2].1, &Backend::Cpu).unwrap();
+    assert_eq!(
+        (d.to_string(), n.to_text()),
+        ("12".into(), "3 3\n6 0 12\n3 0 12\n2 0 12\n".into())
+    );
+    let singular = IntMatrix::from_i64(2, 2, &[1, 2, 2, 4]).unwrap();
+    let e = rns::solve_over_denominator(&singular, &cases[3].1, &Backend::Cpu).unwrap_err();
+    assert!(matches!(e, Error::Singular { .. }), "{e}");
+    let e = rns::solve_over_denominator(&cases[0].0, &cases[1].1, &Backend::Cpu).unwrap_err();
+    assert!(matches!(e, Error::Shape(_)), "{e}");
+}

@@ -60,6 +60,30 @@ fn lifting_on_the_device_matches_the_cpu() {
     same_as_cpu(&g, &IntMatrix::new(n, n, data).unwrap(), true, "range ends");
 }
 
+/// The solve over one denominator on the device (the lifting, then no per-entry gcd)
+/// against the CPU backend's, and against `solve`'s fractions.
+#[test]
+fn solutions_over_one_denominator_on_the_device() {
+    let _settings = settings();
+    let Some(g) = gpu() else { return };
+    let mut gen = Gen::new(93);
+    for (n, l, bits) in [(40, 1, 64), (300, 1, 64), (200, 3, 30)] {
+        let (a, b) = (gen.matrix(n, n, bits), gen.matrix(n, l, bits));
+        let what = format!("{n}×{n}, {l} rhs, {bits} bits");
+        let opts = rns::SolveOptions::from(Method::Dixon);
+        let (got, stages) = rns::solve_over_denominator_with(&a, &b, &g, &opts).unwrap();
+        let lifted = stages.iter().any(|(s, _)| s.starts_with("lift: steps"));
+        assert!(lifted, "{what}: lifted on the device ({stages:?})");
+        let cpu = rns::solve_over_denominator(&a, &b, &Backend::Cpu).unwrap();
+        assert_eq!(got, cpu, "{what}");
+        assert_eq!(
+            got,
+            rns::solve(&a, &b, &g).unwrap().over_common_denominator(),
+            "{what}"
+        );
+    }
+}
+
 #[test]
 fn adversarial_determinants_on_the_device() {
     let _settings = settings();

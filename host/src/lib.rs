@@ -46,7 +46,10 @@ pub use algo::rank::rank;
 pub use algo::resultant::{resultant, resultant_with, ResultantOptions, ResultantStats};
 pub use algo::resultant_xy::{resultant_xy, resultant_xy_with};
 pub use algo::rref::{rref, Rref};
-pub use algo::solve::{inverse, inverse_with, solve, solve_with, SolveOptions};
+pub use algo::solve::{
+    inverse, inverse_with, solve, solve_over_denominator, solve_over_denominator_with, solve_with,
+    OverDenominator, SolveOptions,
+};
 pub use backend::resident::{Location, ResidentVec};
 pub use backend::{Backend, BackendChoice, Devices, Op};
 pub use error::{Error, Result};

@@ -8,11 +8,12 @@ without the conversions in and out). The ratio call / library is the figure: 1.0
 the boundary costs nothing. Answers are checked against the numpy input's.
 
     python -u bench/boundary.py [--backend cpu|gpu|auto] [--sizes 1000,2000]
-        [--ops det,inverse,solve,rank,matmul,det_z,solve_z,matmul_z,matmul_big]
+        [--ops det,inverse,solve,rank,matmul,det_z,solve_z,solve_zd,matmul_z,matmul_big]
         [--inputs numpy,list,Matrix,flint] [--flint-max 4000] [--reps 3]
 
 Modulo p = 2^31 - 19 unless the op ends in _z (over Z, 64-bit entries, solve_z over Q
-with one right-hand side; det_z and solve_z only up to --z-max) or is matmul_big (the
+with one right-hand side; det_z and solve_z only up to --z-max) or is solve_zd (solve_z
+with denominator=True: numerators over one denominator) or is matmul_big (the
 exact product of 1000-bit entries, rns.Matrix in and out,
 lists: sizes up to --big-max). For python-flint inputs it also prints the time of
 entries(), python-flint's fastest export, which the call cannot beat.
@@ -46,6 +47,8 @@ def best(f, reps, engine):
 def same(x, y):
     """Whether two results (any types of the table) hold the same entries."""
     rows = lambda v: v.tolist() if hasattr(v, "tolist") else v  # noqa: E731
+    if isinstance(x, tuple):  # (N, d) of denominator=True
+        return same(x[0], y[0]) and int(x[1]) == int(y[1])
     if isinstance(x, int) or isinstance(y, int):
         return int(x) == int(y)
     a, b = rows(x), rows(y)
@@ -89,7 +92,8 @@ def main():
         small = rng.integers(-(2**31), 2**31, size=(n, n), dtype=np.int64)
         b = rng.integers(-(2**62), 2**62, size=(n, 1), dtype=np.int64)
         for op in args.ops.split(","):
-            if op in ("det_z", "solve_z") and n > args.z_max:
+            over_z = op.endswith("_z") or op == "solve_zd"
+            if op in ("det_z", "solve_z", "solve_zd") and n > args.z_max:
                 continue
             if op == "matmul_big":
                 if n <= args.big_max:
@@ -100,16 +104,16 @@ def main():
             for kind in kinds:
                 if kind == "flint" and (flint is None or n > args.flint_max):
                     continue
-                if kind == "flint" and op.endswith("_z"):
+                if kind == "flint" and over_z:
                     arg = flint.fmpz_mat(a.tolist())
                 else:
                     arg = inputs(kind, a, flint)
                 rhs = b if kind == "numpy" else (b.tolist() if kind != "Matrix" else rns.Matrix(b))
                 if kind == "flint":
                     rhs = flint.fmpz_mat(b.tolist())
-                    if not op.endswith("_z"):
+                    if not over_z:
                         rhs = flint.nmod_mat(rhs, P)
-                mod = None if op.endswith("_z") else P
+                mod = None if over_z else P
                 call = {
                     "det": lambda: engine.det(arg, mod=mod),
                     "rank": lambda: engine.rank(arg, mod=mod),
@@ -118,6 +122,7 @@ def main():
                     "matmul": lambda: engine.matmul(arg, arg, mod=mod),
                     "det_z": lambda: engine.det(arg),
                     "solve_z": lambda: engine.solve(arg, rhs),
+                    "solve_zd": lambda: engine.solve(arg, rhs, denominator=True),
                     "matmul_z": lambda: engine.matmul(arg, arg),
                 }[op]
                 t, lib, out = best(call, args.reps, engine)
@@ -129,7 +134,7 @@ def main():
                 if kind == "flint":
                     e, _, _ = best(lambda: arg.entries(), 1, engine)
                     note += f"entries() {e:.3f} s: call/entries {t / e:.2f}"
-                label = kind if kind != "flint" else ("fmpz_mat" if op.endswith("_z") else "nmod_mat")
+                label = kind if kind != "flint" else ("fmpz_mat" if over_z else "nmod_mat")
                 print(f"{op:<10} {n:>5} {label:<8} {t:9.4f} {lib:10.4f} {t / lib:6.2f}  {type(out).__name__} {note}", flush=True)
                 del out
 

@@ -184,8 +184,8 @@ def minpoly(A, *, mod=None, backend="auto"):
     return _engine(backend).minpoly(A, mod=mod)
 
 
-def solve(A, B, *, mod=None, backend="auto"):
-    """solve(A, B, *, mod=None, backend="auto") -> list
+def solve(A, B, *, mod=None, backend="auto", denominator=False):
+    """solve(A, B, *, mod=None, backend="auto", denominator=False) -> list
 
     The solution ``X`` of ``A X = B`` for square non-singular ``A``, in ``A``'s type
     (the table in the module's documentation): over Q, rows of ``fractions.Fraction``
@@ -195,26 +195,40 @@ def solve(A, B, *, mod=None, backend="auto"):
     list). Raises ``ZeroDivisionError`` when ``A`` is singular (modulo p with
     ``mod=p``).
 
+    With ``denominator=True`` (over Q only) it returns ``(N, d)`` with ``X = N / d``:
+    the integer matrix ``N`` in ``A``'s integer type (an ``fmpz_mat`` for python-flint,
+    an object array for numpy) over the least common denominator ``d > 0`` (an
+    ``fmpz`` for python-flint), as FLINT's ``fmpz_mat_solve`` gives it. That skips
+    reducing each entry on its own, which for large systems costs more than the solve
+    (a gcd of each numerator with ``d``; python-flint's ``fmpq_mat`` takes one more).
+
     >>> solve([[2, 1], [1, 3]], [[1], [2]])
     [[Fraction(1, 5)], [Fraction(3, 5)]]
+    >>> solve([[2, 1], [1, 3]], [[1], [2]], denominator=True)
+    ([[1], [3]], 5)
     """
+    engine = _engine(backend)
     column = _column(B)
-    if column is not None:
-        return _flat(_engine(backend).solve(A, column, mod=mod))
-    return _engine(backend).solve(A, B, mod=mod)
+    if column is None:
+        return engine.solve(A, B, mod=mod, denominator=denominator)
+    x = engine.solve(A, column, mod=mod, denominator=denominator)
+    return (_flat(x[0]), x[1]) if denominator else _flat(x)
 
 
-def inverse(A, *, mod=None, backend="auto"):
-    """inverse(A, *, mod=None, backend="auto") -> list
+def inverse(A, *, mod=None, backend="auto", denominator=False):
+    """inverse(A, *, mod=None, backend="auto", denominator=False) -> list
 
     The inverse of the square matrix ``A``, in ``A``'s type: for lists, rows of
-    ``fractions.Fraction`` over Q, or of ints in [0, p) with ``mod=p``. Raises
-    ``ZeroDivisionError`` when ``A`` is singular.
+    ``fractions.Fraction`` over Q, or of ints in [0, p) with ``mod=p``. With
+    ``denominator=True`` (over Q only), ``(N, d)`` with ``A⁻¹ = N / d`` as for
+    :func:`solve`. Raises ``ZeroDivisionError`` when ``A`` is singular.
 
     >>> inverse([[2, 1], [1, 1]])
     [[Fraction(1, 1), Fraction(-1, 1)], [Fraction(-1, 1), Fraction(2, 1)]]
+    >>> inverse([[2, 0], [0, 3]], denominator=True)
+    ([[3, 0], [0, 2]], 6)
     """
-    return _engine(backend).inverse(A, mod=mod)
+    return _engine(backend).inverse(A, mod=mod, denominator=denominator)
 
 
 def matmul(A, B, *, mod=None, backend="auto"):

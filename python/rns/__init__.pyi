@@ -68,13 +68,17 @@ class Engine:
     @overload
     def matmul(self, a: MatrixLike, b: MatrixLike, *, mod: Optional[int] = None) -> Any: ...
     @overload
-    def solve(self, a: Rows, b: MatrixLike, *, mod: Optional[int] = None) -> List[List[Union[Fraction, int]]]: ...
+    def solve(
+        self, a: Rows, b: MatrixLike, *, mod: Optional[int] = None, denominator: bool = False
+    ) -> List[List[Union[Fraction, int]]]: ...
     @overload
-    def solve(self, a: MatrixLike, b: MatrixLike, *, mod: Optional[int] = None) -> Any: ...
+    def solve(self, a: MatrixLike, b: MatrixLike, *, mod: Optional[int] = None, denominator: bool = False) -> Any: ...
     @overload
-    def inverse(self, a: Rows, *, mod: Optional[int] = None) -> List[List[Union[Fraction, int]]]: ...
+    def inverse(
+        self, a: Rows, *, mod: Optional[int] = None, denominator: bool = False
+    ) -> List[List[Union[Fraction, int]]]: ...
     @overload
-    def inverse(self, a: MatrixLike, *, mod: Optional[int] = None) -> Any: ...
+    def inverse(self, a: MatrixLike, *, mod: Optional[int] = None, denominator: bool = False) -> Any: ...
     def charpoly(self, a: MatrixLike, *, mod: Optional[int] = None) -> Any: ...
     def minpoly(self, a: MatrixLike, *, mod: Optional[int] = None) -> Any: ...
     def rref(self, a: MatrixLike, *, mod: Optional[int] = None) -> Tuple[Any, int]: ...
@@ -105,19 +109,33 @@ def nullspace(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName 
 
 @overload
 def solve(
-    A: Rows, B: Union[MatrixLike, Sequence[SupportsIndex]], *, mod: Optional[int] = None, backend: BackendName = "auto"
-) -> List[Any]: ...
+    A: Rows,
+    B: Union[MatrixLike, Sequence[SupportsIndex]],
+    *,
+    mod: Optional[int] = None,
+    backend: BackendName = "auto",
+    denominator: bool = False,
+) -> Any: ...
 @overload
 def solve(
-    A: MatrixLike, B: Union[MatrixLike, Sequence[SupportsIndex]], *, mod: Optional[int] = None, backend: BackendName = "auto"
+    A: MatrixLike,
+    B: Union[MatrixLike, Sequence[SupportsIndex]],
+    *,
+    mod: Optional[int] = None,
+    backend: BackendName = "auto",
+    denominator: bool = False,
 ) -> Any:
-    """The solution of A X = B in A's type: for lists, rows of Fractions over Q, of ints mod p."""
+    """The solution of A X = B in A's type: for lists, rows of Fractions over Q, of ints mod p;
+    with denominator=True, (N, d) with X = N / d."""
 
 @overload
-def inverse(A: Rows, *, mod: Optional[int] = None, backend: BackendName = "auto") -> List[List[Union[Fraction, int]]]: ...
+def inverse(
+    A: Rows, *, mod: Optional[int] = None, backend: BackendName = "auto", denominator: bool = False
+) -> Any: ...
 @overload
-def inverse(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> Any:
-    """The inverse in A's type: for lists, rows of Fractions over Q, of ints mod p."""
+def inverse(A: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto", denominator: bool = False) -> Any:
+    """The inverse in A's type: for lists, rows of Fractions over Q, of ints mod p; with
+    denominator=True, (N, d) with A⁻¹ = N / d."""
 
 @overload
 def matmul(A: Matrix, B: MatrixLike, *, mod: Optional[int] = None, backend: BackendName = "auto") -> Matrix: ...

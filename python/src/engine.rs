@@ -8,6 +8,7 @@ use crate::ints::{to_integer, IntMaker};
 use crate::matrix::{matrix_arg, matrix_args};
 use crate::output;
 use crate::run::compute;
+use crate::solve::over_q;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyList;
@@ -111,7 +112,9 @@ impl Engine {
         out
     }
 
-    fn matrix_run<T: Send>(
+    /// [`Engine::run`] of a matrix operation of kind `kind` on `inputs` (modulo `p`, if
+    /// given): the backend chosen by its estimate.
+    pub(crate) fn matrix_run<T: Send>(
         &self,
         py: Python<'_>,
         kind: MatrixKind,
@@ -138,12 +141,12 @@ fn square(a: &Held, what: &str) -> PyResult<()> {
 }
 
 /// The integers of `a`, made (from machine words) without the GIL.
-fn ints(py: Python<'_>, a: &Held) -> Arc<IntMatrix> {
+pub(crate) fn ints(py: Python<'_>, a: &Held) -> Arc<IntMatrix> {
     py.detach(|| a.ints())
 }
 
 /// The residues of `a` modulo `p`, made without the GIL.
-fn reduce(py: Python<'_>, a: &Held, p: u32) -> PyResult<Arc<ModMatrices>> {
+pub(crate) fn reduce(py: Python<'_>, a: &Held, p: u32) -> PyResult<Arc<ModMatrices>> {
     py.detach(|| a.residues(p)).map_err(to_py)
 }
 
@@ -425,32 +428,36 @@ impl Engine {
         }
     }
 
-    /// solve(A, B, *, mod=None): the solution X of A X = B (see rns.solve).
-    #[pyo3(signature = (a, b, *, r#mod = None))]
+    /// solve(A, B, *, mod=None, denominator=False): the solution X of A X = B (see
+    /// rns.solve).
+    #[pyo3(signature = (a, b, *, r#mod = None, denominator = false))]
     fn solve<'py>(
         &self,
         py: Python<'py>,
         a: &Bound<'py, PyAny>,
         b: &Bound<'py, PyAny>,
         r#mod: Option<&Bound<'py, PyAny>>,
+        denominator: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let (a, b) = matrix_args(a, b)?;
-        let p = modulus(r#mod, &[a.modulus, b.modulus])?;
+        let p = over_q(modulus(r#mod, &[a.modulus, b.modulus])?, denominator)?;
         square(&a.held, "solving A X = B")?;
         require_rhs(a.held.rows(), b.held.rows()).map_err(to_py)?;
-        self.solve_with(py, a.kind, (&a.held, &b.held), p, MatrixKind::Solve)
+        let what = (MatrixKind::Solve, denominator);
+        self.solve_with(py, a.kind, (&a.held, &b.held), p, what)
     }
 
-    /// inverse(A, *, mod=None): the inverse (see rns.inverse).
-    #[pyo3(signature = (a, *, r#mod = None))]
+    /// inverse(A, *, mod=None, denominator=False): the inverse (see rns.inverse).
+    #[pyo3(signature = (a, *, r#mod = None, denominator = false))]
     fn inverse<'py>(
         &self,
         py: Python<'py>,
         a: &Bound<'py, PyAny>,
         r#mod: Option<&Bound<'py, PyAny>>,
+        denominator: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let a = matrix_arg(a)?;
-        let p = modulus(r#mod, &[a.modulus])?;
+        let p = over_q(modulus(r#mod, &[a.modulus])?, denominator)?;
         square(&a.held, "the inverse")?;
         let (n, held) = (a.held.rows(), &*a.held);
         match p {
@@ -463,7 +470,8 @@ impl Engine {
             }
             _ => {
                 let id = Held::from_ints(IntMatrix::identity(n));
-                self.solve_with(py, a.kind, (held, &id), p, MatrixKind::Inverse)
+                let what = (MatrixKind::Inverse, denominator);
+                self.solve_with(py, a.kind, (held, &id), p, what)
             }
         }
     }
@@ -528,33 +536,6 @@ impl Engine {
 }
 
 impl Engine {
-    /// Solves `A X = B` (B the identity for the inverse): rationals over Q, residues mod
-    /// p, in the type `kind`.
-    fn solve_with<'py>(
-        &self,
-        py: Python<'py>,
-        kind: Kind,
-        (a, b): (&Held, &Held),
-        p: Option<u32>,
-        what: MatrixKind,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        if a.rows() == 0 {
-            return Ok(PyList::empty(py).into_any());
-        }
-        match p {
-            None => {
-                let (ma, mb) = (ints(py, a), ints(py, b));
-                let x = self.matrix_run(py, what, &[a, b], p, |be| rns::solve(&ma, &mb, be))?;
-                output::rationals(py, kind, &x)
-            }
-            Some(p) => {
-                let (ra, rb) = (reduce(py, a, p)?, reduce(py, b, p)?);
-                let x = self.matrix_run(py, what, &[a, b], Some(p), |be| be.solve_mod(&ra, &rb))?;
-                output::residues(py, kind, p, a.rows(), b.cols(), x.data())
-            }
-        }
-    }
-
     /// The characteristic or minimal polynomial of a square matrix, over Z or modulo
     /// `mod`, in the output type of `a`'s kind (coefficients to the degree).
     fn matrix_polynomial<'py>(

@@ -23,6 +23,7 @@ pub mod matrix;
 pub mod output;
 pub mod pylong;
 pub mod run;
+pub mod solve;
 
 use pyo3::prelude::*;
 

@@ -158,6 +158,22 @@ pub fn rationals<'py>(py: Python<'py>, kind: Kind, x: &RatMatrix) -> PyResult<Bo
     }
 }
 
+/// `(N, d)` for `X = N / d` over the common denominator `d`: `N` as [`integers`] makes
+/// it, `d` an int (an `fmpz` for python-flint's matrices).
+pub fn over_denominator<'py>(
+    py: Python<'py>,
+    kind: Kind,
+    d: &Integer,
+    n: IntMatrix,
+) -> PyResult<Bound<'py, PyAny>> {
+    let d = IntMaker::new(py)?.int(d)?;
+    let d = match kind {
+        Kind::Fmpz | Kind::Nmod => flint(py, "fmpz")?.call1((d,))?,
+        _ => d,
+    };
+    Ok((integers(py, kind, n)?, d).into_pyobject(py)?.into_any())
+}
+
 /// Makes `fractions.Fraction`s without a second gcd (the library's rationals are
 /// already in lowest terms).
 fn fraction_maker<'a, 'py>(

@@ -67,6 +67,53 @@ def test_solve_inverse_match_flint(backend, seed):
                 rns.inverse(a, mod=p, backend=backend)
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_solve_over_one_denominator_matches_flint(backend, seed):
+    """denominator=True: (N, d) with X = N / d, d the least common denominator, in each
+    input type, against python-flint's fmpq_mat solution."""
+    import numpy as np
+    from math import lcm
+
+    for rng, n, bits in cases(3000 + seed, 6):
+        a = rand_matrix(rng, n, n, bits)
+        fa = flint.fmpz_mat(a)
+        b = rand_matrix(rng, n, rng.randint(1, 3), bits)
+        if fa.det() == 0:
+            with pytest.raises(ZeroDivisionError):
+                rns.solve(a, b, backend=backend, denominator=True)
+            continue
+        x = fraction_rows(fa.solve(flint.fmpz_mat(b)))
+        d = lcm(*(q.denominator for row in x for q in row))
+        want = [[int(q * d) for q in row] for row in x]
+        assert rns.solve(a, b, backend=backend, denominator=True) == (want, d)
+        # numpy (an object array), rns.Matrix, python-flint (fmpz_mat, fmpz).
+        if bits <= 62:
+            got, dd = rns.solve(np.array(a, dtype=np.int64), np.array(b, dtype=np.int64), backend=backend, denominator=True)
+            assert (got.tolist(), dd) == (want, d)
+        got, dd = rns.solve(rns.Matrix(a), rns.Matrix(b), backend=backend, denominator=True)
+        assert (got.tolist(), dd) == (want, d)
+        got, dd = rns.solve(fa, flint.fmpz_mat(b), backend=backend, denominator=True)
+        assert isinstance(got, flint.fmpz_mat) and isinstance(dd, flint.fmpz)
+        assert (int_rows(got), int(dd)) == (want, d)
+        # The inverse the same way.
+        xi = fraction_rows(fa.inv())
+        di = lcm(*(q.denominator for row in xi for q in row))
+        assert rns.inverse(a, backend=backend, denominator=True) == ([[int(q * di) for q in r] for r in xi], di)
+
+
+def test_solve_over_one_denominator_edges(backend):
+    # Integer solutions (d = 1), a zero column of X, a vector right-hand side.
+    assert rns.solve([[2, 1], [1, 1]], [[1, 0], [1, 0]], backend=backend, denominator=True) == ([[0, 0], [1, 0]], 1)
+    assert rns.solve([[2, 1], [1, 3]], [1, 2], backend=backend, denominator=True) == ([1, 3], 5)
+    assert rns.solve([[4]], [[2]], backend=backend, denominator=True) == ([[1]], 2)
+    with pytest.raises(ValueError, match="over Q"):
+        rns.solve([[2, 1], [1, 3]], [1, 2], mod=P, backend=backend, denominator=True)
+    with pytest.raises(ValueError, match="over Q"):
+        rns.inverse([[2, 1], [1, 3]], mod=P, backend=backend, denominator=True)
+    with pytest.raises(ZeroDivisionError):
+        rns.solve([[1, 2], [2, 4]], [1, 2], backend=backend, denominator=True)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_matmul_matches_flint(backend, seed):
     rng = random.Random(2000 + seed)

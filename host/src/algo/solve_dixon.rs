@@ -1,12 +1,12 @@
-//! Solving `A X = B` over Q by Dixon's lifting ([`super::lift`]) on the CPU or the GPU,
-//! and the solution's fractions over its common denominator.
+//! Solving `A X = B` over Q by Dixon's lifting ([`super::lift`]) on the CPU or the GPU:
+//! the numerators over their least common denominator.
 
 use super::lift;
+use super::lift::DixonSolution;
 use super::method::Lifting;
 use crate::backend::Backend;
-use crate::error::{Error, Result};
-use crate::mat::matrix::{IntMatrix, RatMatrix};
-use crate::num::fractions::over_denominator;
+use crate::error::Result;
+use crate::mat::matrix::IntMatrix;
 use crate::timing::Laps;
 
 /// `X` by lifting where `lifting` says, to Cramer's bounds `bits` (stages on `laps`);
@@ -18,8 +18,8 @@ pub(crate) fn solve_dixon(
     backend: &Backend,
     lifting: Lifting,
     laps: &mut Laps,
-) -> Result<Option<RatMatrix>> {
-    let lifted = match lifting {
+) -> Result<Option<DixonSolution>> {
+    Ok(match lifting {
         Lifting::Gpu => lift::gpu::solve_within(backend, (a, b), bits)?.map(|(s, lifting)| {
             laps.append(lifting);
             s
@@ -29,13 +29,5 @@ pub(crate) fn solve_dixon(
             laps.stage("dixon lifting")?;
             s
         }
-    };
-    let Some(s) = lifted else {
-        return Ok(None);
-    };
-    let x =
-        over_denominator(s.numerators, &s.denominator).ok_or(Error::Singular { prime: None })?;
-    let x = RatMatrix::new(a.rows(), b.cols(), x)?;
-    laps.lap("fractions");
-    Ok(Some(x))
+    })
 }
