@@ -3,7 +3,7 @@
 //! and the fuzz target run the same code.
 
 use crate::compare::{self, Preset};
-use crate::matrix_run::{matmul_command, matrix_command, mod_command, peek, Text};
+use crate::matrix_run::{matmul_command, matrix_command, mod_command, peek, rationals, Text};
 use crate::output::{Failure, Output};
 use crate::session::Session;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -71,6 +71,10 @@ enum Command {
     Inverse {
         /// Matrix file; `-` reads standard input.
         a: String,
+        /// Over Q: the least common denominator d on a line, then N = d·A⁻¹ as a matrix
+        /// file (no entry reduced on its own).
+        #[arg(long, conflicts_with = "modulus")]
+        denominator: bool,
         #[command(flatten)]
         opts: ModOpts,
     },
@@ -80,6 +84,10 @@ enum Command {
         a: String,
         /// Matrix file of B (as many rows as A).
         b: String,
+        /// Over Q: the least common denominator d on a line, then N = d·X as a matrix file
+        /// (no entry reduced on its own: FLINT's fmpz_mat_solve form, faster for large systems).
+        #[arg(long, conflicts_with = "modulus")]
+        denominator: bool,
         #[command(flatten)]
         opts: ModOpts,
     },
@@ -333,29 +341,35 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
                 Ok(Box::new(move || format!("{r}\n")))
             },
         ),
-        Command::Inverse { a, opts } => matrix_command(
+        Command::Inverse {
+            a,
+            denominator,
+            opts,
+        } => matrix_command(
             out,
             &[&a],
             opts,
             MatrixKind::Inverse,
             |m, be, method| {
-                let (x, st) = rns::inverse_with(&m[0], be, &rns::SolveOptions { method })?;
-                Ok((Box::new(move || x.to_text()) as Text, st))
+                let id = IntMatrix::identity(m[0].rows());
+                rationals(&m[0], &id, be, (method, denominator))
             },
             |m, be| {
                 let x = be.inverse_mod(&m[0])?;
                 Ok(Box::new(move || x.to_text(0)))
             },
         ),
-        Command::Solve { a, b, opts } => matrix_command(
+        Command::Solve {
+            a,
+            b,
+            denominator,
+            opts,
+        } => matrix_command(
             out,
             &[&a, &b],
             opts,
             MatrixKind::Solve,
-            |m, be, method| {
-                let (x, st) = rns::solve_with(&m[0], &m[1], be, &rns::SolveOptions { method })?;
-                Ok((Box::new(move || x.to_text()) as Text, st))
-            },
+            |m, be, method| rationals(&m[0], &m[1], be, (method, denominator)),
             |m, be| {
                 let x = be.solve_mod(&m[0], &m[1])?;
                 Ok(Box::new(move || x.to_text(0)))

@@ -199,3 +199,21 @@ pub(crate) fn matmul_command(
 /// A result's text, made after the computation so that `--stats` times it apart (and
 /// the result outlives it: see `matrix_command`).
 pub(crate) type Text = Box<dyn Fn() -> String>;
+
+/// The solution over Q of `A X = B` (the inverse with `B = I`) by `method`: in lowest
+/// terms, or with `denominator` the least common denominator on a line and then the
+/// numerators as a matrix file.
+pub(crate) fn rationals(
+    a: &IntMatrix,
+    b: &IntMatrix,
+    be: &Backend,
+    (method, denominator): (Method, bool),
+) -> Result<(Text, Stages)> {
+    let opts = rns::SolveOptions { method };
+    if denominator {
+        let ((d, n), st) = rns::solve_over_denominator_with(a, b, be, &opts)?;
+        return Ok((Box::new(move || format!("{d}\n{}", n.to_text())), st));
+    }
+    let (x, st) = rns::solve_with(a, b, be, &opts)?;
+    Ok((Box::new(move || x.to_text()), st))
+}

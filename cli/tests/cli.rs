@@ -144,6 +144,10 @@ fn matrix_commands_print_results_in_the_matrix_format() {
     ok(&["solve", a, b], "2 1\n1\n-1\n");
     ok(&["solve", a, s], "2 2\n1/5 2/5\n3/5 6/5\n");
     ok(&["inverse", a], "2 2\n3/5 -1/5\n-1/5 2/5\n");
+    // Over one denominator: d, then N = d·X.
+    ok(&["solve", a, s, "--denominator"], "5\n2 2\n1 2\n3 6\n");
+    ok(&["solve", a, b, "--denominator"], "1\n2 1\n1\n-1\n");
+    ok(&["inverse", a, "--denominator"], "5\n2 2\n3 -1\n-1 2\n");
     ok(
         &["inverse", a, "--mod", p],
         "2 2\n429496730 1288490188\n1288490188 1717986918\n",
@@ -179,6 +183,7 @@ fn matrix_commands_reject_bad_input_with_one_line() {
     let (a, s, r, junk) = (f[0].as_str(), f[1].as_str(), f[2].as_str(), f[3].as_str());
     for (args, needle) in [
         (vec!["solve", s, a], "singular"),
+        (vec!["solve", s, a, "--denominator"], "singular"),
         (
             vec!["inverse", s, "--mod", "2147483647"],
             "singular modulo 2147483647",
