@@ -3,7 +3,8 @@
 kernel paths, repeated, interleaved, across engines, from threads and through
 `rns batch`, under a watchdog; every answer must equal the case's first one.
 
-Cases (seeded, `--sizes small|full`): det, rank, rref, nullspace, charpoly, minpoly, solve, inverse, matmul, resultant
+Cases (seeded, `--sizes small|full`): det, rank, rref, nullspace, charpoly, minpoly, solve (also over one
+denominator: solve_den), inverse, matmul, resultant
 and resultant_xy, over Z and modulo p = 2147483629, as methods of `rns.Engine`
 objects (and, in phase 3, the module functions). Inputs are lists of rows of Python
 ints, one rns.Matrix (a matmul) and one numpy int64 array (a det mod p). `full` is for
@@ -72,6 +73,7 @@ CLI_LINES = 200
 # thread per prime below degree 32, one block per prime from 32.
 SIZES = {
     "small": "det Z 8 64, det p 8 64 numpy, rank Z 8 64 5, rank p 8 64 6, solve Z 8 64 2, solve p 8 64 2,"
+             "solve_den Z 8 64 2,"
              "inverse Z 8 64, inverse p 8 64, matmul Z 8 64, matmul Z 6 1000 matrix, matmul p 8 31,"
              "resultant Z 10 64, resultant p 10 64, resultant_xy Z 3 64, resultant_xy p 3 64,"
              "charpoly Z 8 64, charpoly p 8 64, rref Z 8 64 5, rref p 8 64 6, nullspace Z 8 64 5,"
@@ -80,6 +82,7 @@ SIZES = {
             "det p 1500 64 numpy,"
             "rank Z 60 64 45, rank Z 300 64 250, rank p 300 64 250,"
             "solve Z 60 64 1, solve Z 300 64 2, solve Z 400 64 1, solve p 500 64 4,"
+            "solve_den Z 300 64 2, solve_den Z 400 64 1,"
             "inverse Z 60 64, inverse Z 120 64, inverse p 500 64,"
             "matmul Z 100 64, matmul Z 256 1000 matrix, matmul Z 1024 64, matmul p 2048 31,"
             "resultant Z 20 64, resultant Z 500 200, resultant Z 2000 64, resultant p 500 200,"
@@ -128,6 +131,9 @@ class Case:
         self.name = f"{op}-{'p' if mod else 'Z'}-{n}-{bits}b" + (f"-{extra}" if isinstance(extra, str) else "")
         self.first = self.answer = None
         self.times = []
+        # solve_den: the solve over one denominator (denominator=True), (N, d).
+        self.kwargs = {"denominator": True} if op == "solve_den" else {}
+        op = self.op = "solve" if op == "solve_den" else op
         if op in ("det", "inverse"):
             a = matrix(rng, n, n, bits)
             self.args = (np.array(a, dtype=np.int64) if extra == "numpy" else a,)
@@ -237,7 +243,7 @@ class Soak:
     def compute(self, engine, case, phase_name, limit):
         t0 = time.perf_counter()
         with self.dog.guard(case.name, phase_name, limit):
-            got = normal(getattr(engine, case.op)(*case.args, mod=case.mod))
+            got = normal(getattr(engine, case.op)(*case.args, mod=case.mod, **case.kwargs))
         return time.perf_counter() - t0, got
 
     def call(self, engine, case, phase, concurrency=1):
@@ -379,7 +385,7 @@ class ModuleFunctions:
         self.backend = backend
 
     def __getattr__(self, op):
-        return lambda *args, mod=None: getattr(rns, op)(*args, mod=mod, backend=self.backend)
+        return lambda *args, mod=None, **kw: getattr(rns, op)(*args, mod=mod, backend=self.backend, **kw)
 
     def __repr__(self):
         return f"rns.<functions>(backend={self.backend!r})"
@@ -403,7 +409,8 @@ def cli_line(case, d, k):
                 f.writelines(" ".join(map(str, r)) + "\n" for r in rows)
         paths.append(path)
     mod = f" --mod {case.mod}" if case.mod and not case.op.startswith("resultant") else ""
-    return f"{case.op.replace('_', '-')} {' '.join(paths)}{mod}"
+    den = " --denominator" if case.kwargs.get("denominator") else ""
+    return f"{case.op.replace('_', '-')} {' '.join(paths)}{mod}{den}"
 
 
 def entry(token):
@@ -413,6 +420,9 @@ def entry(token):
 def cli_answer(f, case):
     """Reads the answer of `case` from the batch's output `f`, as the Python API gives it."""
     first = f.readline().split()
+    if case.kwargs.get("denominator"):  # d, then N as a matrix file
+        d, (rows, _) = int(first[0]), map(int, f.readline().split())
+        return [[int(t) for t in f.readline().split()] for _ in range(rows)], d
     if case.op in ("det", "rank", "resultant"):
         x = int(first[0])
         return x % case.mod if case.mod else x
