@@ -9,6 +9,7 @@ use crate::session::Session;
 use clap::{Parser, Subcommand, ValueEnum};
 use rns::algo::estimate::{self, Dims, MatrixKind};
 use rns::input::read_source;
+use rns::mat::matrix::require_square;
 use rns::mat::modmat::MatrixPolynomial;
 use rns::{BackendChoice, Devices, IntMatrix, Method, ModMatrices};
 use std::ffi::OsString;
@@ -351,8 +352,8 @@ fn run(cli: Cli, out: &mut Output) -> std::result::Result<(), Failure> {
             opts,
             MatrixKind::Inverse,
             |m, be, method| {
-                let id = IntMatrix::identity(m[0].rows());
-                rationals(&m[0], &id, be, (method, denominator))
+                let n = require_square(m[0].rows(), m[0].cols(), "the inverse")?;
+                rationals(&m[0], &IntMatrix::identity(n), be, (method, denominator))
             },
             |m, be| {
                 let x = be.inverse_mod(&m[0])?;

@@ -189,6 +189,10 @@ fn matrix_commands_reject_bad_input_with_one_line() {
             "singular modulo 2147483647",
         ),
         (vec!["inverse", r], "square"),
+        (
+            vec!["inverse", r, "--denominator"],
+            "the inverse needs a square matrix",
+        ),
         (vec!["charpoly", r], "square"),
         (vec!["minpoly", r], "square"),
         (vec!["matmul", r, r], "cannot multiply"),

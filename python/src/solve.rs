@@ -35,14 +35,13 @@ impl Engine {
             return Ok(PyList::empty(py).into_any());
         }
         match p {
-            None if common => {
-                let (ma, mb) = (ints(py, a), ints(py, b));
-                let run = |be: &_| rns::solve_over_denominator(&ma, &mb, be);
-                let (d, x) = self.matrix_run(py, what, &[a, b], p, run)?;
-                output::over_denominator(py, kind, &d, x)
-            }
             None => {
                 let (ma, mb) = (ints(py, a), ints(py, b));
+                if common {
+                    let run = |be: &_| rns::solve_over_denominator(&ma, &mb, be);
+                    let (d, x) = self.matrix_run(py, what, &[a, b], p, run)?;
+                    return output::over_denominator(py, kind, &d, x);
+                }
                 let x = self.matrix_run(py, what, &[a, b], p, |be| rns::solve(&ma, &mb, be))?;
                 output::rationals(py, kind, &x)
             }
