@@ -4,7 +4,8 @@
 //! `multimodular`). One run after a warm-up on a small system; the stages as
 //! `solve_with` reports them, and the total.
 //!
-//! `cargo run --release --example solve_bench -- N L BITS METHOD [N L BITS METHOD ...]`
+//! `cargo run --release --example solve_bench -- [--host-numerators] N L BITS METHOD [...]`
+//! (`--host-numerators`: the lifting's numerators by the host's GMP, not on the device).
 
 use rns::{solve_with, Backend, BackendChoice, IntMatrix, Method};
 use rns_suite::Gen;
@@ -13,9 +14,16 @@ use std::time::Instant;
 type R<T> = Result<T, Box<dyn std::error::Error>>;
 
 fn main() -> R<()> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
     let backend = Backend::select(BackendChoice::Gpu).unwrap_or(Backend::Cpu);
     println!("backend: {}", backend.name());
+    if args.first().map(String::as_str) == Some("--host-numerators") {
+        args.remove(0);
+        if let Some(g) = backend.gpu() {
+            g.config().set_numerators_on_device(Some(usize::MAX));
+        }
+        println!("numerators on the host");
+    }
     let mut gen = Gen::new(7);
     let (a, b) = (gen.matrix(50, 50, 64), gen.matrix(50, 40, 64));
     solve_with(&a, &b, &backend, &Method::Dixon.into())?;

@@ -166,6 +166,29 @@ pub fn residue_of_digits(
     r
 }
 
+/// The binary words of `Σ_w c_w·2^(32w)` for `words` terms `c_w` of `nlimbs ≤ 4` limbs
+/// each (`term(w, j)` is limb `j` of term `w`), least significant first: `put(w, word)`
+/// for `w < words + tail`. Exact when the sum is below `2^(32·(words + tail))`.
+#[inline(always)]
+pub fn carry_terms(
+    (words, nlimbs, tail): (usize, usize, usize),
+    term: impl Fn(usize, usize) -> u32,
+    mut put: impl FnMut(usize, u32),
+) {
+    let mut acc: u128 = 0;
+    for w in 0..words {
+        for j in 0..nlimbs.min(4) {
+            acc += (term(w, j) as u128).wrapping_shl(32 * j as u32);
+        }
+        put(w, acc as u32);
+        acc >>= 32;
+    }
+    for w in 0..tail {
+        put(words + w, acc as u32);
+        acc >>= 32;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -232,5 +255,15 @@ mod tests {
                 check(x, moduli, q);
             }
         }
+    }
+
+    #[test]
+    fn carried_terms_cross_every_word() {
+        // c_0 = 2^64 + 5, c_1 = 2^96 − 1 (every limb full), c_2 = 7: three limbs each.
+        let terms = [[5u32, 0, 1], [u32::MAX; 3], [7, 0, 0]];
+        let mut out = [0u32; 6];
+        carry_terms((3, 3, 3), |w, j| terms[w][j], |w, v| out[w] = v);
+        // 5 + 2^64 + (2^96 − 1)·2^32 + 7·2^64 = 2^128 + 7·2^64 + (2^32 − 1)·2^32 + 5.
+        assert_eq!(out, [5, u32::MAX, 7, 0, 1, 0]);
     }
 }

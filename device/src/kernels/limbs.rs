@@ -2,7 +2,8 @@
 //! binary limbs (`rns_core::limbs`), what the host needs to build its integers with one
 //! copy each; or their decimal text (`rns_core::decimal`), chunks of nine digits and
 //! then the bytes, so that large results never become integers on the host. And the way
-//! in: decimal text read straight into binary words (`rns_decimal_words`).
+//! in: decimal text read straight into binary words (`rns_decimal_words`). And sums of
+//! limbs carried into binary words (`rns_carry_terms`).
 
 use super::number_loop;
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -205,4 +206,28 @@ pub unsafe extern "ptx-kernel" fn rns_decimal_words(
         most = most.max(b);
     });
     AtomicU32::from_ptr(bits).fetch_max(most, Ordering::Relaxed);
+}
+
+/// One thread per number (grid-stride) of `len` numbers, number `i` the sum
+/// `Σ_w c_w·2^(32w)` of `words` terms given as `nlimbs ≤ 4` 32-bit limbs, limb-major
+/// over the `words × len` terms (limb `j` of term `w` of number `i` at
+/// `terms[j·words·len + w·len + i]`): writes the sum's `words + tail` binary words,
+/// least significant first, word-major (`out[w·len + i]`; reads and writes coalesced).
+/// The words past `words + tail` are to be zero (the caller's bound).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_carry_terms(
+    out: *mut u32,
+    terms: *const u32,
+    len: u32,
+    words: u32,
+    nlimbs: u32,
+    tail: u32,
+) {
+    let (len_u, words_u) = (len as usize, words as usize);
+    let plane = words_u * len_u;
+    let shape = (words_u, nlimbs as usize, tail as usize);
+    number_loop(len_u, |i| {
+        let term = |w: usize, j: usize| *terms.add(j * plane + w * len_u + i);
+        limbs::carry_terms(shape, term, |w, v| *out.add(w * len_u + i) = v);
+    });
 }

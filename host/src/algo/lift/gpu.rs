@@ -11,9 +11,10 @@
 //! is split by rows across them (`ops::dixon_devices`): the same digits, each device
 //! holding the matrix.
 
+use super::numerators::numerators_on_device;
 use super::{
     base_of, divisor_of, entry_values, finish_with, limb_of, numerator_steps, row0_denominator,
-    steps_for, DixonSolution, Expansion, PRIMES_TRIED,
+    steps_for, DixonSolution, Expansion, Values, PRIMES_TRIED,
 };
 use crate::backend::gpu::launch;
 use crate::backend::gpu::ops;
@@ -434,6 +435,7 @@ fn solve_columns(
 ) -> Result<Option<DixonSolution>> {
     let (bits, l) = (prep.bits, b.cols());
     let (moduli, steps) = (primes(), |m: &[Modulus]| steps_by(bits, m));
+    let gpu = &prep.limbs[0].0;
     match how {
         How::Rows => {
             let started = ops::start_lift_on(
@@ -444,14 +446,14 @@ fn solve_columns(
                 prep.ranks,
             )?;
             match started {
-                Some(mut lift) => reconstruct(a, b, bits, &mut lift, laps),
+                Some(mut lift) => reconstruct(gpu, (a, b), bits, &mut lift, laps),
                 None => Ok(None),
             }
         }
         How::Block => {
             let (gpu, limbs) = &prep.limbs[0];
             match ops::start_block_lift(gpu, limbs, (rhs, l), moduli, steps)? {
-                Some(mut lift) => reconstruct(a, b, bits, &mut lift, laps),
+                Some(mut lift) => reconstruct(gpu, (a, b), bits, &mut lift, laps),
                 None => Ok(None),
             }
         }
@@ -461,13 +463,15 @@ fn solve_columns(
 /// The reconstruction of a lifting under way: tried after 16, 32, 64, … steps (row 0
 /// first, from its digits alone, with a margin before the bound, while the device runs
 /// as many steps again; then every entry, certain by the bound or checked exactly:
-/// [`finish_with`]), and at the bound, where it cannot fail. On the way the lifting
-/// stops once at the numerators' steps of the bound ([`numerator_steps`]): their digits
-/// come down and every entry's value is formed on the host while the device lifts the
-/// steps beyond.
+/// [`finish_with`]), and at the bound, where it cannot fail. Each entry's numerator
+/// `den·x mod P^s` comes from one product on `gpu` where
+/// `GpuConfig::numerators_on_device_for` says ([`numerators_on_device`]); else on the
+/// host, the lifting stopping once at the numerators' steps of the bound
+/// ([`numerator_steps`]) so that every entry's value is formed on the host while the
+/// device lifts the steps beyond.
 fn reconstruct(
-    a: &IntMatrix,
-    b: &IntMatrix,
+    gpu: &Arc<Gpu>,
+    (a, b): (&IntMatrix, &IntMatrix),
     bits: (u64, u64),
     lift: &mut impl Lifting,
     laps: &mut Laps,
@@ -478,6 +482,15 @@ fn reconstruct(
     let k_max = steps_for(bits, &radices);
     let base = base_of(&radices);
     let short_max = numerator_steps(a, b, &base, k_max);
+    let modulus_bits = short_max as u64 * base.significant_bits() as u64;
+    let on_device = gpu.config().numerators_on_device_for(n * l, modulus_bits);
+    // The numerators' stages on the device, apart from the rest of the reconstruction.
+    let device_laps = std::cell::RefCell::new(Laps::start());
+    let products = |x: &Expansion, shape, den: &Integer, m: &Integer| {
+        let mut stages = device_laps.borrow_mut();
+        stages.restart();
+        numerators_on_device(gpu, x, shape, den, m, &mut stages)
+    };
     // The numerators' digits and values, formed while the last steps run.
     let mut ahead: Option<(Expansion, Vec<Integer>)> = None;
     lift.run(16.min(k_max))?;
@@ -494,7 +507,7 @@ fn reconstruct(
                 next = short_max;
             }
             // Their digits before the next steps are queued (the copy would wait for them).
-            let digits = match ahead.is_none() && k >= short_max {
+            let digits = match !on_device && ahead.is_none() && k >= short_max {
                 true => Some(expansion(lift, &radices, n * l, short_max)?),
                 false => None,
             };
@@ -524,17 +537,27 @@ fn reconstruct(
                 false => numerator_steps(a, b, &base, k),
             };
             let (x, values) = match ahead.take() {
-                Some((x, values)) if x.steps() == short => (x, Some(values)),
-                _ => (expansion(lift, &radices, n * l, short)?, None),
+                Some((x, values)) if x.steps() == short => (x, Values::Formed(values)),
+                _ => (expansion(lift, &radices, n * l, short)?, Values::Host),
+            };
+            let values = match on_device {
+                true => Values::Products(&products),
+                false => values,
             };
             laps.lap("lift: digits down");
             let whole = || expansion(lift, &radices, n * l, k);
-            if let Some(s) = finish_with(a, b, (&x, k, Some(&whole)), den, values)? {
-                laps.lap("lift: reconstruct, check");
+            let found = finish_with(a, b, (&x, k, Some(&whole)), den, values)?;
+            let total = laps.restart();
+            let device = device_laps.replace(Laps::start()).into_stages();
+            let spent: Duration = device.iter().map(|(_, d)| *d).sum();
+            for (name, d) in device {
+                laps.add(name, d);
+            }
+            laps.add("lift: reconstruct, check", total.saturating_sub(spent));
+            if let Some(s) = found {
                 let devices = lift.devices();
                 return Ok(Some(DixonSolution { devices, ..s }));
             }
-            laps.lap("lift: reconstruct, check");
         }
         if k >= k_max {
             return Err(Error::Internal(

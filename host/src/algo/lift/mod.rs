@@ -12,12 +12,14 @@
 
 pub mod cpu;
 pub mod gpu;
+mod numerators;
 mod steps;
 
 use crate::error::{Error, Result};
 use crate::mat::matrix::IntMatrix;
 use crate::num::barrett::Barrett;
 use crate::num::ratrecon::rational_reconstruct;
+use crate::num::vector::residues_into;
 use rayon::prelude::*;
 use rns_core::padic::LIMB_BITS;
 use rug::{Complete, Integer};
@@ -238,7 +240,7 @@ pub(crate) fn finish(
 ) -> Result<Option<DixonSolution>> {
     let first = x.value(0, &x.powers());
     match row0_denominator(&first, &x.base(), x.steps(), early) {
-        Some(den) => finish_with(a, b, (x, x.steps(), None), den, None),
+        Some(den) => finish_with(a, b, (x, x.steps(), None), den, Values::Host),
         None => Ok(None),
     }
 }
@@ -265,17 +267,34 @@ pub(crate) fn entry_values(x: &Expansion, entries: usize, steps: usize) -> Vec<I
         .collect()
 }
 
+/// `den·x_e modulo P^s` (up to a multiple of it) for the first `entries` entries of an
+/// expansion over its first `s` steps, given `den` and `P^s`; `None` where it could not
+/// (the host then forms them).
+pub(crate) type Products<'a> =
+    &'a dyn Fn(&Expansion, (usize, usize), &Integer, &Integer) -> Result<Option<Vec<Integer>>>;
+
+/// Where [`finish_with`] gets each entry's `den·x_e mod P^s`.
+pub(crate) enum Values<'a> {
+    /// From its digits, on the host.
+    Host,
+    /// From its value over the numerators' steps, formed already ([`entry_values`]).
+    Formed(Vec<Integer>),
+    /// From this, else on the host.
+    Products(Products<'a>),
+}
+
 /// [`finish`] from row 0's denominator `den` of a `k`-step expansion of which `x`
 /// holds at least the [`numerator_steps`] (the rest from `whole` when an entry needs
 /// them): every entry over a common denominator (grown by one reconstruction per entry
-/// it does not explain), checked exactly. `values`, when given, are [`entry_values`]
-/// of `x` over its steps, taken when those are the numerators' steps of `k`.
+/// it does not explain), checked exactly. `values` says where each entry's product by
+/// `den` comes from ([`Values::Formed`] taken when `x` holds the numerators' steps of
+/// `k`).
 pub(crate) fn finish_with(
     a: &IntMatrix,
     b: &IntMatrix,
     (x, k, whole): (&Expansion, usize, Whole<'_>),
     mut den: Integer,
-    values: Option<Vec<Integer>>,
+    values: Values<'_>,
 ) -> Result<Option<DixonSolution>> {
     let (n, l) = (a.rows(), b.cols());
     let base = x.base();
@@ -286,10 +305,6 @@ pub(crate) fn finish_with(
     // (about half), the fewest that certify the answer (`certified`).
     let sizes = residual_sizes(a, b);
     let (short, short_modulus, certifies) = short_modulus(sizes.as_ref(), &bound, (&base, k));
-    let values = match values {
-        Some(v) if v.len() == n * l && x.steps() == short => v,
-        _ => entry_values(x, n * l, short),
-    };
     // The balanced residue of `v` modulo p^short.
     let half = Integer::from(&short_modulus >> 1u32);
     let reducer = Barrett::new(short_modulus.clone())
@@ -308,10 +323,23 @@ pub(crate) fn finish_with(
     // The denominator reduced once: each product is then of two numbers below p^short
     // (about half the bits of den·v, and half the reduction).
     let den_short = den.clone().modulo(&short_modulus);
-    let mut ys: Vec<Integer> = values
-        .par_iter()
-        .map(|v| balanced(Integer::from(&den_short * v)))
-        .collect();
+    let products = match &values {
+        Values::Products(f) => f(x, (n * l, short), &den_short, &short_modulus)?,
+        _ => None,
+    };
+    let mut ys: Vec<Integer> = match products {
+        Some(p) => p.into_par_iter().map(balanced).collect(),
+        None => {
+            let values = match values {
+                Values::Formed(v) if v.len() == n * l && x.steps() == short => v,
+                _ => entry_values(x, n * l, short),
+            };
+            values
+                .par_iter()
+                .map(|v| balanced(Integer::from(&den_short * v)))
+                .collect()
+        }
+    };
     let mut within = true;
     while let Some(e) = ys.par_iter().position_first(|y| *y.as_abs() > bound) {
         let all = match (whole, &fetched) {
@@ -416,29 +444,36 @@ fn certified(sizes: &Integer, bound: &Integer, modulus: &Integer) -> bool {
 }
 
 /// Whether `A·Y ≡ d·B` modulo two primes (which `certified` makes a check against a
-/// faulty device, not a proof).
+/// faulty device, not a proof): each entry reduced modulo both at once, in one pass
+/// over `A`.
 fn checks_modulo_primes(a: &IntMatrix, b: &IntMatrix, y: &[Integer], d: &Integer) -> bool {
     let (n, l) = (a.rows(), b.cols());
-    rns_core::prime::moduli_descending(|_| false)
+    let moduli: Vec<rns_core::Modulus> = rns_core::prime::moduli_descending(|_| false)
         .skip(16)
         .take(2)
-        .all(|p| {
-            let m = rns_core::Modulus::new(p).expect("a generated prime");
-            let residue = |x: &Integer| x.mod_u(p);
-            let ym: Vec<u32> = y.par_iter().map(residue).collect();
-            let dm = residue(d);
-            // Row by row: each row of `A` reduced once for all the right-hand sides.
-            (0..n).into_par_iter().all(|i| {
-                let row: Vec<u32> = a.row(i).iter().map(residue).collect();
-                (0..l).all(|c| {
-                    let mut s = 0u32;
-                    for (j, &aij) in row.iter().enumerate() {
-                        s = m.add(s, m.mul(aij, ym[j * l + c]));
-                    }
-                    s == m.mul(dm, residue(&b.entries()[i * l + c]))
-                })
+        .map(|p| rns_core::Modulus::new(p).expect("a generated prime"))
+        .collect();
+    let both = |x: &Integer| {
+        let mut r = [0u32; 2];
+        residues_into(x, &moduli, &mut r);
+        r
+    };
+    let ym: Vec<[u32; 2]> = y.par_iter().map(both).collect();
+    let dm = both(d);
+    // Row by row: each row of `A` reduced once for all the right-hand sides.
+    (0..n).into_par_iter().all(|i| {
+        let row: Vec<[u32; 2]> = a.row(i).iter().map(both).collect();
+        (0..l).all(|c| {
+            let bm = both(&b.entries()[i * l + c]);
+            moduli.iter().enumerate().all(|(q, m)| {
+                let mut s = 0u32;
+                for (j, r) in row.iter().enumerate() {
+                    s = m.add(s, m.mul(r[q], ym[j * l + c][q]));
+                }
+                s == m.mul(dm[q], bm[q])
             })
         })
+    })
 }
 
 /// Whether `A·Y = d·B` exactly.

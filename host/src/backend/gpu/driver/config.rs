@@ -53,6 +53,13 @@ pub const INVERSE_PANELS_FROM: usize = 512;
 /// 66.9 / 189; three primes 1000² 6.4 / 11.1, 2000² 13.8 / 33.9, 4000² 33.3 / 126.
 pub const INVERSE_RECURSION_FROM: usize = 3000;
 
+/// The least `entries × bits` of the numerators' modulus `P^s` from which a solve's
+/// numerators `den·x mod P^s` come by default from one exact product of the lifting's
+/// digits on the device (`crate::algo::lift::numerators`) instead of the host's GMP
+/// (each entry's value from its digits, then a product by `den`: about six
+/// multiplications of that size an entry).
+pub const NUMERATORS_ON_DEVICE_FROM: usize = 1 << 24;
+
 /// Columns per panel of a factorization by panel inverses of `channels` matrices
 /// `n × cols` (LU, or with `jordan` Gauss–Jordan) by default: the products' inner
 /// dimension, and the block that one thread block inverts in shared memory, whose steps
@@ -121,6 +128,8 @@ pub struct GpuConfig {
     inverse_panel: AtomicUsize,
     /// The least `primes × order` of inverses by recursive Schur complements.
     inverse_recursion_from: AtomicUsize,
+    /// The least `entries × bits` of the solve's numerators made on the device.
+    numerators_on_device_from: AtomicUsize,
     /// Dixon's lifting: 0 rows in shared memory where they fit, 1 always there, 2
     /// always in global memory; with 2, the blocks of the launch (0: all that fit).
     lift_rows: AtomicU8,
@@ -179,6 +188,7 @@ impl GpuConfig {
             inverse_panels_from: AtomicUsize::new(INVERSE_PANELS_FROM),
             inverse_panel: AtomicUsize::new(0),
             inverse_recursion_from: AtomicUsize::new(INVERSE_RECURSION_FROM),
+            numerators_on_device_from: AtomicUsize::new(NUMERATORS_ON_DEVICE_FROM),
             lift_rows: AtomicU8::new(0),
             lift_blocks: AtomicUsize::new(0),
             lift_primes: AtomicUsize::new(0),
@@ -359,6 +369,21 @@ impl GpuConfig {
         let off = self.tensor_cores.load(Ordering::Relaxed) == 2;
         let from = self.inverse_recursion_from.load(Ordering::Relaxed);
         !off && channels.saturating_mul(n) >= from
+    }
+
+    /// Makes a solve's numerators on the device from `entries × bits` = `from` (`None`:
+    /// [`NUMERATORS_ON_DEVICE_FROM`]; `Some(usize::MAX)`: never, the host's GMP always).
+    pub fn set_numerators_on_device(&self, from: Option<usize>) {
+        let from = from.unwrap_or(NUMERATORS_ON_DEVICE_FROM);
+        self.numerators_on_device_from
+            .store(from, Ordering::Relaxed);
+    }
+
+    /// Whether `entries` numerators modulo a number of `bits` bits are made on the device
+    /// (as [`GpuConfig::set_numerators_on_device`] says).
+    pub fn numerators_on_device_for(&self, entries: usize, bits: u64) -> bool {
+        let from = self.numerators_on_device_from.load(Ordering::Relaxed);
+        from != usize::MAX && (entries as u128) * (bits as u128) >= from as u128
     }
 
     /// Splits residues for the tensor cores as given, or by size (`None`, the default:

@@ -207,6 +207,16 @@ impl Gpu {
         self.staged(stream, (src, 0..words), dst)
     }
 
+    /// Copies the words `x` to a new device buffer on `stream` and waits, staged as
+    /// [`Gpu::htod_bytes`] when large.
+    pub(crate) fn upload_staged(
+        &self,
+        stream: &Arc<CudaStream>,
+        x: &[u32],
+    ) -> Result<CudaSlice<u32>> {
+        self.htod_bytes(stream, bytes_of(x))
+    }
+
     /// Copies `src` to a new device buffer of `src.len().div_ceil(4)` words (four bytes
     /// a word, for a kernel that reads them through a byte pointer; the last word's
     /// spare bytes unspecified) on `stream`, and waits: through two page-locked buffers

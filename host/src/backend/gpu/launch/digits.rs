@@ -370,3 +370,45 @@ pub fn launch_digits_limbs(
         &nl
     )
 }
+
+/// `rns_carry_terms`: `len` numbers, each the sum `Σ_w c_w·2^(32w)` of `words` terms of
+/// `nlimbs ≤ 4` limbs (`terms`, limb-major over the `words × len` terms, as
+/// [`launch_digits_limbs`] writes them for a product of `words` rows and `len` columns),
+/// as `words + tail` binary words each, word-major, into `out`.
+pub fn launch_carry_terms(
+    gpu: &Gpu,
+    stream: &Arc<CudaStream>,
+    out: &mut CudaSlice<u32>,
+    terms: &CudaSlice<u32>,
+    (len, words, nlimbs, tail): (usize, usize, usize, usize),
+) -> Result<()> {
+    need("carried words", out, (words + tail) * len)?;
+    need("terms' limbs", terms, nlimbs * words * len)?;
+    if nlimbs > 4 || (words + tail) * len > u32::MAX as usize {
+        return Err(Error::Internal(format!(
+            "carries of {len} sums of {words} terms of {nlimbs} limbs"
+        )));
+    }
+    if len == 0 {
+        return Ok(());
+    }
+    let blocks = len.div_ceil(LIMBS_THREADS as usize);
+    let cfg = LaunchConfig {
+        grid_dim: (grid_limit("carry blocks", blocks, i32::MAX as usize)?, 1, 1),
+        block_dim: (LIMBS_THREADS, 1, 1),
+        shared_mem_bytes: 0,
+    };
+    let (l, w, nl, t) = (len as u32, words as u32, nlimbs as u32, tail as u32);
+    launch!(
+        gpu,
+        stream,
+        &gpu.kernels().carry_terms,
+        cfg,
+        out,
+        terms,
+        &l,
+        &w,
+        &nl,
+        &t
+    )
+}

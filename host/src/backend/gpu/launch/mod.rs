@@ -28,8 +28,8 @@ pub use decimal::{
     chunks_for, launch_decimal_text, launch_decimal_words, launch_digits_decimal, Chunks,
 };
 pub use digits::{
-    digits_per_block, launch_cmp, launch_compare, launch_digits, launch_digits_limbs,
-    launch_digits_of, launch_interval, launch_interval_table, launch_mr_table,
+    digits_per_block, launch_carry_terms, launch_cmp, launch_compare, launch_digits,
+    launch_digits_limbs, launch_digits_of, launch_interval, launch_interval_table, launch_mr_table,
 };
 pub use digits::{limbs_for, product_mod, MrcTables};
 pub(crate) use dixon::launch_dixon_lift;

@@ -6,7 +6,8 @@
 //! [`eliminate`]); determinants of a few large matrices with the whole device
 //! ([`few`], [`schur`]; split by rows across devices, [`few_devices`]); the inverse of
 //! one large matrix by recursive Schur complements ([`inverse`]); Dixon's lifting ([`dixon`], on several devices
-//! [`dixon_devices`]); resultants ([`resultant`]);
+//! [`dixon_devices`]); resultants ([`resultant`]); sums of big integers weighted by
+//! digits, by one exact product ([`weighted`]);
 //! device-resident values ([`resident`]); the device's measured speed ([`speed()`]).
 
 // Public (and used) only with the `raw-gpu` feature; crate-internal otherwise.
@@ -36,6 +37,7 @@ pub mod schur;
 pub mod speed;
 pub mod tables;
 pub mod vectors;
+pub mod weighted;
 
 pub use dixon::{det_mod_limbs, start_lift, upload_limbs, DeviceLimbs, Lift};
 pub use dixon_block::{block_lift_words, start_block_lift, BlockLift, Lifting};
@@ -49,9 +51,12 @@ pub use matrices::{
     matrix_polynomial_per_channel,
 };
 pub use order::cofactor_inverses;
-pub use product::{matmul_limbs, matmul_packed, matmul_text, matmul_text_on, Operand};
+pub use product::{
+    matmul_limbs, matmul_limbs_on, matmul_packed, matmul_text, matmul_text_on, Operand,
+};
 pub use resultant::{plan_points, resultant_per_channel, resultant_words};
 pub use resultant::{resultant_xy_plan, resultant_xy_words, PointsPlan};
 pub use speed::speed;
 pub use tables::mrc_tables;
 pub use vectors::{compare, digits, elementwise, equal, reduce_words};
+pub use weighted::weighted_sums;

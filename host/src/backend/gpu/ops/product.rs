@@ -123,35 +123,69 @@ pub fn matmul_limbs(
     (a, b): (Packed, Packed),
     shape: (usize, usize, usize),
 ) -> Result<Option<(Words, Vec<u32>, usize)>> {
+    let streams = gpu.lease_streams(1)?;
+    let operands = (Operand::Host(a, true), Operand::Host(b, true));
+    matmul_limbs_on(gpu, &streams[0], moduli, operands, (shape, 0))
+}
+
+/// [`matmul_limbs`] on stream `s` of any operands, with `extra` more device words held
+/// meanwhile (operands already on the device, say).
+pub fn matmul_limbs_on(
+    gpu: &Arc<Gpu>,
+    s: &Arc<CudaStream>,
+    moduli: &[Modulus],
+    operands: (Operand, Operand),
+    (shape, extra): ((usize, usize, usize), usize),
+) -> Result<Option<(Words, Vec<u32>, usize)>> {
+    let np = shape.0 * shape.2;
+    let Some((limbs, mut scratch, flags, nlimbs)) =
+        matmul_limbs_device(gpu, s, moduli, operands, (shape, extra))?
+    else {
+        return Ok(None);
+    };
+    // Number-major over the digits' buffer, then straight into page-locked memory when
+    // the pool lends it.
+    launch::launch_transpose(gpu, s, &mut scratch, &limbs, (nlimbs, np))?;
+    let mut out = gpu.result_words(nlimbs * np);
+    if out.is_locked() {
+        gpu.dtoh(s, &scratch.slice(0..nlimbs * np), &mut out[..])?;
+        gpu.sync_stream(s)?;
+    } else {
+        out = gpu.download_on(s, &scratch, nlimbs * np)?.into();
+    }
+    Ok(Some((out, flags, nlimbs)))
+}
+
+/// The exact product's limbs on the device: the magnitudes' limbs limb-major
+/// (`nlimbs × n·p`), a scratch buffer of at least as many words, the flags (on the
+/// host) and `nlimbs`.
+pub(crate) type ProductLimbs = (CudaSlice<u32>, CudaSlice<u32>, Vec<u32>, usize);
+
+/// The exact product as [`matmul_limbs_on`] makes it, left on the device
+/// ([`ProductLimbs`]).
+pub(crate) fn matmul_limbs_device(
+    gpu: &Arc<Gpu>,
+    s: &Arc<CudaStream>,
+    moduli: &[Modulus],
+    operands: (Operand, Operand),
+    (shape, extra): ((usize, usize, usize), usize),
+) -> Result<Option<ProductLimbs>> {
     let (channels, np) = (moduli.len(), shape.0 * shape.2);
     let range = channels - 1;
-    let streams = gpu.lease_streams(1)?;
-    let s = &streams[0];
-    let extra = range * range + np;
-    let operands = (Operand::Host(a, true), Operand::Host(b, true));
-    let Some((mut dprod, mut digits, t)) = matmul_digits(gpu, s, moduli, operands, shape, extra)?
+    let extra = extra + range * range + np;
+    let Some((mut dprod, digits, t)) = matmul_digits(gpu, s, moduli, operands, shape, extra)?
     else {
         return Ok(None);
     };
     let mut flags = gpu.alloc_on(s, np)?;
     gpu.dtod(s, &dprod.slice(range * np..channels * np), &mut flags)?;
-    // The limbs limb-major over the product's range channels (nlimbs ≤ K), then
-    // number-major over the digits, then straight into page-locked memory when the
-    // pool lends it.
+    // The limbs limb-major over the product's range channels (nlimbs ≤ K).
     let nlimbs = t.limbs;
     let tables = (&*t, &moduli[..range]);
     let q = moduli[range];
     launch::launch_digits_limbs(gpu, s, &mut dprod, &mut flags, &digits, tables, q, np)?;
-    launch::launch_transpose(gpu, s, &mut digits, &dprod, (nlimbs, np))?;
     let flags = gpu.download_on(s, &flags, np)?;
-    let mut out = gpu.result_words(nlimbs * np);
-    if out.is_locked() {
-        gpu.dtoh(s, &digits.slice(0..nlimbs * np), &mut out[..])?;
-        gpu.sync_stream(s)?;
-    } else {
-        out = gpu.download_on(s, &digits, nlimbs * np)?.into();
-    }
-    Ok(Some((out, flags, nlimbs)))
+    Ok(Some((dprod, digits, flags, nlimbs)))
 }
 
 /// The exact product as [`matmul_limbs`] computes it, given out as its decimal text
