@@ -15,6 +15,7 @@ use pyo3::types::{PyDict, PyList};
 use rayon::prelude::*;
 use rns::{IntMatrix, RatMatrix};
 use rug::{Integer, Rational};
+use std::cell::RefCell;
 
 /// The `rows` rows of the row-major `values` (a matrix with no columns has empty rows).
 fn rows_of<T>(values: &[T], rows: usize) -> impl Iterator<Item = &[T]> {
@@ -175,7 +176,8 @@ pub fn over_denominator<'py>(
 }
 
 /// Makes `fractions.Fraction`s without a second gcd (the library's rationals are
-/// already in lowest terms).
+/// already in lowest terms). A denominator equal to the one before is the same int
+/// object: a solve's entries mostly share the whole common denominator.
 fn fraction_maker<'a, 'py>(
     ints: &'a IntMaker<'py>,
 ) -> PyResult<impl Fn(&Rational) -> PyResult<Bound<'py, PyAny>> + 'a> {
@@ -185,8 +187,18 @@ fn fraction_maker<'a, 'py>(
     let coprime = fraction.getattr("_from_coprime_ints").ok();
     let kwargs = PyDict::new(py);
     kwargs.set_item("_normalize", false)?;
+    let last: RefCell<Option<(Integer, Bound<'py, PyAny>)>> = RefCell::new(None);
     Ok(move |q: &Rational| -> PyResult<Bound<'py, PyAny>> {
-        let (n, d) = (ints.int(q.numer())?, ints.int(q.denom())?);
+        let n = ints.int(q.numer())?;
+        let mut last = last.borrow_mut();
+        let d = match &*last {
+            Some((v, d)) if v == q.denom() => d.clone(),
+            _ => {
+                let d = ints.int(q.denom())?;
+                *last = Some((q.denom().clone(), d.clone()));
+                d
+            }
+        };
         match &coprime {
             Some(f) => f.call1((n, d)),
             None => fraction.call((n, d), Some(&kwargs)),
