@@ -47,7 +47,8 @@ pub(crate) fn weights_table(
     let words = (m.significant_bits() as usize).div_ceil(32).max(1);
     let mut table = vec![0u32; levels * words];
     let k = radices.len().max(1);
-    let piece = levels.div_ceil(4 * rayon::current_num_threads()).max(16);
+    // Two pieces a thread: each piece's first row costs a few products of m's size.
+    let piece = levels.div_ceil(2 * rayon::current_num_threads()).max(16);
     table
         .par_chunks_mut(piece * words)
         .enumerate()
@@ -57,12 +58,26 @@ pub(crate) fn weights_table(
             let w = base.pow((t0 / k) as u32) * super::base_of(&radices[..t0 % k]);
             let mut r = (w * den).modulo(m);
             for (i, row) in rows.chunks_mut(words).enumerate() {
-                r.write_digits(row, Order::Lsf);
+                put_words(&r, row);
                 r *= radices[(t0 + i) % k];
                 r %= m;
             }
         });
     (table, words)
+}
+
+/// `r ≥ 0`'s 32-bit words into `row` (as long as `r` needs or longer; the rest zero).
+fn put_words(r: &Integer, row: &mut [u32]) {
+    let limbs = r.as_limbs();
+    for (pair, &limb) in row.chunks_mut(2).zip(limbs) {
+        // GMP's limbs are 64 bits on the 64-bit machines this builds for.
+        pair[0] = limb as u32;
+        if let Some(hi) = pair.get_mut(1) {
+            *hi = (limb >> 32) as u32;
+        }
+    }
+    let end = (2 * limbs.len()).min(row.len());
+    row[end..].fill(0);
 }
 
 #[cfg(test)]
