@@ -12,7 +12,6 @@ use crate::backend::gpu::{ops, Gpu};
 use crate::error::Result;
 use crate::timing::Laps;
 use rayon::prelude::*;
-use rug::integer::Order;
 use rug::ops::Pow;
 use rug::Integer;
 use std::sync::Arc;
@@ -83,6 +82,7 @@ fn put_words(r: &Integer, row: &mut [u32]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rug::integer::Order;
 
     #[test]
     fn the_table_holds_den_times_each_weight() {
