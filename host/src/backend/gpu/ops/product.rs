@@ -184,8 +184,10 @@ pub(crate) fn matmul_limbs_device(
     let tables = (&*t, &moduli[..range]);
     let q = moduli[range];
     launch::launch_digits_limbs(gpu, s, &mut dprod, &mut flags, &digits, tables, q, np)?;
-    let flags = gpu.download_on(s, &flags, np)?;
-    Ok(Some((dprod, digits, flags, nlimbs)))
+    // A word a number: through page-locked buffers when large.
+    let mut host_flags = vec![0u32; np];
+    gpu.dtoh_staged(s, (&flags, 0..np), &mut host_flags)?;
+    Ok(Some((dprod, digits, host_flags, nlimbs)))
 }
 
 /// The exact product as [`matmul_limbs`] computes it, given out as its decimal text
