@@ -70,7 +70,8 @@ CLI_LINES = 200
 # tensor cores (from 768), 1600 its lifting's rows read from global memory (split by
 # rows across the devices of Engine(devices=[0, 1, ...]) where they have peer access); solve and inverse by panels from order 384; products on the
 # integer kernel below 128, byte planes from 128, small moduli from 1024; resultants one
-# thread per prime below degree 32, one block per prime from 32.
+# thread per prime below degree 32, one block per prime from 32. A solve's numerators by one
+# product on the device from entries × bits = 2^24 (solve Z 300 200 2, solve_den Z 300 64 4).
 SIZES = {
     "small": "det Z 8 64, det p 8 64 numpy, rank Z 8 64 5, rank p 8 64 6, solve Z 8 64 2, solve p 8 64 2,"
              "solve_den Z 8 64 2,"
@@ -82,7 +83,7 @@ SIZES = {
             "det p 1500 64 numpy,"
             "rank Z 60 64 45, rank Z 300 64 250, rank p 300 64 250,"
             "solve Z 60 64 1, solve Z 300 64 2, solve Z 400 64 1, solve p 500 64 4,"
-            "solve_den Z 300 64 2, solve_den Z 400 64 1,"
+            "solve_den Z 300 64 2, solve_den Z 400 64 1, solve Z 300 200 2, solve_den Z 300 64 4,"
             "inverse Z 60 64, inverse Z 120 64, inverse p 500 64,"
             "matmul Z 100 64, matmul Z 256 1000 matrix, matmul Z 1024 64, matmul p 2048 31,"
             "resultant Z 20 64, resultant Z 500 200, resultant Z 2000 64, resultant p 500 200,"

@@ -468,7 +468,8 @@ fn solve_columns(
 /// `GpuConfig::numerators_on_device_for` says ([`numerators_on_device`]); else on the
 /// host, the lifting stopping once at the numerators' steps of the bound
 /// ([`numerator_steps`]) so that every entry's value is formed on the host while the
-/// device lifts the steps beyond.
+/// device lifts the steps beyond. At the bound, the numerators' digits come down while
+/// the host reconstructs row 0.
 fn reconstruct(
     gpu: &Arc<Gpu>,
     (a, b): (&IntMatrix, &IntMatrix),
@@ -526,8 +527,21 @@ fn reconstruct(
         }
         let x0 = Expansion::of_row(&first, &radices);
         // Row 0 from its own digits; only when it reconstructs do all rows come back
-        // (with the steps run meanwhile).
-        let den = row0_denominator(&x0.value(0, &x0.powers()), &base, k, early);
+        // (with the steps run meanwhile). At the bound it reconstructs for certain: the
+        // numerators' digits come down while the host reconstructs it.
+        let try_row0 = || row0_denominator(&x0.value(0, &x0.powers()), &base, k, early);
+        let (den, fetched) = match !early && ahead.is_none() {
+            true => std::thread::scope(|s| {
+                let host = s.spawn(try_row0);
+                let fetched = expansion(lift, &radices, n * l, short_max);
+                let den = host
+                    .join()
+                    .map_err(|_| Error::Internal("the reconstruction of row 0 panicked".into()));
+                (den, Some(fetched))
+            }),
+            false => (Ok(try_row0()), None),
+        };
+        let (den, fetched) = (den?, fetched.transpose()?);
         laps.lap("lift: row 0 tries");
         if let Some(den) = den {
             // The numerators' steps only, the rest should an entry need them.
@@ -536,8 +550,9 @@ fn reconstruct(
                 true => short_max,
                 false => numerator_steps(a, b, &base, k),
             };
-            let (x, values) = match ahead.take() {
-                Some((x, values)) if x.steps() == short => (x, Values::Formed(values)),
+            let (x, values) = match (ahead.take(), fetched) {
+                (Some((x, values)), _) if x.steps() == short => (x, Values::Formed(values)),
+                (_, Some(x)) if x.steps() == short => (x, Values::Host),
                 _ => (expansion(lift, &radices, n * l, short)?, Values::Host),
             };
             let values = match on_device {
