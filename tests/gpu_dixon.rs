@@ -8,7 +8,9 @@ use rns::algo::lift::gpu::{fits as lifts_on_gpu, solve as solve_dixon_gpu};
 use rns::backend::gpu::ops;
 use rns::backend::gpu::ops::DeviceLimbs;
 use rns::{Backend, Error, IntMatrix, Method, ModMatrices};
-use rns_suite::lifting::{divisible_by_first, ones, same_as_cpu, solve_same_as_cpu, unit_upper};
+use rns_suite::lifting::{
+    diagonal_ones, divisible_by_first, ones, same_as_cpu, solve_same_as_cpu, unit_upper,
+};
 use rns_suite::{dev, gpu_backend as gpu, naive_matmul, rational_solve, Gen, LiftCaps};
 use rug::{Complete, Integer};
 use std::sync::{Mutex, MutexGuard};
@@ -332,14 +334,7 @@ fn solves_on_the_device_match_the_cpu() {
     solve_same_as_cpu(&g, &uu, &gen.matrix(n, 1, 30), "unimodular");
     // Row 0's denominator (1) explains no other entry: each grows it, from all of its
     // digits (A = diag(1, …, n), b = 1: x_i = 1/(i + 1)).
-    let diagonal: Vec<Integer> = (0..n * n)
-        .map(|e| match e % (n + 1) {
-            0 => Integer::from(e / (n + 1) + 1),
-            _ => Integer::new(),
-        })
-        .collect();
-    let d = IntMatrix::new(n, n, diagonal).unwrap();
-    let ones = IntMatrix::new(n, 1, vec![Integer::from(1); n]).unwrap();
+    let (d, ones) = diagonal_ones(n);
     solve_same_as_cpu(&g, &d, &ones, "denominators grown entry by entry");
     let (x, _) = rns::solve_with(&d, &ones, &g, &Method::Dixon.into()).unwrap();
     assert_eq!(x.entries(), &rational_solve(&d, &ones).unwrap()[..]);

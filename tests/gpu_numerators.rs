@@ -8,7 +8,7 @@ use rns::algo::lift::gpu::solve as solve_dixon_gpu;
 use rns::backend::gpu::ops::weighted_sums;
 use rns::timing::Laps;
 use rns::{Backend, IntMatrix, Method};
-use rns_suite::lifting::{divisible_by_first, unit_upper};
+use rns_suite::lifting::{diagonal_ones, divisible_by_first, unit_upper};
 use rns_suite::{dev, gpu_backend as gpu, naive_matmul, Gen};
 use rug::integer::Order;
 use rug::Integer;
@@ -146,14 +146,7 @@ fn solves_with_numerators_on_the_device_match_the_cpu() {
     let uu = naive_matmul(&u, &u.transpose());
     solved_both_ways(&g, &uu, &gen.matrix(n, 1, 30), "unimodular");
     // Row 0's denominator explains no other entry: each grows it.
-    let diagonal: Vec<Integer> = (0..n * n)
-        .map(|e| match e % (n + 1) {
-            0 => Integer::from(e / (n + 1) + 1),
-            _ => Integer::new(),
-        })
-        .collect();
-    let d = IntMatrix::new(n, n, diagonal).unwrap();
-    let ones = IntMatrix::new(n, 1, vec![Integer::from(1); n]).unwrap();
+    let (d, ones) = diagonal_ones(n);
     solved_both_ways(&g, &d, &ones, "denominators grown entry by entry");
     // Lifted modulo the second prime; the negated system.
     let (e, _) = divisible_by_first(&mut gen, n);

@@ -73,6 +73,19 @@ pub fn unit_upper(gen: &mut Gen, n: usize, bits: u32) -> IntMatrix {
     IntMatrix::new(n, n, u).unwrap()
 }
 
+/// `diag(1, …, n)` and `b = 1`: `x_i = 1/(i + 1)`, so that row 0's denominator (1)
+/// explains no other entry and each grows the common one.
+pub fn diagonal_ones(n: usize) -> (IntMatrix, IntMatrix) {
+    let diagonal: Vec<Integer> = (0..n * n)
+        .map(|e| match e % (n + 1) {
+            0 => Integer::from(e / (n + 1) + 1),
+            _ => Integer::new(),
+        })
+        .collect();
+    let ones = IntMatrix::new(n, 1, vec![Integer::from(1); n]).unwrap();
+    (IntMatrix::new(n, n, diagonal).unwrap(), ones)
+}
+
 /// A non-singular `n × n` matrix whose determinant the first prime the lifting tries
 /// divides (row 0 = 3·row 1 + that prime times a 0/1 vector), and the prime.
 pub fn divisible_by_first(gen: &mut Gen, n: usize) -> (IntMatrix, u32) {
