@@ -12,10 +12,11 @@ use super::product::{matmul_limbs_device, Operand};
 use crate::backend::gpu::launch;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
+use crate::num::basis::RnsBasis;
 use crate::timing::Laps;
 use cudarc::driver::{CudaSlice, CudaStream};
 use rayon::prelude::*;
-use rns_core::{prime, Modulus};
+use rns_core::Modulus;
 use rug::integer::Order;
 use rug::Integer;
 use std::sync::Arc;
@@ -129,19 +130,11 @@ fn sums_down(
     Ok(out)
 }
 
-/// The product's moduli for sums of `levels` products of two words: range channels
-/// whose product exceeds twice `levels·2^64` (the range is signed), then a redundant one.
+/// The product's moduli for sums of `levels` products of two words: the basis whose
+/// signed range holds `levels·2^64` ([`RnsBasis::for_bits`]), the redundant one last.
 fn sum_moduli(levels: usize) -> Result<Vec<Modulus>> {
-    let bound = Integer::from(levels) << 65u32;
-    let mut range = Integer::from(1);
-    let mut moduli = Vec::new();
-    for p in prime::moduli_descending(|_| false) {
-        moduli.push(Modulus::new(p).expect("a generated prime"));
-        if range > bound {
-            break;
-        }
-        range *= p;
-    }
+    let bits = 64 + levels.next_power_of_two().trailing_zeros() as u64;
+    let moduli = RnsBasis::for_bits(bits).moduli().to_vec();
     // Limbs of the magnitudes up to four: `rns_carry_terms` adds them in 128 bits.
     match moduli.len() <= 5 {
         true => Ok(moduli),
