@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Python ints across the boundary on this interpreter, without python-flint: every
-limb boundary and sign, through the running CPython's converters and through the
-limited API (RNS_PYLONG=limited), and numpy arrays of every integer dtype when numpy is
-installed. scripts/wheel.sh runs it on each CPython 3.9 ... 3.13.
+limb (64-bit) and digit (30-bit) boundary and sign, through each path: the digits
+written directly (the default on CPython), the running CPython's converters
+(RNS_PYLONG=converters) and the limited API (RNS_PYLONG=limited); and numpy arrays of
+every integer dtype when numpy is installed. scripts/wheel.sh runs it on each CPython
+3.9 ... 3.13.
 
     python scripts/int_roundtrip.py
 """
@@ -14,11 +16,13 @@ import sys
 import rns
 
 EDGES = [0, 1, -1, 2**31 - 1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 2**64 - 1, 2**64, -(2**64)]
-EDGES += [s * (2**k + d) for k in (65, 127, 128, 129, 1000, 20000) for d in (-1, 0, 1) for s in (1, -1)]
+EDGES += [s * (2**k + d) for k in (65, 89, 90, 91, 127, 128, 129, 959, 960, 961, 1000, 20000) for d in (-1, 0, 1) for s in (1, -1)]
 
 
 def check():
     assert rns._rns.roundtrip(EDGES, "binary") == EDGES
+    if "RNS_PYLONG" not in os.environ and sys.implementation.name == "cpython" and sys.maxsize > 2**32:
+        assert rns._rns._int_path == "digits", rns._rns._int_path
     assert rns.Matrix([EDGES]).tolist() == [EDGES]
     col = [[x] for x in EDGES]
     assert rns.matmul(col, [[-1]]) == [[-x] for x in EDGES]
@@ -38,7 +42,8 @@ def check():
 
 if __name__ == "__main__":
     what = check()
-    if os.environ.get("RNS_PYLONG") != "limited":
-        env = dict(os.environ, RNS_PYLONG="limited")
-        subprocess.run([sys.executable, __file__], env=env, check=True)
-    print(f"int_roundtrip: Python {sys.version.split()[0]} {os.environ.get('RNS_PYLONG', 'fast')}: ok ({what})")
+    if "RNS_PYLONG" not in os.environ:
+        for path in ("converters", "limited"):
+            env = dict(os.environ, RNS_PYLONG=path)
+            subprocess.run([sys.executable, __file__], env=env, check=True)
+    print(f"int_roundtrip: Python {sys.version.split()[0]} {rns._rns._int_path}: ok ({what})")

@@ -5,6 +5,7 @@
 //! the measurement that chose this ([`roundtrip`]).
 
 use crate::held::Entries;
+use crate::longdigits::Digits;
 use crate::pylong::{self, Fast};
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
@@ -260,6 +261,9 @@ impl<'py> IntMaker<'py> {
         if let Some(v) = x.to_i64() {
             return Ok(v.into_pyobject(py)?.into_any());
         }
+        if let Some(d) = Digits::get() {
+            return Ok(d.ints(py, &[x])?.remove(0));
+        }
         if let Some(fast) = Fast::get() {
             return big_int(py, fast, x);
         }
@@ -280,17 +284,25 @@ impl<'py> IntMaker<'py> {
         }
     }
 
+    /// Python ints equal to `xs`, the large ones' digits written by all cores where the
+    /// interpreter allows ([`Digits`]).
+    pub fn many<'a>(
+        &self,
+        xs: impl IntoIterator<Item = &'a Integer>,
+    ) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        let xs: Vec<&Integer> = xs.into_iter().collect();
+        match Digits::get() {
+            Some(d) => d.ints(self.py(), &xs),
+            None => xs.into_iter().map(|x| self.int(x)).collect(),
+        }
+    }
+
     /// A list of Python ints.
     pub fn list<'a>(
         &self,
         xs: impl IntoIterator<Item = &'a Integer>,
     ) -> PyResult<Bound<'py, PyList>> {
-        let py = self.from_bytes.py();
-        let items = xs
-            .into_iter()
-            .map(|x| self.int(x))
-            .collect::<PyResult<Vec<_>>>()?;
-        PyList::new(py, items)
+        PyList::new(self.py(), self.many(xs)?)
     }
 }
 

@@ -3,6 +3,7 @@
 //!
 //! - [`pylong`]: the running CPython's binary int converters, found at import.
 //! - [`ints`]: Python ints ↔ `rug` integers, through their binary form.
+//! - [`longdigits`]: many large Python ints written through their digits on all cores.
 //! - [`arrays`]: numpy arrays read and written as machine words.
 //! - [`held`]: a matrix in the forms the engine needs (words, integers, residues).
 //! - [`convert`]: Python inputs (lists, numpy arrays, python-flint objects) → the
@@ -19,6 +20,7 @@ pub mod engine;
 pub mod error;
 pub mod held;
 pub mod ints;
+pub mod longdigits;
 pub mod matrix;
 pub mod output;
 pub mod pylong;
@@ -44,7 +46,16 @@ fn backends() -> Vec<&'static str> {
 #[pymodule]
 fn _rns(m: &Bound<'_, PyModule>) -> PyResult<()> {
     rns::limits::fit_allocator();
-    pylong::init(pylong::version(m.py()));
+    let version = pylong::version(m.py());
+    pylong::init(version);
+    longdigits::init(m.py(), version);
+    // How large ints cross (tests assert the fastest path is on where it should be).
+    let path = match (longdigits::Digits::get(), pylong::Fast::get()) {
+        (Some(_), _) => "digits",
+        (None, Some(_)) => "converters",
+        (None, None) => "limited",
+    };
+    m.add("_int_path", path)?;
     m.add_class::<engine::Engine>()?;
     m.add_class::<matrix::Matrix>()?;
     m.add("GpuUnavailable", m.py().get_type::<error::GpuUnavailable>())?;

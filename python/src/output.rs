@@ -15,7 +15,6 @@ use pyo3::types::{PyDict, PyList};
 use rayon::prelude::*;
 use rns::{IntMatrix, RatMatrix};
 use rug::{Integer, Rational};
-use std::cell::RefCell;
 
 /// The `rows` rows of the row-major `values` (a matrix with no columns has empty rows).
 fn rows_of<T>(values: &[T], rows: usize) -> impl Iterator<Item = &[T]> {
@@ -29,8 +28,9 @@ pub fn int_rows<'py>(
     values: &[Integer],
     rows: usize,
 ) -> PyResult<Bound<'py, PyList>> {
-    let out = rows_of(values, rows)
-        .map(|r| ints.list(r))
+    let all = ints.many(values)?;
+    let out = rows_of(&all, rows)
+        .map(|r| PyList::new(ints.py(), r))
         .collect::<PyResult<Vec<_>>>()?;
     PyList::new(ints.py(), out)
 }
@@ -71,12 +71,8 @@ fn int_array<'py>(py: Python<'py>, m: &IntMatrix) -> PyResult<Bound<'py, PyAny>>
     if let Some(w) = words {
         return array(py, w, m.rows(), m.cols());
     }
-    let ints = IntMaker::new(py)?;
-    let items = m
-        .entries()
-        .iter()
-        .map(|x| Ok(ints.int(x)?.unbind()))
-        .collect::<PyResult<Vec<_>>>()?;
+    let items = IntMaker::new(py)?.many(m.entries())?;
+    let items = items.into_iter().map(Bound::unbind).collect();
     array(py, items, m.rows(), m.cols())
 }
 
@@ -140,12 +136,8 @@ pub fn rationals<'py>(py: Python<'py>, kind: Kind, x: &RatMatrix) -> PyResult<Bo
     match kind {
         Kind::List | Kind::Matrix => Ok(fraction_rows(&ints, x)?.into_any()),
         Kind::Numpy => {
-            let make = fraction_maker(&ints)?;
-            let items = x
-                .entries()
-                .iter()
-                .map(|q| Ok(make(q)?.unbind()))
-                .collect::<PyResult<Vec<_>>>()?;
+            let items = fractions(&ints, x)?;
+            let items = items.into_iter().map(Bound::unbind).collect();
             array(py, items, x.rows(), x.cols())
         }
         Kind::Fmpz | Kind::Nmod => {
@@ -175,48 +167,45 @@ pub fn over_denominator<'py>(
     Ok((integers(py, kind, n)?, d).into_pyobject(py)?.into_any())
 }
 
-/// Makes `fractions.Fraction`s without a second gcd (the library's rationals are
-/// already in lowest terms). A denominator equal to the one before is the same int
-/// object: a solve's entries mostly share the whole common denominator.
-fn fraction_maker<'a, 'py>(
-    ints: &'a IntMaker<'py>,
-) -> PyResult<impl Fn(&Rational) -> PyResult<Bound<'py, PyAny>> + 'a> {
+/// `fractions.Fraction`s of the entries of `x`, made without a second gcd (the
+/// library's rationals are already in lowest terms). The ints are made together
+/// ([`IntMaker::many`]); a denominator equal to the one before is the same int object: a
+/// solve's entries mostly share the whole common denominator.
+fn fractions<'py>(ints: &IntMaker<'py>, x: &RatMatrix) -> PyResult<Vec<Bound<'py, PyAny>>> {
     let py = ints.py();
     let fraction = py.import("fractions")?.getattr("Fraction")?;
     // Python 3.12+: Fraction._from_coprime_ints; before, Fraction(n, d, _normalize=False).
     let coprime = fraction.getattr("_from_coprime_ints").ok();
     let kwargs = PyDict::new(py);
     kwargs.set_item("_normalize", false)?;
-    let last: RefCell<Option<(Integer, Bound<'py, PyAny>)>> = RefCell::new(None);
-    Ok(move |q: &Rational| -> PyResult<Bound<'py, PyAny>> {
-        let n = ints.int(q.numer())?;
-        let mut last = last.borrow_mut();
-        let d = match &*last {
-            Some((v, d)) if v == q.denom() => d.clone(),
-            _ => {
-                let d = ints.int(q.denom())?;
-                *last = Some((q.denom().clone(), d.clone()));
-                d
-            }
-        };
-        match &coprime {
-            Some(f) => f.call1((n, d)),
-            None => fraction.call((n, d), Some(&kwargs)),
+    let q = x.entries();
+    let nums = ints.many(q.iter().map(Rational::numer))?;
+    // Entry i's denominator is dens[which[i]].
+    let mut which = Vec::with_capacity(q.len());
+    let mut distinct: Vec<&Integer> = Vec::new();
+    for (i, v) in q.iter().enumerate() {
+        if i == 0 || v.denom() != q[i - 1].denom() {
+            distinct.push(v.denom());
         }
-    })
+        which.push(distinct.len() - 1);
+    }
+    let dens = ints.many(distinct)?;
+    nums.into_iter()
+        .zip(which)
+        .map(|(n, w)| match &coprime {
+            Some(f) => f.call1((n, &dens[w])),
+            None => fraction.call((n, &dens[w]), Some(&kwargs)),
+        })
+        .collect()
 }
 
 /// Rows of `fractions.Fraction`s.
 pub fn fraction_rows<'py>(ints: &IntMaker<'py>, x: &RatMatrix) -> PyResult<Bound<'py, PyList>> {
-    let py = ints.py();
-    let make = fraction_maker(ints)?;
-    let rows = rows_of(x.entries(), x.rows())
-        .map(|r| {
-            let items = r.iter().map(&make).collect::<PyResult<Vec<_>>>()?;
-            PyList::new(py, items)
-        })
+    let all = fractions(ints, x)?;
+    let rows = rows_of(&all, x.rows())
+        .map(|r| PyList::new(ints.py(), r))
         .collect::<PyResult<Vec<_>>>()?;
-    PyList::new(py, rows)
+    PyList::new(ints.py(), rows)
 }
 
 /// A polynomial result (coefficients constant first) for a matrix of type `kind`: an

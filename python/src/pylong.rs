@@ -58,7 +58,7 @@ extern "C" {
 }
 
 /// The address of `name` in the running process (glibc's `RTLD_DEFAULT` is null).
-fn symbol(name: &CStr) -> Option<*mut c_void> {
+pub(crate) fn symbol(name: &CStr) -> Option<*mut c_void> {
     // SAFETY: dlsym only reads the name; a null result means not found.
     let p = unsafe { dlsym(std::ptr::null_mut(), name.as_ptr()) };
     (!p.is_null()).then_some(p)

@@ -3,6 +3,7 @@ of every integer dtype and layout read as words, big ints through the interprete
 converters and through the limited API, and rns.Matrix's kept forms."""
 
 import os
+import platform
 import random
 import subprocess
 import sys
@@ -149,7 +150,8 @@ def test_wide_uint64_and_object_arrays():
 
 
 EDGES = [0, 1, -1, 2**31 - 1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 2**64 - 1, 2**64, -(2**64), 2**64 + 1]
-EDGES += [s * (2**k + d) for k in (65, 127, 128, 129, 191, 192, 1000, 20000) for d in (-1, 0, 1) for s in (1, -1)]
+# Limb (64-bit) and CPython digit (30-bit) boundaries, and where both meet (960 bits).
+EDGES += [s * (2**k + d) for k in (65, 89, 90, 91, 127, 128, 129, 150, 191, 192, 959, 960, 961, 1000, 20000) for d in (-1, 0, 1) for s in (1, -1)]
 
 
 def test_big_ints_at_every_limb_boundary():
@@ -165,17 +167,40 @@ def test_big_ints_at_every_limb_boundary():
     assert rns.matmul(rns.Matrix(col), [[1]], mod=P).tolist() == [[x % P] for x in EDGES]
 
 
-def test_the_limited_api_path_gives_the_same_ints():
-    # RNS_PYLONG=limited turns the interpreter's converters off: int.to_bytes/from_bytes.
+def test_large_ints_are_written_through_their_digits_on_cpython():
+    # 64-bit CPython 3.9 ... 3.13: the digits path passed its check at import.
+    if platform.python_implementation() == "CPython" and sys.maxsize > 2**32 and sys.version_info < (3, 14):
+        assert rns._rns._int_path == "digits"
+
+
+@pytest.mark.parametrize("path", ["limited", "converters"])
+def test_the_other_int_paths_give_the_same_ints(path):
+    # RNS_PYLONG=converters: the interpreter's byte converters, not the digits;
+    # RNS_PYLONG=limited: neither, int.to_bytes/from_bytes.
     code = (
-        "import rns, sys; e = [int(x, 16) for x in sys.stdin.read().split()]; "
+        "import rns, sys; from fractions import Fraction; "
+        "e = [int(x, 16) for x in sys.stdin.read().split()]; "
+        "assert rns._rns._int_path == sys.argv[1], rns._rns._int_path; "
         "assert rns._rns.roundtrip(e, 'binary') == e; "
         "assert rns.Matrix([e]).tolist() == [e]; "
-        "assert rns.matmul([[x] for x in e], [[-1]]) == [[-x] for x in e]; print('ok')"
+        "assert rns.matmul([[x] for x in e], [[-1]]) == [[-x] for x in e]; "
+        "d = 3**700; assert rns.solve([[d]], [e[:9]]) == [[Fraction(x, d) for x in e[:9]]]; print('ok')"
     )
-    env = dict(os.environ, RNS_PYLONG="limited")
-    out = subprocess.run([sys.executable, "-c", code], input=" ".join(hex(x) for x in EDGES), env=env, capture_output=True, text=True)
+    env = dict(os.environ, RNS_PYLONG=path)
+    out = subprocess.run([sys.executable, "-c", code, path], input=" ".join(hex(x) for x in EDGES), env=env, capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_fractions_with_large_parts_on_every_path_agree():
+    # Numerators and denominators past 64 bits at digit boundaries, shared and not.
+    d = 3**700
+    a = [[d, 0], [0, 2**961 + 1]]
+    b = [[x, -x] for x in EDGES]
+    got = rns.solve(a, [list(r) for r in zip(*b)])
+    want = [[Fraction(x, d) for x, _ in b], [Fraction(-x, 2**961 + 1) for x, _ in b]]
+    assert got == want
+    n, den = rns.solve(a, [list(r) for r in zip(*b)], denominator=True)
+    assert [[Fraction(v, den) for v in r] for r in n] == want
 
 
 def test_a_matrix_keeps_its_residues_per_prime_and_threads_agree():
