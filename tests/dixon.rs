@@ -6,7 +6,7 @@
 use rns::algo::lift::cpu::solve as solve_dixon;
 use rns::algo::lift::DixonSolution;
 use rns::{Backend, Error, IntMatrix, Method};
-use rns_suite::{naive_matmul, rational_solve, Gen};
+use rns_suite::{naive_matmul, rational_solve, words_of, Gen};
 use rug::{Integer, Rational};
 
 /// The solution as fractions, row-major.
@@ -282,4 +282,36 @@ fn solutions_over_one_denominator_match_the_fractions() {
     assert!(matches!(e, Error::Singular { .. }), "{e}");
     let e = rns::solve_over_denominator(&cases[0].0, &cases[1].1, &Backend::Cpu).unwrap_err();
     assert!(matches!(e, Error::Shape(_)), "{e}");
+}
+
+#[test]
+fn word_matrices_give_the_same_answers_without_making_big_integers() {
+    let mut g = Gen::new(77);
+    for (n, bits) in [(1, 63), (2, 63), (9, 40), (40, 63), (120, 63)] {
+        let mut a = g.matrix(n, n, bits);
+        if n > 2 {
+            // Range ends and zero among random entries.
+            let mut e = a.into_entries();
+            e[0] = Integer::from(i64::MIN);
+            e[1] = Integer::from(i64::MAX);
+            e[n] = Integer::new();
+            e[n + 1] = Integer::from(-1);
+            a = IntMatrix::new(n, n, e).unwrap();
+        }
+        let b = g.matrix(n, 2, 63);
+        let (aw, bw) = (words_of(&a), words_of(&b));
+        let what = format!("{n}×{n}");
+        let det = rns::det(&aw, &Backend::Cpu).unwrap();
+        assert_eq!(det, rns::det(&a, &Backend::Cpu).unwrap(), "{what}");
+        let x = rns::solve(&aw, &bw, &Backend::Cpu).unwrap();
+        assert_eq!(x, rns::solve(&a, &b, &Backend::Cpu).unwrap(), "{what}");
+        if n >= 40 {
+            // Small orders take the direct formula or the multimodular paths, which
+            // read the integers.
+            assert!(
+                !aw.integers_made(),
+                "{what}: the det or solve made A's integers"
+            );
+        }
+    }
 }

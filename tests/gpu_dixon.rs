@@ -11,7 +11,7 @@ use rns::{Backend, Error, IntMatrix, Method, ModMatrices};
 use rns_suite::lifting::{
     diagonal_ones, divisible_by_first, ones, same_as_cpu, solve_same_as_cpu, unit_upper,
 };
-use rns_suite::{dev, gpu_backend as gpu, naive_matmul, rational_solve, Gen, LiftCaps};
+use rns_suite::{dev, gpu_backend as gpu, naive_matmul, rational_solve, words_of, Gen, LiftCaps};
 use rug::{Complete, Integer};
 use std::sync::{Mutex, MutexGuard};
 
@@ -401,4 +401,28 @@ fn singular_systems_and_several_right_hand_sides_on_the_gpu_backend() {
     }
     let b3 = IntMatrix::new(100, 3, b3).unwrap();
     solve_same_as_cpu(&g, &a, &b3, "mixed columns");
+}
+
+#[test]
+fn word_matrices_lift_on_the_device_without_making_big_integers() {
+    let _settings = settings();
+    let Some(g) = gpu() else { return };
+    let mut gen = Gen::new(94);
+    // Past the device's thresholds for the solve (300) and the determinant (400).
+    for n in [300, 401] {
+        let mut e = gen.matrix(n, n, 63).into_entries();
+        e[0] = Integer::from(i64::MIN);
+        e[n + 1] = Integer::from(i64::MAX);
+        e[2] = Integer::new();
+        let a = IntMatrix::new(n, n, e).unwrap();
+        let b = gen.matrix(n, 1, 63);
+        let (aw, bw) = (words_of(&a), words_of(&b));
+        let what = format!("{n}×{n}");
+        let (det, st) = rns::det_with(&aw, &g, &Method::Auto.into()).unwrap();
+        let x = rns::solve(&aw, &bw, &g).unwrap();
+        assert!(!aw.integers_made(), "{what}: made A's integers");
+        assert_eq!(det, rns::det(&a, &Backend::Cpu).unwrap(), "{what}");
+        assert_eq!(x, rns::solve(&a, &b, &Backend::Cpu).unwrap(), "{what}");
+        assert_eq!(st.method, "dixon", "{what}");
+    }
 }

@@ -256,6 +256,13 @@ impl Gen {
 }
 
 /// The product `A · B` by the schoolbook formula over Z.
+/// `a` as a matrix of machine words ([`IntMatrix::from_i64`]; every entry within 64
+/// bits).
+pub fn words_of(a: &IntMatrix) -> IntMatrix {
+    let w: Vec<i64> = a.entries().iter().map(|x| x.to_i64().unwrap()).collect();
+    IntMatrix::from_i64(a.rows(), a.cols(), &w).unwrap()
+}
+
 pub fn naive_matmul(a: &IntMatrix, b: &IntMatrix) -> IntMatrix {
     let (n, k, p) = (a.rows(), a.cols(), b.cols());
     assert_eq!(k, b.rows());

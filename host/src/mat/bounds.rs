@@ -39,30 +39,42 @@ impl Norm {
     /// Adds `x²·2^−2·top`, rounded up.
     #[inline]
     fn add(&mut self, x: &Integer) {
-        let (bits, small) = match x.to_i64() {
-            Some(0) => return,
-            Some(v) => (
-                64 - v.unsigned_abs().leading_zeros(),
-                Some(v.unsigned_abs()),
-            ),
-            None => (x.significant_bits(), None),
-        };
+        match x.to_i64() {
+            Some(v) => self.add_word(v),
+            None => {
+                self.raise(x.significant_bits());
+                let (f, e) = x.to_f64_exp();
+                self.push((f.abs() + f64::EPSILON) * 2f64.powi(e as i32 - self.top as i32));
+            }
+        }
+    }
+
+    /// [`Norm::add`] of a machine word.
+    #[inline]
+    fn add_word(&mut self, v: i64) {
+        if v == 0 {
+            return;
+        }
+        self.raise(64 - v.unsigned_abs().leading_zeros());
+        // The nearest f64 is within one part in 2^53 of |v|: one in 2^52 above it.
+        self.push(v.unsigned_abs() as f64 * (1.0 + f64::EPSILON) * self.scale);
+    }
+
+    /// Makes `bits` the top bit length when it is above it (the sum rescaled exactly
+    /// unless it underflows; the terms so far count at least the smallest normal each).
+    #[inline]
+    fn raise(&mut self, bits: u32) {
         if bits > self.top {
-            // Exact unless it underflows; the terms so far count at least the smallest
-            // normal each.
             let shrink = 2f64.powi(-2 * (bits - self.top).min(1100) as i32);
             self.sum = (self.sum * shrink).max(self.terms as f64 * f64::MIN_POSITIVE);
             self.top = bits;
             self.scale = 2f64.powi(-(bits.min(1100) as i32));
         }
-        let u = match small {
-            // The nearest f64 is within one part in 2^53 of |x|: one in 2^52 above it.
-            Some(a) => a as f64 * (1.0 + f64::EPSILON) * self.scale,
-            None => {
-                let (f, e) = x.to_f64_exp();
-                (f.abs() + f64::EPSILON) * 2f64.powi(e as i32 - self.top as i32)
-            }
-        };
+    }
+
+    /// Adds `u²` for an entry already scaled and rounded up to `u`.
+    #[inline]
+    fn push(&mut self, u: f64) {
         self.sum += (u * u).max(f64::MIN_POSITIVE);
         self.terms += 1;
     }
@@ -79,9 +91,19 @@ impl Norm {
 
 /// [`log2_norm`] of each row of `m` (`None` for a zero row), the rows in parallel.
 pub fn row_log2_norms(m: &IntMatrix) -> Vec<Option<f64>> {
+    let cols = m.cols();
     (0..m.rows())
         .into_par_iter()
-        .map(|i| log2_norm(m.row(i)))
+        .map(|i| match m.words() {
+            Some(w) => {
+                let mut norm = Norm::default();
+                w[i * cols..(i + 1) * cols]
+                    .iter()
+                    .for_each(|&x| norm.add_word(x));
+                norm.log2()
+            }
+            None => log2_norm(m.row(i)),
+        })
         .collect()
 }
 
@@ -96,9 +118,16 @@ pub fn column_log2_norms(m: &IntMatrix) -> Vec<Option<f64>> {
             let (j0, j1) = (blk * BLOCK, (blk * BLOCK + BLOCK).min(cols));
             let mut norms = vec![Norm::default(); j1 - j0];
             for i in 0..rows {
-                let row = &m.entries()[i * cols + j0..i * cols + j1];
-                for (norm, x) in norms.iter_mut().zip(row) {
-                    norm.add(x);
+                let (a, b) = (i * cols + j0, i * cols + j1);
+                match m.words() {
+                    Some(w) => norms
+                        .iter_mut()
+                        .zip(&w[a..b])
+                        .for_each(|(norm, &x)| norm.add_word(x)),
+                    None => norms
+                        .iter_mut()
+                        .zip(&m.entries()[a..b])
+                        .for_each(|(norm, x)| norm.add(x)),
                 }
             }
             norms.into_iter().map(|n| n.log2())
@@ -109,10 +138,7 @@ pub fn column_log2_norms(m: &IntMatrix) -> Vec<Option<f64>> {
 /// An upper bound `b` with `|det A| ≤ 2^b` (Hadamard: the product of the rows'
 /// Euclidean norms); `None` when a row is zero (then det = 0).
 pub fn hadamard_bits(a: &IntMatrix) -> Option<u64> {
-    let rows: Option<Vec<f64>> = (0..a.rows())
-        .into_par_iter()
-        .map(|i| log2_norm(a.row(i)))
-        .collect();
+    let rows: Option<Vec<f64>> = row_log2_norms(a).into_iter().collect();
     let log2: f64 = rows?.iter().sum();
     Some(log2.ceil().max(0.0) as u64 + 1)
 }

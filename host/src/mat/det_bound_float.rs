@@ -69,27 +69,12 @@ pub fn scale(a: &IntMatrix) -> Option<Scaled> {
     if a.cols() != n || n == 0 {
         return None;
     }
-    let e = a.entries();
     let mut values = vec![0.0f64; n * n];
     // Each task's column maxima of bit lengths (u32::MAX: an entry past 64 bits).
-    let maxima: Vec<Vec<u32>> = values
-        .par_chunks_mut(n * ROWS_A_TASK)
-        .zip(e.par_chunks(n * ROWS_A_TASK))
-        .map(|(out, rows)| {
-            let mut top = vec![0u32; n];
-            for (k, (o, x)) in out.iter_mut().zip(rows).enumerate() {
-                let t = &mut top[k % n];
-                match x.to_i64() {
-                    Some(v) => {
-                        *o = v as f64;
-                        *t = (*t).max(64 - v.unsigned_abs().leading_zeros());
-                    }
-                    None => *t = u32::MAX,
-                }
-            }
-            top
-        })
-        .collect();
+    let maxima = match a.words() {
+        Some(w) => first_pass(&mut values, w, n, |&x| Some(x)),
+        None => first_pass(&mut values, a.entries(), n, Integer::to_i64),
+    };
     let mut exponents = vec![0u32; n];
     for m in &maxima {
         exponents
@@ -101,6 +86,8 @@ pub fn scale(a: &IntMatrix) -> Option<Scaled> {
         return None;
     }
     let wide = exponents.contains(&u32::MAX);
+    // Only a matrix of big integers has entries past 64 bits.
+    let e = if wide { a.entries() } else { &[] };
     if wide {
         exponents = (0..n)
             .into_par_iter()
@@ -113,23 +100,55 @@ pub fn scale(a: &IntMatrix) -> Option<Scaled> {
             .collect();
     }
     let scales: Vec<f64> = exponents.iter().map(|&e| two_to(-(e as i64))).collect();
-    values
-        .par_chunks_mut(n)
-        .zip(e.par_chunks(n))
-        .for_each(|(out, row)| match wide {
-            true => out
-                .iter_mut()
-                .zip(row)
-                .zip(&exponents)
-                .for_each(|((o, x), &ej)| *o = scaled_entry(x, ej)),
-            // Exact: e ≤ 64, no underflow.
-            false => out.iter_mut().zip(&scales).for_each(|(o, s)| *o *= s),
-        });
+    match wide {
+        true => values
+            .par_chunks_mut(n)
+            .zip(e.par_chunks(n))
+            .for_each(|(out, row)| {
+                out.iter_mut()
+                    .zip(row)
+                    .zip(&exponents)
+                    .for_each(|((o, x), &ej)| *o = scaled_entry(x, ej))
+            }),
+        // Exact: e ≤ 64, no underflow.
+        false => values
+            .par_chunks_mut(n)
+            .for_each(|out| out.iter_mut().zip(&scales).for_each(|(o, s)| *o *= s)),
+    }
     Some(Scaled {
         n,
         values,
         exponents,
     })
+}
+
+/// The first pass of [`scale`] over the row-major entries `e` (`word` gives an entry
+/// within 64 bits): each entry's nearest `f64` into `values`, and each task's column
+/// maxima of bit lengths (`u32::MAX` for an entry past 64 bits).
+fn first_pass<T: Sync>(
+    values: &mut [f64],
+    e: &[T],
+    n: usize,
+    word: impl Fn(&T) -> Option<i64> + Sync,
+) -> Vec<Vec<u32>> {
+    values
+        .par_chunks_mut(n * ROWS_A_TASK)
+        .zip(e.par_chunks(n * ROWS_A_TASK))
+        .map(|(out, rows)| {
+            let mut top = vec![0u32; n];
+            for (k, (o, x)) in out.iter_mut().zip(rows).enumerate() {
+                let t = &mut top[k % n];
+                match word(x) {
+                    Some(v) => {
+                        *o = v as f64;
+                        *t = (*t).max(64 - v.unsigned_abs().leading_zeros());
+                    }
+                    None => *t = u32::MAX,
+                }
+            }
+            top
+        })
+        .collect()
 }
 
 impl Scaled {

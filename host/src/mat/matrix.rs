@@ -10,8 +10,14 @@ use crate::num::decimal::{join_text, parse_digits, split_token};
 use rayon::prelude::*;
 use rug::{Integer, Rational};
 use std::fmt;
+use std::sync::OnceLock;
 
 /// A dense row-major matrix of signed big integers.
+///
+/// One made by [`IntMatrix::from_i64`], or parsed from text whose entries all fit in 64
+/// bits, keeps its machine words: the determinant and the solve by lifting, and the
+/// bounds, read them as they are, and the big integers are made only when something
+/// asks for them ([`IntMatrix::entries`]), once.
 ///
 /// ```
 /// use rns::IntMatrix;
@@ -22,12 +28,29 @@ use std::fmt;
 /// assert_eq!(a.transpose().to_text(), "3 2\n1 4\n-2 5\n3 -600000000000000000000\n");
 /// # Ok::<(), rns::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct IntMatrix {
     rows: usize,
     cols: usize,
-    data: Vec<Integer>,
+    /// The entries as machine words, when the matrix was made from them.
+    words: Option<Vec<i64>>,
+    /// The entries as big integers: given, or made from `words` on first need.
+    data: OnceLock<Vec<Integer>>,
 }
+
+impl PartialEq for IntMatrix {
+    fn eq(&self, other: &IntMatrix) -> bool {
+        if (self.rows, self.cols) != (other.rows, other.cols) {
+            return false;
+        }
+        match (self.words(), other.words()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.entries() == other.entries(),
+        }
+    }
+}
+
+impl Eq for IntMatrix {}
 
 /// A decimal integer token, classified without GMP's conversion.
 pub(crate) enum Token {
@@ -226,16 +249,50 @@ impl IntMatrix {
                 data.len()
             )));
         }
-        Ok(IntMatrix { rows, cols, data })
+        Ok(IntMatrix::of(rows, cols, data))
     }
 
-    /// A matrix from row-major machine integers (made on all cores).
-    pub fn from_i64(rows: usize, cols: usize, data: &[i64]) -> Result<IntMatrix> {
-        Self::new(
+    fn of(rows: usize, cols: usize, data: Vec<Integer>) -> IntMatrix {
+        IntMatrix {
             rows,
             cols,
-            data.par_iter().map(|&x| Integer::from(x)).collect(),
-        )
+            words: None,
+            data: OnceLock::from(data),
+        }
+    }
+
+    /// A matrix from row-major machine integers, kept as words (the big integers made
+    /// only when asked for, see [`IntMatrix`]); `data.len()` must be `rows · cols`.
+    pub fn from_i64(rows: usize, cols: usize, data: &[i64]) -> Result<IntMatrix> {
+        if data.len() != rows * cols {
+            return Err(Error::Shape(format!(
+                "{} entries do not form a {rows}×{cols} matrix",
+                data.len()
+            )));
+        }
+        let mut words = vec![0; data.len()];
+        words
+            .par_chunks_mut(1 << 16)
+            .zip(data.par_chunks(1 << 16))
+            .for_each(|(w, d)| w.copy_from_slice(d));
+        Ok(IntMatrix {
+            rows,
+            cols,
+            words: Some(words),
+            data: OnceLock::new(),
+        })
+    }
+
+    /// The entries as machine words, row-major, when the matrix was made from them.
+    pub fn words(&self) -> Option<&[i64]> {
+        self.words.as_deref()
+    }
+
+    /// Whether the big integers of a matrix made from words have been made (they are
+    /// made only when asked for: the tests check which paths never ask).
+    #[doc(hidden)]
+    pub fn integers_made(&self) -> bool {
+        self.data.get().is_some()
     }
 
     /// The `n × n` identity.
@@ -243,11 +300,7 @@ impl IntMatrix {
         let data = (0..n * n)
             .map(|k| Integer::from((k / n == k % n) as u32))
             .collect();
-        IntMatrix {
-            rows: n,
-            cols: n,
-            data,
-        }
+        IntMatrix::of(n, n, data)
     }
 
     /// Number of rows.
@@ -267,33 +320,60 @@ impl IntMatrix {
 
     /// Entry `(i, j)`.
     pub fn get(&self, i: usize, j: usize) -> &Integer {
-        &self.data[i * self.cols + j]
+        &self.entries()[i * self.cols + j]
     }
 
     /// Row `i`.
     pub fn row(&self, i: usize) -> &[Integer] {
-        &self.data[i * self.cols..(i + 1) * self.cols]
+        &self.entries()[i * self.cols..(i + 1) * self.cols]
     }
 
-    /// All entries, row-major.
+    /// All entries, row-major (made from the words on all cores the first time, for a
+    /// matrix made from words).
     pub fn entries(&self) -> &[Integer] {
-        &self.data
+        crate::lazy::get_or_build(&self.data, || {
+            let w = self.words.as_deref().unwrap_or_default();
+            w.par_iter().map(|&x| Integer::from(x)).collect()
+        })
     }
 
     /// The entries, row-major, taken out of the matrix.
-    pub fn into_entries(self) -> Vec<Integer> {
-        self.data
+    pub fn into_entries(mut self) -> Vec<Integer> {
+        match self.data.take() {
+            Some(v) => v,
+            None => self.entries().to_vec(),
+        }
     }
 
-    /// Parses the text format; `source` names the input in error messages.
+    /// Parses the text format; `source` names the input in error messages. When every
+    /// entry fits in 64 bits the matrix keeps machine words (as
+    /// [`IntMatrix::from_i64`]); else, or on an error, the text is parsed again into big
+    /// integers (whose errors are the ones reported).
     pub fn parse(text: &str, source: &str) -> Result<IntMatrix> {
+        let word = |t: &str| match classify(t)? {
+            Token::Small(v) => Some(v),
+            Token::Medium(v) => i64::try_from(v).ok(),
+            Token::Large => None,
+        };
+        if let Ok((rows, cols, words)) = parse_entries(text, source, word) {
+            return Ok(IntMatrix {
+                rows,
+                cols,
+                words: Some(words),
+                data: OnceLock::new(),
+            });
+        }
         let (rows, cols, data) = parse_entries(text, source, parse_integer)?;
-        Ok(IntMatrix { rows, cols, data })
+        Ok(IntMatrix::of(rows, cols, data))
     }
 
     /// Bits of the largest entry in absolute value (0 for an all-zero matrix).
     pub fn max_bits(&self) -> u64 {
-        self.data
+        if let Some(w) = self.words() {
+            let bits = |x: &i64| 64 - u64::from(x.unsigned_abs().leading_zeros());
+            return w.par_iter().map(bits).max().unwrap_or(0);
+        }
+        self.entries()
             .par_iter()
             .map(|x| x.significant_bits() as u64)
             .max()
@@ -305,11 +385,7 @@ impl IntMatrix {
         let data = (0..self.rows * self.cols)
             .map(|k| self.get(k % self.rows, k / self.rows).clone())
             .collect();
-        IntMatrix {
-            rows: self.cols,
-            cols: self.rows,
-            data,
-        }
+        IntMatrix::of(self.cols, self.rows, data)
     }
 
     /// `[self | other]`: the columns of `other` appended; the row counts must agree.
@@ -336,7 +412,13 @@ impl IntMatrix {
     /// all cores.
     pub fn to_text(&self) -> String {
         let header = format!("{} {}\n", self.rows, self.cols);
-        rows_text(header, &self.data, self.cols, decimal_width, write_integer)
+        rows_text(
+            header,
+            self.entries(),
+            self.cols,
+            decimal_width,
+            write_integer,
+        )
     }
 }
 

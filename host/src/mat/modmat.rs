@@ -196,7 +196,11 @@ impl ModMatrices {
 
     /// The images of `a` modulo each of `moduli`.
     pub(crate) fn reduce(a: &IntMatrix, moduli: &[Modulus]) -> ModMatrices {
-        Self::reduce_with(a.entries(), (a.rows(), a.cols()), moduli, residue)
+        let shape = (a.rows(), a.cols());
+        match a.words() {
+            Some(w) => Self::reduce_with(w, shape, moduli, |&x, m| m.reduce_i64(x)),
+            None => Self::reduce_with(a.entries(), shape, moduli, residue),
+        }
     }
 
     /// The images modulo each of `moduli` of the row-major `entries` of a `rows × cols`

@@ -5,7 +5,9 @@
 //! once), and only the update touches big integers.
 
 use super::steps::{self, Lifting};
-use super::{divisor_of, finish, limb_of, steps_for, DixonSolution, Expansion, PRIMES_TRIED};
+use super::{
+    divisor_of, finish, limb_of, limb_of_word, steps_for, DixonSolution, Expansion, PRIMES_TRIED,
+};
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mat::bounds::solve_bits;
@@ -34,7 +36,10 @@ fn inverse_mod_prime(a: &IntMatrix) -> Result<Option<(Modulus, Vec<u32>)>> {
 /// entry in matrix `t` (row-major).
 fn split_limbs(a: &IntMatrix, limbs: usize) -> Vec<Vec<i32>> {
     (0..limbs)
-        .map(|t| a.entries().par_iter().map(|x| limb_of(x, t)).collect())
+        .map(|t| match a.words() {
+            Some(w) => w.par_iter().map(|&x| limb_of_word(x, t)).collect(),
+            None => a.entries().par_iter().map(|x| limb_of(x, t)).collect(),
+        })
         .collect()
 }
 

@@ -13,8 +13,8 @@
 
 use super::numerators::numerators_on_device;
 use super::{
-    base_of, divisor_of, entry_values, finish_with, limb_of, numerator_steps, row0_denominator,
-    steps_for, DixonSolution, Expansion, Values, PRIMES_TRIED,
+    base_of, divisor_of, entry_values, finish_with, limb_of, limb_of_word, numerator_steps,
+    row0_denominator, steps_for, DixonSolution, Expansion, Values, PRIMES_TRIED,
 };
 use crate::backend::gpu::launch;
 use crate::backend::gpu::ops;
@@ -178,16 +178,26 @@ fn prepare(
     let pieces: Vec<Vec<&mut [u32]>> = (0..(n * n).div_ceil(PIECE))
         .map(|_| planes.iter_mut().filter_map(|p| p.next()).collect())
         .collect();
-    pieces
-        .into_par_iter()
-        .zip(a.entries().par_chunks(PIECE))
-        .for_each(|(mut outs, xs)| {
-            for (e, x) in xs.iter().enumerate() {
-                for (t, out) in outs.iter_mut().enumerate() {
-                    out[e] = limb_of(x, t) as u32;
+    fn split<T: Sync>(
+        pieces: Vec<Vec<&mut [u32]>>,
+        xs: &[T],
+        limb: impl Fn(&T, usize) -> i32 + Sync,
+    ) {
+        pieces
+            .into_par_iter()
+            .zip(xs.par_chunks(PIECE))
+            .for_each(|(mut outs, xs)| {
+                for (e, x) in xs.iter().enumerate() {
+                    for (t, out) in outs.iter_mut().enumerate() {
+                        out[e] = limb(x, t) as u32;
+                    }
                 }
-            }
-        });
+            });
+    }
+    match a.words() {
+        Some(w) => split(pieces, w, |&x, t| limb_of_word(x, t)),
+        None => split(pieces, a.entries(), limb_of),
+    }
     let rhs: Vec<i128> = b
         .entries()
         .iter()

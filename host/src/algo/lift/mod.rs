@@ -164,21 +164,29 @@ pub(crate) const EARLY_MARGIN_BITS: u32 = 20;
 /// Limb `t` of `x` as a signed 29-bit limb: `x = Σ_t limb_t · 2^(29t)`, every limb with
 /// the sign of `x`.
 pub(crate) fn limb_of(x: &Integer, t: usize) -> i32 {
-    let mask = (1u64 << LIMB_BITS) - 1;
-    let v = match x.to_i64() {
+    if let Some(w) = x.to_i64() {
         // Most entries: word arithmetic.
-        Some(w) => {
-            (w.unsigned_abs()
-                .checked_shr(LIMB_BITS * t as u32)
-                .unwrap_or(0)
-                & mask) as i32
-        }
-        None => {
-            let v = Integer::from(&*x.as_abs() >> (LIMB_BITS * t as u32)) & mask;
-            v.to_i32().expect("a 29-bit limb")
-        }
-    };
+        return limb_of_word(w, t);
+    }
+    let mask = (1u64 << LIMB_BITS) - 1;
+    let v = Integer::from(&*x.as_abs() >> (LIMB_BITS * t as u32)) & mask;
+    let v = v.to_i32().expect("a 29-bit limb");
     if *x < 0 {
+        -v
+    } else {
+        v
+    }
+}
+
+/// [`limb_of`] of a machine word.
+pub(crate) fn limb_of_word(w: i64, t: usize) -> i32 {
+    let mask = (1u64 << LIMB_BITS) - 1;
+    let v = (w
+        .unsigned_abs()
+        .checked_shr(LIMB_BITS * t as u32)
+        .unwrap_or(0)
+        & mask) as i32;
+    if w < 0 {
         -v
     } else {
         v
@@ -460,9 +468,13 @@ fn checks_modulo_primes(a: &IntMatrix, b: &IntMatrix, y: &[Integer], d: &Integer
     };
     let ym: Vec<[u32; 2]> = y.par_iter().map(both).collect();
     let dm = both(d);
+    let both_word = |&x: &i64| [moduli[0].reduce_i64(x), moduli[1].reduce_i64(x)];
     // Row by row: each row of `A` reduced once for all the right-hand sides.
     (0..n).into_par_iter().all(|i| {
-        let row: Vec<[u32; 2]> = a.row(i).iter().map(both).collect();
+        let row: Vec<[u32; 2]> = match a.words() {
+            Some(w) => w[i * n..(i + 1) * n].iter().map(both_word).collect(),
+            None => a.row(i).iter().map(both).collect(),
+        };
         (0..l).all(|c| {
             let bm = both(&b.entries()[i * l + c]);
             moduli.iter().enumerate().all(|(q, m)| {
