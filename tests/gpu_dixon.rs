@@ -418,11 +418,18 @@ fn word_matrices_lift_on_the_device_without_making_big_integers() {
         let b = gen.matrix(n, 1, 63);
         let (aw, bw) = (words_of(&a), words_of(&b));
         let what = format!("{n}×{n}");
-        let (det, st) = rns::det_with(&aw, &g, &Method::Auto.into()).unwrap();
         let x = rns::solve(&aw, &bw, &g).unwrap();
-        assert!(!aw.integers_made(), "{what}: made A's integers");
-        assert_eq!(det, rns::det(&a, &Backend::Cpu).unwrap(), "{what}");
+        assert!(!aw.integers_made(), "{what}: the solve made A's integers");
         assert_eq!(x, rns::solve(&a, &b, &Backend::Cpu).unwrap(), "{what}");
-        assert_eq!(st.method, "dixon", "{what}");
+        if n >= 400 {
+            // Below, the determinant on a GPU is multimodular, which packs the integers.
+            let (det, st) = rns::det_with(&aw, &g, &Method::Auto.into()).unwrap();
+            assert!(
+                !aw.integers_made(),
+                "{what}: the determinant made A's integers"
+            );
+            assert_eq!(det, rns::det(&a, &Backend::Cpu).unwrap(), "{what}");
+            assert_eq!(st.method, "dixon", "{what}");
+        }
     }
 }

@@ -494,8 +494,17 @@ fn checks(a: &IntMatrix, b: &IntMatrix, y: &[Integer], d: &Integer) -> bool {
     (0..n * l).into_par_iter().all(|e| {
         let (i, c) = (e / l, e % l);
         let mut s = Integer::new();
-        for (j, aij) in a.row(i).iter().enumerate() {
-            s += aij * &y[j * l + c];
+        match a.words() {
+            Some(w) => {
+                for (j, &aij) in w[i * n..(i + 1) * n].iter().enumerate() {
+                    s += &y[j * l + c] * aij;
+                }
+            }
+            None => {
+                for (j, aij) in a.row(i).iter().enumerate() {
+                    s += aij * &y[j * l + c];
+                }
+            }
         }
         s == (d * &b.entries()[e]).complete()
     })
@@ -521,15 +530,19 @@ mod tests {
     #[test]
     fn the_modular_check_finds_a_wrong_solution() {
         // x = (1/2, 3/2): A·(1, 3) = 2·B.
-        let a = IntMatrix::from_i64(2, 2, &[5, -1, 1, 1]).unwrap();
+        // A as machine words and as big integers (the checks read either).
+        let words = IntMatrix::from_i64(2, 2, &[5, -1, 1, 1]).unwrap();
+        let ints = IntMatrix::new(2, 2, words.entries().to_vec()).unwrap();
         let b = IntMatrix::from_i64(2, 1, &[1, 2]).unwrap();
         let (y, d) = ([Integer::from(1), Integer::from(3)], Integer::from(2));
-        assert!(checks_modulo_primes(&a, &b, &y, &d) && checks(&a, &b, &y, &d));
         let wrong = [
             Integer::from(1),
             Integer::from(3) + (Integer::from(1) << 200),
         ];
-        assert!(!checks_modulo_primes(&a, &b, &wrong, &d));
-        assert!(!checks(&a, &b, &wrong, &d));
+        for a in [IntMatrix::from_i64(2, 2, &[5, -1, 1, 1]).unwrap(), ints] {
+            assert!(checks_modulo_primes(&a, &b, &y, &d) && checks(&a, &b, &y, &d));
+            assert!(!checks_modulo_primes(&a, &b, &wrong, &d));
+            assert!(!checks(&a, &b, &wrong, &d));
+        }
     }
 }
