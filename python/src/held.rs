@@ -71,7 +71,9 @@ impl Drop for Held {
         let Some(m) = self.ints.take().and_then(|m| Arc::try_unwrap(m).ok()) else {
             return;
         };
-        if m.entries().len() >= PARALLEL_FREE_FROM {
+        // A matrix of words that never made its integers has none to free (asking for
+        // its entries would make them).
+        if m.integers_made() && m.rows() * m.cols() >= PARALLEL_FREE_FROM {
             m.into_entries().into_par_iter().for_each(drop);
         }
     }

@@ -288,9 +288,8 @@ impl IntMatrix {
         self.words.as_deref()
     }
 
-    /// Whether the big integers of a matrix made from words have been made (they are
-    /// made only when asked for: the tests check which paths never ask).
-    #[doc(hidden)]
+    /// Whether the big integers exist: always for a matrix made from them, and for one
+    /// made from words once something asked for them ([`IntMatrix::entries`]).
     pub fn integers_made(&self) -> bool {
         self.data.get().is_some()
     }
