@@ -98,13 +98,20 @@ pub struct IntBuf {
 }
 
 impl IntBuf {
-    /// Reads `ob` as an int (as [`to_integer`]).
+    /// Reads `ob` as an int (as [`to_integer`]). An object that is not an int (an
+    /// `fmpz`, a numpy integer) is read through `operator.index`, and kept as a word when
+    /// it fits, like an int.
     pub fn push(&mut self, ob: &Bound<'_, PyAny>) -> PyResult<()> {
         // SAFETY: `ob` is a live object and the GIL is held.
         if unsafe { self.push_exact(ob.as_ptr()) }? {
             return Ok(());
         }
-        self.big.push((self.words.len(), to_integer(ob)?));
+        let int = index(ob)?;
+        // SAFETY: `int` is a live object and the GIL is held.
+        if unsafe { self.push_exact(int.as_ptr()) }? {
+            return Ok(());
+        }
+        self.big.push((self.words.len(), to_integer(&int)?));
         self.words.push(0);
         Ok(())
     }

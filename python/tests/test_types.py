@@ -154,6 +154,19 @@ EDGES = [0, 1, -1, 2**31 - 1, 2**63 - 1, -(2**63), 2**63, -(2**63) - 1, 2**64 - 
 EDGES += [s * (2**k + d) for k in (65, 89, 90, 91, 127, 128, 129, 150, 191, 192, 959, 960, 961, 1000, 20000) for d in (-1, 0, 1) for s in (1, -1)]
 
 
+def test_int_like_entries_read_as_ints_small_and_large():
+    # fmpz and numpy integer scalars go through operator.index; small ones are kept as
+    # words like ints, large ones as big integers, in one matrix.
+    rows = [[2**63 - 1, -(2**63), 3], [-(2**64) - 5, 7, 2**200 + 1], [1, -1, 0]]
+    want = int(flint.fmpz_mat(rows).det())
+    fz = [[flint.fmpz(x) for x in r] for r in rows]
+    assert rns.det(flint.fmpz_mat(rows)) == want
+    assert rns.det(fz) == want
+    small = [[np.int64(x) for x in r] for r in [[5, -7, 2], [1, 2**62, -3], [0, 4, 9]]]
+    assert rns.det(small) == int(flint.fmpz_mat([[int(x) for x in r] for r in small]).det())
+    assert rns.matmul(fz, [[1], [0], [0]]) == [[r[0]] for r in rows]
+
+
 def test_big_ints_at_every_limb_boundary():
     rows = [EDGES]
     m = rns.Matrix(rows)
