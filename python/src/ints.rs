@@ -95,6 +95,9 @@ pub struct IntBuf {
     words: Vec<i64>,
     /// The large ones, with their places.
     big: Vec<(usize, Integer)>,
+    /// Large exact ints kept as they are, with their places, read together at the end
+    /// through their digits ([`Digits::integers`]).
+    held: Vec<(usize, Py<PyAny>)>,
 }
 
 impl IntBuf {
@@ -111,7 +114,11 @@ impl IntBuf {
         if unsafe { self.push_exact(int.as_ptr()) }? {
             return Ok(());
         }
-        self.big.push((self.words.len(), to_integer(&int)?));
+        let at = self.words.len();
+        match Digits::get().is_some() && int.is_exact_instance_of::<PyInt>() {
+            true => self.held.push((at, int.unbind())),
+            false => self.big.push((at, to_integer(&int)?)),
+        }
         self.words.push(0);
         Ok(())
     }
@@ -206,7 +213,7 @@ impl IntBuf {
 
     /// All of them, in the order read: as machine words when every one fits.
     pub fn finish_entries(self) -> Entries {
-        match self.big.is_empty() {
+        match self.big.is_empty() && self.held.is_empty() {
             true => Entries::Words(self.words),
             false => Entries::Ints(self.finish()),
         }
@@ -217,6 +224,14 @@ impl IntBuf {
         let mut out: Vec<Integer> = self.words.into_par_iter().map(Integer::from).collect();
         for (at, x) in self.big {
             out[at] = x;
+        }
+        if let Some(d) = Digits::get().filter(|_| !self.held.is_empty()) {
+            let ptrs: Vec<_> = self.held.iter().map(|(_, ob)| ob.as_ptr()).collect();
+            // SAFETY: each is a live exact int, referenced by `self.held` until the end.
+            let xs = unsafe { d.integers(&ptrs) };
+            for ((at, _), x) in self.held.iter().zip(xs) {
+                out[*at] = x;
+            }
         }
         out
     }
