@@ -1,5 +1,6 @@
 //! Python ints and `rug` integers, through their binary form: a machine-size int in one
-//! C call, a larger one as 64-bit limbs through the interpreter's own converters
+//! C call, a larger one through its 30-bit digits ([`crate::longdigits`], many at once
+//! on all cores), else as 64-bit limbs through the interpreter's own converters
 //! ([`crate::pylong`]), or, where those are missing, as the little-endian bytes of its
 //! absolute value (`int.to_bytes` / `int.from_bytes`). Decimal strings are kept only for
 //! the measurement that chose this ([`roundtrip`]).
@@ -87,8 +88,10 @@ fn big_integer(fast: &Fast, int: &Bound<'_, PyAny>) -> PyResult<Integer> {
 
 /// Ints read from Python one at a time and made [`Integer`]s together, on all cores:
 /// one that fits in 64 bits is kept as an `i64` (reading it is one C call; allocating
-/// its `Integer` is what costs), a larger one converted at once and kept apart with its
-/// place. While every one fits, the words are the result as they stand.
+/// its `Integer` is what costs), a larger one kept apart with its place: referenced as
+/// it is, for its digits to be read with the others at the end, or, where the digits
+/// path is off, converted at once. While every one fits, the words are the result as
+/// they stand.
 #[derive(Default)]
 pub struct IntBuf {
     /// Every int read, 0 in the places of the large ones.
