@@ -1,10 +1,10 @@
 //! numpy arrays in and out. An integer array of any dtype (int8 … int64, uint8 …
 //! uint64), order or strides is read through its buffer straight into machine words, on
 //! all cores, with no Python object per entry; results go into new arrays the same way.
-//! Object arrays (Python ints of any size) are read entry by entry.
+//! Object arrays (Python ints of any size) are read entry by entry, as a list's ints.
 
 use crate::held::Entries;
-use crate::ints::to_integer;
+use crate::ints::IntBuf;
 use numpy::ndarray::{ArrayViewD, Ix2};
 use numpy::{
     Element, PyArray1, PyArrayDescrMethods, PyReadonlyArrayDyn, PyUntypedArray,
@@ -60,7 +60,8 @@ fn in_place(ob: &Bound<'_, PyAny>) -> Option<InPlace> {
 }
 
 /// The shape and entries of a numpy integer array of `ndim` dimensions: machine words
-/// unless it holds Python ints (dtype object) or uint64 entries of 2^63 and more. With
+/// unless some entry needs more than 64 bits (uint64 entries of 2^63 and more, large
+/// Python ints in an array of dtype object). With
 /// `borrow`, a C-order int64 array is read in place (for a call's argument, not for an
 /// `rns.Matrix`, which must not change with the array).
 pub fn read(ob: &Bound<'_, PyAny>, ndim: usize, borrow: bool) -> PyResult<(Vec<usize>, Entries)> {
@@ -95,13 +96,13 @@ pub fn read(ob: &Bound<'_, PyAny>, ndim: usize, borrow: bool) -> PyResult<(Vec<u
             return Ok((shape, from_u64(v)));
         }
         (b'O', _) => {
+            // As a list's ints: words while every one fits, large ones read together.
             let a: PyReadonlyArrayDyn<'_, Py<PyAny>> = ob.extract()?;
-            let items = a
-                .as_array()
-                .iter()
-                .map(|x| to_integer(x.bind(ob.py())))
-                .collect::<PyResult<_>>()?;
-            return Ok((shape, Entries::Ints(items)));
+            let mut buf = IntBuf::default();
+            for x in a.as_array().iter() {
+                buf.push(x.bind(ob.py()))?;
+            }
+            return Ok((shape, buf.finish_entries()));
         }
         _ => {
             return Err(PyTypeError::new_err(format!(

@@ -165,6 +165,9 @@ def test_int_like_entries_read_as_ints_small_and_large():
     small = [[np.int64(x) for x in r] for r in [[5, -7, 2], [1, 2**62, -3], [0, 4, 9]]]
     assert rns.det(small) == int(flint.fmpz_mat([[int(x) for x in r] for r in small]).det())
     assert rns.matmul(fz, [[1], [0], [0]]) == [[r[0]] for r in rows]
+    # Object arrays: all small, and small with large.
+    assert rns.det(np.array(small, dtype=object)) == rns.det(small)
+    assert rns.det(np.array(rows, dtype=object)) == want
 
 
 def test_big_ints_at_every_limb_boundary():
