@@ -100,7 +100,7 @@ pub struct IntBuf {
     big: Vec<(usize, Integer)>,
     /// Large exact ints kept as they are, with their places, read together at the end
     /// through their digits ([`Digits::integers`]).
-    held: Vec<(usize, Py<PyAny>)>,
+    pending: Vec<(usize, Py<PyAny>)>,
 }
 
 impl IntBuf {
@@ -119,7 +119,7 @@ impl IntBuf {
         }
         let at = self.words.len();
         match Digits::get().is_some() && int.is_exact_instance_of::<PyInt>() {
-            true => self.held.push((at, int.unbind())),
+            true => self.pending.push((at, int.unbind())),
             false => self.big.push((at, to_integer(&int)?)),
         }
         self.words.push(0);
@@ -216,7 +216,7 @@ impl IntBuf {
 
     /// All of them, in the order read: as machine words when every one fits.
     pub fn finish_entries(self) -> Entries {
-        match self.big.is_empty() && self.held.is_empty() {
+        match self.big.is_empty() && self.pending.is_empty() {
             true => Entries::Words(self.words),
             false => Entries::Ints(self.finish()),
         }
@@ -228,11 +228,11 @@ impl IntBuf {
         for (at, x) in self.big {
             out[at] = x;
         }
-        if let Some(d) = Digits::get().filter(|_| !self.held.is_empty()) {
-            let ptrs: Vec<_> = self.held.iter().map(|(_, ob)| ob.as_ptr()).collect();
-            // SAFETY: each is a live exact int, referenced by `self.held` until the end.
+        if let Some(d) = Digits::get().filter(|_| !self.pending.is_empty()) {
+            let ptrs: Vec<_> = self.pending.iter().map(|(_, ob)| ob.as_ptr()).collect();
+            // SAFETY: each is a live exact int, referenced by `self.pending` until the end.
             let xs = unsafe { d.integers(&ptrs) };
-            for ((at, _), x) in self.held.iter().zip(xs) {
+            for ((at, _), x) in self.pending.iter().zip(xs) {
                 out[*at] = x;
             }
         }

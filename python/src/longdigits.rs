@@ -53,11 +53,11 @@ static DIGITS: OnceLock<Option<Digits>> = OnceLock::new();
 /// An int read by any thread: it cannot change, and the caller's reference keeps it
 /// alive.
 #[derive(Clone, Copy)]
-struct Held(*mut ffi::PyObject);
+struct Live(*mut ffi::PyObject);
 // SAFETY: only read, while the caller holds a reference.
-unsafe impl Send for Held {}
+unsafe impl Send for Live {}
 // SAFETY: as above.
-unsafe impl Sync for Held {}
+unsafe impl Sync for Live {}
 
 /// A new object, ours alone until handed back (so its digits may be written by any
 /// thread).
@@ -137,7 +137,7 @@ impl Digits {
             && parsed.iter().zip(&values).all(|(p, v)| {
                 // SAFETY: `p` is a live exact int, referenced here.
                 p.as_ref()
-                    .is_ok_and(|p| unsafe { self.read(Held(p.as_ptr())) } == *v)
+                    .is_ok_and(|p| unsafe { self.read(Live(p.as_ptr())) } == *v)
             })
     }
 
@@ -148,30 +148,22 @@ impl Digits {
     /// Each pointer is a live `int` (not a subclass) that the caller keeps referenced
     /// until this returns.
     pub unsafe fn integers(&self, ints: &[*mut ffi::PyObject]) -> Vec<Integer> {
-        let held: Vec<Held> = ints.iter().map(|&p| Held(p)).collect();
-        let total: usize = held.iter().map(|&h| self.count(h)).sum();
+        let live: Vec<Live> = ints.iter().map(|&p| Live(p)).collect();
+        let total: usize = live.iter().map(|&h| self.sign_word(h).0).sum();
         // SAFETY: as the caller promised.
-        let read = |&h: &Held| unsafe { self.read(h) };
+        let read = |&h: &Live| unsafe { self.read(h) };
         if total >= PARALLEL_FROM {
-            held.par_iter().map(read).collect()
+            live.par_iter().map(read).collect()
         } else {
-            held.iter().map(read).collect()
+            live.iter().map(read).collect()
         }
-    }
-
-    /// The digit count in the sign word of the int `h`.
-    ///
-    /// # Safety
-    /// `h` is a live int.
-    unsafe fn count(&self, h: Held) -> usize {
-        self.sign_word(h).0
     }
 
     /// The digit count and sign of the int `h`, from its sign word.
     ///
     /// # Safety
     /// `h` is a live int.
-    unsafe fn sign_word(&self, h: Held) -> (usize, bool) {
+    unsafe fn sign_word(&self, h: Live) -> (usize, bool) {
         let tag = h.0.cast::<u8>().add(self.offset - 8).cast::<isize>().read();
         match self.tagged {
             true => ((tag as usize) >> 3, tag & 3 == 2),
@@ -183,7 +175,7 @@ impl Digits {
     ///
     /// # Safety
     /// `h` is a live int that nothing changes or frees meanwhile.
-    unsafe fn read(&self, h: Held) -> Integer {
+    unsafe fn read(&self, h: Live) -> Integer {
         let (n, negative) = self.sign_word(h);
         let base = h.0.cast::<u8>().add(self.offset).cast::<u32>();
         let digits = std::slice::from_raw_parts(base, n);

@@ -91,15 +91,12 @@ impl Norm {
 
 /// [`log2_norm`] of each row of `m` (`None` for a zero row), the rows in parallel.
 pub fn row_log2_norms(m: &IntMatrix) -> Vec<Option<f64>> {
-    let cols = m.cols();
     (0..m.rows())
         .into_par_iter()
-        .map(|i| match m.words() {
+        .map(|i| match m.word_row(i) {
             Some(w) => {
                 let mut norm = Norm::default();
-                w[i * cols..(i + 1) * cols]
-                    .iter()
-                    .for_each(|&x| norm.add_word(x));
+                w.iter().for_each(|&x| norm.add_word(x));
                 norm.log2()
             }
             None => log2_norm(m.row(i)),

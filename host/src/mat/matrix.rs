@@ -93,6 +93,16 @@ pub fn parse_integer(token: &str) -> Option<Integer> {
     }
 }
 
+/// `Ok` when `len` entries form a `rows × cols` matrix, else [`Error::Shape`].
+fn require_len(len: usize, rows: usize, cols: usize) -> Result<()> {
+    match len == rows * cols {
+        true => Ok(()),
+        false => Err(Error::Shape(format!(
+            "{len} entries do not form a {rows}×{cols} matrix"
+        ))),
+    }
+}
+
 /// The square size of a `rows × cols` matrix, or [`Error::Shape`] naming `what` needed it.
 pub fn require_square(rows: usize, cols: usize, what: &str) -> Result<usize> {
     if rows != cols {
@@ -243,12 +253,7 @@ impl IntMatrix {
 
     /// A matrix from its row-major entries; `data.len()` must be `rows · cols`.
     pub fn new(rows: usize, cols: usize, data: Vec<Integer>) -> Result<IntMatrix> {
-        if data.len() != rows * cols {
-            return Err(Error::Shape(format!(
-                "{} entries do not form a {rows}×{cols} matrix",
-                data.len()
-            )));
-        }
+        require_len(data.len(), rows, cols)?;
         Ok(IntMatrix::of(rows, cols, data))
     }
 
@@ -264,28 +269,32 @@ impl IntMatrix {
     /// A matrix from row-major machine integers, kept as words (the big integers made
     /// only when asked for, see [`IntMatrix`]); `data.len()` must be `rows · cols`.
     pub fn from_i64(rows: usize, cols: usize, data: &[i64]) -> Result<IntMatrix> {
-        if data.len() != rows * cols {
-            return Err(Error::Shape(format!(
-                "{} entries do not form a {rows}×{cols} matrix",
-                data.len()
-            )));
-        }
+        require_len(data.len(), rows, cols)?;
         let mut words = vec![0; data.len()];
         words
             .par_chunks_mut(1 << 16)
             .zip(data.par_chunks(1 << 16))
             .for_each(|(w, d)| w.copy_from_slice(d));
-        Ok(IntMatrix {
+        Ok(IntMatrix::of_words(rows, cols, words))
+    }
+
+    fn of_words(rows: usize, cols: usize, words: Vec<i64>) -> IntMatrix {
+        IntMatrix {
             rows,
             cols,
             words: Some(words),
             data: OnceLock::new(),
-        })
+        }
     }
 
     /// The entries as machine words, row-major, when the matrix was made from them.
     pub fn words(&self) -> Option<&[i64]> {
         self.words.as_deref()
+    }
+
+    /// Row `i` as machine words, when the matrix was made from them.
+    pub fn word_row(&self, i: usize) -> Option<&[i64]> {
+        self.words().map(|w| &w[i * self.cols..(i + 1) * self.cols])
     }
 
     /// Whether the big integers exist: always for a matrix made from them, and for one
@@ -355,12 +364,7 @@ impl IntMatrix {
             Token::Large => None,
         };
         if let Ok((rows, cols, words)) = parse_entries(text, source, word) {
-            return Ok(IntMatrix {
-                rows,
-                cols,
-                words: Some(words),
-                data: OnceLock::new(),
-            });
+            return Ok(IntMatrix::of_words(rows, cols, words));
         }
         let (rows, cols, data) = parse_entries(text, source, parse_integer)?;
         Ok(IntMatrix::of(rows, cols, data))
@@ -448,12 +452,7 @@ pub struct RatMatrix {
 impl RatMatrix {
     /// A matrix from its row-major entries; `data.len()` must be `rows · cols`.
     pub fn new(rows: usize, cols: usize, data: Vec<Rational>) -> Result<RatMatrix> {
-        if data.len() != rows * cols {
-            return Err(Error::Shape(format!(
-                "{} entries do not form a {rows}×{cols} matrix",
-                data.len()
-            )));
-        }
+        require_len(data.len(), rows, cols)?;
         Ok(RatMatrix { rows, cols, data })
     }
 

@@ -471,8 +471,8 @@ fn checks_modulo_primes(a: &IntMatrix, b: &IntMatrix, y: &[Integer], d: &Integer
     let both_word = |&x: &i64| [moduli[0].reduce_i64(x), moduli[1].reduce_i64(x)];
     // Row by row: each row of `A` reduced once for all the right-hand sides.
     (0..n).into_par_iter().all(|i| {
-        let row: Vec<[u32; 2]> = match a.words() {
-            Some(w) => w[i * n..(i + 1) * n].iter().map(both_word).collect(),
+        let row: Vec<[u32; 2]> = match a.word_row(i) {
+            Some(w) => w.iter().map(both_word).collect(),
             None => a.row(i).iter().map(both).collect(),
         };
         (0..l).all(|c| {
@@ -494,9 +494,9 @@ fn checks(a: &IntMatrix, b: &IntMatrix, y: &[Integer], d: &Integer) -> bool {
     (0..n * l).into_par_iter().all(|e| {
         let (i, c) = (e / l, e % l);
         let mut s = Integer::new();
-        match a.words() {
+        match a.word_row(i) {
             Some(w) => {
-                for (j, &aij) in w[i * n..(i + 1) * n].iter().enumerate() {
+                for (j, &aij) in w.iter().enumerate() {
                     s += &y[j * l + c] * aij;
                 }
             }
