@@ -183,6 +183,16 @@ def test_big_ints_at_every_limb_boundary():
     assert rns.matmul(rns.Matrix(col), [[1]], mod=P).tolist() == [[x % P] for x in EDGES]
 
 
+def test_ints_past_the_parallel_threshold_cross_exactly():
+    # Eight ints of about 206 000 bits: 55 000 digits in all, past the 2^15 from which
+    # all cores write and read them (EDGES stay below it).
+    xs = [(-1) ** i * (3 ** (130000 + i) + i) for i in range(8)]
+    m = rns.Matrix([xs])
+    assert m.tolist() == [xs]
+    assert rns.matmul([[x] for x in xs], [[-1]]) == [[-x] for x in xs]
+    assert rns.matmul(np.array([[x] for x in xs], dtype=object), [[1]]).tolist() == [[x] for x in xs]
+
+
 def test_large_ints_are_written_through_their_digits_on_cpython():
     # 64-bit CPython 3.9 ... 3.13: the digits path passed its check at import.
     if platform.python_implementation() == "CPython" and sys.maxsize > 2**32 and sys.version_info < (3, 14):
