@@ -4,9 +4,14 @@
 //! `multimodular`). One run after a warm-up on a small system; the stages as
 //! `solve_with` reports them, and the total.
 //!
-//! `cargo run --release --example solve_bench -- [--host-numerators] N L BITS METHOD [...]`
-//! (`--host-numerators`: the lifting's numerators by the host's GMP, not on the device).
+//! `cargo run --release --example solve_bench -- [--host-numerators] [--host-coprime]
+//! [--small-moduli] N L BITS METHOD [...]`: `--host-numerators`, the lifting's numerators
+//! by the host's GMP, not on the device; `--host-coprime`, the fractions' numerators
+//! proved coprime to the denominator by the host's products, not on the device;
+//! `--small-moduli`, every product on the tensor cores by small moduli, whatever its
+//! shape.
 
+use rns::backend::gpu::TensorSplit::SmallModuli;
 use rns::{solve_with, Backend, BackendChoice, IntMatrix, Method};
 use rns_suite::Gen;
 use std::time::Instant;
@@ -17,12 +22,17 @@ fn main() -> R<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let backend = Backend::select(BackendChoice::Gpu).unwrap_or(Backend::Cpu);
     println!("backend: {}", backend.name());
-    if args.first().map(String::as_str) == Some("--host-numerators") {
-        args.remove(0);
+    while args.first().is_some_and(|a| a.starts_with("--")) {
+        let flag = args.remove(0);
         if let Some(g) = backend.gpu() {
-            g.config().set_numerators_on_device(Some(usize::MAX));
+            match flag.as_str() {
+                "--host-numerators" => g.config().set_numerators_on_device(Some(usize::MAX)),
+                "--host-coprime" => g.config().set_coprime_on_device(Some(usize::MAX)),
+                "--small-moduli" => g.config().set_tensor_split(Some(SmallModuli)),
+                _ => return Err(format!("unknown flag {flag}").into()),
+            }
         }
-        println!("numerators on the host");
+        println!("{}", &flag[2..]);
     }
     let mut gen = Gen::new(7);
     let (a, b) = (gen.matrix(50, 50, 64), gen.matrix(50, 40, 64));

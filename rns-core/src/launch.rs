@@ -82,6 +82,16 @@ const _: () = assert!(crate::imma::PLANES * IMMA_BN * 2 == IMMA_THREADS as usize
 /// Threads per block of the interpolation kernel (one block per channel).
 pub const INTERPOLATE_THREADS: u32 = 256;
 
+/// Rows of `a` one thread of `rns_redc_extend` (the Montgomery products' extensions on
+/// the integer units) sums for, each in 128 bits.
+pub const REDC_EXTEND_ROWS: u32 = 8;
+/// Threads a launch of `rns_redc_extend` aims at: below it the inner dimension is split
+/// into chunks of at least [`REDC_EXTEND_MIN_CHUNK`] (H200: 4000²'s proof, the levels of
+/// fewer than 128 pairs, 254 ms unsplit).
+pub const REDC_EXTEND_THREADS: usize = 1 << 17;
+/// The least inner positions a chunk of `rns_redc_extend` sums.
+pub const REDC_EXTEND_MIN_CHUNK: usize = 256;
+
 /// Rows and columns of the product per block of the matrix-product kernel (and of the
 /// blocked determinant's trailing update).
 pub const MM_TILE: u32 = 64;

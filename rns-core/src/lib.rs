@@ -22,6 +22,8 @@
 //! * [`ozaki`]: the same products by small moduli, one INT8 product each (Ozaki II).
 //! * [`padic`]: one row's step of Dixon's p-adic lifting on 128-bit residuals.
 //! * [`interval`]: sign and comparison by interval evaluation of the CRT fraction.
+//! * [`redc`]: Montgomery products modulo a large odd number in two bases (the steps of
+//!   the device's proof that a solve's numerators are coprime to its denominator).
 //! * [`launch`]: the kernels' launch geometry, shared by the device and the host.
 //! * [`linalg`]: elimination modulo a prime (determinant, rank, reduced echelon form,
 //!   inverse, solve), the delayed-reduction steps of matrix products, resultants.
@@ -50,5 +52,6 @@ pub mod ozaki;
 pub mod padic;
 pub mod poly;
 pub mod prime;
+pub mod redc;
 
 pub use modulus::{Modulus, ModulusError};

@@ -19,6 +19,7 @@ mod linalg;
 mod lu;
 mod minpoly;
 mod ozaki;
+mod redc;
 mod resultant;
 mod rref;
 mod tagged;

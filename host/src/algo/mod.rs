@@ -6,7 +6,8 @@
 //!   primes), [`det_divisor`] (the divisor trick),
 //!   [`det_modular`] (modulo primes, given a divisor);
 //! - systems: [`solve`] (the dispatcher, and the inverse), [`solve_dixon`],
-//!   [`solve_modular`] (Cramer's rule modulo primes), with Dixon's lifting in [`lift`];
+//!   [`solve_modular`] (Cramer's rule modulo primes), with Dixon's lifting in [`lift`]
+//!   and the fractions in lowest terms in [`fractions`];
 //! - [`charpoly`] (the characteristic polynomial over Z, modulo primes to the full bound)
 //!   and [`minpoly`] (the minimal polynomial over Z, certified);
 //! - [`matmul`] (the exact product), [`rank`] (over Q), [`rref`] (the reduced echelon
@@ -20,6 +21,7 @@ pub mod det_bound;
 pub mod det_divisor;
 pub mod det_modular;
 pub mod estimate;
+pub mod fractions;
 pub mod lift;
 pub mod matmul;
 pub mod method;

@@ -15,16 +15,16 @@
 //! # Ok::<(), rns::Error>(())
 //! ```
 
+use super::fractions::lowest_terms;
 use super::lift;
 use super::lift::DixonSolution;
 use super::method::{Lifting, Method};
 use super::solve_dixon::solve_dixon;
 use super::solve_modular::solve_modular;
 use crate::backend::Backend;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::mat::bounds::solve_bits;
 use crate::mat::matrix::{require_rhs, require_square, IntMatrix, RatMatrix};
-use crate::num::fractions::over_denominator;
 use crate::timing::Laps;
 use rug::Integer;
 use std::time::Duration;
@@ -94,8 +94,7 @@ pub fn solve_with(
     let mut laps = Laps::start();
     let x = match solve_any((a, b), backend, opts, &mut laps)? {
         Answer::Lifted(s) => {
-            let x = over_denominator(s.numerators, &s.denominator)
-                .ok_or(Error::Singular { prime: None })?;
+            let x = lowest_terms(s.numerators, &s.denominator, backend, &mut laps)?;
             let x = RatMatrix::new(a.rows(), b.cols(), x)?;
             laps.lap("fractions");
             x

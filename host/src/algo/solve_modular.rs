@@ -5,11 +5,11 @@
 //! independent (a GPU block, or by panels on the tensor cores), and primes modulo which
 //! `A` is singular are replaced by others.
 
+use super::fractions::lowest_terms;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mat::matrix::{IntMatrix, RatMatrix};
 use crate::num::basis::RnsBasis;
-use crate::num::fractions::over_denominator;
 use crate::timing::Laps;
 use rayon::prelude::*;
 use std::collections::HashSet;
@@ -67,7 +67,7 @@ pub(crate) fn solve_modular(
         let mut values = backend.reconstruct(&basis, len, out, "a solution")?;
         laps.stage("crt")?;
         let det = values.remove(0);
-        let x = over_denominator(values, &det).ok_or(Error::Singular { prime: None })?;
+        let x = lowest_terms(values, &det, backend, laps)?;
         let x = RatMatrix::new(n, l, x)?;
         laps.lap("fractions");
         return Ok(x);

@@ -244,6 +244,18 @@ impl Backend {
         self.devices_by_size(lifting_work(n, l), false).first()
     }
 
+    /// The GPU that proves `entries` numerators coprime to a denominator's rough part of
+    /// `bits` bits by one product (`ops::redc`; its work taken as `entries` times the
+    /// channels' square), where its config takes that size; `None` for the host.
+    pub(crate) fn coprime_gpu(&self, entries: usize, bits: u64) -> Option<&Arc<Gpu>> {
+        let channels = (bits / 30) as usize + 1;
+        let work = entries.saturating_mul(channels.saturating_mul(channels));
+        let gpu = self.devices_by_size(work, false).first()?;
+        gpu.config()
+            .coprime_on_device_for(entries, bits)
+            .then_some(gpu)
+    }
+
     /// The GPUs a Dixon lifting of an `n × n` system with `l` right-hand sides runs on,
     /// its launch on one device being `layout`: all of [`Backend::lifting_gpu`]'s where
     /// the lifting splits by rows (several devices, peer access between every pair,

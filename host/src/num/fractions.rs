@@ -1,13 +1,16 @@
 //! Many fractions over one denominator in lowest terms: `y_i / d` for a solve's
 //! `det(A)·X` and `det(A)`, with fewer gcds than one per entry.
 //!
-//! `d = s·r` with `s` the part of `d` made of primes below [`SMOOTH_BELOW`]. In a chunk
-//! of [`CHUNK`] numerators, `Π y_i mod r` coprime to `r` proves every `y_i` coprime to
-//! `r` (one product modulo `r` per entry, about a fifth of a gcd at 68 000 bits), so
-//! that each `gcd(y_i, d)` is `gcd(y_i mod s, s)`, a gcd of small numbers. A chunk
-//! whose product shares a factor with `r` takes a whole gcd per entry.
+//! `d = s·r` with `s` the part of `d` made of primes below [`SMOOTH_BELOW`]. Once every
+//! `y_i` is proved coprime to `r`, each `gcd(y_i, d)` is `gcd(y_i mod s, s)`, a gcd of
+//! small numbers. The proof is `Π y_i mod r` coprime to `r`: on the device for all the
+//! numerators at once where a caller gives it (`backend::gpu::ops::redc`), else here in
+//! chunks of [`CHUNK`] numerators (one product modulo `r` per entry, about a fifth of a
+//! gcd at 68 000 bits). A chunk whose product shares a factor with `r` takes a whole gcd
+//! per entry.
 
 use super::barrett::Barrett;
+use crate::error::Result;
 use rayon::prelude::*;
 use rug::{Integer, Rational};
 
@@ -23,25 +26,39 @@ pub const BATCH_FROM_BITS: u32 = 4096;
 /// `y_i / d` for every `y_i` of `nums`, in lowest terms with positive denominators;
 /// `None` when `d` is zero.
 pub fn over_denominator(nums: Vec<Integer>, d: &Integer) -> Option<Vec<Rational>> {
+    over_denominator_by(nums, d, |_, _| Ok(None)).unwrap_or(None)
+}
+
+/// [`over_denominator`], with `prove(nums, r)` telling at once whether every numerator
+/// is coprime to the rough part `r > 1` of `d` (`None`: not known, or `Some(false)`: some
+/// is not; both leave the proof to the chunks). Its error is returned.
+pub fn over_denominator_by(
+    nums: Vec<Integer>,
+    d: &Integer,
+    prove: impl FnOnce(&[Integer], &Integer) -> Result<Option<bool>>,
+) -> Result<Option<Vec<Rational>>> {
     if *d == 0 {
-        return None;
+        return Ok(None);
     }
     if d.significant_bits() < BATCH_FROM_BITS || nums.len() < CHUNK {
-        return Some(
+        return Ok(Some(
             nums.into_par_iter()
                 .map(|y| Rational::from((y, d.clone())))
                 .collect(),
-        );
+        ));
     }
     let (s, r) = split_smooth(d);
-    let modulo_r = Barrett::new(r.clone())?;
+    let all = r == 1 || prove(&nums, &r)? == Some(true);
+    let Some(modulo_r) = Barrett::new(r.clone()) else {
+        return Ok(None);
+    };
     let abs = Integer::from(d.abs_ref());
     let negative = *d < 0;
     let mut nums = nums;
     let out = nums
         .par_chunks_mut(CHUNK)
         .flat_map_iter(|chunk| {
-            let coprime_to_r = {
+            let coprime_to_r = all || {
                 let mut p = Integer::from(1);
                 for y in chunk.iter() {
                     p = modulo_r.reduce(p * &*y.as_abs());
@@ -72,7 +89,7 @@ pub fn over_denominator(nums: Vec<Integer>, d: &Integer) -> Option<Vec<Rational>
             part
         })
         .collect();
-    Some(out)
+    Ok(Some(out))
 }
 
 /// `(s, r)` with `|d| = s·r`, `s` the product of the prime powers of `|d|` below
@@ -172,6 +189,32 @@ mod tests {
     fn small_denominators_and_few_numerators() {
         let d = Integer::from(-12);
         assert_one_gcd_each((-20..20).map(Integer::from).collect(), &d);
+    }
+
+    #[test]
+    fn a_prover_that_says_no_or_nothing_leaves_the_chunks_to_prove() {
+        // d's rough part shares a factor with one numerator: a prover that answers "not
+        // all" or "not known" gives the same fractions as the chunks alone; an error is
+        // returned as it is.
+        let mut rand = rug::rand::RandState::new();
+        let q = (Integer::from(1) << 4423u32) - 1u32;
+        let d = Integer::from(&q * 3u32);
+        let mut nums: Vec<Integer> = (0..200)
+            .map(|_| Integer::from(Integer::random_bits(4500, &mut rand)))
+            .collect();
+        nums[150] = Integer::from(&q * 5u32);
+        let want = over_denominator(nums.clone(), &d).unwrap();
+        for answer in [None, Some(false)] {
+            let mut asked = None;
+            let got = over_denominator_by(nums.clone(), &d, |y, r| {
+                asked = Some((y.len(), r.clone()));
+                Ok(answer)
+            });
+            assert_eq!(got.unwrap().unwrap(), want);
+            assert_eq!(asked, Some((200, q.clone())));
+        }
+        let failed = over_denominator_by(nums, &d, |_, _| Err(crate::Error::Internal("x".into())));
+        assert!(failed.is_err());
     }
 
     /// [`over_denominator`] equals a canonicalisation (one gcd) per entry.

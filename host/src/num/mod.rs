@@ -16,6 +16,7 @@ pub mod op;
 pub mod pack;
 pub mod products;
 pub mod ratrecon;
+pub mod redc;
 pub mod sieve;
 pub mod vector;
 pub mod words;

@@ -31,9 +31,9 @@ pub(crate) mod ops;
 /// The device buffer type of the launch functions (cudarc's), for callers that launch.
 pub use cudarc::driver::CudaSlice;
 pub use driver::config::{
-    inverse_panel_by_size, GpuConfig, LiftRows, TensorSplit, INVERSE_PANELS_FROM,
-    NUMERATORS_ON_DEVICE_FROM, SMALL_MODULI_FROM, STALL_LIMIT, STALL_VAR, TENSOR_CORES_FROM,
-    TENSOR_DET_FROM,
+    inverse_panel_by_size, GpuConfig, LiftRows, TensorSplit, COPRIME_ON_DEVICE_FROM,
+    INVERSE_PANELS_FROM, NUMERATORS_ON_DEVICE_FROM, SMALL_MODULI_FROM, STALL_LIMIT, STALL_VAR,
+    TENSOR_CORES_FROM, TENSOR_DET_FROM,
 };
 pub use driver::fault::{Fault, FaultSite};
 pub use driver::module::{Code, StartTimes, MACHINE_CODE_BUILT, PTX};

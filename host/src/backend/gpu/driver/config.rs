@@ -60,6 +60,12 @@ pub const INVERSE_RECURSION_FROM: usize = 3000;
 /// multiplications of that size an entry).
 pub const NUMERATORS_ON_DEVICE_FROM: usize = 1 << 24;
 
+/// The least `entries × bits` of a solve's numerators (the bits of its denominator's
+/// rough part) from which they are proved coprime to it by default by one product on
+/// the device (`crate::backend::gpu::ops::redc`) instead of the host's products modulo
+/// it in chunks (three multiplications of that size an entry).
+pub const COPRIME_ON_DEVICE_FROM: usize = 1 << 27;
+
 /// Columns per panel of a factorization by panel inverses of `channels` matrices
 /// `n × cols` (LU, or with `jordan` Gauss–Jordan) by default: the products' inner
 /// dimension, and the block that one thread block inverts in shared memory, whose steps
@@ -130,6 +136,8 @@ pub struct GpuConfig {
     inverse_recursion_from: AtomicUsize,
     /// The least `entries × bits` of the solve's numerators made on the device.
     numerators_on_device_from: AtomicUsize,
+    /// The least `entries × bits` of the numerators proved coprime on the device.
+    coprime_on_device_from: AtomicUsize,
     /// Dixon's lifting: 0 rows in shared memory where they fit, 1 always there, 2
     /// always in global memory; with 2, the blocks of the launch (0: all that fit).
     lift_rows: AtomicU8,
@@ -189,6 +197,7 @@ impl GpuConfig {
             inverse_panel: AtomicUsize::new(0),
             inverse_recursion_from: AtomicUsize::new(INVERSE_RECURSION_FROM),
             numerators_on_device_from: AtomicUsize::new(NUMERATORS_ON_DEVICE_FROM),
+            coprime_on_device_from: AtomicUsize::new(COPRIME_ON_DEVICE_FROM),
             lift_rows: AtomicU8::new(0),
             lift_blocks: AtomicUsize::new(0),
             lift_primes: AtomicUsize::new(0),
@@ -383,6 +392,21 @@ impl GpuConfig {
     /// (as [`GpuConfig::set_numerators_on_device`] says).
     pub fn numerators_on_device_for(&self, entries: usize, bits: u64) -> bool {
         let from = self.numerators_on_device_from.load(Ordering::Relaxed);
+        from != usize::MAX && (entries as u128) * (bits as u128) >= from as u128
+    }
+
+    /// Proves a solve's numerators coprime to their denominator on the device from
+    /// `entries × bits` = `from` (`None`: [`COPRIME_ON_DEVICE_FROM`]; `Some(usize::MAX)`:
+    /// never, the host's products always).
+    pub fn set_coprime_on_device(&self, from: Option<usize>) {
+        let from = from.unwrap_or(COPRIME_ON_DEVICE_FROM);
+        self.coprime_on_device_from.store(from, Ordering::Relaxed);
+    }
+
+    /// Whether `entries` numerators are proved coprime to a rough part of `bits` bits on
+    /// the device (as [`GpuConfig::set_coprime_on_device`] says).
+    pub fn coprime_on_device_for(&self, entries: usize, bits: u64) -> bool {
+        let from = self.coprime_on_device_from.load(Ordering::Relaxed);
         from != usize::MAX && (entries as u128) * (bits as u128) >= from as u128
     }
 

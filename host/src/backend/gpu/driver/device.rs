@@ -86,6 +86,14 @@ pub(crate) struct Kernels {
     pub resultant_block: CudaFunction,
     pub resultant_block_global: CudaFunction,
     pub interpolate: CudaFunction,
+    pub redc_powers: CudaFunction,
+    pub redc_weights: CudaFunction,
+    pub redc_columns: CudaFunction,
+    pub redc_extend: CudaFunction,
+    pub redc_extend_sum: CudaFunction,
+    pub redc_pairs: CudaFunction,
+    pub redc_mid: CudaFunction,
+    pub redc_end: CudaFunction,
 }
 
 impl Kernels {
@@ -174,6 +182,14 @@ impl Kernels {
             resultant_block: f("rns_resultant_block")?,
             resultant_block_global: f("rns_resultant_block_global")?,
             interpolate: f("rns_interpolate")?,
+            redc_powers: f("rns_redc_powers")?,
+            redc_weights: f("rns_redc_weights")?,
+            redc_columns: f("rns_redc_columns")?,
+            redc_extend: f("rns_redc_extend")?,
+            redc_extend_sum: f("rns_redc_extend_sum")?,
+            redc_pairs: f("rns_redc_pairs")?,
+            redc_mid: f("rns_redc_mid")?,
+            redc_end: f("rns_redc_end")?,
         })
     }
 }

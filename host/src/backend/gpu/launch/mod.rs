@@ -19,6 +19,7 @@ mod linalg;
 pub mod lu;
 pub mod matmul;
 pub mod panels;
+pub mod redc;
 pub mod resultant;
 pub mod rows;
 pub mod shapes;

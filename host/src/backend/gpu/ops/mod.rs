@@ -7,7 +7,8 @@
 //! ([`few`], [`schur`]; split by rows across devices, [`few_devices`]); the inverse of
 //! one large matrix by recursive Schur complements ([`inverse`]); Dixon's lifting ([`dixon`], on several devices
 //! [`dixon_devices`]); resultants ([`resultant`]); sums of big integers weighted by
-//! digits, by one exact product ([`weighted`]);
+//! digits, by one exact product ([`weighted`]); products of many numbers modulo a large
+//! odd one by Montgomery products in residues ([`redc`]);
 //! device-resident values ([`resident`]); the device's measured speed ([`speed()`]).
 
 // Public (and used) only with the `raw-gpu` feature; crate-internal otherwise.
@@ -31,6 +32,7 @@ pub mod limbs;
 pub mod matrices;
 pub mod order;
 pub mod product;
+pub mod redc;
 pub mod resident;
 pub mod resultant;
 pub mod schur;
@@ -54,6 +56,7 @@ pub use order::cofactor_inverses;
 pub use product::{
     matmul_limbs, matmul_limbs_on, matmul_packed, matmul_text, matmul_text_on, Operand,
 };
+pub use redc::{coprime_to, redc_product};
 pub use resultant::{plan_points, resultant_per_channel, resultant_words};
 pub use resultant::{resultant_xy_plan, resultant_xy_words, PointsPlan};
 pub use speed::speed;
