@@ -51,6 +51,13 @@ fn backends() -> Vec<Backend> {
     out
 }
 
+/// The device's memory limit is shared by this binary's tests: each that sets it holds
+/// this (run side by side, one's limit starved another's grid).
+fn settings() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[test]
 fn small_matrices_match_leverrier() {
     let mut gen = Gen::new(61);
@@ -122,6 +129,7 @@ fn bad_shapes_are_refused() {
 /// in chunks under a memory cap.
 #[test]
 fn gpu_residues_equal_cpu_residues() {
+    let _settings = settings();
     let Some(g) = gpu_backend() else { return };
     let _lift = LiftCaps::hold();
     let mut gen = Gen::new(63);
@@ -157,6 +165,7 @@ fn gpu_residues_equal_cpu_residues() {
 /// three primes, and under a memory cap that leaves them to a block per prime.
 #[test]
 fn gpu_few_large_matrices_take_the_whole_device() {
+    let _settings = settings();
     let Some(g) = gpu_backend() else { return };
     let mut gen = Gen::new(64);
     let primes: Vec<u32> = rns::num::sieve::moduli_descending(|_| false)
@@ -213,6 +222,7 @@ fn grid_channel_words(n: usize) -> usize {
 /// and in groups of three primes under a memory cap.
 #[test]
 fn gpu_many_primes_of_a_large_matrix() {
+    let _settings = settings();
     let Some(g) = gpu_backend() else { return };
     let mut gen = Gen::new(65);
     let primes: Vec<u32> = rns::num::sieve::moduli_descending(|_| false)
@@ -248,6 +258,7 @@ fn gpu_many_primes_of_a_large_matrix() {
 /// matrix with a few 100-bit entries, against the CPU backend's.
 #[test]
 fn gpu_charpoly_of_integers_reduced_on_the_device() {
+    let _settings = settings();
     let Some(g) = gpu_backend() else { return };
     let mut gen = Gen::new(66);
     let primes: Vec<u32> = rns::num::sieve::moduli_descending(|_| false)
