@@ -1,6 +1,6 @@
 //! Launches of the Montgomery products modulo a large odd `r` (`rns_redc_*`): the
 //! tables, the column reduction of the extensions' exact sums and the three steps.
-//! Every kernel is a grid-stride loop over its entries ([`flat_grid`]), so sizes are
+//! Every kernel is a grid-stride loop over its entries (`flat_grid`), so sizes are
 //! bounded by the buffers alone; each launch checks them against its [`Redc`] shape.
 
 use super::{launch, need};
