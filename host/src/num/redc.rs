@@ -212,7 +212,7 @@ impl RedcBases {
             .map(|ch| pair_step(self.moduli[ch], x[ch], y[ch], c[3 * ch]))
             .unzip();
         let mut t = vec![0u32; n];
-        let s = self.extend(&sigma[..k], (0..k, k..n), &self.b_mod);
+        let s = self.extend(&sigma[..k], 0..k, &(k..n).collect::<Vec<_>>(), &self.b_mod);
         let mut sigma2 = vec![0u32; k2];
         for (i, ch) in (k..n).enumerate() {
             let q = (c[3 * ch], c[3 * ch + 1], c[3 * ch + 2]);
@@ -223,7 +223,7 @@ impl RedcBases {
             }
         }
         let targets: Vec<usize> = (0..k).chain([n - 1]).collect();
-        let s2 = self.extend_to(&sigma2, k..k + k2, &targets, &self.b2_mod);
+        let s2 = self.extend(&sigma2, k..k + k2, &targets, &self.b2_mod);
         let red = self.moduli[n - 1];
         let g = gamma(red, s2[k], t[n - 1], c[3 * (n - 1) + 2]);
         for j in 0..k {
@@ -235,15 +235,6 @@ impl RedcBases {
     /// `Σ_j σ_j·(F/f_j) mod m` over the `from` channels (product `F`) for every `to`
     /// channel `m`, given `F mod m` for each.
     fn extend(
-        &self,
-        sigma: &[u32],
-        (from, to): (std::ops::Range<usize>, std::ops::Range<usize>),
-        f_mod: &[u32],
-    ) -> Vec<u32> {
-        self.extend_to(sigma, from, &to.collect::<Vec<_>>(), f_mod)
-    }
-
-    fn extend_to(
         &self,
         sigma: &[u32],
         from: std::ops::Range<usize>,
