@@ -88,6 +88,30 @@ fn products_equal_the_hosts_word_for_word() {
     );
 }
 
+/// Leaves past the integer units' grid: `rns_redc_extend` takes rows in groups of
+/// `REDC_EXTEND_ROWS` along the grid's y dimension (at most 65 535 blocks), so the leaves'
+/// product of 2^19 + 10 000 rows loops over the groups beyond it.
+#[test]
+fn products_past_the_grids_row_limit() {
+    let _settings = settings();
+    let Some(g) = gpu() else { return };
+    let gpu = dev(&g);
+    let mut gen = Gen::new(706);
+    let bases = RedcBases::new(&odd(&mut gen, 62)).unwrap();
+    let rows = 65_535 * rns_core::launch::REDC_EXTEND_ROWS as usize;
+    let count = (1 << 19) + 10_000;
+    assert!(count > rows);
+    let xs = numbers(&mut gen, &bases, count);
+    let want = by_host(&bases, &xs);
+    for tensor in [Some(false), Some(true)] {
+        gpu.config().set_tensor_cores(tensor);
+        let got = redc_product(gpu, &bases, &xs, &mut Laps::start());
+        gpu.config().set_tensor_cores(None);
+        let what = format!("{count} numbers, tensor cores {tensor:?}");
+        assert_eq!(got.unwrap().as_deref(), Some(&want[..]), "{what}");
+    }
+}
+
 #[test]
 fn products_in_pieces_under_smaller_budgets() {
     let _settings = settings();

@@ -80,6 +80,15 @@ pub unsafe extern "ptx-kernel" fn rns_redc_columns(
     });
 }
 
+/// `s` at entry `at` of each of `sigma`'s three planes of `plane` words: an extension's
+/// left operand, once for each channel prime.
+#[inline(always)]
+unsafe fn store_thrice(sigma: *mut u32, plane: usize, at: usize, s: u32) {
+    for c in 0..3 {
+        *sigma.add(c * plane + at) = s;
+    }
+}
+
 /// Step 1 for `pairs` pairs of rows of `x` (rows `2i` and `2i + 1`): `prod` (a row of
 /// `n` a pair) and, in `B`'s `k` channels, `σ` three times over (channel-major, `pairs
 /// × k` each: the first extension's left operand in every channel prime).
@@ -101,9 +110,7 @@ pub unsafe extern "ptx-kernel" fn rns_redc_pairs(
         let (p, s) = pair_step(*moduli.add(ch), a, b, *consts.add(3 * ch));
         *prod.add(e) = p;
         if ch < k {
-            for c in 0..3 {
-                *sigma.add(c * pairs * k + i * k + ch) = s;
-            }
+            store_thrice(sigma, pairs * k, i * k + ch, s);
         }
     });
 }
@@ -136,9 +143,7 @@ pub unsafe extern "ptx-kernel" fn rns_redc_mid(
         let (t, s) = mid_step(*moduli.add(ch), *prod.add(i * n + ch), *ext.add(e), q);
         *xn.add(i * n + ch) = t;
         if c < k2 {
-            for p in 0..3 {
-                *sigma.add(p * pairs * k2 + i * k2 + c) = s;
-            }
+            store_thrice(sigma, pairs * k2, i * k2 + c, s);
         }
     });
 }

@@ -200,6 +200,12 @@ pub fn extend_chunks(rows: usize, inner: usize, cols: usize) -> (usize, usize) {
     (inner.div_ceil(chunk).max(1), chunk)
 }
 
+/// The moduli and per-channel constants of `n` channels, as the three steps read them.
+fn need_tables(moduli: &CudaSlice<u32>, consts: &CudaSlice<u32>, n: usize) -> Result<()> {
+    need("moduli", moduli, n * MODULUS_WORDS)?;
+    need("constants", consts, 3 * n)
+}
+
 /// `rns_redc_pairs`: step 1 for `pairs` pairs of rows of `x`: their channels' products
 /// into `prod` (`pairs × n`) and `σ` in `B` three times over into `sigma`.
 #[allow(clippy::too_many_arguments)]
@@ -216,8 +222,7 @@ pub fn launch_redc_pairs(
     need("pair products", prod, pairs * n)?;
     need("first extension operand", sigma, 3 * pairs * s.k)?;
     need("pairs", x, 2 * pairs * n)?;
-    need("moduli", moduli, n * MODULUS_WORDS)?;
-    need("constants", consts, 3 * n)?;
+    need_tables(moduli, consts, n)?;
     let [p, k, n32] = sizes("pair products", [pairs, s.k, n])?;
     let f = &gpu.kernels().redc_pairs;
     launch!(
@@ -253,8 +258,7 @@ pub fn launch_redc_mid(
     need("second extension operand", sigma, 3 * pairs * s.k2)?;
     need("pair products", prod, pairs * n)?;
     need("first extension sums", ext, pairs * (s.k2 + 1))?;
-    need("moduli", moduli, n * MODULUS_WORDS)?;
-    need("constants", consts, 3 * n)?;
+    need_tables(moduli, consts, n)?;
     let [p, k, k2] = sizes("extension steps", [pairs, s.k, s.k2])?;
     let f = &gpu.kernels().redc_mid;
     let cfg = flat_grid(pairs * (s.k2 + 1));
@@ -275,8 +279,7 @@ pub fn launch_redc_end(
     let n = s.n();
     need("products", xn, pairs * n)?;
     need("second extension sums", ext, pairs * (s.k + 1))?;
-    need("moduli", moduli, n * MODULUS_WORDS)?;
-    need("constants", consts, 3 * n)?;
+    need_tables(moduli, consts, n)?;
     let [p, k, k2] = sizes("extension steps", [pairs, s.k, s.k2])?;
     let f = &gpu.kernels().redc_end;
     launch!(
