@@ -161,9 +161,11 @@ fn find_ptxas() -> Option<PathBuf> {
 /// of 512 threads of the global-memory lifting launch at all (by several primes a step it
 /// keeps every prime's loads in flight in its registers: one block an SM), 168 a block of
 /// 384 threads of its ring kernels (the rings' loops and 128-bit sums without spills);
-/// 32 lets the block-per-prime resultant kernel fill an SM's 2048 threads.
-const REGISTER_CAPS: [(&str, u32); 12] = [
-    ("rns_resultant_block", 32),
+/// 64 lets the block-per-prime resultant kernel run 1024 threads an SM with its rounds
+/// of steps in registers.
+const REGISTER_CAPS: [(&str, u32); 13] = [
+    ("rns_resultant_block", 64),
+    ("rns_resultant_block_global", 64),
     ("rns_det_blocked", 80),
     ("rns_lu_panel", 80),
     ("rns_lu_rows", 80),

@@ -252,8 +252,8 @@ fn block_kernel_finds_common_factors_and_works_without_shared_memory() {
     assert_eq!(resultant(&f, &h, &g).unwrap(), want);
 }
 
-/// The block kernel on both sides of its shared-memory threshold (a cap of exactly the
-/// polynomials' bytes, and 4 bytes less), with 32 to 1024 threads (each thread's first
+/// The block kernel on both sides of its shared-memory threshold (a cap of exactly
+/// `RESULTANT_SHARED_BLOCKS` blocks' polynomials, and 4 bytes less), with 32 to 1024 threads (each thread's first
 /// coefficients lack a term of the pass, the rest take the loop without tests), and at
 /// degrees whose polynomials exceed the device's shared memory (a few channels, against
 /// the CPU).
@@ -267,7 +267,9 @@ fn block_kernel_on_both_sides_of_shared_memory_and_at_every_block_size() {
         let data = channel_data(40, df, dg, sparse, 99);
         let moduli = basis(40).moduli().to_vec();
         let want = cpu::resultant_per_channel(&moduli, df, dg, &data);
-        let bytes = 4 * rns_core::launch::resultant_block_words(df, dg);
+        let bytes = 4
+            * rns_core::launch::RESULTANT_SHARED_BLOCKS
+            * rns_core::launch::resultant_block_words(df, dg);
         for (cap, shared) in [(bytes, true), (bytes - 4, false)] {
             d.config().set_shared_memory_limit(Some(cap));
             assert_eq!(launch::resultant_block_shape(d, 40, df, dg).shared, shared);
@@ -315,4 +317,52 @@ fn resultants_of_chosen_roots_in_shared_and_global_memory() {
     assert_eq!(resultant(&f, &h, &g).unwrap(), want, "shared memory");
     dev(&g).config().set_shared_memory_limit(Some(0));
     assert_eq!(resultant(&f, &h, &g).unwrap(), want, "global memory");
+}
+
+/// `f`, `g` whose remainder sequence, over Z and modulo every prime, takes a quotient of
+/// degree 2 (a step that is not normal: the degree drops by 2) at each of the steps
+/// `gaps` counted from the top, and linear quotients elsewhere, down to the constant 1:
+/// built from the bottom as `r_(k−1) = q_k·r_k + r_(k+1)` with monic quotients, so every
+/// remainder is monic and the sequence is the same modulo every prime.
+fn with_gaps(gen: &mut Gen, steps: usize, gaps: &[usize]) -> (IntPoly, IntPoly) {
+    let small = |gen: &mut Gen| Integer::from(gen.below(7)) - 3;
+    let poly = |c: Vec<Integer>| IntPoly::new(c).unwrap();
+    let (mut lo, mut hi) = (
+        poly(vec![Integer::from(1)]),
+        poly(vec![small(gen), Integer::from(1)]),
+    );
+    for s in (0..steps).rev() {
+        let deg = if gaps.contains(&s) { 2 } else { 1 };
+        let mut q: Vec<Integer> = (0..deg).map(|_| small(gen)).collect();
+        q.push(Integer::from(1));
+        let mut next = poly_mul(&poly(q), &hi).coeffs().to_vec();
+        for (c, l) in next.iter_mut().zip(lo.coeffs()) {
+            *c += l;
+        }
+        (lo, hi) = (hi, poly(next));
+    }
+    (hi, lo)
+}
+
+/// The block kernel's rounds of normal steps meet steps that are not normal at several
+/// places of a round (the round is then not taken and one step goes the usual way), in
+/// shared and in global memory, against the CPU backend.
+#[test]
+fn rounds_of_normal_steps_meet_degree_drops() {
+    let Some(g) = gpu() else { return };
+    let _lift = LiftCaps::hold();
+    let mut gen = Gen::new(29);
+    let gaps = [1, 3, 11, 20, 21, 50, 57, 100, 180];
+    let (f, h) = with_gaps(&mut gen, 200, &gaps);
+    assert_eq!(f.degree(), h.degree() + 1);
+    assert!(h.degree() > 200, "every gap adds a degree");
+    let want = resultant(&f, &h, &Backend::Cpu).unwrap();
+    assert_ne!(want, 0);
+    let d = dev(&g);
+    d.config().set_block_resultant_from(Some(0));
+    assert_eq!(resultant(&f, &h, &g).unwrap(), want, "shared memory");
+    d.config().set_shared_memory_limit(Some(0));
+    assert_eq!(resultant(&f, &h, &g).unwrap(), want, "global memory");
+    d.config().set_shared_memory_limit(None);
+    d.config().set_block_resultant_from(None);
 }

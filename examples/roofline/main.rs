@@ -15,10 +15,12 @@
 //! another kernel) before its row is printed.
 //!
 //! `cargo run --release --example roofline [-- --quick] [--only vectors,conversion,products,
-//! lu,gauss_jordan,inverse,lifting,resultant,float]` (needs a GPU).
+//! lu,gauss_jordan,inverse,lifting,resultant,float,redc]` (needs a GPU).
 
 mod float;
 mod inverse;
+mod redc;
+mod resultant;
 mod rows;
 
 use rns::backend::gpu::driver::raw;
@@ -189,7 +191,7 @@ fn main() -> R<()> {
     let mut rows = Vec::new();
     // Each family prints its rows as it ends, so a run cut short still shows them.
     type Family = fn(&Gpu, &Roofs, bool) -> R<Vec<Row>>;
-    let families: [(&str, Family); 9] = [
+    let families: [(&str, Family); 10] = [
         ("vectors", rows::vectors),
         ("conversion", rows::conversion),
         ("products", rows::products),
@@ -197,8 +199,9 @@ fn main() -> R<()> {
         ("gauss_jordan", rows::gauss_jordan),
         ("inverse", inverse::rows),
         ("lifting", rows::lifting),
-        ("resultant", rows::resultant),
+        ("resultant", resultant::rows),
         ("float", float::rows),
+        ("redc", redc::rows),
     ];
     for (name, f) in families {
         if only.as_ref().is_some_and(|o| !o.contains(&name)) {

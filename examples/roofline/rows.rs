@@ -6,7 +6,7 @@ use rns::backend::gpu::driver::raw;
 use rns::backend::gpu::driver::raw::moduli_words;
 use rns::backend::gpu::launch;
 use rns::backend::gpu::launch::{
-    Chunks, Det, Digits, Elementwise, Eliminate, Equal, EqualKernel, Matmul, ResultantBlock,
+    Chunks, Det, Digits, Elementwise, Eliminate, Equal, EqualKernel, Matmul,
 };
 use rns::backend::gpu::{ops, Gpu, TensorSplit};
 use rns::timing::Laps;
@@ -544,64 +544,4 @@ fn lifting_row(
             ms * 1e6 / (31 * k * n) as f64
         ),
     ))
-}
-
-/// The univariate resultant, a block per prime, against `mul_m`.
-pub fn resultant(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
-    let (deg, bits, k) = if quick {
-        (200, 64, 64)
-    } else {
-        (4000, 64, 1024)
-    };
-    let mut gen = rns_suite::Gen::new(2026);
-    let (f, h) = (gen.poly(deg, bits), gen.poly(deg, bits));
-    let all = rns::algo::resultant::basis_for(&f, &h);
-    let b = Arc::new(RnsBasis::from_primes(
-        &all.primes()[..k.min(all.channels())],
-    )?);
-    let k = b.channels();
-    let coeffs: Vec<Integer> = f.coeffs().iter().chain(h.coeffs()).cloned().collect();
-    let data = Backend::Cpu.to_rns(&b, &coeffs)?.residues().to_vec();
-    let checked = k.min(16);
-    let want = rns::backend::cpu::resultant_per_channel(
-        &b.moduli()[..checked],
-        deg,
-        deg,
-        &data[..checked * (2 * deg + 2)],
-    );
-    let (dm, dd) = (
-        raw::upload(g, &moduli_words(b.moduli()))?,
-        raw::upload(g, &data)?,
-    );
-    let mut out = raw::alloc(g, k)?;
-    let shared = rns_core::launch::resultant_block_words(deg, deg) * 4 <= g.shared_memory();
-    let mut work = raw::alloc(
-        g,
-        k * rns_core::launch::resultant_block_scratch(deg, deg, shared),
-    )?;
-    let mut best = f64::INFINITY;
-    for threads in [128, 256, 512] {
-        let shape = ResultantBlock {
-            channels: k,
-            df: deg,
-            dg: deg,
-            threads,
-            shared,
-        };
-        let ms = gpu_ms(g, || {
-            let s = raw::stream(g);
-            launch::launch_resultant_block(g, s, shape, &mut out, &dd, &mut work, &dm)
-        })?;
-        if raw::download(g, &out, k)?[..checked] != want[..] {
-            return Err(format!("resultant ({threads} threads) differs from the CPU's").into());
-        }
-        best = best.min(ms);
-    }
-    Ok(vec![Row::new(
-        "`rns_resultant_block` (a block a prime)",
-        &format!("deg {deg}, {bits}-bit, {k} primes"),
-        k as f64 * 2.0 * (deg as f64).powi(2) / (best * 1e-3) / 1e9,
-        roofs.modmul,
-        "2·deg² products a prime, best of 128/256/512 threads",
-    )])
 }

@@ -110,6 +110,18 @@ pub unsafe fn pass(
     let (n0, n1) = (m.m - q[0], m.m - q[1]);
     let g = g.wrapping_sub(shift);
     if w == CHUNK {
+        // Four coefficients an iteration, loads first: four independent chains, so a GPU
+        // warp does not wait on one coefficient's loads and products before the next.
+        while j + 3 * stride < end {
+            let js = [j, j + stride, j + 2 * stride, j + 3 * stride];
+            let fs = js.map(|i| *f.add(i));
+            let (g0, g1) = (js.map(|i| *g.add(i)), js.map(|i| *g.add(i + 1)));
+            for t in 0..4 {
+                let acc = mad_wide(n0, g0[t], mad_wide(s, fs[t], 0));
+                *f.add(js[t]) = m.reduce_wide(mad_wide(n1, g1[t], acc));
+            }
+            j += 4 * stride;
+        }
         while j < end {
             let acc = mad_wide(n0, *g.add(j), mad_wide(s, *f.add(j), 0));
             *f.add(j) = m.reduce_wide(mad_wide(n1, *g.add(j + 1), acc));
@@ -121,6 +133,29 @@ pub unsafe fn pass(
             j += stride;
         }
     }
+}
+
+/// The multipliers `(s, n₀, n₁)` of a normal step (`f` of degree `d + 1` by `g` of degree
+/// `d`): from `lc = g_d`, `a = f_(d+1)`, `f_d` and `g_(d−1)`, as [`pass_multipliers`]
+/// gives them for a pass of two terms, with `n_i = m − q_i`, so that
+/// `r_j = s·f_j + n₀·g_(j−1) + n₁·g_j` ([`normal_coefficient`]).
+#[inline(always)]
+pub fn normal_multipliers(lc: u32, a: u32, fd: u32, gd1: u32, m: Modulus) -> (u32, u32, u32) {
+    let q1 = m.mul_sub_mul(lc, fd, a, gd1);
+    (m.mul(lc, lc), m.m - m.mul(lc, a), m.m - q1)
+}
+
+/// `s·f_j + n₀·g_(j−1) + n₁·g_j mod m`, the products summed in 64 bits (below `3m²`) and
+/// reduced once: a coefficient of a normal step's remainder.
+#[inline(always)]
+pub fn normal_coefficient(
+    (s, n0, n1): (u32, u32, u32),
+    fj: u32,
+    below: u32,
+    gj: u32,
+    m: Modulus,
+) -> u32 {
+    m.reduce_wide(mad_wide(n1, gj, mad_wide(n0, below, mad_wide(s, fj, 0))))
 }
 
 /// The degree of the remainder held in `f[0 … below − 1]`: the highest `k < below` with
@@ -249,6 +284,45 @@ mod tests {
     use super::*;
     use crate::linalg::resultant_strided;
     use std::{vec, vec::Vec};
+
+    /// A normal step by [`normal_multipliers`] and [`normal_coefficient`] (the GPU's
+    /// rounds) equals the pass of two terms, coefficient for coefficient, with the
+    /// residues' ends among the inputs.
+    #[test]
+    fn normal_steps_equal_the_pass() {
+        let m = Modulus::new(2_147_483_629).unwrap();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |j: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            match j % 5 {
+                0 => m.m - 1,
+                1 => 0,
+                _ => (x % m.m as u64) as u32,
+            }
+        };
+        for d in [1usize, 2, 7, 40] {
+            let mut f: Vec<u32> = (0..d + 2).map(&mut next).collect();
+            let g: Vec<u32> = (0..d + 1).map(|j| next(j + 3) | 1).collect();
+            f[d + 1] |= 1;
+            let (a, fd) = (f[d + 1], f[d]);
+            let mult = normal_multipliers(g[d], a, fd, g[d - 1], m);
+            let want: Vec<u32> = (0..d)
+                .map(|j| {
+                    let below = if j > 0 { g[j - 1] } else { 0 };
+                    normal_coefficient(mult, f[j], below, g[j], m)
+                })
+                .collect();
+            // SAFETY: f holds d + 2 coefficients, g d + 1; top = d + 1, w = 2, dg = d.
+            unsafe {
+                let (s, q) = pass_multipliers(f.as_ptr(), g.as_ptr(), d + 1, d, 2, m);
+                assert_eq!((s, m.m - q[0], m.m - q[1]), mult);
+                pass(f.as_mut_ptr(), g.as_ptr(), d + 1, d, (s, q, 2), m, 0, 1);
+            }
+            assert_eq!(f[..d], want[..], "degree {d}");
+        }
+    }
 
     fn strided(f: &[u32], g: &[u32], m: Modulus) -> u32 {
         let (mut f, mut g) = (f.to_vec(), g.to_vec());

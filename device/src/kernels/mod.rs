@@ -21,6 +21,7 @@ mod minpoly;
 mod ozaki;
 mod redc;
 mod resultant;
+mod resultant_rounds;
 mod rref;
 mod tagged;
 mod tensor;

@@ -6,7 +6,10 @@ use core::arch::nvptx::*;
 use rns_core::euclid::{
     pass, pass_multipliers, remainder_below, step_exponents, top_degree, CHUNK,
 };
-use rns_core::launch::{interpolation_words, resultant_block_records, resultant_block_scratch};
+use rns_core::launch::{
+    interpolation_words, resultant_block_records, resultant_block_scratch, RESULTANT_ROUND_FROM,
+    RESULTANT_ROUND_STEPS, RESULTANT_ROUND_WORDS,
+};
 use rns_core::poly::{divided_difference, newton_shift, resultant_at_point, BiShape, NO_POINT};
 use rns_core::Modulus;
 
@@ -95,10 +98,12 @@ unsafe fn resultant_block<const SHARED: bool>(
     let (tid, nt) = (_thread_idx_x() as usize, _block_dim_x() as usize);
     // Two words per step: lc(g), then its denominator exponent.
     let rec = scratch.add(c * resultant_block_scratch(df, dg, SHARED));
+    // A round's multipliers, after the records.
+    let mults = rec.add(resultant_block_records(df, dg));
     let coeffs = if SHARED {
         core::intrinsics::gpu::gpu_launch_sized_workgroup_mem::<u32>()
     } else {
-        rec.add(resultant_block_records(df, dg))
+        mults.add(RESULTANT_ROUND_WORDS)
     };
     let src = data.add(c * len);
     let mut i = tid;
@@ -110,7 +115,16 @@ unsafe fn resultant_block<const SHARED: bool>(
     let mut steps = 0usize;
     let mut num = 1u32; // thread 0's: the numerator powers and the signs
     _syncthreads();
+    let rounds = nt % 32 == 0;
     while dg > 0 {
+        if rounds && df == dg + 1 && dg >= RESULTANT_ROUND_FROM {
+            let rec = rec.add(2 * steps);
+            if super::resultant_rounds::round(f, g, dg, m, mults, rec) {
+                steps += RESULTANT_ROUND_STEPS;
+                (df, dg) = (df - RESULTANT_ROUND_STEPS, dg - RESULTANT_ROUND_STEPS);
+                continue;
+            }
+        }
         let Some(k) = block_step(f, g, (df, dg), (&mut num, rec.add(2 * steps)), m) else {
             if tid == 0 {
                 *out.add(c) = 0;

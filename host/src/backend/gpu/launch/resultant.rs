@@ -98,17 +98,21 @@ pub fn resultant_in_blocks(gpu: &Gpu, df: usize, dg: usize) -> bool {
 }
 
 /// The block-per-channel kernel's launch for `channels` channels of degrees `df`, `dg`:
-/// its polynomials in shared memory when they fit there, else in global scratch.
+/// its polynomials in shared memory when [`RESULTANT_SHARED_BLOCKS`] blocks' fit there,
+/// else in global scratch, each with its measured best block size (unless configured).
 pub fn resultant_block_shape(gpu: &Gpu, channels: usize, df: usize, dg: usize) -> ResultantBlock {
+    let shared = RESULTANT_SHARED_BLOCKS * resultant_block_words(df, dg) * 4 <= gpu.shared_memory();
+    let threads = if shared {
+        resultant_block_threads(df, dg)
+    } else {
+        resultant_block_threads_global(df, dg)
+    };
     ResultantBlock {
         channels,
         df,
         dg,
-        threads: gpu
-            .config()
-            .resultant_threads()
-            .unwrap_or(resultant_block_threads(df, dg)),
-        shared: resultant_block_words(df, dg) * 4 <= gpu.shared_memory(),
+        threads: gpu.config().resultant_threads().unwrap_or(threads),
+        shared,
     }
 }
 

@@ -1,0 +1,86 @@
+//! The univariate resultant's block kernel against the `mul_m` limit.
+
+use super::{gpu_ms, Roofs, Row, R};
+use rns::backend::gpu::driver::raw;
+use rns::backend::gpu::driver::raw::moduli_words;
+use rns::backend::gpu::launch;
+use rns::backend::gpu::launch::ResultantBlock;
+use rns::backend::gpu::Gpu;
+use rns::{Backend, RnsBasis};
+use rug::Integer;
+use std::sync::Arc;
+
+/// The univariate resultant, a block per prime, against `mul_m`.
+pub fn rows(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
+    let sizes: &[(usize, usize)] = if quick {
+        &[(200, 64)]
+    } else {
+        &[(4000, 1056), (16_000, 1056)]
+    };
+    let mut rows = Vec::new();
+    for &(deg, k) in sizes {
+        rows.push(resultant_at(g, roofs, deg, k)?);
+    }
+    Ok(rows)
+}
+
+/// The block kernel at degree `deg` (64-bit coefficients) on `k` of its primes, in the
+/// library's placement (`launch::resultant_block_shape`), the best of four block sizes.
+fn resultant_at(g: &Gpu, roofs: &Roofs, deg: usize, k: usize) -> R<Row> {
+    let bits = 64;
+    let mut gen = rns_suite::Gen::new(2026);
+    let (f, h) = (gen.poly(deg, bits), gen.poly(deg, bits));
+    let all = rns::algo::resultant::basis_for(&f, &h);
+    let b = Arc::new(RnsBasis::from_primes(
+        &all.primes()[..k.min(all.channels())],
+    )?);
+    let k = b.channels();
+    let coeffs: Vec<Integer> = f.coeffs().iter().chain(h.coeffs()).cloned().collect();
+    let data = Backend::Cpu.to_rns(&b, &coeffs)?.residues().to_vec();
+    let checked = k.min(8);
+    let want = rns::backend::cpu::resultant_per_channel(
+        &b.moduli()[..checked],
+        deg,
+        deg,
+        &data[..checked * (2 * deg + 2)],
+    );
+    let (dm, dd) = (
+        raw::upload(g, &moduli_words(b.moduli()))?,
+        raw::upload(g, &data)?,
+    );
+    let mut out = raw::alloc(g, k)?;
+    let chosen = launch::resultant_block_shape(g, k, deg, deg);
+    let mut work = raw::alloc(
+        g,
+        k * rns_core::launch::resultant_block_scratch(deg, deg, chosen.shared),
+    )?;
+    let mut best = (f64::INFINITY, 0);
+    let base = chosen.threads;
+    for threads in [base / 2, base, 2 * base, 4 * base] {
+        if !(32..=1024).contains(&threads) {
+            continue;
+        }
+        let shape = ResultantBlock { threads, ..chosen };
+        let ms = gpu_ms(g, || {
+            let s = raw::stream(g);
+            launch::launch_resultant_block(g, s, shape, &mut out, &dd, &mut work, &dm)
+        })?;
+        if raw::download(g, &out, k)?[..checked] != want[..] {
+            return Err(format!("resultant ({threads} threads) differs from the CPU's").into());
+        }
+        if ms < best.0 {
+            best = (ms, threads);
+        }
+    }
+    let place = if chosen.shared { "shared" } else { "global" };
+    Ok(Row::new(
+        "`rns_resultant_block` (a block a prime, rounds of 8 steps)",
+        &format!("deg {deg}, {bits}-bit, {k} primes, {place} memory"),
+        k as f64 * 2.0 * (deg as f64).powi(2) / (best.0 * 1e-3) / 1e9,
+        roofs.modmul,
+        &format!(
+            "2·deg² products a prime; best {} threads (the library's {base})",
+            best.1
+        ),
+    ))
+}
