@@ -447,8 +447,19 @@ mod tests {
         assert_eq!(resultant_block_threads(usize::MAX, 1), 1024);
         assert_eq!(resultant_block_words(500, 499), 1001);
         assert_eq!(resultant_block_records(500, 499), 2 * 501);
-        assert_eq!(resultant_block_scratch(3, 40, true), 2 * 5);
-        assert_eq!(resultant_block_scratch(3, 40, false), 2 * 5 + 45);
+        let round = RESULTANT_ROUND_WORDS;
+        assert_eq!(round, 3 * RESULTANT_ROUND_STEPS + 1);
+        assert_eq!(resultant_block_scratch(3, 40, true), 2 * 5 + round);
+        assert_eq!(resultant_block_scratch(3, 40, false), 2 * 5 + round + 45);
+        // In global memory, about 64 coefficients a thread.
+        assert_eq!(resultant_block_threads_global(0, 0), 32);
+        assert_eq!(resultant_block_threads_global(2048, 1), 32);
+        assert_eq!(resultant_block_threads_global(2049, 1), 64);
+        assert_eq!(resultant_block_threads_global(8000, 7999), 128);
+        assert_eq!(resultant_block_threads_global(16000, 1), 256);
+        assert_eq!(resultant_block_threads_global(32000, 1), 512);
+        assert_eq!(resultant_block_threads_global(65536, 1), 1024);
+        assert_eq!(resultant_block_threads_global(usize::MAX, 1), 1024);
     }
 
     #[test]
