@@ -96,6 +96,8 @@ fn main() -> R<()> {
         } else {
             basis.clone()
         };
+        // A basis of the first primes may carry one more (its redundant prime).
+        let k = sub.channels();
         let data = Backend::Cpu.to_rns(&sub, &coeffs)?.residues().to_vec();
         let moduli = sub.moduli();
         if let Some(dir) = dump {
