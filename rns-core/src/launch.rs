@@ -23,15 +23,7 @@ pub const RESULTANT_BLOCK_MIN_DEGREE: usize = 32;
 /// 16000 (in shared memory) and 1024 at 32000 (in global memory); half or twice that
 /// cost 1.1–2.2×.
 pub const fn resultant_block_threads(df: usize, dg: usize) -> u32 {
-    let d = if df > dg { df } else { dg };
-    let t = d.div_ceil(32).div_ceil(32) * 32;
-    if t < 32 {
-        32
-    } else if t > 1024 {
-        1024
-    } else {
-        t as u32
-    }
+    threads_for(df, dg, 32)
 }
 
 /// Threads a block of the block-per-channel resultant kernel with its polynomials in
@@ -39,8 +31,13 @@ pub const fn resultant_block_threads(df: usize, dg: usize) -> u32 {
 /// share a multiprocessor and hide the latency of each other's steps (H200, degrees
 /// 8000 to 32 000: the best of 128 to 1024 threads within 2 %).
 pub const fn resultant_block_threads_global(df: usize, dg: usize) -> u32 {
+    threads_for(df, dg, 64)
+}
+
+/// Whole warps of about `per` coefficients of the larger degree a thread, 32 to 1024.
+const fn threads_for(df: usize, dg: usize, per: usize) -> u32 {
     let d = if df > dg { df } else { dg };
-    let t = d.div_ceil(64).div_ceil(32) * 32;
+    let t = d.div_ceil(per).div_ceil(32) * 32;
     if t < 32 {
         32
     } else if t > 1024 {
