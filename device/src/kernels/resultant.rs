@@ -47,13 +47,15 @@ pub unsafe extern "ptx-kernel" fn rns_resultant(
 /// fraction-free passes of [`rns_core::euclid`] (the steps of `resultant_chunked`) on `f`
 /// (degree `df`) and `g` (degree `dg`), copied from `data[c·(df + dg + 2) …]` (`f`'s
 /// coefficients, then `g`'s; not modified) into dynamic shared memory (into the
-/// channel's scratch after its records in [`rns_resultant_block_global`]). Each pass's coefficients are
-/// spread over the threads, one barrier per pass; every thread finds the remainder's
-/// degree itself; thread 0 records each step's leading coefficient and denominator
-/// exponent in the channel's scratch (`scratch[c·per …]`, `per =
-/// resultant_block_scratch(df, dg, shared)`), whose powers the threads multiply together
-/// at the end (one inverse per channel). Leading coefficients must be non-zero modulo
-/// every channel.
+/// channel's scratch after its records and a round's multipliers in
+/// [`rns_resultant_block_global`]). Each pass's coefficients are spread over the threads,
+/// one barrier per pass; every thread finds the remainder's degree itself; thread 0
+/// records each step's leading coefficient and denominator exponent in the channel's
+/// scratch (`scratch[c·per …]`, `per = resultant_block_scratch(df, dg, shared)`), whose
+/// powers the threads multiply together at the end (one inverse per channel). From
+/// `deg g =` [`RESULTANT_ROUND_FROM`], normal steps go [`RESULTANT_ROUND_STEPS`] at a
+/// time (`resultant_rounds`), with the same multipliers and records. Leading
+/// coefficients must be non-zero modulo every channel.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn rns_resultant_block(
     out: *mut u32,
