@@ -8,12 +8,13 @@
 use rns::backend::gpu::launch::redc::Redc;
 use rns::backend::gpu::ops::redc::words_for;
 use rns::backend::gpu::ops::{coprime_to, redc_product};
+use rns::backend::gpu::Gpu;
 use rns::num::redc::RedcBases;
 use rns::timing::Laps;
 use rns::{Backend, IntMatrix, Method};
 use rns_suite::{dev, gpu_backend as gpu, Gen};
 use rug::Integer;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// The stage a solve reports when the device proved its numerators coprime.
 const ON_DEVICE: &str = "fractions: on the device: steps";
@@ -55,6 +56,25 @@ fn by_host(bases: &RedcBases, xs: &[Integer]) -> Vec<u32> {
     bases.tree(leaves).expect("at least one number")
 }
 
+/// The device's product of `xs` equals the host's tree word for word with the tensor
+/// cores set to each of `modes` (the config's default restored after each).
+fn equals_the_hosts(
+    gpu: &Arc<Gpu>,
+    bases: &RedcBases,
+    xs: &[Integer],
+    modes: &[Option<bool>],
+    what: &str,
+) {
+    let want = by_host(bases, xs);
+    for &tensor in modes {
+        gpu.config().set_tensor_cores(tensor);
+        let got = redc_product(gpu, bases, xs, &mut Laps::start());
+        gpu.config().set_tensor_cores(None);
+        let what = format!("{what}, {} numbers, tensor cores {tensor:?}", xs.len());
+        assert_eq!(got.unwrap().as_deref(), Some(&want[..]), "{what}");
+    }
+}
+
 #[test]
 fn products_equal_the_hosts_word_for_word() {
     let _settings = settings();
@@ -71,14 +91,8 @@ fn products_equal_the_hosts_word_for_word() {
         let bases = RedcBases::new(&odd(&mut gen, bits)).unwrap();
         for &count in counts {
             let xs = numbers(&mut gen, &bases, count);
-            let want = by_host(&bases, &xs);
-            for tensor in [None, Some(false), Some(true)] {
-                gpu.config().set_tensor_cores(tensor);
-                let got = redc_product(gpu, &bases, &xs, &mut Laps::start());
-                gpu.config().set_tensor_cores(None);
-                let what = format!("{bits}-bit r, {count} numbers, tensor cores {tensor:?}");
-                assert_eq!(got.unwrap().as_deref(), Some(&want[..]), "{what}");
-            }
+            let modes = [None, Some(false), Some(true)];
+            equals_the_hosts(gpu, &bases, &xs, &modes, &format!("{bits}-bit r"));
         }
     }
     let bases = RedcBases::new(&odd(&mut gen, 100)).unwrap();
@@ -102,14 +116,7 @@ fn products_past_the_grids_row_limit() {
     let count = (1 << 19) + 10_000;
     assert!(count > rows);
     let xs = numbers(&mut gen, &bases, count);
-    let want = by_host(&bases, &xs);
-    for tensor in [Some(false), Some(true)] {
-        gpu.config().set_tensor_cores(tensor);
-        let got = redc_product(gpu, &bases, &xs, &mut Laps::start());
-        gpu.config().set_tensor_cores(None);
-        let what = format!("{count} numbers, tensor cores {tensor:?}");
-        assert_eq!(got.unwrap().as_deref(), Some(&want[..]), "{what}");
-    }
+    equals_the_hosts(gpu, &bases, &xs, &[Some(false), Some(true)], "62-bit r");
 }
 
 #[test]
