@@ -2,8 +2,8 @@
 //! `rns_core::charpoly` (the Hessenberg form, then the recurrence of the leading
 //! blocks' polynomials), the threads of the block sharing each step.
 
-use super::dixon::shuffle_down;
 use super::linalg::first_nonzero;
+use super::shuffle_down;
 use core::arch::nvptx::*;
 use rns_core::charpoly::{
     charpoly_scratch_words, hessenberg_coefficients, poly_offset, recurrence_term,

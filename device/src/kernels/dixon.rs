@@ -4,6 +4,7 @@
 //! (`rns_core::padic`), one warp per row.
 
 use super::linalg::pivot_step;
+use super::shuffle_down;
 use super::tagged::{gpu_store_u64, stage_tagged, tagged, Watch};
 use core::arch::nvptx::*;
 use rns_core::padic;
@@ -142,19 +143,6 @@ pub(super) unsafe fn strip_update(
         i += 8;
         s += 1;
     }
-}
-
-/// `x` of lane `lane + delta` (`shfl.sync.down`, the whole warp).
-#[inline(always)]
-pub(super) unsafe fn shuffle_down(x: u32, delta: u32) -> u32 {
-    let r: u32;
-    core::arch::asm!(
-        "shfl.sync.down.b32 {r}, {x}, {d}, 0x1f, 0xffffffff;",
-        r = out(reg32) r,
-        x = in(reg32) x,
-        d = in(reg32) delta,
-    );
-    r
 }
 
 /// The sum over the warp of a signed 128-bit value, in lane 0.

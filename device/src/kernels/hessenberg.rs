@@ -8,8 +8,8 @@
 //! by two launches over the whole grid: `rns_charpoly_sums` and `rns_charpoly_next`.
 
 use super::charpoly::swap_into_subdiagonal;
-use super::dixon::shuffle_down;
 use super::linalg::first_nonzero;
+use super::shuffle_down;
 use core::arch::nvptx::*;
 use core::sync::atomic::{AtomicU64, Ordering};
 use rns_core::charpoly::poly_offset;

@@ -9,8 +9,9 @@
 //! (peer access between them) each launch takes a share of the rows and publishes its
 //! tagged words into the others' memory too: one lifting, its blocks on every device.
 
-use super::dixon::{shuffle_down, warp_sum_i128};
+use super::dixon::warp_sum_i128;
 use super::lift_ring::{dot_mod_ring, product_part_ring, Ring};
+use super::shuffle_down;
 use super::tagged::{gpu_load_u64, gpu_store_u64, stage_tagged, sys_store_u64, tagged, Watch};
 use core::arch::nvptx::*;
 use core::array::from_fn;

@@ -3,8 +3,8 @@
 //! basis for the span, the least common multiple of the generators' polynomials), the
 //! threads of the block sharing each step.
 
-use super::dixon::shuffle_down;
 use super::linalg::first_where;
+use super::shuffle_down;
 use core::arch::nvptx::*;
 use rns_core::minpoly::{lcm_in_place, Layout};
 use rns_core::Modulus;

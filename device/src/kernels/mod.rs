@@ -69,3 +69,41 @@ unsafe fn ballot(x: u32) -> u32 {
     );
     r
 }
+
+/// `x` of lane `lane + delta` (`shfl.sync.down`, the whole warp).
+#[inline(always)]
+unsafe fn shuffle_down(x: u32, delta: u32) -> u32 {
+    let r: u32;
+    asm!(
+        "shfl.sync.down.b32 {r}, {x}, {d}, 0x1f, 0xffffffff;",
+        r = out(reg32) r,
+        x = in(reg32) x,
+        d = in(reg32) delta,
+    );
+    r
+}
+
+/// `x` of lane `lane − 1` (`shfl.sync.up`; a lane's own in lane 0; the whole warp).
+#[inline(always)]
+unsafe fn from_below(x: u32) -> u32 {
+    let r: u32;
+    asm!(
+        "shfl.sync.up.b32 {r}, {x}, 1, 0, 0xffffffff;",
+        r = out(reg32) r,
+        x = in(reg32) x,
+    );
+    r
+}
+
+/// `x` of lane `src` (`shfl.sync.idx`, the whole warp).
+#[inline(always)]
+unsafe fn from_lane(x: u32, src: u32) -> u32 {
+    let r: u32;
+    asm!(
+        "shfl.sync.idx.b32 {r}, {x}, {src}, 0x1f, 0xffffffff;",
+        r = out(reg32) r,
+        x = in(reg32) x,
+        src = in(reg32) src,
+    );
+    r
+}

@@ -15,7 +15,7 @@
 //! since another warp rewrites them). A round that meets a step that is not normal is
 //! not taken: the caller then takes one step the usual way.
 
-use core::arch::asm;
+use super::{from_below, from_lane};
 use core::arch::nvptx::*;
 use rns_core::euclid::{normal_coefficient, normal_multipliers};
 use rns_core::launch::RESULTANT_ROUND_STEPS as K;
@@ -24,31 +24,6 @@ use rns_core::Modulus;
 /// Rows of 32 coefficients a chunk of the sweep.
 const ROWS: usize = 4;
 const CHUNK: usize = 32 * ROWS;
-
-/// `x` of lane `lane − 1` (a lane's own in lane 0; the whole warp).
-#[inline(always)]
-unsafe fn from_below(x: u32) -> u32 {
-    let r: u32;
-    asm!(
-        "shfl.sync.up.b32 {r}, {x}, 1, 0, 0xffffffff;",
-        r = out(reg32) r,
-        x = in(reg32) x,
-    );
-    r
-}
-
-/// `x` of lane `src` (the whole warp).
-#[inline(always)]
-unsafe fn from_lane(x: u32, src: u32) -> u32 {
-    let r: u32;
-    asm!(
-        "shfl.sync.idx.b32 {r}, {x}, {src}, 0x1f, 0xffffffff;",
-        r = out(reg32) r,
-        x = in(reg32) x,
-        src = in(reg32) src,
-    );
-    r
-}
 
 /// One step of `R` rows of 32 coefficients (`a = p_i`, `b = p_(i+1)` at this lane's
 /// coefficients, rows 32 apart), with `carry = p_(i+1)` just below the first row:
