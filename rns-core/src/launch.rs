@@ -76,8 +76,9 @@ const _: () = assert!(RESULTANT_ROUND_STEPS <= 14);
 /// (the window reads the top 32 coefficients of each polynomial).
 pub const RESULTANT_ROUND_FROM: usize = 48;
 
-/// Words of a channel's scratch for a round: the multipliers `(s, n₀, n₁)` of each step,
-/// then whether every step of the window was normal.
+/// Words of a channel's scratch for a round: the fraction-free multipliers `(s, n₀, n₁)`
+/// of each step (then, in their place, the `(N₀, N₁)` of [`crate::euclid_redc`]), then
+/// whether every step of the window was normal.
 pub const RESULTANT_ROUND_WORDS: usize = 3 * RESULTANT_ROUND_STEPS + 1;
 
 /// Words of global scratch per channel of the block-per-channel resultant kernel: the

@@ -54,7 +54,7 @@ pub unsafe extern "ptx-kernel" fn rns_resultant(
 /// scratch (`scratch[c·per …]`, `per = resultant_block_scratch(df, dg, shared)`), whose
 /// powers the threads multiply together at the end (one inverse per channel). From
 /// `deg g =` [`RESULTANT_ROUND_FROM`], normal steps go [`RESULTANT_ROUND_STEPS`] at a
-/// time (`resultant_rounds`), with the same multipliers and records. Leading
+/// time (`resultant_rounds`: integer-only Montgomery steps, two records a round). Leading
 /// coefficients must be non-zero modulo every channel.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn rns_resultant_block(

@@ -3,21 +3,25 @@
 //! barriers, where one step a pass costs a read, a write and a barrier each.
 //!
 //! A normal step takes `f` of degree `d + 1` and `g` of degree `d` to a remainder of
-//! degree `d − 1`, every coefficient alike: `r_j = s·f_j + n₀·g_(j−1) + n₁·g_j`
-//! ([`normal_coefficient`]). Write `p₀ = f`, `p₁ = g` and `p_(i+2)` for step `i`'s
-//! remainder. Warp 0 finds the `K` steps' multipliers from the top 32 coefficients of `f`
-//! and `g` (a lane a coefficient; each step makes one more low lane wrong, and `K ≤ 14`
-//! leaves the lanes that the next multipliers read right). Then every warp takes a range
-//! of the coefficients in chunks of `4 × 32`, a lane four coefficients 32 apart, and
-//! steps them `K` times in registers: `p_(i+1)[j − 1]` comes from the lane below by a
-//! shuffle, and across chunks from lane 31 of the chunk before, a carry a step. A range
-//! starts from those carries of the 32 coefficients below it (read before the barrier,
-//! since another warp rewrites them). A round that meets a step that is not normal is
-//! not taken: the caller then takes one step the usual way.
+//! degree `d − 1`, every coefficient alike. Write `p₀ = f`, `p₁ = g` and `p_(i+2)` for
+//! step `i`'s remainder. Warp 0 finds the `K` steps' fraction-free multipliers from the
+//! top 32 coefficients of `f` and `g` (a lane a coefficient; each step makes one more low
+//! lane wrong, and `K ≤ 14` leaves the lanes that the next multipliers read right), and
+//! lane 0 turns them into those of [`rns_core::euclid_redc`]: `r_j = REDC(f_j +
+//! N₀·g_(j−1) + N₁·g_j)` on signed residues, two products and no correction a
+//! coefficient, with the round's two records. Then every warp takes a range of the
+//! coefficients in chunks of `32 × ROWS`, a lane `ROWS` consecutive coefficients, and
+//! steps them `K` times in registers: `g_(j−1)` is the lane's own but for its first
+//! coefficient, which comes from the lane below by a shuffle, and across chunks from
+//! lane 31 of the chunk before, a carry a step. A range starts from those carries of the
+//! 32 coefficients below it (read before the barrier, since another warp rewrites them).
+//! A round that meets a step that is not normal is not taken: the caller then takes one
+//! step the usual way.
 
 use super::{from_below, from_lane};
 use core::arch::nvptx::*;
 use rns_core::euclid::{normal_coefficient, normal_multipliers};
+use rns_core::euclid_redc::{inv_mod_two32, redc_coefficient, redc_normalize, redc_round};
 use rns_core::launch::RESULTANT_ROUND_STEPS as K;
 use rns_core::Modulus;
 
@@ -25,29 +29,29 @@ use rns_core::Modulus;
 const ROWS: usize = 4;
 const CHUNK: usize = 32 * ROWS;
 
-/// One step of `R` rows of 32 coefficients (`a = p_i`, `b = p_(i+1)` at this lane's
-/// coefficients, rows 32 apart), with `carry = p_(i+1)` just below the first row:
-/// `(a, b) ← (b, p_(i+2))`. Returns `p_(i+1)` at the last row's lane 31, the next
+/// One step of `32·R` coefficients, lane `L` holding `base + R·L … base + R·L + R − 1`
+/// (`a = p_i`, `b = p_(i+1)` there, signed), with `carry = p_(i+1)[base − 1]`:
+/// `(a, b) ← (b, p_(i+2))`. Returns `p_(i+1)` at lane 31's last coefficient, the next
 /// chunk's carry.
 #[inline(always)]
 unsafe fn step_rows<const R: usize>(
-    (a, b): (&mut [u32; R], &mut [u32; R]),
-    carry: u32,
-    mult: (u32, u32, u32),
-    m: Modulus,
+    (a, b): (&mut [i32; R], &mut [i32; R]),
+    carry: i32,
+    mult: (i32, i32),
+    (m, m_inv): (i32, u32),
     lane: u32,
-) -> u32 {
-    let mut next = [0u32; R];
-    let mut below_row = carry;
+) -> i32 {
+    let last = b[R - 1] as u32;
+    let (up, top) = (from_below(last) as i32, from_lane(last, 31) as i32);
+    let mut below = if lane == 0 { carry } else { up };
+    let mut next = [0i32; R];
     for r in 0..R {
-        let (up, top) = (from_below(b[r]), from_lane(b[r], 31));
-        let below = if lane == 0 { below_row } else { up };
-        next[r] = normal_coefficient(mult, a[r], below, b[r], m);
-        below_row = top;
+        next[r] = redc_coefficient(mult, a[r], below, b[r], m, m_inv);
+        below = b[r];
     }
     *a = *b;
     *b = next;
-    below_row
+    top
 }
 
 /// The `K` steps of a chunk (or of a range's 32 coefficients below it, for the carries),
@@ -56,18 +60,18 @@ unsafe fn step_rows<const R: usize>(
 macro_rules! steps {
     ($rows:literal, $a:expr, $b:expr, $carry:expr, $mult:expr, $m:expr, $lane:expr, [$($i:literal),*]) => {
         $(
-            let mu = $mult.add(3 * $i);
-            let mu = (*mu, *mu.add(1), *mu.add(2));
+            let mu = $mult.add(2 * $i);
+            let mu = (*mu as i32, *mu.add(1) as i32);
             $carry[$i] = step_rows::<$rows>((&mut $a, &mut $b), $carry[$i], mu, $m, $lane);
         )*
     };
 }
 const _: () = assert!(K == 8, "the steps! calls below name the steps 0 to 7");
 
-/// Warp 0: the multipliers of the `K` steps from `f` (degree `d + 1`) and `g` (degree
-/// `d ≥ 30`) into `round[3i …]`, their records (`lc(g)`, the denominator exponent
-/// `2·(d − i) − 2` of [`rns_core::euclid::step_exponents`]) into `rec[2i …]`, and
-/// `round[3K] = 1` when every step is normal (else 0).
+/// Warp 0: the fraction-free multipliers of the `K` steps from `f` (degree `d + 1`) and
+/// `g` (degree `d ≥ 30`) into `round[3i …]`; when every step is normal, lane 0 rewrites
+/// `round[2i …]` with [`redc_round`]'s `(N₀, N₁)`, writes its two records to `rec` (and
+/// `(1, 0)` to the round's other steps' records) and sets `round[3K] = 1` (else 0).
 #[inline(always)]
 unsafe fn window(
     f: *const u32,
@@ -85,9 +89,8 @@ unsafe fn window(
     let mut normal = 1;
     for i in 0..K as u32 {
         let at = 30 - i; // lane of g's leading coefficient at step i
-        let lc = from_lane(b, at);
         let mult = normal_multipliers(
-            lc,
+            from_lane(b, at),
             from_lane(a, at + 1),
             from_lane(a, at),
             from_lane(b, at - 1),
@@ -97,8 +100,6 @@ unsafe fn window(
         if lane == 0 {
             let e = 3 * i as usize;
             (*round.add(e), *round.add(e + 1), *round.add(e + 2)) = mult;
-            *rec.add(2 * i as usize) = lc;
-            *rec.add(2 * i as usize + 1) = 2 * (d as u32 - i) - 2;
         }
         // The remainder's degree must be d − i − 1: its coefficient there, lane at − 1.
         if from_lane(r, at - 1) == 0 {
@@ -108,17 +109,33 @@ unsafe fn window(
         (a, b) = (b, r);
     }
     if lane == 0 {
+        if normal == 1 {
+            let mut ff = [(0u32, 0u32, 0u32); K];
+            for (i, step) in ff.iter_mut().enumerate() {
+                *step = (
+                    *round.add(3 * i),
+                    *round.add(3 * i + 1),
+                    *round.add(3 * i + 2),
+                );
+            }
+            let r = redc_round(&ff, d, m);
+            for (i, &(n0, n1)) in r.n.iter().enumerate() {
+                (*round.add(2 * i), *round.add(2 * i + 1)) = (n0 as u32, n1 as u32);
+                let (base, e) = if i < 2 { r.records[i] } else { (1, 0) };
+                (*rec.add(2 * i), *rec.add(2 * i + 1)) = (base, e);
+            }
+        }
         *round.add(3 * K) = normal;
     }
 }
 
 /// One round of `K` normal steps on `f` (degree `d + 1`) and `g` (degree `d ≥`
 /// [`rns_core::launch::RESULTANT_ROUND_FROM`]) by the whole block (its size a multiple of
-/// 32), in place: `f ← p_K`, `g ← p_(K+1)` (degrees `d + 1 − K`, `d − K`), the steps'
-/// records at `rec` (two words a step). `mults` holds the multipliers. Returns whether the
-/// round was taken (for every thread); when not, `f`, `g` and the step count are as they
-/// were. Every thread of the block calls it; the polynomials must be as the last barrier
-/// left them.
+/// 32), in place: `f ← Q_K`, `g ← Q_(K+1)` (degrees `d + 1 − K`, `d − K`, residues in
+/// `[0, m)`), the round's records at `rec` (two words a step). `mults` holds the
+/// multipliers. Returns whether the round was taken (for every thread); when not, `f`,
+/// `g` and the step count are as they were. Every thread of the block calls it; the
+/// polynomials must be as the last barrier left them.
 #[inline(always)]
 pub(super) unsafe fn round(
     f: *mut u32,
@@ -137,14 +154,15 @@ pub(super) unsafe fn round(
     let len = d + 2;
     let load = |x: usize| {
         let a = if x < len { *f.add(x) } else { 0 };
-        (a, if x <= d { *g.add(x) } else { 0 })
+        (a as i32, if x <= d { *g.add(x) as i32 } else { 0 })
     };
     let chunks = len.div_ceil(CHUNK);
     // Warp w's range of chunks (no panicking path: the block holds at least one warp).
     let share = |w: usize| (w * chunks).checked_div(warps).unwrap_or(0);
     let (first, end) = (share(warp), share(warp + 1));
+    let ranged = first > 0 && first < end;
     // The 32 coefficients below this warp's range, before another warp rewrites them.
-    let ghost = if first > 0 && first < end {
+    let ghost = if ranged {
         load(first * CHUNK - 32 + lane as usize)
     } else {
         (0, 0)
@@ -153,25 +171,26 @@ pub(super) unsafe fn round(
     if *mults.add(3 * K) == 0 {
         return false;
     }
-    let mut carry = [0u32; K];
-    if first > 0 && first < end {
+    let mi = (m.m as i32, inv_mod_two32(m.m));
+    let mut carry = [0i32; K];
+    if ranged {
         let (mut a, mut b) = ([ghost.0], [ghost.1]);
-        steps!(1, a, b, carry, mults, m, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
+        steps!(1, a, b, carry, mults, mi, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
     }
     for c in first..end {
-        let base = c * CHUNK + lane as usize;
-        let (mut a, mut b) = ([0u32; ROWS], [0u32; ROWS]);
+        let base = c * CHUNK + ROWS * lane as usize;
+        let (mut a, mut b) = ([0i32; ROWS], [0i32; ROWS]);
         for r in 0..ROWS {
-            (a[r], b[r]) = load(base + 32 * r);
+            (a[r], b[r]) = load(base + r);
         }
-        steps!(4, a, b, carry, mults, m, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
+        steps!(4, a, b, carry, mults, mi, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
         for r in 0..ROWS {
-            let x = base + 32 * r;
+            let x = base + r;
             if x < len {
-                *f.add(x) = a[r];
+                *f.add(x) = redc_normalize(a[r], m.m);
             }
             if x <= d {
-                *g.add(x) = b[r];
+                *g.add(x) = redc_normalize(b[r], m.m);
             }
         }
     }
