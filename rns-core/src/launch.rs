@@ -27,11 +27,18 @@ pub const fn resultant_block_threads(df: usize, dg: usize) -> u32 {
 }
 
 /// Threads a block of the block-per-channel resultant kernel with its polynomials in
-/// global memory: about 64 coefficients a thread (32 to 1024), so that several blocks
-/// share a multiprocessor and hide the latency of each other's steps (H200, degrees
-/// 8000 to 32 000: the best of 128 to 1024 threads within 2 %).
+/// global memory: about 128 coefficients a thread (32 to 1024), so that several blocks
+/// share a multiprocessor and hide the latency of each other's steps, and at least four
+/// warps beyond degree 2048 (with two, one sweeps while the other looks ahead). H200,
+/// rounds with look-ahead: 128 threads best at degrees 4000 and 16 000 (225 ms against
+/// 235 at 256 and 355 at 64), 128 and 256 within 1 % at 32 000.
 pub const fn resultant_block_threads_global(df: usize, dg: usize) -> u32 {
-    threads_for(df, dg, 64)
+    let t = threads_for(df, dg, 128);
+    if t < 128 && (df > 2048 || dg > 2048) {
+        128
+    } else {
+        t
+    }
 }
 
 /// Whole warps of about `per` coefficients of the larger degree a thread, 32 to 1024.
@@ -76,10 +83,12 @@ const _: () = assert!(RESULTANT_ROUND_STEPS <= 14);
 /// (the window reads the top 32 coefficients of each polynomial).
 pub const RESULTANT_ROUND_FROM: usize = 48;
 
-/// Words of a channel's scratch for a round: the fraction-free multipliers `(s, n₀, n₁)`
-/// of each step (then, in their place, the `(N₀, N₁)` of [`crate::euclid_redc`]), then
-/// whether every step of the window was normal.
-pub const RESULTANT_ROUND_WORDS: usize = 3 * RESULTANT_ROUND_STEPS + 1;
+/// Words of a channel's scratch for rounds: two areas (this round's and the next's, which
+/// the look-ahead fills), each the fraction-free multipliers `(s, n₀, n₁)` of each step
+/// (then, in their place, the `(N₀, N₁)` of [`crate::euclid_redc`]), whether every step
+/// of the window was normal, and the 64 top coefficients of each polynomial that the
+/// next round's window reads.
+pub const RESULTANT_ROUND_WORDS: usize = 2 * (3 * RESULTANT_ROUND_STEPS + 1 + 128);
 
 /// Words of global scratch per channel of the block-per-channel resultant kernel: the
 /// step records, a round's multipliers ([`RESULTANT_ROUND_WORDS`]), then the polynomials
@@ -446,17 +455,18 @@ mod tests {
         assert_eq!(resultant_block_words(500, 499), 1001);
         assert_eq!(resultant_block_records(500, 499), 2 * 501);
         let round = RESULTANT_ROUND_WORDS;
-        assert_eq!(round, 3 * RESULTANT_ROUND_STEPS + 1);
+        assert_eq!(round, 2 * (3 * RESULTANT_ROUND_STEPS + 129));
         assert_eq!(resultant_block_scratch(3, 40, true), 2 * 5 + round);
         assert_eq!(resultant_block_scratch(3, 40, false), 2 * 5 + round + 45);
-        // In global memory, about 64 coefficients a thread.
+        // In global memory, about 128 coefficients a thread, four warps beyond 2048.
         assert_eq!(resultant_block_threads_global(0, 0), 32);
         assert_eq!(resultant_block_threads_global(2048, 1), 32);
-        assert_eq!(resultant_block_threads_global(2049, 1), 64);
+        assert_eq!(resultant_block_threads_global(1, 2049), 128);
         assert_eq!(resultant_block_threads_global(8000, 7999), 128);
-        assert_eq!(resultant_block_threads_global(16000, 1), 256);
-        assert_eq!(resultant_block_threads_global(32000, 1), 512);
-        assert_eq!(resultant_block_threads_global(65536, 1), 1024);
+        assert_eq!(resultant_block_threads_global(16000, 1), 128);
+        assert_eq!(resultant_block_threads_global(32000, 1), 256);
+        assert_eq!(resultant_block_threads_global(65536, 1), 512);
+        assert_eq!(resultant_block_threads_global(131072, 1), 1024);
         assert_eq!(resultant_block_threads_global(usize::MAX, 1), 1024);
     }
 

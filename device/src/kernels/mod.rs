@@ -70,6 +70,13 @@ unsafe fn ballot(x: u32) -> u32 {
     r
 }
 
+/// `bar.warp.sync`: the whole warp meets, and its lanes' memory writes before are seen
+/// by its lanes' reads after.
+#[inline(always)]
+unsafe fn sync_warp() {
+    asm!("bar.warp.sync 0xffffffff;");
+}
+
 /// `x` of lane `lane + delta` (`shfl.sync.down`, the whole warp).
 #[inline(always)]
 unsafe fn shuffle_down(x: u32, delta: u32) -> u32 {

@@ -2,6 +2,7 @@
 //! (prime, point), interpolation per prime.
 
 use super::ballot;
+use super::resultant_rounds::{round, Ahead, ROWS_GLOBAL, ROWS_SHARED};
 use core::arch::nvptx::*;
 use rns_core::euclid::{
     pass, pass_multipliers, remainder_below, step_exponents, top_degree, CHUNK,
@@ -118,10 +119,19 @@ unsafe fn resultant_block<const SHARED: bool>(
     let mut num = 1u32; // thread 0's: the numerator powers and the signs
     _syncthreads();
     let rounds = nt % 32 == 0;
+    let mut ahead = Ahead {
+        ready: false,
+        cur: 0,
+    };
     while dg > 0 {
         if rounds && df == dg + 1 && dg >= RESULTANT_ROUND_FROM {
             let rec = rec.add(2 * steps);
-            if super::resultant_rounds::round(f, g, dg, m, mults, rec) {
+            let taken = if SHARED {
+                round::<ROWS_SHARED>(f, g, dg, m, mults, rec, &mut ahead)
+            } else {
+                round::<ROWS_GLOBAL>(f, g, dg, m, mults, rec, &mut ahead)
+            };
+            if taken {
                 steps += RESULTANT_ROUND_STEPS;
                 (df, dg) = (df - RESULTANT_ROUND_STEPS, dg - RESULTANT_ROUND_STEPS);
                 continue;

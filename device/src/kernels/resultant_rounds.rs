@@ -14,20 +14,24 @@
 //! steps them `K` times in registers: `g_(j−1)` is the lane's own but for its first
 //! coefficient, which comes from the lane below by a shuffle, and across chunks from
 //! lane 31 of the chunk before, a carry a step. A range starts from those carries of the
-//! 32 coefficients below it (read before the barrier, since another warp rewrites them).
-//! A round that meets a step that is not normal is not taken: the caller then takes one
-//! step the usual way.
+//! 32 coefficients below it (read before the barrier, since another warp rewrites them),
+//! and reads each chunk while it steps the one below. Meanwhile warp 0 looks ahead: it
+//! steps the top 64 coefficients through the round itself and finds the next round's
+//! window from them, so that no warp waits for a window but the first. A round that
+//! meets a step that is not normal is not taken: the caller then takes one step the
+//! usual way.
 
 use super::{from_below, from_lane};
 use core::arch::nvptx::*;
 use rns_core::euclid::{normal_coefficient, normal_multipliers};
 use rns_core::euclid_redc::{inv_mod_two32, redc_coefficient, redc_normalize, redc_round};
-use rns_core::launch::RESULTANT_ROUND_STEPS as K;
+use rns_core::launch::{RESULTANT_ROUND_FROM, RESULTANT_ROUND_STEPS as K, RESULTANT_ROUND_WORDS};
 use rns_core::Modulus;
 
-/// Rows of 32 coefficients a chunk of the sweep.
-const ROWS: usize = 4;
-const CHUNK: usize = 32 * ROWS;
+/// Coefficients a lane holds in a chunk of the sweep, with the polynomials in shared
+/// memory and in global memory.
+pub(super) const ROWS_SHARED: usize = 4;
+pub(super) const ROWS_GLOBAL: usize = 4;
 
 /// One step of `32·R` coefficients, lane `L` holding `base + R·L … base + R·L + R − 1`
 /// (`a = p_i`, `b = p_(i+1)` there, signed), with `carry = p_(i+1)[base − 1]`:
@@ -58,7 +62,7 @@ unsafe fn step_rows<const R: usize>(
 /// each step's carry in and out of `carry`, its multipliers read from `mult` (held in
 /// registers they would not leave room for the coefficients under the kernel's cap).
 macro_rules! steps {
-    ($rows:literal, $a:expr, $b:expr, $carry:expr, $mult:expr, $m:expr, $lane:expr, [$($i:literal),*]) => {
+    ($rows:tt, $a:expr, $b:expr, $carry:expr, $mult:expr, $m:expr, $lane:expr, [$($i:literal),*]) => {
         $(
             let mu = $mult.add(2 * $i);
             let mu = (*mu as i32, *mu.add(1) as i32);
@@ -72,7 +76,7 @@ const _: () = assert!(K == 8, "the steps! calls below name the steps 0 to 7");
 /// `g` (degree `d ≥ 30`) into `round[3i …]`; when every step is normal, lane 0 rewrites
 /// `round[2i …]` with [`redc_round`]'s `(N₀, N₁)`, writes its two records to `rec` (and
 /// `(1, 0)` to the round's other steps' records) and sets `round[3K] = 1` (else 0).
-#[inline(always)]
+#[inline(never)]
 unsafe fn window(
     f: *const u32,
     g: *const u32,
@@ -129,71 +133,184 @@ unsafe fn window(
     }
 }
 
+/// Words of one of the channel's two round areas (half of [`RESULTANT_ROUND_WORDS`]):
+/// a round's multipliers and normality flag (`3K + 1` words), then the next round's
+/// window input that the look-ahead leaves (64 coefficients of `f`, then 64 of `g`).
+const AREA: usize = RESULTANT_ROUND_WORDS / 2;
+const TOP: usize = 3 * K + 1;
+const _: () = assert!(AREA == TOP + 128);
+
+/// Where the block stands between rounds: whether the area `cur` already holds the
+/// next round's window (found by the last round's look-ahead).
+#[derive(Clone, Copy)]
+pub(super) struct Ahead {
+    pub ready: bool,
+    pub cur: usize,
+}
+
 /// One round of `K` normal steps on `f` (degree `d + 1`) and `g` (degree `d ≥`
-/// [`rns_core::launch::RESULTANT_ROUND_FROM`]) by the whole block (its size a multiple of
-/// 32), in place: `f ← Q_K`, `g ← Q_(K+1)` (degrees `d + 1 − K`, `d − K`, residues in
-/// `[0, m)`), the round's records at `rec` (two words a step). `mults` holds the
-/// multipliers. Returns whether the round was taken (for every thread); when not, `f`,
-/// `g` and the step count are as they were. Every thread of the block calls it; the
-/// polynomials must be as the last barrier left them.
+/// [`RESULTANT_ROUND_FROM`]) by the whole block (its size a multiple of 32), in place:
+/// `f ← Q_K`, `g ← Q_(K+1)` (degrees `d + 1 − K`, `d − K`, residues in `[0, m)`), the
+/// round's records at `rec` (two words a step). `areas` holds the two round areas.
+/// Returns whether the round was taken (for every thread); when not, `f`, `g` and the
+/// step count are as they were. Every thread of the block calls it; the polynomials must
+/// be as the last barrier left them.
+///
+/// Two barriers a round. Before the first, every warp reads what another warp may
+/// rewrite (its range's 32 coefficients below, and warp 0 the top 64 coefficients), and
+/// warp 0 finds the round's window unless the last round's look-ahead did. Between them
+/// the other warps sweep their ranges while warp 0 steps the top 64 coefficients through
+/// this round and finds the next round's window from them: so the window's serial work
+/// overlaps the sweep. A block of one warp sweeps alone and finds each window in turn.
 #[inline(always)]
-pub(super) unsafe fn round(
+pub(super) unsafe fn round<const ROWS: usize>(
     f: *mut u32,
     g: *mut u32,
     d: usize,
     m: Modulus,
-    mults: *mut u32,
+    areas: *mut u32,
     rec: *mut u32,
+    ahead: &mut Ahead,
 ) -> bool {
     let (tid, nt) = (_thread_idx_x() as usize, _block_dim_x() as usize);
     let (lane, warp, warps) = (tid as u32 & 31, tid / 32, nt / 32);
-    if warp == 0 {
-        window(f, g, d, m, mults, rec);
-    }
+    let cur = areas.add(ahead.cur * AREA);
+    let next = areas.add((1 - ahead.cur) * AREA);
     // f has d + 2 coefficients, g d + 1 (its coefficient d + 1 reads as zero).
     let len = d + 2;
     let load = |x: usize| {
         let a = if x < len { *f.add(x) } else { 0 };
         (a as i32, if x <= d { *g.add(x) as i32 } else { 0 })
     };
-    let chunks = len.div_ceil(CHUNK);
-    // Warp w's range of chunks (no panicking path: the block holds at least one warp).
-    let share = |w: usize| (w * chunks).checked_div(warps).unwrap_or(0);
-    let (first, end) = (share(warp), share(warp + 1));
-    let ranged = first > 0 && first < end;
-    // The 32 coefficients below this warp's range, before another warp rewrites them.
-    let ghost = if ranged {
-        load(first * CHUNK - 32 + lane as usize)
+    // Warp 0 alone looks ahead when there are others to sweep.
+    let sweepers = if warps > 1 { warps - 1 } else { 1 };
+    let sweeper = if warps > 1 { warp.wrapping_sub(1) } else { 0 };
+    let sweeping = warps == 1 || warp > 0;
+    let chunks = len.div_ceil(32 * ROWS) as u32;
+    // A sweeper's range of chunks (no panicking path: sweepers ≥ 1).
+    let share = |w: usize| {
+        (w as u32 * chunks)
+            .checked_div(sweepers as u32)
+            .unwrap_or(0) as usize
+    };
+    let (first, end) = if sweeping {
+        (share(sweeper), share(sweeper + 1))
     } else {
         (0, 0)
     };
+    let ranged = first > 0 && first < end;
+    let ghost = if ranged {
+        load(first * 32 * ROWS - 32 + lane as usize)
+    } else {
+        (0, 0)
+    };
+    // The next round's window reads the top 32 coefficients after this round, which
+    // depend on the top 48 before it: 64 from lane 0's coefficient `base` up.
+    // (With one warp there is nothing to overlap: the next window waits for its round.)
+    let look = warps > 1 && d >= RESULTANT_ROUND_FROM + K && len >= 64;
+    let base = len.wrapping_sub(64);
+    let mut top = ([0i32; 2], [0i32; 2]);
+    if warp == 0 && look {
+        for r in 0..2 {
+            (top.0[r], top.1[r]) = load(base + 2 * lane as usize + r);
+        }
+    }
+    if !ahead.ready && warp == 0 {
+        window(f, g, d, m, cur, rec);
+    }
     _syncthreads();
-    if *mults.add(3 * K) == 0 {
+    if *cur.add(3 * K) == 0 {
+        ahead.ready = false;
         return false;
     }
     let mi = (m.m as i32, inv_mod_two32(m.m));
+    if sweeping {
+        sweep::<ROWS>((f, g, d), (first, end), ghost, cur, mi, lane);
+    } else if look {
+        // The top 64 through this round (the lowest K come out wrong, unread), then the
+        // next round's window from them.
+        let (mut a, mut b) = top;
+        let mut carry = [0i32; K];
+        steps!(2, a, b, carry, cur, mi, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
+        let held = next.add(TOP);
+        for r in 0..2 {
+            let i = 2 * lane as usize + r;
+            *held.add(i) = redc_normalize(a[r], m.m);
+            *held.add(64 + i) = redc_normalize(b[r], m.m);
+        }
+        super::sync_warp();
+        let (hf, hg) = (held.wrapping_sub(base), held.add(64).wrapping_sub(base));
+        window(hf, hg, d - K, m, next, rec.add(2 * K));
+    }
+    _syncthreads();
+    *ahead = if look {
+        Ahead {
+            ready: true,
+            cur: 1 - ahead.cur,
+        }
+    } else {
+        Ahead {
+            ready: false,
+            cur: ahead.cur,
+        }
+    };
+    true
+}
+
+/// A sweeper's `K` steps of its chunks `first … end − 1` (of `32·R` coefficients) of
+/// `f` and `g` (degrees `d + 1`, `d`) in place, from the carries of `ghost` (the 32
+/// coefficients below its range) and the multipliers at `mults`. Chunks wholly below
+/// `g`'s top go without bounds tests.
+#[inline(always)]
+unsafe fn sweep<const R: usize>(
+    (f, g, d): (*mut u32, *mut u32, usize),
+    (first, end): (usize, usize),
+    ghost: (i32, i32),
+    mults: *const u32,
+    mi: (i32, u32),
+    lane: u32,
+) {
     let mut carry = [0i32; K];
-    if ranged {
+    if first > 0 && first < end {
         let (mut a, mut b) = ([ghost.0], [ghost.1]);
         steps!(1, a, b, carry, mults, mi, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
     }
     for c in first..end {
-        let base = c * CHUNK + ROWS * lane as usize;
-        let (mut a, mut b) = ([0i32; ROWS], [0i32; ROWS]);
-        for r in 0..ROWS {
-            (a[r], b[r]) = load(base + r);
-        }
-        steps!(4, a, b, carry, mults, mi, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
-        for r in 0..ROWS {
-            let x = base + r;
-            if x < len {
-                *f.add(x) = redc_normalize(a[r], m.m);
-            }
-            if x <= d {
-                *g.add(x) = redc_normalize(b[r], m.m);
-            }
+        let x0 = c * 32 * R + R * lane as usize;
+        if (c + 1) * 32 * R <= d + 1 {
+            chunk::<R, true>((f, g, d), x0, &mut carry, mults, mi, lane);
+        } else {
+            chunk::<R, false>((f, g, d), x0, &mut carry, mults, mi, lane);
         }
     }
-    _syncthreads();
-    true
+}
+
+/// The `K` steps of one chunk, a lane's coefficients from `x0`: read, stepped, written
+/// back in `[0, m)` (`FULL`: all of them below `g`'s top, no bounds tests).
+#[inline(always)]
+unsafe fn chunk<const R: usize, const FULL: bool>(
+    (f, g, d): (*mut u32, *mut u32, usize),
+    x0: usize,
+    carry: &mut [i32; K],
+    mults: *const u32,
+    mi: (i32, u32),
+    lane: u32,
+) {
+    let len = d + 2;
+    let (mut a, mut b) = ([0i32; R], [0i32; R]);
+    for r in 0..R {
+        let x = x0 + r;
+        a[r] = if FULL || x < len { *f.add(x) as i32 } else { 0 };
+        b[r] = if FULL || x <= d { *g.add(x) as i32 } else { 0 };
+    }
+    steps!(R, a, b, carry, mults, mi, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
+    for r in 0..R {
+        let x = x0 + r;
+        if FULL || x < len {
+            *f.add(x) = redc_normalize(a[r], mi.0 as u32);
+        }
+        if FULL || x <= d {
+            *g.add(x) = redc_normalize(b[r], mi.0 as u32);
+        }
+    }
 }
