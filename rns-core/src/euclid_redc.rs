@@ -134,10 +134,9 @@ pub fn redc_round<const K: usize>(ff: &[(u32, u32, u32); K], d: usize, m: Modulu
     for i in 0..K {
         let (s, n0, n1) = ff[i];
         let k = m.mul(m.mul(c[0], ic[1]), u[i]);
-        let reduce = |v: u32| if v >= m.m { v - m.m } else { v };
         n[i] = (
-            m.center(m.mul(k, reduce(n0))),
-            m.center(m.mul(k, reduce(n1))),
+            m.center(m.mul(k, m.reduce_u32(n0))),
+            m.center(m.mul(k, m.reduce_u32(n1))),
         );
         p_inv = m.mul(p_inv, m.mul(m.mul(ic[1], ic[1]), u[i]));
         let next = (

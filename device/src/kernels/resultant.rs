@@ -2,7 +2,7 @@
 //! (prime, point), interpolation per prime.
 
 use super::ballot;
-use super::resultant_rounds::{round, Ahead, ROWS_GLOBAL, ROWS_SHARED};
+use super::resultant_rounds::{round, Ahead};
 use core::arch::nvptx::*;
 use rns_core::euclid::{
     pass, pass_multipliers, remainder_below, step_exponents, top_degree, CHUNK,
@@ -126,12 +126,7 @@ unsafe fn resultant_block<const SHARED: bool>(
     while dg > 0 {
         if rounds && df == dg + 1 && dg >= RESULTANT_ROUND_FROM {
             let rec = rec.add(2 * steps);
-            let taken = if SHARED {
-                round::<ROWS_SHARED>(f, g, dg, m, mults, rec, &mut ahead)
-            } else {
-                round::<ROWS_GLOBAL>(f, g, dg, m, mults, rec, &mut ahead)
-            };
-            if taken {
+            if round(f, g, dg, m, mults, rec, &mut ahead) {
                 steps += RESULTANT_ROUND_STEPS;
                 (df, dg) = (df - RESULTANT_ROUND_STEPS, dg - RESULTANT_ROUND_STEPS);
                 continue;

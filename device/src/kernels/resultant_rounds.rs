@@ -14,8 +14,8 @@
 //! steps them `K` times in registers: `g_(j−1)` is the lane's own but for its first
 //! coefficient, which comes from the lane below by a shuffle, and across chunks from
 //! lane 31 of the chunk before, a carry a step. A range starts from those carries of the
-//! 32 coefficients below it (read before the barrier, since another warp rewrites them),
-//! and reads each chunk while it steps the one below. Meanwhile warp 0 looks ahead: it
+//! 32 coefficients below it (read before the barrier, since another warp rewrites them).
+//! Meanwhile warp 0 looks ahead: it
 //! steps the top 64 coefficients through the round itself and finds the next round's
 //! window from them, so that no warp waits for a window but the first. A round that
 //! meets a step that is not normal is not taken: the caller then takes one step the
@@ -28,10 +28,9 @@ use rns_core::euclid_redc::{inv_mod_two32, redc_coefficient, redc_normalize, red
 use rns_core::launch::{RESULTANT_ROUND_FROM, RESULTANT_ROUND_STEPS as K, RESULTANT_ROUND_WORDS};
 use rns_core::Modulus;
 
-/// Coefficients a lane holds in a chunk of the sweep, with the polynomials in shared
-/// memory and in global memory.
-pub(super) const ROWS_SHARED: usize = 4;
-pub(super) const ROWS_GLOBAL: usize = 4;
+/// Coefficients a lane holds in a chunk of the sweep (H200, deg 16 000: 2 and 8 were
+/// 13 % and 1.9× slower).
+const ROWS: usize = 4;
 
 /// One step of `32·R` coefficients, lane `L` holding `base + R·L … base + R·L + R − 1`
 /// (`a = p_i`, `b = p_(i+1)` there, signed), with `carry = p_(i+1)[base − 1]`:
@@ -163,7 +162,7 @@ pub(super) struct Ahead {
 /// this round and finds the next round's window from them: so the window's serial work
 /// overlaps the sweep. A block of one warp sweeps alone and finds each window in turn.
 #[inline(always)]
-pub(super) unsafe fn round<const ROWS: usize>(
+pub(super) unsafe fn round(
     f: *mut u32,
     g: *mut u32,
     d: usize,
@@ -225,7 +224,7 @@ pub(super) unsafe fn round<const ROWS: usize>(
     }
     let mi = (m.m as i32, inv_mod_two32(m.m));
     if sweeping {
-        sweep::<ROWS>((f, g, d), (first, end), ghost, cur, mi, lane);
+        sweep((f, g, d), (first, end), ghost, cur, mi, lane);
     } else if look {
         // The top 64 through this round (the lowest K come out wrong, unread), then the
         // next round's window from them.
@@ -243,26 +242,19 @@ pub(super) unsafe fn round<const ROWS: usize>(
         window(hf, hg, d - K, m, next, rec.add(2 * K));
     }
     _syncthreads();
-    *ahead = if look {
-        Ahead {
-            ready: true,
-            cur: 1 - ahead.cur,
-        }
-    } else {
-        Ahead {
-            ready: false,
-            cur: ahead.cur,
-        }
-    };
+    ahead.ready = look;
+    if look {
+        ahead.cur = 1 - ahead.cur;
+    }
     true
 }
 
-/// A sweeper's `K` steps of its chunks `first … end − 1` (of `32·R` coefficients) of
+/// A sweeper's `K` steps of its chunks `first … end − 1` (of `32·ROWS` coefficients) of
 /// `f` and `g` (degrees `d + 1`, `d`) in place, from the carries of `ghost` (the 32
 /// coefficients below its range) and the multipliers at `mults`. Chunks wholly below
 /// `g`'s top go without bounds tests.
 #[inline(always)]
-unsafe fn sweep<const R: usize>(
+unsafe fn sweep(
     (f, g, d): (*mut u32, *mut u32, usize),
     (first, end): (usize, usize),
     ghost: (i32, i32),
@@ -276,11 +268,11 @@ unsafe fn sweep<const R: usize>(
         steps!(1, a, b, carry, mults, mi, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
     }
     for c in first..end {
-        let x0 = c * 32 * R + R * lane as usize;
-        if (c + 1) * 32 * R <= d + 1 {
-            chunk::<R, true>((f, g, d), x0, &mut carry, mults, mi, lane);
+        let x0 = c * 32 * ROWS + ROWS * lane as usize;
+        if (c + 1) * 32 * ROWS <= d + 1 {
+            chunk::<true>((f, g, d), x0, &mut carry, mults, mi, lane);
         } else {
-            chunk::<R, false>((f, g, d), x0, &mut carry, mults, mi, lane);
+            chunk::<false>((f, g, d), x0, &mut carry, mults, mi, lane);
         }
     }
 }
@@ -288,7 +280,7 @@ unsafe fn sweep<const R: usize>(
 /// The `K` steps of one chunk, a lane's coefficients from `x0`: read, stepped, written
 /// back in `[0, m)` (`FULL`: all of them below `g`'s top, no bounds tests).
 #[inline(always)]
-unsafe fn chunk<const R: usize, const FULL: bool>(
+unsafe fn chunk<const FULL: bool>(
     (f, g, d): (*mut u32, *mut u32, usize),
     x0: usize,
     carry: &mut [i32; K],
@@ -297,14 +289,14 @@ unsafe fn chunk<const R: usize, const FULL: bool>(
     lane: u32,
 ) {
     let len = d + 2;
-    let (mut a, mut b) = ([0i32; R], [0i32; R]);
-    for r in 0..R {
+    let (mut a, mut b) = ([0i32; ROWS], [0i32; ROWS]);
+    for r in 0..ROWS {
         let x = x0 + r;
         a[r] = if FULL || x < len { *f.add(x) as i32 } else { 0 };
         b[r] = if FULL || x <= d { *g.add(x) as i32 } else { 0 };
     }
-    steps!(R, a, b, carry, mults, mi, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
-    for r in 0..R {
+    steps!(ROWS, a, b, carry, mults, mi, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
+    for r in 0..ROWS {
         let x = x0 + r;
         if FULL || x < len {
             *f.add(x) = redc_normalize(a[r], mi.0 as u32);
