@@ -6,7 +6,9 @@
 //! `DIR/<deg>_<bits>.bin` for `device/reference/resultant.cu` (the same algorithm in CUDA C).
 //!
 //! `cargo run --release --example univariate_bench [-- --dump DIR] [--quick]
-//! [--shapes DEG:BITS,…] [--threads T,…] [--sample CHANNELS] [--kernels-only]`
+//! [--shapes DEG:BITS,…] [--threads T,…] [--wide DEG,…] [--sample CHANNELS]
+//! [--kernels-only]` (`--wide`: the degrees from which the block kernel's rounds take 16
+//! steps, each timed; 0 from the least, `max` never).
 
 use rns::backend::cpu;
 use rns::backend::gpu::driver::raw;
@@ -16,7 +18,7 @@ use rns::backend::gpu::launch::{Resultant, ResultantBlock};
 use rns::backend::gpu::Gpu;
 use rns::num::layout;
 use rns::{resultant, Backend, BackendChoice};
-use rns_core::launch::{resultant_block_scratch, resultant_block_words};
+use rns_core::launch::{resultant_block_scratch, resultant_block_words, RESULTANT_WIDE_FROM};
 use rns_suite::Gen;
 use rug::Integer;
 use std::sync::Arc;
@@ -79,6 +81,14 @@ fn main() -> R<()> {
         .collect();
     let thread_counts: Vec<u32> = list(&args, "--threads", &[32, 64, 128, 256, 512]);
     let sample = list(&args, "--sample", &[usize::MAX])[0];
+    let wides: Vec<usize> = list(&args, "--wide", &["default".to_string()])
+        .iter()
+        .map(|w: &String| match w.as_str() {
+            "max" => usize::MAX,
+            "default" => RESULTANT_WIDE_FROM,
+            w => w.parse().expect("--wide takes degrees, or max"),
+        })
+        .collect();
     let gb = Backend::select(BackendChoice::Gpu)?;
     let g: Arc<Gpu> = gb.gpu().expect("a GPU backend").clone();
     let mut gen = Gen::new(2026);
@@ -132,13 +142,17 @@ fn main() -> R<()> {
         for shared in [true, false].into_iter().filter(|&s| fits || !s) {
             let scratch = resultant_block_scratch(deg, deg, shared);
             let mut work = raw::alloc(&g, k * scratch)?;
-            for &threads in &thread_counts {
+            for (&threads, &wide_from) in thread_counts
+                .iter()
+                .flat_map(|t| wides.iter().map(move |w| (t, w)))
+            {
                 let shape = ResultantBlock {
                     channels: k,
                     df: deg,
                     dg: deg,
                     threads,
                     shared,
+                    wide: !shared && deg >= wide_from,
                 };
                 let ms = timed(&g, deg, |go| {
                     if !go {
@@ -150,15 +164,15 @@ fn main() -> R<()> {
                 assert_eq!(
                     raw::download(&g, &dout, k)?[..checked],
                     want[..],
-                    "block kernel ({threads} threads, shared {shared}) differs from CPU"
+                    "block kernel ({threads} threads, shared {shared}, wide from {wide_from}) differs from CPU"
                 );
-                blocks.push((threads, shared, ms));
+                blocks.push((threads, shared, wide_from, ms));
             }
         }
-        let (best_t, best_s, best) = blocks
+        let (best_t, best_s, _, best) = blocks
             .iter()
             .copied()
-            .min_by(|a, b| a.2.total_cmp(&b.2))
+            .min_by(|a, b| a.3.total_cmp(&b.3))
             .expect("block sizes");
         let products = k as f64 * 2.0 * (deg as f64).powi(2);
         let scale = all as f64 / k as f64;
@@ -166,7 +180,10 @@ fn main() -> R<()> {
             "resultant deg {deg}, {bits}-bit, {all} primes ({k} timed): block kernel {}; best {best:.3} ms at {best_t} threads{} ({:.0} G mulmod/s, {:.1} ms for all primes); CPU backend per-prime resultants {:.1} ms for all",
             blocks
                 .iter()
-                .map(|(t, s, ms)| format!("{t}{}: {ms:.3} ms", if *s { "s" } else { "g" }))
+                .map(|&(t, s, w, ms)| {
+                    let w = if wides.len() > 1 { format!(" w{w}") } else { String::new() };
+                    format!("{t}{}{w}: {ms:.3} ms", if s { "s" } else { "g" })
+                })
                 .collect::<Vec<_>>()
                 .join(", "),
             if best_s { " in shared memory" } else { " in global memory" },

@@ -163,9 +163,10 @@ fn find_ptxas() -> Option<PathBuf> {
 /// 384 threads of its ring kernels (the rings' loops and 128-bit sums without spills);
 /// 64 lets the block-per-prime resultant kernel run 1024 threads an SM with its rounds
 /// of steps in registers.
-const REGISTER_CAPS: [(&str, u32); 13] = [
+const REGISTER_CAPS: [(&str, u32); 14] = [
     ("rns_resultant_block", 64),
     ("rns_resultant_block_global", 64),
+    ("rns_resultant_block_global_wide", 64),
     ("rns_det_blocked", 80),
     ("rns_lu_panel", 80),
     ("rns_lu_rows", 80),

@@ -152,8 +152,9 @@ fn bivariate_points_in_pieces_under_memory_caps() {
 }
 
 /// Degree pairs of the per-channel tests: constants on either side, equal and unequal
-/// degrees around the warp and block sizes, and a first quotient much longer than `g`.
-const DEGREES: [(usize, usize); 14] = [
+/// degrees around the warp and block sizes, the degrees from which rounds of 8 and 16
+/// steps run and look ahead (48, 56; 80, 96), and a first quotient much longer than `g`.
+const DEGREES: [(usize, usize); 18] = [
     (0, 1),
     (3, 0),
     (1, 1),
@@ -162,10 +163,14 @@ const DEGREES: [(usize, usize); 14] = [
     (40, 5),
     (31, 32),
     (33, 33),
+    (48, 47),
+    (49, 48),
+    (57, 56),
     (64, 63),
+    (81, 80),
+    (97, 96),
     (200, 199),
     (257, 3),
-    (500, 500),
     (1000, 999),
     (2000, 17),
 ];
@@ -213,15 +218,19 @@ fn block_and_thread_kernels_match_cpu_on_every_degree_pattern() {
                     &format!("degrees {df}, {dg}, {k} channels, block from {from:?}"),
                 );
             }
-            // The block kernel with its polynomials in global memory.
+            // The block kernel with its polynomials in global memory, rounds of 8 and 16.
             d.config().set_block_resultant_from(Some(0));
             d.config().set_shared_memory_limit(Some(0));
-            let got = ops::resultant_per_channel(d, &moduli, df, dg, &data).unwrap();
-            same(
-                &got,
-                &want,
-                &format!("degrees {df}, {dg}, {k} channels, global"),
-            );
+            for wide in [Some(usize::MAX), Some(0)] {
+                d.config().set_resultant_wide_from(wide);
+                let got = ops::resultant_per_channel(d, &moduli, df, dg, &data).unwrap();
+                same(
+                    &got,
+                    &want,
+                    &format!("degrees {df}, {dg}, {k} channels, global, wide from {wide:?}"),
+                );
+            }
+            d.config().set_resultant_wide_from(None);
             d.config().set_shared_memory_limit(None);
             d.config().set_block_resultant_from(None);
         }
@@ -283,14 +292,44 @@ fn block_kernel_on_both_sides_of_shared_memory_and_at_every_block_size() {
     }
     d.config().set_shared_memory_limit(None);
     d.config().set_resultant_threads(None);
-    // 264 KB of polynomials: more than a block may have on any current GPU (227 KB).
+    // 264 KB of polynomials: more than a block may have on any current GPU (227 KB); in
+    // rounds of 16 steps by default, and of 8.
     let (df, dg) = (33_000, 32_999);
-    assert!(!launch::resultant_block_shape(d, 3, df, dg).shared);
+    let shape = launch::resultant_block_shape(d, 3, df, dg);
+    assert!(!shape.shared && shape.wide);
     let data = channel_data(3, df, dg, false, 7);
     let moduli = basis(3).moduli().to_vec();
     let want = cpu::resultant_per_channel(&moduli, df, dg, &data);
-    let got = ops::resultant_per_channel(d, &moduli, df, dg, &data).unwrap();
-    same(&got, &want, "degrees 33000, 32999 in global memory");
+    for wide in [None, Some(usize::MAX)] {
+        d.config().set_resultant_wide_from(wide);
+        let got = ops::resultant_per_channel(d, &moduli, df, dg, &data).unwrap();
+        same(
+            &got,
+            &want,
+            &format!("degrees 33000, 32999, wide from {wide:?}"),
+        );
+    }
+    d.config().set_resultant_wide_from(None);
+}
+
+/// The wide rounds run from [`RESULTANT_WIDE_FROM`](rns_core::launch::RESULTANT_WIDE_FROM)
+/// (the larger degree) with the polynomials in global memory, never in shared memory.
+#[test]
+fn wide_rounds_from_their_degree_in_global_memory() {
+    let Some(g) = gpu() else { return };
+    let d = dev(&g);
+    let from = rns_core::launch::RESULTANT_WIDE_FROM;
+    d.config().set_shared_memory_limit(Some(0));
+    assert!(launch::resultant_block_shape(d, 8, from, 5).wide);
+    assert!(!launch::resultant_block_shape(d, 8, from - 1, 5).wide);
+    d.config().set_shared_memory_limit(None);
+    d.config().set_resultant_wide_from(Some(0));
+    let shape = launch::resultant_block_shape(d, 8, 100, 99);
+    assert!(
+        shape.shared && !shape.wide,
+        "shared memory takes the narrow rounds"
+    );
+    d.config().set_resultant_wide_from(None);
 }
 
 /// A resultant with a known answer, on the GPU with the polynomials in shared and in
@@ -352,7 +391,7 @@ fn rounds_of_normal_steps_meet_degree_drops() {
     let Some(g) = gpu() else { return };
     let _lift = LiftCaps::hold();
     let mut gen = Gen::new(29);
-    let gaps = [1, 3, 11, 20, 21, 50, 57, 100, 180];
+    let gaps = [1, 3, 11, 20, 21, 50, 57, 100, 127, 180];
     let (f, h) = with_gaps(&mut gen, 200, &gaps);
     assert_eq!(f.degree(), h.degree() + 1);
     assert!(h.degree() > 200, "every gap adds a degree");
@@ -362,7 +401,12 @@ fn rounds_of_normal_steps_meet_degree_drops() {
     d.config().set_block_resultant_from(Some(0));
     assert_eq!(resultant(&f, &h, &g).unwrap(), want, "shared memory");
     d.config().set_shared_memory_limit(Some(0));
-    assert_eq!(resultant(&f, &h, &g).unwrap(), want, "global memory");
+    for wide in [Some(usize::MAX), Some(0)] {
+        d.config().set_resultant_wide_from(wide);
+        let what = format!("global memory, wide from {wide:?}");
+        assert_eq!(resultant(&f, &h, &g).unwrap(), want, "{what}");
+    }
+    d.config().set_resultant_wide_from(None);
     d.config().set_shared_memory_limit(None);
     d.config().set_block_resultant_from(None);
 }

@@ -218,13 +218,17 @@ mod tests {
 
     /// A round of `K` steps by [`redc_round`] and [`redc_coefficient`] on whole
     /// polynomials: the degrees drop one a step, and the resultant of what is left times
-    /// the records' factor is the resultant of the start.
+    /// the records' factor is the resultant of the start (the kernel's two widths).
     #[test]
     fn a_round_keeps_the_resultant() {
-        const K: usize = 8;
+        round_keeps_the_resultant::<8>(&[8, 9, 31, 60]);
+        round_keeps_the_resultant::<16>(&[16, 17, 63, 80]);
+    }
+
+    fn round_keeps_the_resultant<const K: usize>(degrees: &[usize]) {
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         for m in primes() {
-            for d in [K, 9, 31, 60] {
+            for &d in degrees {
                 let mut next = |j: usize| {
                     x ^= x << 13;
                     x ^= x >> 7;

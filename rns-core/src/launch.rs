@@ -74,21 +74,57 @@ pub const fn resultant_block_records(df: usize, dg: usize) -> usize {
 }
 
 /// Normal Euclidean steps a round of the block-per-channel resultant kernel takes
-/// together (one read and write of the polynomials, two barriers); at most 14, which the
-/// 32 lanes of the round's window of coefficients can follow.
+/// together (one read and write of the polynomials, two barriers) below
+/// [`RESULTANT_WIDE_FROM`].
 pub const RESULTANT_ROUND_STEPS: usize = 8;
-const _: () = assert!(RESULTANT_ROUND_STEPS <= 14);
 
-/// The degree of `g` from which the block-per-channel resultant kernel steps in rounds
-/// (the window reads the top 32 coefficients of each polynomial).
-pub const RESULTANT_ROUND_FROM: usize = 48;
+/// Steps of a wide round, from `deg g ≥` [`RESULTANT_WIDE_FROM`]: half the reads, writes
+/// and barriers a step, for a longer window and look-ahead.
+pub const RESULTANT_ROUND_STEPS_WIDE: usize = 16;
 
-/// Words of a channel's scratch for rounds: two areas (this round's and the next's, which
-/// the look-ahead fills), each the fraction-free multipliers `(s, n₀, n₁)` of each step
-/// (then, in their place, the `(N₀, N₁)` of [`crate::euclid_redc`]), whether every step
-/// of the window was normal, and the 64 top coefficients of each polynomial that the
-/// next round's window reads.
-pub const RESULTANT_ROUND_WORDS: usize = 2 * (3 * RESULTANT_ROUND_STEPS + 1 + 128);
+/// The larger degree from which the block-per-channel resultant kernel, with its
+/// polynomials in global memory, takes rounds of [`RESULTANT_ROUND_STEPS_WIDE`] steps
+/// (H200, 2048 primes, kernel time against rounds of 8: 13 % slower at degree 4000, even
+/// at 8000, 5 %, 11 % and 16 % faster at 10 000, 16 000 and 24 000).
+pub const RESULTANT_WIDE_FROM: usize = 8000;
+
+/// Coefficients of each polynomial a lane holds in the window of a round of `k ≤ 30`
+/// steps: each step makes one more low coefficient wrong, and the `k` steps read `k + 2`
+/// from the top, so `k ≤ 16·W − 2`.
+pub const fn resultant_round_window(k: usize) -> usize {
+    (k + 2).div_ceil(16)
+}
+
+/// Coefficients of each polynomial a lane steps through a round of `k` steps to find the
+/// next round's window (the look-ahead): the lowest `k` come out wrong, and the next
+/// window reads the `32·W` from the top after the round, `k` lower than before it.
+pub const fn resultant_round_ahead(k: usize) -> usize {
+    (32 * resultant_round_window(k) + 2 * k).div_ceil(32)
+}
+
+/// The degree of `g` from which rounds of `k` steps run (the window reads the top `32·W`
+/// coefficients of each polynomial).
+pub const fn resultant_round_from(k: usize) -> usize {
+    32 * resultant_round_window(k) + 16
+}
+
+/// The degree of `g` from which the block-per-channel resultant kernel steps in rounds.
+pub const RESULTANT_ROUND_FROM: usize = resultant_round_from(RESULTANT_ROUND_STEPS);
+
+/// Words of one of a channel's two round areas for rounds of `k` steps: the fraction-free
+/// multipliers `(s, n₀, n₁)` of each step (then, in their place, the `(N₀, N₁)` of
+/// [`crate::euclid_redc`]), whether every step of the window was normal, and the
+/// `32·`[`resultant_round_ahead`] top coefficients of each polynomial that the look-ahead
+/// steps, whose top the next round's window reads.
+pub const fn resultant_round_area(k: usize) -> usize {
+    3 * k + 1 + 64 * resultant_round_ahead(k)
+}
+
+/// Words of a channel's scratch for rounds: two areas of the wide rounds' size (this
+/// round's and the next's, which the look-ahead fills).
+pub const RESULTANT_ROUND_WORDS: usize = 2 * resultant_round_area(RESULTANT_ROUND_STEPS_WIDE);
+const _: () = assert!(RESULTANT_ROUND_STEPS_WIDE <= 30);
+const _: () = assert!(resultant_round_area(RESULTANT_ROUND_STEPS) <= RESULTANT_ROUND_WORDS / 2);
 
 /// Words of global scratch per channel of the block-per-channel resultant kernel: the
 /// step records, a round's multipliers ([`RESULTANT_ROUND_WORDS`]), then the polynomials
@@ -455,7 +491,18 @@ mod tests {
         assert_eq!(resultant_block_words(500, 499), 1001);
         assert_eq!(resultant_block_records(500, 499), 2 * 501);
         let round = RESULTANT_ROUND_WORDS;
-        assert_eq!(round, 2 * (3 * RESULTANT_ROUND_STEPS + 129));
+        // 8 steps: a window of 32 coefficients, 64 stepped ahead, rounds from degree 48;
+        // 16 steps: 64, 96, from 80.
+        let shape = |k| {
+            (
+                resultant_round_window(k),
+                resultant_round_ahead(k),
+                resultant_round_from(k),
+            )
+        };
+        assert_eq!(shape(RESULTANT_ROUND_STEPS), (1, 2, 48));
+        assert_eq!(shape(RESULTANT_ROUND_STEPS_WIDE), (2, 3, 80));
+        assert_eq!(round, 2 * (3 * 16 + 1 + 3 * 64));
         assert_eq!(resultant_block_scratch(3, 40, true), 2 * 5 + round);
         assert_eq!(resultant_block_scratch(3, 40, false), 2 * 5 + round + 45);
         // In global memory, about 128 coefficients a thread, four warps beyond 2048.

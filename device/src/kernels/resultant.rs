@@ -2,14 +2,14 @@
 //! (prime, point), interpolation per prime.
 
 use super::ballot;
-use super::resultant_rounds::{round, Ahead};
+use super::resultant_rounds::{round_narrow, round_wide, Ahead};
 use core::arch::nvptx::*;
 use rns_core::euclid::{
     pass, pass_multipliers, remainder_below, step_exponents, top_degree, CHUNK,
 };
 use rns_core::launch::{
-    interpolation_words, resultant_block_records, resultant_block_scratch, RESULTANT_ROUND_FROM,
-    RESULTANT_ROUND_STEPS, RESULTANT_ROUND_WORDS,
+    interpolation_words, resultant_block_records, resultant_block_scratch, resultant_round_from,
+    RESULTANT_ROUND_FROM, RESULTANT_ROUND_STEPS, RESULTANT_ROUND_STEPS_WIDE, RESULTANT_ROUND_WORDS,
 };
 use rns_core::poly::{divided_difference, newton_shift, resultant_at_point, BiShape, NO_POINT};
 use rns_core::Modulus;
@@ -55,8 +55,9 @@ pub unsafe extern "ptx-kernel" fn rns_resultant(
 /// scratch (`scratch[c·per …]`, `per = resultant_block_scratch(df, dg, shared)`), whose
 /// powers the threads multiply together at the end (one inverse per channel). From
 /// `deg g =` [`RESULTANT_ROUND_FROM`], normal steps go [`RESULTANT_ROUND_STEPS`] at a
-/// time (`resultant_rounds`: integer-only Montgomery steps, two records a round). Leading
-/// coefficients must be non-zero modulo every channel.
+/// time ([`RESULTANT_ROUND_STEPS_WIDE`] in [`rns_resultant_block_global_wide`], from `deg
+/// g = resultant_round_from(16)`; `resultant_rounds`: integer-only Montgomery steps, two
+/// records a round). Leading coefficients must be non-zero modulo every channel.
 #[no_mangle]
 pub unsafe extern "ptx-kernel" fn rns_resultant_block(
     out: *mut u32,
@@ -66,7 +67,7 @@ pub unsafe extern "ptx-kernel" fn rns_resultant_block(
     df: u32,
     dg: u32,
 ) {
-    resultant_block::<true>(out, data, scratch, moduli, df, dg);
+    resultant_block::<true, false>(out, data, scratch, moduli, (df, dg));
 }
 
 /// [`rns_resultant_block`] with the polynomials in the channel's global scratch, for
@@ -80,13 +81,14 @@ pub unsafe extern "ptx-kernel" fn rns_resultant_block_global(
     df: u32,
     dg: u32,
 ) {
-    resultant_block::<false>(out, data, scratch, moduli, df, dg);
+    resultant_block::<false, false>(out, data, scratch, moduli, (df, dg));
 }
 
-/// The body of both block kernels: a separate instance for each placement, so that the
-/// shared one addresses shared memory directly rather than through generic pointers.
-#[inline(always)]
-unsafe fn resultant_block<const SHARED: bool>(
+/// [`rns_resultant_block_global`] with rounds of [`RESULTANT_ROUND_STEPS_WIDE`] steps:
+/// half the reads, writes and barriers a step, for large degrees (a kernel of its own,
+/// so that each keeps its registers).
+#[no_mangle]
+pub unsafe extern "ptx-kernel" fn rns_resultant_block_global_wide(
     out: *mut u32,
     data: *const u32,
     scratch: *mut u32,
@@ -94,6 +96,28 @@ unsafe fn resultant_block<const SHARED: bool>(
     df: u32,
     dg: u32,
 ) {
+    resultant_block::<false, true>(out, data, scratch, moduli, (df, dg));
+}
+
+/// The body of the block kernels: a separate instance for each placement, so that the
+/// shared one addresses shared memory directly rather than through generic pointers, and
+/// for each round width (`WIDE`: [`RESULTANT_ROUND_STEPS_WIDE`] steps).
+#[inline(always)]
+unsafe fn resultant_block<const SHARED: bool, const WIDE: bool>(
+    out: *mut u32,
+    data: *const u32,
+    scratch: *mut u32,
+    moduli: *const Modulus,
+    (df, dg): (u32, u32),
+) {
+    let (k, from) = if WIDE {
+        (
+            RESULTANT_ROUND_STEPS_WIDE,
+            resultant_round_from(RESULTANT_ROUND_STEPS_WIDE),
+        )
+    } else {
+        (RESULTANT_ROUND_STEPS, RESULTANT_ROUND_FROM)
+    };
     let c = _block_idx_x() as usize;
     let m = *moduli.add(c);
     let (mut df, mut dg) = (df as usize, dg as usize);
@@ -124,11 +148,16 @@ unsafe fn resultant_block<const SHARED: bool>(
         cur: 0,
     };
     while dg > 0 {
-        if rounds && df == dg + 1 && dg >= RESULTANT_ROUND_FROM {
-            let rec = rec.add(2 * steps);
-            if round(f, g, dg, m, mults, rec, &mut ahead) {
-                steps += RESULTANT_ROUND_STEPS;
-                (df, dg) = (df - RESULTANT_ROUND_STEPS, dg - RESULTANT_ROUND_STEPS);
+        if rounds && df == dg + 1 && dg >= from {
+            let at = ((f, g, dg), m, (mults, rec.add(2 * steps)));
+            let taken = if WIDE {
+                round_wide(at.0, at.1, at.2, &mut ahead)
+            } else {
+                round_narrow(at.0, at.1, at.2, &mut ahead)
+            };
+            if taken {
+                steps += k;
+                (df, dg) = (df - k, dg - k);
                 continue;
             }
         }

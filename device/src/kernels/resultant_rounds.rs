@@ -1,12 +1,14 @@
-//! Rounds of normal Euclidean steps for the block-per-prime resultant kernel: `K =`
-//! [`RESULTANT_ROUND_STEPS`] steps from one read and one write of the polynomials and two
-//! barriers, where one step a pass costs a read, a write and a barrier each.
+//! Rounds of normal Euclidean steps for the block-per-prime resultant kernels: `K =`
+//! [`RESULTANT_ROUND_STEPS`] steps ([`RESULTANT_ROUND_STEPS_WIDE`] in the wide kernel)
+//! from one read and one write of the polynomials and two barriers, where one step a pass
+//! costs a read, a write and a barrier each.
 //!
 //! A normal step takes `f` of degree `d + 1` and `g` of degree `d` to a remainder of
 //! degree `d − 1`, every coefficient alike. Write `p₀ = f`, `p₁ = g` and `p_(i+2)` for
 //! step `i`'s remainder. Warp 0 finds the `K` steps' fraction-free multipliers from the
-//! top 32 coefficients of `f` and `g` (a lane a coefficient; each step makes one more low
-//! lane wrong, and `K ≤ 14` leaves the lanes that the next multipliers read right), and
+//! top `32·W` coefficients of `f` and `g` (`W =` [`RESULTANT_ROUND_WINDOW`] a lane; each
+//! step makes one more low coefficient wrong, and `K ≤ 16·W − 2` leaves those that the
+//! next multipliers read right), and
 //! lane 0 turns them into those of [`rns_core::euclid_redc`]: `r_j = REDC(f_j +
 //! N₀·g_(j−1) + N₁·g_j)` on signed residues, two products and no correction a
 //! coefficient, with the round's two records. Then every warp takes a range of the
@@ -15,8 +17,8 @@
 //! coefficient, which comes from the lane below by a shuffle, and across chunks from
 //! lane 31 of the chunk before, a carry a step. A range starts from those carries of the
 //! 32 coefficients below it (read before the barrier, since another warp rewrites them).
-//! Meanwhile warp 0 looks ahead: it
-//! steps the top 64 coefficients through the round itself and finds the next round's
+//! Meanwhile warp 0 looks ahead: it steps the top `32·`[`RESULTANT_ROUND_AHEAD`]
+//! coefficients through the round itself and finds the next round's
 //! window from them, so that no warp waits for a window but the first. A round that
 //! meets a step that is not normal is not taken: the caller then takes one step the
 //! usual way.
@@ -25,11 +27,14 @@ use super::{from_below, from_lane};
 use core::arch::nvptx::*;
 use rns_core::euclid::{normal_coefficient, normal_multipliers};
 use rns_core::euclid_redc::{inv_mod_two32, redc_coefficient, redc_normalize, redc_round};
-use rns_core::launch::{RESULTANT_ROUND_FROM, RESULTANT_ROUND_STEPS as K, RESULTANT_ROUND_WORDS};
+use rns_core::launch::{
+    resultant_round_ahead, resultant_round_area, resultant_round_from, resultant_round_window,
+    RESULTANT_ROUND_STEPS, RESULTANT_ROUND_STEPS_WIDE, RESULTANT_ROUND_WORDS,
+};
 use rns_core::Modulus;
 
-/// Coefficients a lane holds in a chunk of the sweep (H200, deg 16 000: 2 and 8 were
-/// 13 % and 1.9× slower).
+/// Coefficients a lane holds in a chunk of the sweep (H200, deg 16 000, rounds of 8
+/// steps: 2 and 8 were 13 % and 1.9× slower).
 const ROWS: usize = 4;
 
 /// One step of `32·R` coefficients, lane `L` holding `base + R·L … base + R·L + R − 1`
@@ -60,23 +65,47 @@ unsafe fn step_rows<const R: usize>(
 /// The `K` steps of a chunk (or of a range's 32 coefficients below it, for the carries),
 /// each step's carry in and out of `carry`, its multipliers read from `mult` (held in
 /// registers they would not leave room for the coefficients under the kernel's cap).
+/// The steps are written out, up to 16 (the steps past `K` fold away).
 macro_rules! steps {
-    ($rows:tt, $a:expr, $b:expr, $carry:expr, $mult:expr, $m:expr, $lane:expr, [$($i:literal),*]) => {
+    ($k:expr, $rows:tt, $a:expr, $b:expr, $carry:expr, $mult:expr, $m:expr, $lane:expr) => {
+        steps!(@each $k, $rows, $a, $b, $carry, $mult, $m, $lane,
+            [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15])
+    };
+    (@each $k:expr, $rows:tt, $a:expr, $b:expr, $carry:expr, $mult:expr, $m:expr, $lane:expr,
+        [$($i:literal),*]) => {
         $(
-            let mu = $mult.add(2 * $i);
-            let mu = (*mu as i32, *mu.add(1) as i32);
-            $carry[$i] = step_rows::<$rows>((&mut $a, &mut $b), $carry[$i], mu, $m, $lane);
+            if $i < $k {
+                let mu = $mult.add(2 * $i);
+                let mu = (*mu as i32, *mu.add(1) as i32);
+                $carry[$i] = step_rows::<$rows>((&mut $a, &mut $b), $carry[$i], mu, $m, $lane);
+            }
         )*
     };
 }
-const _: () = assert!(K == 8, "the steps! calls below name the steps 0 to 7");
+const _: () = assert!(
+    RESULTANT_ROUND_STEPS_WIDE <= 16,
+    "steps! writes out 16 steps"
+);
+
+/// Coefficient `o` of the window (from its lowest) of a polynomial held `W` a lane, in
+/// every lane.
+#[inline(always)]
+unsafe fn at<const W: usize>(v: &[u32; W], o: usize) -> u32 {
+    let mut x = v[0];
+    for (r, &y) in v.iter().enumerate().skip(1) {
+        if o % W == r {
+            x = y;
+        }
+    }
+    from_lane(x, (o / W) as u32)
+}
 
 /// Warp 0: the fraction-free multipliers of the `K` steps from `f` (degree `d + 1`) and
-/// `g` (degree `d ≥ 30`) into `round[3i …]`; when every step is normal, lane 0 rewrites
+/// `g` (degree `d ≥ 32·W − 2`) into `round[3i …]`; when every step is normal, lane 0 rewrites
 /// `round[2i …]` with [`redc_round`]'s `(N₀, N₁)`, writes its two records to `rec` (and
 /// `(1, 0)` to the round's other steps' records) and sets `round[3K] = 1` (else 0).
 #[inline(never)]
-unsafe fn window(
+unsafe fn window<const K: usize, const W: usize>(
     f: *const u32,
     g: *const u32,
     d: usize,
@@ -85,27 +114,32 @@ unsafe fn window(
     rec: *mut u32,
 ) {
     let lane = _thread_idx_x() & 31;
-    // Lane L holds coefficient d − 30 + L: f's top is lane 31, g's lane 30.
-    let x = d - 30 + lane as usize;
-    let mut a = *f.add(x);
-    let mut b = if x <= d { *g.add(x) } else { 0 };
+    // Lane L holds coefficients lo + W·L …: f's top (d + 1) is the window's last, g's
+    // the one below.
+    let span = 32 * W;
+    let lo = d + 2 - span;
+    let (mut a, mut b) = ([0u32; W], [0u32; W]);
+    for r in 0..W {
+        let x = lo + W * lane as usize + r;
+        a[r] = *f.add(x);
+        b[r] = if x <= d { *g.add(x) } else { 0 };
+    }
     let mut normal = 1;
-    for i in 0..K as u32 {
-        let at = 30 - i; // lane of g's leading coefficient at step i
-        let mult = normal_multipliers(
-            from_lane(b, at),
-            from_lane(a, at + 1),
-            from_lane(a, at),
-            from_lane(b, at - 1),
-            m,
-        );
-        let r = normal_coefficient(mult, a, from_below(b), b, m);
+    for i in 0..K {
+        let t = span - 2 - i; // where g's leading coefficient is at step i
+        let mult = normal_multipliers(at(&b, t), at(&a, t + 1), at(&a, t), at(&b, t - 1), m);
+        let mut r = [0u32; W];
+        let mut below = from_below(b[W - 1]);
+        for k in 0..W {
+            r[k] = normal_coefficient(mult, a[k], below, b[k], m);
+            below = b[k];
+        }
         if lane == 0 {
-            let e = 3 * i as usize;
+            let e = 3 * i;
             (*round.add(e), *round.add(e + 1), *round.add(e + 2)) = mult;
         }
-        // The remainder's degree must be d − i − 1: its coefficient there, lane at − 1.
-        if from_lane(r, at - 1) == 0 {
+        // The remainder's degree must be d − i − 1: its coefficient there, at t − 1.
+        if at(&r, t - 1) == 0 {
             normal = 0;
             break;
         }
@@ -132,12 +166,40 @@ unsafe fn window(
     }
 }
 
-/// Words of one of the channel's two round areas (half of [`RESULTANT_ROUND_WORDS`]):
-/// a round's multipliers and normality flag (`3K + 1` words), then the next round's
-/// window input that the look-ahead leaves (64 coefficients of `f`, then 64 of `g`).
+/// Words of one of the channel's two round areas (half of [`RESULTANT_ROUND_WORDS`],
+/// [`resultant_round_area`] of the wide rounds): a round's multipliers and normality flag
+/// (`3K + 1` words), then the coefficients the look-ahead leaves, whose top the next
+/// round's window reads (`32·V` of `f`, then of `g`).
 const AREA: usize = RESULTANT_ROUND_WORDS / 2;
-const TOP: usize = 3 * K + 1;
-const _: () = assert!(AREA == TOP + 128);
+
+/// A round of [`RESULTANT_ROUND_STEPS`] steps ([`round`]).
+#[inline(always)]
+pub(super) unsafe fn round_narrow(
+    (f, g, d): (*mut u32, *mut u32, usize),
+    m: Modulus,
+    (areas, rec): (*mut u32, *mut u32),
+    ahead: &mut Ahead,
+) -> bool {
+    const K: usize = RESULTANT_ROUND_STEPS;
+    const _: () = assert!(resultant_round_window(K) == 1 && resultant_round_ahead(K) == 2);
+    const _: () = assert!(resultant_round_area(K) <= AREA);
+    round::<K, 1, 2>((f, g, d), m, (areas, rec), ahead)
+}
+
+/// A round of [`RESULTANT_ROUND_STEPS_WIDE`] steps ([`round`]) on `g` of degree `d ≥
+/// resultant_round_from(16)`.
+#[inline(always)]
+pub(super) unsafe fn round_wide(
+    (f, g, d): (*mut u32, *mut u32, usize),
+    m: Modulus,
+    (areas, rec): (*mut u32, *mut u32),
+    ahead: &mut Ahead,
+) -> bool {
+    const K: usize = RESULTANT_ROUND_STEPS_WIDE;
+    const _: () = assert!(resultant_round_window(K) == 2 && resultant_round_ahead(K) == 3);
+    const _: () = assert!(resultant_round_area(K) == AREA);
+    round::<K, 2, 3>((f, g, d), m, (areas, rec), ahead)
+}
 
 /// Where the block stands between rounds: whether the area `cur` already holds the
 /// next round's window (found by the last round's look-ahead).
@@ -148,7 +210,8 @@ pub(super) struct Ahead {
 }
 
 /// One round of `K` normal steps on `f` (degree `d + 1`) and `g` (degree `d ≥`
-/// [`RESULTANT_ROUND_FROM`]) by the whole block (its size a multiple of 32), in place:
+/// [`resultant_round_from`]`(K)`; a window of `W` coefficients a lane, `V` stepped
+/// ahead) by the whole block (its size a multiple of 32), in place:
 /// `f ← Q_K`, `g ← Q_(K+1)` (degrees `d + 1 − K`, `d − K`, residues in `[0, m)`), the
 /// round's records at `rec` (two words a step). `areas` holds the two round areas.
 /// Returns whether the round was taken (for every thread); when not, `f`, `g` and the
@@ -156,21 +219,19 @@ pub(super) struct Ahead {
 /// be as the last barrier left them.
 ///
 /// Two barriers a round. Before the first, every warp reads what another warp may
-/// rewrite (its range's 32 coefficients below, and warp 0 the top 64 coefficients), and
+/// rewrite (its range's 32 coefficients below, and warp 0 the top `32·V` coefficients), and
 /// warp 0 finds the round's window unless the last round's look-ahead did. Between them
-/// the other warps sweep their ranges while warp 0 steps the top 64 coefficients through
+/// the other warps sweep their ranges while warp 0 steps the top `32·V` coefficients through
 /// this round and finds the next round's window from them: so the window's serial work
 /// overlaps the sweep. A block of one warp sweeps alone and finds each window in turn.
 #[inline(always)]
-pub(super) unsafe fn round(
-    f: *mut u32,
-    g: *mut u32,
-    d: usize,
+unsafe fn round<const K: usize, const W: usize, const V: usize>(
+    (f, g, d): (*mut u32, *mut u32, usize),
     m: Modulus,
-    areas: *mut u32,
-    rec: *mut u32,
+    (areas, rec): (*mut u32, *mut u32),
     ahead: &mut Ahead,
 ) -> bool {
+    let (top_words, span) = (3 * K + 1, 32 * V);
     let (tid, nt) = (_thread_idx_x() as usize, _block_dim_x() as usize);
     let (lane, warp, warps) = (tid as u32 & 31, tid / 32, nt / 32);
     let cur = areas.add(ahead.cur * AREA);
@@ -203,19 +264,21 @@ pub(super) unsafe fn round(
     } else {
         (0, 0)
     };
-    // The next round's window reads the top 32 coefficients after this round, which
-    // depend on the top 48 before it: 64 from lane 0's coefficient `base` up.
+    // The next round's window reads the top 32·W coefficients after this round, which
+    // depend on the top 32·W + K before it: 32·V from lane 0's coefficient `base` up.
     // (With one warp there is nothing to overlap: the next window waits for its round.)
-    let look = warps > 1 && d >= RESULTANT_ROUND_FROM + K && len >= 64;
-    let base = len.wrapping_sub(64);
-    let mut top = ([0i32; 2], [0i32; 2]);
+    let look = warps > 1 && d >= resultant_round_from(K) + K && len >= span;
+    let base = len.wrapping_sub(span);
+    let mut top = ([0i32; V], [0i32; V]);
     if warp == 0 && look {
-        for r in 0..2 {
-            (top.0[r], top.1[r]) = load(base + 2 * lane as usize + r);
+        for r in 0..V {
+            // (In 32 bits: a 64-bit `V·lane` kept over the rounds spills in the wide kernel.)
+            let x = base as u32 + V as u32 * lane + r as u32;
+            (top.0[r], top.1[r]) = load(x as usize);
         }
     }
     if !ahead.ready && warp == 0 {
-        window(f, g, d, m, cur, rec);
+        window::<K, W>(f, g, d, m, cur, rec);
     }
     _syncthreads();
     if *cur.add(3 * K) == 0 {
@@ -224,22 +287,22 @@ pub(super) unsafe fn round(
     }
     let mi = (m.m as i32, inv_mod_two32(m.m));
     if sweeping {
-        sweep((f, g, d), (first, end), ghost, cur, mi, lane);
+        sweep::<K>((f, g, d), (first, end), ghost, cur, mi, lane);
     } else if look {
-        // The top 64 through this round (the lowest K come out wrong, unread), then the
-        // next round's window from them.
+        // The top 32·V through this round (the lowest K come out wrong, unread), then
+        // the next round's window from them.
         let (mut a, mut b) = top;
         let mut carry = [0i32; K];
-        steps!(2, a, b, carry, cur, mi, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
-        let held = next.add(TOP);
-        for r in 0..2 {
-            let i = 2 * lane as usize + r;
+        steps!(K, V, a, b, carry, cur, mi, lane);
+        let held = next.add(top_words);
+        for r in 0..V {
+            let i = V * lane as usize + r;
             *held.add(i) = redc_normalize(a[r], m.m);
-            *held.add(64 + i) = redc_normalize(b[r], m.m);
+            *held.add(span + i) = redc_normalize(b[r], m.m);
         }
         super::sync_warp();
-        let (hf, hg) = (held.wrapping_sub(base), held.add(64).wrapping_sub(base));
-        window(hf, hg, d - K, m, next, rec.add(2 * K));
+        let (hf, hg) = (held.wrapping_sub(base), held.add(span).wrapping_sub(base));
+        window::<K, W>(hf, hg, d - K, m, next, rec.add(2 * K));
     }
     _syncthreads();
     ahead.ready = look;
@@ -254,7 +317,7 @@ pub(super) unsafe fn round(
 /// coefficients below its range) and the multipliers at `mults`. Chunks wholly below
 /// `g`'s top go without bounds tests.
 #[inline(always)]
-unsafe fn sweep(
+unsafe fn sweep<const K: usize>(
     (f, g, d): (*mut u32, *mut u32, usize),
     (first, end): (usize, usize),
     ghost: (i32, i32),
@@ -265,14 +328,14 @@ unsafe fn sweep(
     let mut carry = [0i32; K];
     if first > 0 && first < end {
         let (mut a, mut b) = ([ghost.0], [ghost.1]);
-        steps!(1, a, b, carry, mults, mi, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
+        steps!(K, 1, a, b, carry, mults, mi, lane);
     }
     for c in first..end {
         let x0 = c * 32 * ROWS + ROWS * lane as usize;
         if (c + 1) * 32 * ROWS <= d + 1 {
-            chunk::<true>((f, g, d), x0, &mut carry, mults, mi, lane);
+            chunk::<K, true>((f, g, d), x0, &mut carry, mults, mi, lane);
         } else {
-            chunk::<false>((f, g, d), x0, &mut carry, mults, mi, lane);
+            chunk::<K, false>((f, g, d), x0, &mut carry, mults, mi, lane);
         }
     }
 }
@@ -280,7 +343,7 @@ unsafe fn sweep(
 /// The `K` steps of one chunk, a lane's coefficients from `x0`: read, stepped, written
 /// back in `[0, m)` (`FULL`: all of them below `g`'s top, no bounds tests).
 #[inline(always)]
-unsafe fn chunk<const FULL: bool>(
+unsafe fn chunk<const K: usize, const FULL: bool>(
     (f, g, d): (*mut u32, *mut u32, usize),
     x0: usize,
     carry: &mut [i32; K],
@@ -295,7 +358,7 @@ unsafe fn chunk<const FULL: bool>(
         a[r] = if FULL || x < len { *f.add(x) as i32 } else { 0 };
         b[r] = if FULL || x <= d { *g.add(x) as i32 } else { 0 };
     }
-    steps!(ROWS, a, b, carry, mults, mi, lane, [0, 1, 2, 3, 4, 5, 6, 7]);
+    steps!(K, ROWS, a, b, carry, mults, mi, lane);
     for r in 0..ROWS {
         let x = x0 + r;
         if FULL || x < len {

@@ -3,7 +3,7 @@
 
 use super::fault::{Fault, FaultSite, Faults, FAULT_VAR};
 use crate::error::Result;
-use rns_core::launch::{det_panel_for, RESULTANT_BLOCK_MIN_DEGREE};
+use rns_core::launch::{det_panel_for, RESULTANT_BLOCK_MIN_DEGREE, RESULTANT_WIDE_FROM};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -122,6 +122,8 @@ pub struct GpuConfig {
     block_resultant_from: AtomicUsize,
     /// Threads per block of the block-per-channel resultant kernel (0: by degree).
     resultant_threads: AtomicU32,
+    /// The larger degree from which the block resultant kernel's rounds take 16 steps.
+    resultant_wide_from: AtomicUsize,
     /// Modular matrix products on the INT8 tensor cores: 0 by size, 1 always, 2 never.
     tensor_cores: AtomicU8,
     /// The split on the tensor cores: 0 by size, 1 byte planes, 2 small moduli.
@@ -190,6 +192,7 @@ impl GpuConfig {
             smem_limit: AtomicUsize::new(usize::MAX),
             block_resultant_from: AtomicUsize::new(RESULTANT_BLOCK_MIN_DEGREE),
             resultant_threads: AtomicU32::new(0),
+            resultant_wide_from: AtomicUsize::new(RESULTANT_WIDE_FROM),
             tensor_cores: AtomicU8::new(0),
             tensor_split: AtomicU8::new(0),
             det_panel: AtomicUsize::new(0),
@@ -273,6 +276,21 @@ impl GpuConfig {
     /// The threads per block set by [`GpuConfig::set_resultant_threads`], if any.
     pub fn resultant_threads(&self) -> Option<u32> {
         Some(self.resultant_threads.load(Ordering::Relaxed)).filter(|&t| t > 0)
+    }
+
+    /// The larger degree from which the block-per-channel resultant kernel, with its
+    /// polynomials in global memory, takes its rounds
+    /// [`RESULTANT_ROUND_STEPS_WIDE`](rns_core::launch::RESULTANT_ROUND_STEPS_WIDE) steps
+    /// at a time (`None`: [`RESULTANT_WIDE_FROM`]; `Some(0)`: always, `Some(usize::MAX)`:
+    /// never).
+    pub fn set_resultant_wide_from(&self, degree: Option<usize>) {
+        let d = degree.unwrap_or(RESULTANT_WIDE_FROM);
+        self.resultant_wide_from.store(d, Ordering::Relaxed);
+    }
+
+    /// The larger degree from which the block resultant kernel's rounds take 16 steps.
+    pub fn resultant_wide_from(&self) -> usize {
+        self.resultant_wide_from.load(Ordering::Relaxed)
     }
 
     /// Runs the batched modular matrix products (and the determinants' trailing updates)

@@ -85,6 +85,8 @@ pub(crate) struct Kernels {
     pub resultant_points: CudaFunction,
     pub resultant_block: CudaFunction,
     pub resultant_block_global: CudaFunction,
+    /// `rns_resultant_block_global_wide`: its rounds 16 steps (large degrees).
+    pub resultant_block_global_wide: CudaFunction,
     pub interpolate: CudaFunction,
     pub redc_powers: CudaFunction,
     pub redc_weights: CudaFunction,
@@ -181,6 +183,7 @@ impl Kernels {
             resultant_points: f("rns_resultant_points")?,
             resultant_block: f("rns_resultant_block")?,
             resultant_block_global: f("rns_resultant_block_global")?,
+            resultant_block_global_wide: f("rns_resultant_block_global_wide")?,
             interpolate: f("rns_interpolate")?,
             redc_powers: f("rns_redc_powers")?,
             redc_weights: f("rns_redc_weights")?,

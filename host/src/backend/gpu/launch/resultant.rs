@@ -83,10 +83,16 @@ pub fn launch_resultant_block(
         },
     };
     let (df, dg) = (s.df as u32, s.dg as u32);
-    let f = if s.shared {
-        &gpu.kernels().resultant_block
-    } else {
-        &gpu.kernels().resultant_block_global
+    let k = gpu.kernels();
+    let f = match (s.shared, s.wide) {
+        (true, false) => &k.resultant_block,
+        (false, false) => &k.resultant_block_global,
+        (false, true) => &k.resultant_block_global_wide,
+        (true, true) => {
+            return Err(Error::Internal(
+                "wide resultant rounds in shared memory".into(),
+            ))
+        }
     };
     launch!(gpu, stream, f, cfg, out, data, scratch, moduli, &df, &dg)
 }
@@ -99,7 +105,8 @@ pub fn resultant_in_blocks(gpu: &Gpu, df: usize, dg: usize) -> bool {
 
 /// The block-per-channel kernel's launch for `channels` channels of degrees `df`, `dg`:
 /// its polynomials in shared memory when [`RESULTANT_SHARED_BLOCKS`] blocks' fit there,
-/// else in global scratch, each with its measured best block size (unless configured).
+/// else in global scratch, each with its measured best block size (unless configured),
+/// its rounds 16 steps from the configured degree (in global memory).
 pub fn resultant_block_shape(gpu: &Gpu, channels: usize, df: usize, dg: usize) -> ResultantBlock {
     let shared = RESULTANT_SHARED_BLOCKS * resultant_block_words(df, dg) * 4 <= gpu.shared_memory();
     let threads = if shared {
@@ -113,6 +120,7 @@ pub fn resultant_block_shape(gpu: &Gpu, channels: usize, df: usize, dg: usize) -
         dg,
         threads: gpu.config().resultant_threads().unwrap_or(threads),
         shared,
+        wide: !shared && df.max(dg) >= gpu.config().resultant_wide_from(),
     }
 }
 

@@ -161,6 +161,9 @@ pub struct ResultantBlock {
     pub threads: u32,
     /// Whether the polynomials are held in shared memory (else in the global scratch).
     pub shared: bool,
+    /// Whether the rounds take 16 steps (`rns_resultant_block_global_wide`; only with the
+    /// polynomials in global memory).
+    pub wide: bool,
 }
 
 /// Collins' step for a piece of the points of every channel.
