@@ -43,6 +43,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 B=gpu-bundle
 if [ "${1:-}" != "--run" ]; then
+    # ptxas for the kernels' machine code (host/build.rs), found once whatever python3 the
+    # PATH holds (without it the binaries ship PTX only, compiled by the driver).
+    RNS_PTXAS=${RNS_PTXAS:-$(scripts/ptxas.sh)}
+    export RNS_PTXAS
     rm -rf $B && mkdir -p $B/bin
     cargo test --workspace --release --no-run --message-format=json 2>/dev/null \
         | python3 -c 'import json,sys
@@ -75,7 +79,7 @@ for l in sys.stdin:
     pip download -q python-flint==0.9.0 --no-deps --only-binary=:all: --python-version 3.12 \
         --platform manylinux2014_x86_64 -d $B/wheels || echo "no python-flint wheel: FLINT comparisons will be skipped there"
     # The Python package (an abi3 wheel) and pytest, for the Python tests there.
-    RNS_PTXAS=${RNS_PTXAS:-$(scripts/ptxas.sh)} PATH="$PWD/.venv/bin:$PATH" maturin build -q --release --strip -m python/Cargo.toml -o $B/wheels
+    PATH="$PWD/.venv/bin:$PATH" maturin build -q --release --strip -m python/Cargo.toml -o $B/wheels
     pip download -q pytest --only-binary=:all: --python-version 3.12 --platform manylinux2014_x86_64 -d $B/wheels \
         || echo "no pytest wheels: the Python tests will need pytest there"
     PTX=$(ls -t target/release/build/rns-*/out/rns_device.ptx | head -1)

@@ -1,4 +1,4 @@
-//! The univariate resultant's block kernel against the `mul_m` limit.
+//! The univariate resultant's block kernel against the wide mul-add limit.
 
 use super::{gpu_ms, Roofs, Row, R};
 use rns::backend::gpu::driver::raw;
@@ -10,7 +10,7 @@ use rns::{Backend, RnsBasis};
 use rug::Integer;
 use std::sync::Arc;
 
-/// The univariate resultant, a block per prime, against `mul_m`.
+/// The univariate resultant, a block per prime, against the wide mul-add chain.
 pub fn rows(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     let sizes: &[(usize, usize)] = if quick {
         &[(200, 64)]
@@ -73,13 +73,20 @@ fn resultant_at(g: &Gpu, roofs: &Roofs, deg: usize, k: usize) -> R<Row> {
         }
     }
     let place = if chosen.shared { "shared" } else { "global" };
+    let kernel = if chosen.wide {
+        "`rns_resultant_block_global_wide` (a block a prime, rounds of 16 steps)"
+    } else {
+        "`rns_resultant_block` (a block a prime, rounds of 8 steps)"
+    };
+    // Each coefficient-step of a round is two wide signed products and a Montgomery
+    // reduction: against the wide mul-add chain.
     Ok(Row::new(
-        "`rns_resultant_block` (a block a prime, rounds of 8 steps)",
+        kernel,
         &format!("deg {deg}, {bits}-bit, {k} primes, {place} memory"),
         k as f64 * 2.0 * (deg as f64).powi(2) / (best.0 * 1e-3) / 1e9,
-        roofs.modmul,
+        roofs.madd,
         &format!(
-            "2·deg² products a prime; best {} threads (the library's {base})",
+            "2·deg² wide products a prime; best {} threads (the library's {base})",
             best.1
         ),
     ))

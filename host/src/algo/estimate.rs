@@ -159,7 +159,7 @@ pub fn resultant(f: &IntPoly, g: &IntPoly) -> Estimate {
         };
     }
     let primes = cost::primes_for(resultant_bits(f, g) as f64);
-    cost::euclid(f.degree(), g.degree(), primes)
+    cost::euclid_blocks(f.degree(), g.degree(), primes)
 }
 
 /// A bivariate resultant: a Euclidean resultant in `y` per prime and per point of the
