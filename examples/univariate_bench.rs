@@ -152,7 +152,7 @@ fn main() -> R<()> {
                     dg: deg,
                     threads,
                     shared,
-                    wide: !shared && deg >= wide_from,
+                    wide: launch::resultant_block_wide(shared, deg, deg, wide_from),
                 };
                 let ms = timed(&g, deg, |go| {
                     if !go {

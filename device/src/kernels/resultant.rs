@@ -2,7 +2,7 @@
 //! (prime, point), interpolation per prime.
 
 use super::ballot;
-use super::resultant_rounds::{round_narrow, round_wide, Ahead};
+use super::resultant_rounds::{round_of, Ahead};
 use core::arch::nvptx::*;
 use rns_core::euclid::{
     pass, pass_multipliers, remainder_below, step_exponents, top_degree, CHUNK,
@@ -149,13 +149,8 @@ unsafe fn resultant_block<const SHARED: bool, const WIDE: bool>(
     };
     while dg > 0 {
         if rounds && df == dg + 1 && dg >= from {
-            let at = ((f, g, dg), m, (mults, rec.add(2 * steps)));
-            let taken = if WIDE {
-                round_wide(at.0, at.1, at.2, &mut ahead)
-            } else {
-                round_narrow(at.0, at.1, at.2, &mut ahead)
-            };
-            if taken {
+            let areas = (mults, rec.add(2 * steps));
+            if round_of::<WIDE>((f, g, dg), m, areas, &mut ahead) {
                 steps += k;
                 (df, dg) = (df - k, dg - k);
                 continue;

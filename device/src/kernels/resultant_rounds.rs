@@ -172,33 +172,27 @@ unsafe fn window<const K: usize, const W: usize>(
 /// round's window reads (`32·V` of `f`, then of `g`).
 const AREA: usize = RESULTANT_ROUND_WORDS / 2;
 
-/// A round of [`RESULTANT_ROUND_STEPS`] steps ([`round`]).
-#[inline(always)]
-pub(super) unsafe fn round_narrow(
-    (f, g, d): (*mut u32, *mut u32, usize),
-    m: Modulus,
-    (areas, rec): (*mut u32, *mut u32),
-    ahead: &mut Ahead,
-) -> bool {
-    const K: usize = RESULTANT_ROUND_STEPS;
-    const _: () = assert!(resultant_round_window(K) == 1 && resultant_round_ahead(K) == 2);
-    const _: () = assert!(resultant_round_area(K) <= AREA);
-    round::<K, 1, 2>((f, g, d), m, (areas, rec), ahead)
-}
+// The window and look-ahead widths [`round_of`] names for each round width.
+const NARROW: usize = RESULTANT_ROUND_STEPS;
+const WIDE: usize = RESULTANT_ROUND_STEPS_WIDE;
+const _: () = assert!(resultant_round_window(NARROW) == 1 && resultant_round_ahead(NARROW) == 2);
+const _: () = assert!(resultant_round_window(WIDE) == 2 && resultant_round_ahead(WIDE) == 3);
+const _: () = assert!(resultant_round_area(NARROW) <= AREA && resultant_round_area(WIDE) == AREA);
 
-/// A round of [`RESULTANT_ROUND_STEPS_WIDE`] steps ([`round`]) on `g` of degree `d ≥
-/// resultant_round_from(16)`.
+/// A [`round`] of [`RESULTANT_ROUND_STEPS_WIDE`] steps when `IS_WIDE`, else of
+/// [`RESULTANT_ROUND_STEPS`], on `g` of degree `d ≥ resultant_round_from(K)`.
 #[inline(always)]
-pub(super) unsafe fn round_wide(
+pub(super) unsafe fn round_of<const IS_WIDE: bool>(
     (f, g, d): (*mut u32, *mut u32, usize),
     m: Modulus,
     (areas, rec): (*mut u32, *mut u32),
     ahead: &mut Ahead,
 ) -> bool {
-    const K: usize = RESULTANT_ROUND_STEPS_WIDE;
-    const _: () = assert!(resultant_round_window(K) == 2 && resultant_round_ahead(K) == 3);
-    const _: () = assert!(resultant_round_area(K) == AREA);
-    round::<K, 2, 3>((f, g, d), m, (areas, rec), ahead)
+    if IS_WIDE {
+        round::<WIDE, 2, 3>((f, g, d), m, (areas, rec), ahead)
+    } else {
+        round::<NARROW, 1, 2>((f, g, d), m, (areas, rec), ahead)
+    }
 }
 
 /// Where the block stands between rounds: whether the area `cur` already holds the

@@ -58,7 +58,7 @@ pub use panels::{
 };
 pub use resultant::{
     interpolation_in_shared, launch_interpolate, launch_resultant, launch_resultant_block,
-    launch_resultant_points, resultant_block_shape, resultant_in_blocks,
+    launch_resultant_points, resultant_block_shape, resultant_block_wide, resultant_in_blocks,
 };
 pub use rows::{
     charpoly_recurrence_steps, eliminate_rows, eliminate_steps, hessenberg_steps, rows_layout,

@@ -120,8 +120,15 @@ pub fn resultant_block_shape(gpu: &Gpu, channels: usize, df: usize, dg: usize) -
         dg,
         threads: gpu.config().resultant_threads().unwrap_or(threads),
         shared,
-        wide: !shared && df.max(dg) >= gpu.config().resultant_wide_from(),
+        wide: resultant_block_wide(shared, df, dg, gpu.config().resultant_wide_from()),
     }
+}
+
+/// Whether the block-per-channel kernel takes rounds of 16 steps
+/// (`rns_resultant_block_global_wide`): with its polynomials in global memory, from the
+/// larger degree `from`.
+pub fn resultant_block_wide(shared: bool, df: usize, dg: usize, from: usize) -> bool {
+    !shared && df.max(dg) >= from
 }
 
 /// Collins' step for the piece `s.first … s.first + s.piece − 1` of every channel's
