@@ -174,10 +174,12 @@ fn main() -> R<()> {
             .copied()
             .min_by(|a, b| a.3.total_cmp(&b.3))
             .expect("block sizes");
-        let products = k as f64 * 2.0 * (deg as f64).powi(2);
+        // deg²/2 coefficient-steps a prime (the remainders from degree deg down), two
+        // wide products each.
+        let products = k as f64 * (deg as f64).powi(2);
         let scale = all as f64 / k as f64;
         println!(
-            "resultant deg {deg}, {bits}-bit, {all} primes ({k} timed): block kernel {}; best {best:.3} ms at {best_t} threads{} ({:.0} G mulmod/s, {:.1} ms for all primes); CPU backend per-prime resultants {:.1} ms for all",
+            "resultant deg {deg}, {bits}-bit, {all} primes ({k} timed): block kernel {}; best {best:.3} ms at {best_t} threads{} ({:.0} G wide products/s, {:.1} ms for all primes); CPU backend per-prime resultants {:.1} ms for all",
             blocks
                 .iter()
                 .map(|&(t, s, w, ms)| {

@@ -262,8 +262,9 @@ fn block_kernel_finds_common_factors_and_works_without_shared_memory() {
 }
 
 /// The block kernel on both sides of its shared-memory threshold (a cap of exactly
-/// `RESULTANT_SHARED_BLOCKS` blocks' polynomials, and 4 bytes less), with 32 to 1024 threads (each thread's first
-/// coefficients lack a term of the pass, the rest take the loop without tests), and at
+/// `RESULTANT_SHARED_BLOCKS` blocks' polynomials, and 4 bytes less), with 32 to 1024
+/// threads (each thread's first coefficients lack a term of the pass, the rest take the
+/// loop without tests; the wide rounds at most 768), and at
 /// degrees whose polynomials exceed the device's shared memory (a few channels, against
 /// the CPU).
 #[test]
@@ -282,16 +283,29 @@ fn block_kernel_on_both_sides_of_shared_memory_and_at_every_block_size() {
         for (cap, shared) in [(bytes, true), (bytes - 4, false)] {
             d.config().set_shared_memory_limit(Some(cap));
             assert_eq!(launch::resultant_block_shape(d, 40, df, dg).shared, shared);
-            for threads in [None, Some(32), Some(96), Some(1024)] {
-                d.config().set_resultant_threads(threads);
-                let got = ops::resultant_per_channel(d, &moduli, df, dg, &data).unwrap();
-                let what = format!("cap {cap}, {threads:?} threads, sparse {sparse}");
-                same(&got, &want, &what);
+            // In global memory also in wide rounds, at most RESULTANT_WIDE_THREADS.
+            let widths: &[Option<usize>] = if shared { &[None] } else { &[None, Some(0)] };
+            for &wide in widths {
+                d.config().set_resultant_wide_from(wide);
+                for threads in [None, Some(32), Some(96), Some(768), Some(1024)] {
+                    d.config().set_resultant_threads(threads);
+                    let shape = launch::resultant_block_shape(d, 40, df, dg);
+                    assert_eq!(shape.wide, wide.is_some());
+                    if shape.wide {
+                        assert!(shape.threads <= rns_core::launch::RESULTANT_WIDE_THREADS);
+                    }
+                    let got = ops::resultant_per_channel(d, &moduli, df, dg, &data).unwrap();
+                    let what = format!(
+                        "cap {cap}, wide from {wide:?}, {threads:?} threads, sparse {sparse}"
+                    );
+                    same(&got, &want, &what);
+                }
             }
         }
     }
     d.config().set_shared_memory_limit(None);
     d.config().set_resultant_threads(None);
+    d.config().set_resultant_wide_from(None);
     // 264 KB of polynomials: more than a block may have on any current GPU (227 KB); in
     // rounds of 16 steps by default, and of 8.
     let (df, dg) = (33_000, 32_999);

@@ -4,9 +4,11 @@
 //! The limits: the device-to-device copy (bytes read and written a second), the
 //! integer units' `mul_m` rate (`rns_mul_chain`: four independent chains a thread, no
 //! memory traffic), their wide mul-add rate (`rns_mad_chain`: one `mad.wide.u32` a
-//! step, the inner step of the integer-unit product) and cuBLAS's INT8 product, which
-//! this program cannot call, and the double-precision fused multiply-add rate
-//! (`rns_f64_fma_chain`, eight chains a thread): `ROOFLINE_INT8_TOPS` carries the figure that
+//! step, the inner step of the integer-unit product), their rate of the resultant
+//! rounds' coefficient-step (`rns_redc_chain`: eight chains of `redc_coefficient`),
+//! cuBLAS's INT8 product, which this program cannot call, and the double-precision
+//! fused multiply-add rate (`rns_f64_fma_chain`, eight chains a thread):
+//! `ROOFLINE_INT8_TOPS` carries the figure that
 //! `scripts/int_mm.py` measured just before in the same device call (`scripts/gpu-check.sh
 //! --run --roofline` does both); without it the tensor-core rows say "not measured".
 //!
@@ -49,6 +51,9 @@ pub struct Roofs {
     pub modmul: Roof,
     /// Wide mul-adds on the integer units, G/s.
     pub madd: Roof,
+    /// The resultant rounds' coefficient-steps (two wide signed products and a
+    /// Montgomery reduction), G/s.
+    pub redc: Roof,
     /// cuBLAS INT8, TOPS (from `ROOFLINE_INT8_TOPS`).
     pub int8: Roof,
     /// Double-precision fused multiply-adds, GFLOP/s.
@@ -121,6 +126,15 @@ fn roofs(g: &Gpu) -> R<Roofs> {
             return Err(format!("rns_mad_chain wrong at {i}").into());
         }
     }
+    let redc_ms = gpu_ms(g, || {
+        launch::launch_redc_chain(g, &mut out, &da, &dm, shape)
+    })?;
+    let got = raw::download(g, &out, len)?;
+    for i in (0..len).step_by(len / 16) {
+        if got[i] != redc_chain_host(a[i], m.m, iters) {
+            return Err(format!("rns_redc_chain wrong at {i}").into());
+        }
+    }
     let int8 = std::env::var("ROOFLINE_INT8_TOPS")
         .ok()
         .and_then(|s| s.trim().parse().ok());
@@ -140,6 +154,11 @@ fn roofs(g: &Gpu) -> R<Roofs> {
             value: Some(8.0 * len as f64 * iters as f64 / (mad_ms * 1e-3) / 1e9),
             unit: "G mul-add/s",
         },
+        redc: Roof {
+            name: "Euclid step chain",
+            value: Some(8.0 * len as f64 * iters as f64 / (redc_ms * 1e-3) / 1e9),
+            unit: "G coefficient-steps/s",
+        },
         int8: Roof {
             name: "cuBLAS INT8 8192³",
             value: int8,
@@ -149,10 +168,33 @@ fn roofs(g: &Gpu) -> R<Roofs> {
     })
 }
 
+/// `rns_redc_chain`'s word for the input `y` below `m`: its eight chains of `iters`
+/// coefficient-steps, recomputed with `rns_core`'s host arithmetic.
+fn redc_chain_host(y: u32, m: u32, iters: u32) -> u32 {
+    use rns_core::euclid_redc::{inv_mod_two32, redc_coefficient};
+    let (mi, half) = (inv_mod_two32(m), ((m - 1) / 2) as i32);
+    let n = (y as i32 - half, half - y as i32);
+    (0..8).fold(0u32, |x, j| {
+        let v = y as i32 - j;
+        let mut s = (v, v >> 1, -(v >> 2));
+        for _ in 0..iters {
+            s = (s.1, s.2, redc_coefficient(n, s.0, s.1, s.2, m as i32, mi));
+        }
+        x ^ s.2 as u32
+    })
+}
+
 /// The table as Markdown.
 fn table(roofs: &Roofs, rows: &[Row]) -> String {
     let mut s = String::from("| limit | measured |\n| --- | --- |\n");
-    for r in [roofs.copy, roofs.modmul, roofs.madd, roofs.int8, roofs.fp64] {
+    for r in [
+        roofs.copy,
+        roofs.modmul,
+        roofs.madd,
+        roofs.redc,
+        roofs.int8,
+        roofs.fp64,
+    ] {
         let v = r.value.map_or("not measured".into(), |v| format!("{v:.0}"));
         let _ = writeln!(s, "| {} | {v} {} |", r.name, r.unit);
     }

@@ -1,4 +1,4 @@
-//! The univariate resultant's block kernel against the wide mul-add limit.
+//! The univariate resultant's block kernel against its coefficient-step's chain.
 
 use super::{gpu_ms, Roofs, Row, R};
 use rns::backend::gpu::driver::raw;
@@ -10,7 +10,7 @@ use rns::{Backend, RnsBasis};
 use rug::Integer;
 use std::sync::Arc;
 
-/// The univariate resultant, a block per prime, against the wide mul-add chain.
+/// The univariate resultant, a block per prime, against the coefficient-step chain.
 pub fn rows(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
     let sizes: &[(usize, usize)] = if quick {
         &[(200, 64)]
@@ -78,15 +78,20 @@ fn resultant_at(g: &Gpu, roofs: &Roofs, deg: usize, k: usize) -> R<Row> {
     } else {
         "`rns_resultant_block` (a block a prime, rounds of 8 steps)"
     };
-    // Each coefficient-step of a round is two wide signed products and a Montgomery
-    // reduction: against the wide mul-add chain.
+    // A prime's Euclid steps its remainders from degree deg down, each step one pass
+    // over the coefficients: deg²/2 coefficient-steps, each two wide signed products and
+    // a Montgomery reduction (`redc_coefficient`): against that step's chain.
+    let steps = k as f64 * (deg as f64).powi(2) / 2.0;
     Ok(Row::new(
         kernel,
         &format!("deg {deg}, {bits}-bit, {k} primes, {place} memory"),
-        k as f64 * 2.0 * (deg as f64).powi(2) / (best.0 * 1e-3) / 1e9,
-        roofs.madd,
+        steps / (best.0 * 1e-3) / 1e9,
+        roofs.redc,
         &format!(
-            "2·deg² wide products a prime; best {} threads (the library's {base})",
+            "deg²/2 coefficient-steps a prime; {:.0} G wide products/s ({:.0} % of the \
+             mad.wide chain); best {} threads (the library's {base})",
+            2.0 * steps / (best.0 * 1e-3) / 1e9,
+            roofs.madd.value.map_or(0.0, |v| 2e-4 * steps / best.0 / v),
             best.1
         ),
     ))

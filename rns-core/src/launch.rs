@@ -41,6 +41,11 @@ pub const fn resultant_block_threads_global(df: usize, dg: usize) -> u32 {
     }
 }
 
+/// The most threads a block of the wide-round resultant kernel
+/// (`rns_resultant_block_global_wide`) launches with: its 80 registers a thread
+/// (`host/build.rs`) leave 65 536 / 80 = 819, so 768 in whole warps.
+pub const RESULTANT_WIDE_THREADS: u32 = 768;
+
 /// Whole warps of about `per` coefficients of the larger degree a thread, 32 to 1024.
 const fn threads_for(df: usize, dg: usize, per: usize) -> u32 {
     let d = if df > dg { df } else { dg };

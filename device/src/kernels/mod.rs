@@ -19,6 +19,7 @@ mod linalg;
 mod lu;
 mod minpoly;
 mod ozaki;
+mod probes;
 mod redc;
 mod resultant;
 mod resultant_rounds;

@@ -12,7 +12,8 @@
 //! lane 0 turns them into those of [`rns_core::euclid_redc`]: `r_j = REDC(f_j +
 //! N₀·g_(j−1) + N₁·g_j)` on signed residues, two products and no correction a
 //! coefficient, with the round's two records. Then every warp takes a range of the
-//! coefficients in chunks of `32 × ROWS`, a lane `ROWS` consecutive coefficients, and
+//! coefficients in chunks of `32 × R`, a lane `R` consecutive coefficients ([`ROWS`],
+//! [`ROWS_WIDE`]), and
 //! steps them `K` times in registers: `g_(j−1)` is the lane's own but for its first
 //! coefficient, which comes from the lane below by a shuffle, and across chunks from
 //! lane 31 of the chunk before, a carry a step. A range starts from those carries of the
@@ -33,9 +34,13 @@ use rns_core::launch::{
 };
 use rns_core::Modulus;
 
-/// Coefficients a lane holds in a chunk of the sweep (H200, deg 16 000, rounds of 8
-/// steps: 2 and 8 were 13 % and 1.9× slower).
+/// Coefficients a lane holds in a chunk of the narrow rounds' sweep (H200, deg 16 000,
+/// rounds of 8 steps: 2 and 8 were 13 % and 1.9× slower).
 const ROWS: usize = 4;
+
+/// Coefficients a lane holds in a chunk of the wide rounds' sweep (H200, deg 32 000,
+/// 1584 primes, 256 threads: 4 rows at 64 registers 567 ms, 6 at 80 554, 8 at 96 slower).
+const ROWS_WIDE: usize = 6;
 
 /// One step of `32·R` coefficients, lane `L` holding `base + R·L … base + R·L + R − 1`
 /// (`a = p_i`, `b = p_(i+1)` there, signed), with `carry = p_(i+1)[base − 1]`:
@@ -189,9 +194,9 @@ pub(super) unsafe fn round_of<const IS_WIDE: bool>(
     ahead: &mut Ahead,
 ) -> bool {
     if IS_WIDE {
-        round::<WIDE, 2, 3>((f, g, d), m, (areas, rec), ahead)
+        round::<WIDE, 2, 3, ROWS_WIDE>((f, g, d), m, (areas, rec), ahead)
     } else {
-        round::<NARROW, 1, 2>((f, g, d), m, (areas, rec), ahead)
+        round::<NARROW, 1, 2, ROWS>((f, g, d), m, (areas, rec), ahead)
     }
 }
 
@@ -219,7 +224,7 @@ pub(super) struct Ahead {
 /// this round and finds the next round's window from them: so the window's serial work
 /// overlaps the sweep. A block of one warp sweeps alone and finds each window in turn.
 #[inline(always)]
-unsafe fn round<const K: usize, const W: usize, const V: usize>(
+unsafe fn round<const K: usize, const W: usize, const V: usize, const R: usize>(
     (f, g, d): (*mut u32, *mut u32, usize),
     m: Modulus,
     (areas, rec): (*mut u32, *mut u32),
@@ -240,7 +245,7 @@ unsafe fn round<const K: usize, const W: usize, const V: usize>(
     let sweepers = if warps > 1 { warps - 1 } else { 1 };
     let sweeper = if warps > 1 { warp.wrapping_sub(1) } else { 0 };
     let sweeping = warps == 1 || warp > 0;
-    let chunks = len.div_ceil(32 * ROWS) as u32;
+    let chunks = len.div_ceil(32 * R) as u32;
     // A sweeper's range of chunks (no panicking path: sweepers ≥ 1).
     let share = |w: usize| {
         (w as u32 * chunks)
@@ -254,7 +259,7 @@ unsafe fn round<const K: usize, const W: usize, const V: usize>(
     };
     let ranged = first > 0 && first < end;
     let ghost = if ranged {
-        load(first * 32 * ROWS - 32 + lane as usize)
+        load(first * 32 * R - 32 + lane as usize)
     } else {
         (0, 0)
     };
@@ -281,7 +286,7 @@ unsafe fn round<const K: usize, const W: usize, const V: usize>(
     }
     let mi = (m.m as i32, inv_mod_two32(m.m));
     if sweeping {
-        sweep::<K>((f, g, d), (first, end), ghost, cur, mi, lane);
+        sweep::<K, R>((f, g, d), (first, end), ghost, cur, mi, lane);
     } else if look {
         // The top 32·V through this round (the lowest K come out wrong, unread), then
         // the next round's window from them.
@@ -306,12 +311,12 @@ unsafe fn round<const K: usize, const W: usize, const V: usize>(
     true
 }
 
-/// A sweeper's `K` steps of its chunks `first … end − 1` (of `32·ROWS` coefficients) of
+/// A sweeper's `K` steps of its chunks `first … end − 1` (of `32·R` coefficients) of
 /// `f` and `g` (degrees `d + 1`, `d`) in place, from the carries of `ghost` (the 32
 /// coefficients below its range) and the multipliers at `mults`. Chunks wholly below
 /// `g`'s top go without bounds tests.
 #[inline(always)]
-unsafe fn sweep<const K: usize>(
+unsafe fn sweep<const K: usize, const R: usize>(
     (f, g, d): (*mut u32, *mut u32, usize),
     (first, end): (usize, usize),
     ghost: (i32, i32),
@@ -325,11 +330,11 @@ unsafe fn sweep<const K: usize>(
         steps!(K, 1, a, b, carry, mults, mi, lane);
     }
     for c in first..end {
-        let x0 = c * 32 * ROWS + ROWS * lane as usize;
-        if (c + 1) * 32 * ROWS <= d + 1 {
-            chunk::<K, true>((f, g, d), x0, &mut carry, mults, mi, lane);
+        let x0 = c * 32 * R + R * lane as usize;
+        if (c + 1) * 32 * R <= d + 1 {
+            chunk::<K, R, true>((f, g, d), x0, &mut carry, mults, mi, lane);
         } else {
-            chunk::<K, false>((f, g, d), x0, &mut carry, mults, mi, lane);
+            chunk::<K, R, false>((f, g, d), x0, &mut carry, mults, mi, lane);
         }
     }
 }
@@ -337,7 +342,7 @@ unsafe fn sweep<const K: usize>(
 /// The `K` steps of one chunk, a lane's coefficients from `x0`: read, stepped, written
 /// back in `[0, m)` (`FULL`: all of them below `g`'s top, no bounds tests).
 #[inline(always)]
-unsafe fn chunk<const K: usize, const FULL: bool>(
+unsafe fn chunk<const K: usize, const R: usize, const FULL: bool>(
     (f, g, d): (*mut u32, *mut u32, usize),
     x0: usize,
     carry: &mut [i32; K],
@@ -346,14 +351,14 @@ unsafe fn chunk<const K: usize, const FULL: bool>(
     lane: u32,
 ) {
     let len = d + 2;
-    let (mut a, mut b) = ([0i32; ROWS], [0i32; ROWS]);
-    for r in 0..ROWS {
+    let (mut a, mut b) = ([0i32; R], [0i32; R]);
+    for r in 0..R {
         let x = x0 + r;
         a[r] = if FULL || x < len { *f.add(x) as i32 } else { 0 };
         b[r] = if FULL || x <= d { *g.add(x) as i32 } else { 0 };
     }
-    steps!(K, ROWS, a, b, carry, mults, mi, lane);
-    for r in 0..ROWS {
+    steps!(K, R, a, b, carry, mults, mi, lane);
+    for r in 0..R {
         let x = x0 + r;
         if FULL || x < len {
             *f.add(x) = redc_normalize(a[r], mi.0 as u32);

@@ -5,7 +5,6 @@
 use super::{ballot, channel_loop};
 use core::arch::nvptx::*;
 use rns_core::launch::NUMBERS_PER_BLOCK;
-use rns_core::modulus::mad_wide;
 use rns_core::{crt, interval, mixed_radix, Modulus};
 
 macro_rules! elementwise {
@@ -55,77 +54,6 @@ elementwise!(rns_sub_scalar, |m, s, k, a, b, c, d| m
     .sub(*a.add(k), *s.add(_block_idx_y() as usize)));
 elementwise!(rns_mul_scalar, |m, s, k, a, b, c, d| m
     .mul(*a.add(k), *s.add(_block_idx_y() as usize)));
-
-/// Throughput probe: four independent chains of `iters` canonical `mul_m` per thread,
-/// unrolled by four (as nvcc unrolls the CUDA C reference; `iters` is a multiple of 4).
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn rns_mul_chain(
-    out: *mut u32,
-    a: *const u32,
-    moduli: *const Modulus,
-    len: u32,
-    iters: u32,
-) {
-    channel_loop(len, |ch, k| {
-        let m = *moduli.add(ch);
-        let y = *a.add(k);
-        let (mut x0, mut x1, mut x2, mut x3) = (y, m.add(y, 1), m.add(y, 2), m.add(y, 3));
-        let mut t = 0;
-        while t < iters {
-            let mut u = 0;
-            while u < 4 {
-                x0 = m.mul(x0, y);
-                x1 = m.mul(x1, y);
-                x2 = m.mul(x2, y);
-                x3 = m.mul(x3, y);
-                u += 1;
-            }
-            t += 4;
-        }
-        *out.add(k) = x0 ^ x1 ^ x2 ^ x3;
-    });
-}
-
-/// Throughput probe of the integer-unit product's inner step: eight independent chains
-/// of `iters` wide mul-adds (`acc += lo(acc) · y`, one `mad.wide.u32` each) per thread,
-/// unrolled by four (`iters` a multiple of 4); the roof of `rns_matmul`'s mul-adds.
-#[no_mangle]
-pub unsafe extern "ptx-kernel" fn rns_mad_chain(
-    out: *mut u32,
-    a: *const u32,
-    len: u32,
-    iters: u32,
-) {
-    channel_loop(len, |_, k| {
-        let y = *a.add(k);
-        let mut acc = [0u64; 8];
-        let mut j = 0;
-        while j < 8 {
-            acc[j] = y as u64 + j as u64;
-            j += 1;
-        }
-        let mut t = 0;
-        while t < iters {
-            let mut u = 0;
-            while u < 4 {
-                let mut j = 0;
-                while j < 8 {
-                    acc[j] = mad_wide(acc[j] as u32, y, acc[j]);
-                    j += 1;
-                }
-                u += 1;
-            }
-            t += 4;
-        }
-        let mut x = 0u64;
-        let mut j = 0;
-        while j < 8 {
-            x ^= acc[j];
-            j += 1;
-        }
-        *out.add(k) = (x ^ (x >> 32)) as u32;
-    });
-}
 
 /// Numbers per block (block x) of the batched equality and mixed-radix kernels.
 const LANES_X: u32 = NUMBERS_PER_BLOCK;

@@ -267,7 +267,8 @@ impl GpuConfig {
     /// of 32 up to 1024, or `None` (the default) for
     /// [`resultant_block_threads`](rns_core::launch::resultant_block_threads) of the degrees
     /// ([`resultant_block_threads_global`](rns_core::launch::resultant_block_threads_global)
-    /// with the polynomials in global memory).
+    /// with the polynomials in global memory). The wide-round kernel takes at most
+    /// [`RESULTANT_WIDE_THREADS`](rns_core::launch::RESULTANT_WIDE_THREADS).
     pub fn set_resultant_threads(&self, threads: Option<u32>) {
         let t = threads.map_or(0, |t| t.clamp(32, 1024) / 32 * 32);
         self.resultant_threads.store(t, Ordering::Relaxed);

@@ -66,7 +66,8 @@ pub use rows::{
 };
 pub use shapes::*;
 pub use vectors::{
-    launch_elementwise, launch_equal, launch_mad_chain, launch_mul_chain, launch_reduce,
+    launch_elementwise, launch_equal, launch_mad_chain, launch_mul_chain, launch_redc_chain,
+    launch_reduce,
 };
 
 use super::driver::device::cuda;

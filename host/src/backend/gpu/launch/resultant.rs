@@ -78,6 +78,8 @@ pub fn launch_resultant_block(
         block_dim: (s.threads, 1, 1),
         shared_mem_bytes: if s.shared {
             (resultant_block_words(s.df, s.dg) * 4) as u32
+        } else if s.wide {
+            (RESULTANT_ROUND_WORDS * 4) as u32
         } else {
             0
         },
@@ -106,7 +108,8 @@ pub fn resultant_in_blocks(gpu: &Gpu, df: usize, dg: usize) -> bool {
 /// The block-per-channel kernel's launch for `channels` channels of degrees `df`, `dg`:
 /// its polynomials in shared memory when [`RESULTANT_SHARED_BLOCKS`] blocks' fit there,
 /// else in global scratch, each with its measured best block size (unless configured),
-/// its rounds 16 steps from the configured degree (in global memory).
+/// its rounds 16 steps from the configured degree (in global memory; then at most
+/// [`RESULTANT_WIDE_THREADS`] threads).
 pub fn resultant_block_shape(gpu: &Gpu, channels: usize, df: usize, dg: usize) -> ResultantBlock {
     let shared = RESULTANT_SHARED_BLOCKS * resultant_block_words(df, dg) * 4 <= gpu.shared_memory();
     let threads = if shared {
@@ -114,13 +117,19 @@ pub fn resultant_block_shape(gpu: &Gpu, channels: usize, df: usize, dg: usize) -
     } else {
         resultant_block_threads_global(df, dg)
     };
+    let wide = resultant_block_wide(shared, df, dg, gpu.config().resultant_wide_from());
+    let threads = gpu.config().resultant_threads().unwrap_or(threads);
     ResultantBlock {
         channels,
         df,
         dg,
-        threads: gpu.config().resultant_threads().unwrap_or(threads),
+        threads: if wide {
+            threads.min(RESULTANT_WIDE_THREADS)
+        } else {
+            threads
+        },
         shared,
-        wide: resultant_block_wide(shared, df, dg, gpu.config().resultant_wide_from()),
+        wide,
     }
 }
 

@@ -6,7 +6,7 @@ use super::{channel_grid, channel_ranges, launch, need};
 use crate::backend::gpu::driver::memory::MODULUS_WORDS;
 use crate::backend::gpu::Gpu;
 use crate::error::{Error, Result};
-use cudarc::driver::{CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
+use cudarc::driver::{CudaFunction, CudaSlice, CudaStream, LaunchConfig, PushKernelArg};
 use rns_core::launch::*;
 
 /// `out = op(inputs…)` per channel; `inputs.len() == op.arity()`, `scalar` holds one
@@ -63,20 +63,8 @@ pub fn launch_mul_chain(
     moduli: &CudaSlice<u32>,
     s: MulChain,
 ) -> Result<()> {
-    let words = s.len * s.channels;
-    need("mul_chain output", out, words)?;
-    need("mul_chain input", a, words)?;
-    need("moduli", moduli, s.channels * MODULUS_WORDS)?;
-    let (n, len) = (s.len, s.len as u32);
-    for r in channel_ranges(s.channels) {
-        let words = r.start * n..r.end * n;
-        let (mut o, x) = (out.slice_mut(words.clone()), a.slice(words));
-        let m = moduli.slice(r.start * MODULUS_WORDS..r.end * MODULUS_WORDS);
-        let cfg = channel_grid(n, r.len())?;
-        let f = &gpu.kernels().mul_chain;
-        launch!(gpu, gpu.stream(), f, cfg, &mut o, &x, &m, &len, &s.iters)?;
-    }
-    Ok(())
+    let f = &gpu.kernels().mul_chain;
+    launch_chain_per_modulus(gpu, ("mul_chain", f), out, a, moduli, s)
 }
 
 /// The wide mul-add probe (`rns_mad_chain`; `out`, `a`: `len × channels` words, eight
@@ -97,6 +85,43 @@ pub fn launch_mad_chain(
         let cfg = channel_grid(n, r.len())?;
         let f = &gpu.kernels().mad_chain;
         launch!(gpu, gpu.stream(), f, cfg, &mut o, &x, &len, &s.iters)?;
+    }
+    Ok(())
+}
+
+/// The resultant rounds' coefficient-step probe (`rns_redc_chain`; `out`, `a`: `len ×
+/// channels` words below each channel's modulus, eight chains of `iters` steps a number).
+pub fn launch_redc_chain(
+    gpu: &Gpu,
+    out: &mut CudaSlice<u32>,
+    a: &CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+    s: MulChain,
+) -> Result<()> {
+    let f = &gpu.kernels().redc_chain;
+    launch_chain_per_modulus(gpu, ("redc_chain", f), out, a, moduli, s)
+}
+
+/// A probe `f` (named `what`) over `len × channels` words with each channel's modulus.
+fn launch_chain_per_modulus(
+    gpu: &Gpu,
+    (what, f): (&str, &CudaFunction),
+    out: &mut CudaSlice<u32>,
+    a: &CudaSlice<u32>,
+    moduli: &CudaSlice<u32>,
+    s: MulChain,
+) -> Result<()> {
+    let words = s.len * s.channels;
+    need(&format!("{what} output"), out, words)?;
+    need(&format!("{what} input"), a, words)?;
+    need("moduli", moduli, s.channels * MODULUS_WORDS)?;
+    let (n, len) = (s.len, s.len as u32);
+    for r in channel_ranges(s.channels) {
+        let words = r.start * n..r.end * n;
+        let (mut o, x) = (out.slice_mut(words.clone()), a.slice(words));
+        let m = moduli.slice(r.start * MODULUS_WORDS..r.end * MODULUS_WORDS);
+        let cfg = channel_grid(n, r.len())?;
+        launch!(gpu, gpu.stream(), f, cfg, &mut o, &x, &m, &len, &s.iters)?;
     }
     Ok(())
 }
