@@ -32,6 +32,8 @@
 #                                              # operation at n = 250 … 8000; CSV to $OUT when set;
 #                                              # SCALE_OPS, SCALE_SIZES; FLINT from gpu-extra/flint_bench.xz)
 #   scripts/gpu-check.sh --run --res-scale     # and univariate resultants by degree (RES_SHAPES "DEG:BITS ...")
+#   scripts/gpu-check.sh --run --res-ways      # and univariate resultants by the whole CLI, its compute
+#                                              # stage and Python, answers compared (RES_WAYS "DEG:BITS ...")
 #   scripts/gpu-check.sh --run --xy-scale      # and bivariate resultants by degree (XY_SHAPES "D:BITS ...")
 #   scripts/gpu-check.sh --run --soak          # and the soak of issue 50 (scripts/soak.py): every
 #                                              # operation repeated, interleaved, across engines of one
@@ -275,6 +277,11 @@ if [[ " $* " == *" --res-scale "* ]]; then
     fi
     scripts/resultant-scaling.sh $B/rns "${fb:--}" "${RES_SHAPES:-500:64 1000:64 2000:64 4000:64 8000:64}" \
         | tee "${OUT:-/tmp}/resultant_scaling.csv" || status=1
+fi
+if [[ " $* " == *" --res-ways "* ]]; then
+    echo "== univariate resultants three ways (whole CLI, its compute stage, Python): ${RES_WAYS:-16000:64}"
+    python_wheels
+    python3 -u scripts/resultant_ways.py $B/rns ${RES_WAYS:-16000:64} || status=1
 fi
 if [[ " $* " == *" --xy-scale "* ]]; then
     echo "== bivariate resultants by degree (whole CLI, checked at points; FLINT's mpoly where under FLINT_CAP s): $XY_SHAPES"

@@ -171,6 +171,15 @@ unsafe fn window<const K: usize, const W: usize>(
     }
 }
 
+/// Warp 0's share of a wide round's chunks, in quarters of another warp's, when it also
+/// looks ahead (H200, 1584 primes, 128 threads: shares of 0, 1, 2 and 4 quarters took
+/// 552, 546, 539 and 536 ms at deg 32 000, 156, 155, 155 and 158 ms at deg 16 000).
+const AHEAD_SHARE_WIDE: u32 = 2;
+
+/// The same in a narrow round: none (deg 4000 in shared memory, 128 threads: 15.5, 15.9,
+/// 16.3 and 17.0 ms, its rounds too short to hide the look-ahead in).
+const AHEAD_SHARE_NARROW: u32 = 0;
+
 /// Words of one of the channel's two round areas (half of [`RESULTANT_ROUND_WORDS`],
 /// [`resultant_round_area`] of the wide rounds): a round's multipliers and normality flag
 /// (`3K + 1` words), then the coefficients the look-ahead leaves, whose top the next
@@ -194,9 +203,9 @@ pub(super) unsafe fn round_of<const IS_WIDE: bool>(
     ahead: &mut Ahead,
 ) -> bool {
     if IS_WIDE {
-        round::<WIDE, 2, 3, ROWS_WIDE>((f, g, d), m, (areas, rec), ahead)
+        round::<WIDE, 2, 3, ROWS_WIDE, AHEAD_SHARE_WIDE>((f, g, d), m, (areas, rec), ahead)
     } else {
-        round::<NARROW, 1, 2, ROWS>((f, g, d), m, (areas, rec), ahead)
+        round::<NARROW, 1, 2, ROWS, AHEAD_SHARE_NARROW>((f, g, d), m, (areas, rec), ahead)
     }
 }
 
@@ -210,9 +219,10 @@ pub(super) struct Ahead {
 
 /// One round of `K` normal steps on `f` (degree `d + 1`) and `g` (degree `d ≥`
 /// [`resultant_round_from`]`(K)`; a window of `W` coefficients a lane, `V` stepped
-/// ahead) by the whole block (its size a multiple of 32), in place:
-/// `f ← Q_K`, `g ← Q_(K+1)` (degrees `d + 1 − K`, `d − K`, residues in `[0, m)`), the
-/// round's records at `rec` (two words a step). `areas` holds the two round areas.
+/// ahead, warp 0 sweeping `S` quarters of another warp's share) by the whole block (its
+/// size a multiple of 32), in place: `f ← Q_K`, `g ← Q_(K+1)` (degrees `d + 1 − K`,
+/// `d − K`, residues in `[0, m)`), the round's records at `rec` (two words a step).
+/// `areas` holds the two round areas.
 /// Returns whether the round was taken (for every thread); when not, `f`, `g` and the
 /// step count are as they were. Every thread of the block calls it; the polynomials must
 /// be as the last barrier left them.
@@ -221,10 +231,11 @@ pub(super) struct Ahead {
 /// rewrite (its range's 32 coefficients below, and warp 0 the top `32·V` coefficients), and
 /// warp 0 finds the round's window unless the last round's look-ahead did. Between them
 /// the other warps sweep their ranges while warp 0 steps the top `32·V` coefficients through
-/// this round and finds the next round's window from them: so the window's serial work
-/// overlaps the sweep. A block of one warp sweeps alone and finds each window in turn.
+/// this round and finds the next round's window from them, then sweeps its smaller range
+/// (the lowest chunks): so the window's serial work overlaps the sweep. A block of one
+/// warp sweeps alone and finds each window in turn.
 #[inline(always)]
-unsafe fn round<const K: usize, const W: usize, const V: usize, const R: usize>(
+unsafe fn round<const K: usize, const W: usize, const V: usize, const R: usize, const S: u32>(
     (f, g, d): (*mut u32, *mut u32, usize),
     m: Modulus,
     (areas, rec): (*mut u32, *mut u32),
@@ -241,22 +252,17 @@ unsafe fn round<const K: usize, const W: usize, const V: usize, const R: usize>(
         let a = if x < len { *f.add(x) } else { 0 };
         (a as i32, if x <= d { *g.add(x) as i32 } else { 0 })
     };
-    // Warp 0 alone looks ahead when there are others to sweep.
-    let sweepers = if warps > 1 { warps - 1 } else { 1 };
-    let sweeper = if warps > 1 { warp.wrapping_sub(1) } else { 0 };
-    let sweeping = warps == 1 || warp > 0;
+    // Every warp sweeps a range of chunks, warp 0 the lowest: a share of `S` quarters
+    // when it also looks ahead (there are other warps), four quarters each other warp (no
+    // panicking path: the total is at least 4).
     let chunks = len.div_ceil(32 * R) as u32;
-    // A sweeper's range of chunks (no panicking path: sweepers ≥ 1).
-    let share = |w: usize| {
-        (w as u32 * chunks)
-            .checked_div(sweepers as u32)
-            .unwrap_or(0) as usize
+    let own = if warps > 1 { S } else { 4 };
+    let total = own + 4 * (warps as u32 - 1);
+    let bound = |w: usize| {
+        let q = if w == 0 { 0 } else { own + 4 * (w as u32 - 1) };
+        (q * chunks).checked_div(total).unwrap_or(0) as usize
     };
-    let (first, end) = if sweeping {
-        (share(sweeper), share(sweeper + 1))
-    } else {
-        (0, 0)
-    };
+    let (first, end) = (bound(warp), bound(warp + 1));
     let ranged = first > 0 && first < end;
     let ghost = if ranged {
         load(first * 32 * R - 32 + lane as usize)
@@ -285,9 +291,7 @@ unsafe fn round<const K: usize, const W: usize, const V: usize, const R: usize>(
         return false;
     }
     let mi = (m.m as i32, inv_mod_two32(m.m));
-    if sweeping {
-        sweep::<K, R>((f, g, d), (first, end), ghost, cur, mi, lane);
-    } else if look {
+    if warp == 0 && look {
         // The top 32·V through this round (the lowest K come out wrong, unread), then
         // the next round's window from them.
         let (mut a, mut b) = top;
@@ -303,6 +307,7 @@ unsafe fn round<const K: usize, const W: usize, const V: usize, const R: usize>(
         let (hf, hg) = (held.wrapping_sub(base), held.add(span).wrapping_sub(base));
         window::<K, W>(hf, hg, d - K, m, next, rec.add(2 * K));
     }
+    sweep::<K, R>((f, g, d), (first, end), ghost, cur, mi, lane);
     _syncthreads();
     ahead.ready = look;
     if look {

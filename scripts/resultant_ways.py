@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""A univariate resultant three of the four ways in one run (the kernel's own figure is
+`univariate_bench --kernels-only`): the whole `rns resultant --backend gpu --stats`
+process and its compute stage (the library call, host in, host out), and Python's
+`Engine("gpu").resultant` on lists of ints, twice each, answers compared digit for digit.
+The inputs are those of scripts/resultant-scaling.sh (same seed per shape).
+
+    scripts/resultant_ways.py RNS_BINARY DEG:BITS [DEG:BITS ...]
+"""
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+import rns
+
+
+def inputs(deg, bits):
+    rng = random.Random(deg * 1000 + bits)
+    polys = []
+    for _ in "fg":
+        c = [rng.randrange(-(2**bits) + 1, 2**bits) for _ in range(deg + 1)]
+        c[-1] = c[-1] or 1
+        polys.append(c)
+    return polys
+
+
+def main():
+    sys.set_int_max_str_digits(0)
+    binary, shapes = sys.argv[1], sys.argv[2:]
+    eng = rns.Engine("gpu")
+    for shape in shapes:
+        deg, bits = map(int, shape.split(":"))
+        f, g = inputs(deg, bits)
+        with tempfile.TemporaryDirectory() as d:
+            for name, c in zip("fg", (f, g)):
+                with open(os.path.join(d, name), "w") as out:
+                    out.write(" ".join(map(str, c)) + "\n")
+            cli = []
+            for _ in range(2):
+                t0 = time.perf_counter()
+                run = subprocess.run(
+                    [binary, "resultant", f"{d}/f", f"{d}/g", "--backend", "gpu", "--stats"],
+                    capture_output=True, text=True, check=True)
+                whole = time.perf_counter() - t0
+                stage = [ln.strip() for ln in run.stderr.splitlines() if ln.strip()]
+                compute = next((ln for ln in stage if ln.startswith("compute:")), "compute: ?")
+                cli.append((whole, compute, run.stdout.strip()))
+                print(f"deg {deg} {bits}-bit: whole CLI process {whole:.3f} s ({compute})", flush=True)
+            for ln in stage:
+                print(f"  stats: {ln}", flush=True)
+        for _ in range(2):
+            t0 = time.perf_counter()
+            r = eng.resultant(f, g)
+            t = time.perf_counter() - t0
+            same = str(r) == cli[-1][2]
+            print(f"deg {deg} {bits}-bit: Python Engine('gpu').resultant {t:.3f} s, "
+                  f"{r.bit_length()} bits, equals the CLI's: {same}", flush=True)
+            if not same:
+                sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
