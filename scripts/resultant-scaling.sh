@@ -16,15 +16,7 @@ declare -A last_t last_d
 echo "deg,bits,primes,rns_whole_s,rns_compute_s,flint1_s,flint${THREADS}_s,same"
 for shape in $SHAPES; do
     deg=${shape%:*}; bits=${shape#*:}
-    python3 - "$deg" "$bits" "$D" <<'PY'
-import random, sys
-deg, bits, d = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-rng = random.Random(deg * 1000 + bits)
-for name in "fg":
-    c = [rng.randrange(-2**bits + 1, 2**bits) for _ in range(deg + 1)]
-    c[-1] = c[-1] or 1
-    open(f"{d}/{name}", "w").write(" ".join(map(str, c)) + "\n")
-PY
+    python3 "$(dirname "$0")/resultant_ways.py" --write "$deg" "$bits" "$D"
     s=$EPOCHREALTIME
     "$RNS" resultant "$D/f" "$D/g" --backend "${BACKEND:-gpu}" --stats > "$D/ours" 2> "$D/stats"
     e=$EPOCHREALTIME

@@ -3,9 +3,11 @@
 `univariate_bench --kernels-only`): the whole `rns resultant --backend gpu --stats`
 process and its compute stage (the library call, host in, host out), and Python's
 `Engine("gpu").resultant` on lists of ints, twice each, answers compared digit for digit.
-The inputs are those of scripts/resultant-scaling.sh (same seed per shape).
+The inputs (`inputs`, one seed per shape) are also those of scripts/resultant-scaling.sh,
+which writes them with `--write`.
 
     scripts/resultant_ways.py RNS_BINARY DEG:BITS [DEG:BITS ...]
+    scripts/resultant_ways.py --write DEG BITS DIR     # DIR/f and DIR/g
 """
 import os
 import random
@@ -13,8 +15,6 @@ import subprocess
 import sys
 import tempfile
 import time
-
-import rns
 
 
 def inputs(deg, bits):
@@ -27,18 +27,28 @@ def inputs(deg, bits):
     return polys
 
 
+def write(deg, bits, d):
+    """The shape's two polynomials as text, one line each, in `d/f` and `d/g`."""
+    for name, c in zip("fg", inputs(deg, bits)):
+        with open(os.path.join(d, name), "w") as out:
+            out.write(" ".join(map(str, c)) + "\n")
+
+
 def main():
     sys.set_int_max_str_digits(0)
+    if sys.argv[1] == "--write":
+        write(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+        return
+    import rns
+
     binary, shapes = sys.argv[1], sys.argv[2:]
     eng = rns.Engine("gpu")
     for shape in shapes:
         deg, bits = map(int, shape.split(":"))
         f, g = inputs(deg, bits)
         with tempfile.TemporaryDirectory() as d:
-            for name, c in zip("fg", (f, g)):
-                with open(os.path.join(d, name), "w") as out:
-                    out.write(" ".join(map(str, c)) + "\n")
-            cli = []
+            write(deg, bits, d)
+            answers = []
             for _ in range(2):
                 t0 = time.perf_counter()
                 run = subprocess.run(
@@ -47,15 +57,18 @@ def main():
                 whole = time.perf_counter() - t0
                 stage = [ln.strip() for ln in run.stderr.splitlines() if ln.strip()]
                 compute = next((ln for ln in stage if ln.startswith("compute:")), "compute: ?")
-                cli.append((whole, compute, run.stdout.strip()))
+                answers.append(run.stdout.strip())
                 print(f"deg {deg} {bits}-bit: whole CLI process {whole:.3f} s ({compute})", flush=True)
+            if answers[0] != answers[1]:
+                print(f"deg {deg} {bits}-bit: the two CLI answers differ", flush=True)
+                sys.exit(1)
             for ln in stage:
                 print(f"  stats: {ln}", flush=True)
         for _ in range(2):
             t0 = time.perf_counter()
             r = eng.resultant(f, g)
             t = time.perf_counter() - t0
-            same = str(r) == cli[-1][2]
+            same = str(r) == answers[0]
             print(f"deg {deg} {bits}-bit: Python Engine('gpu').resultant {t:.3f} s, "
                   f"{r.bit_length()} bits, equals the CLI's: {same}", flush=True)
             if not same:
