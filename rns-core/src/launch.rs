@@ -27,15 +27,19 @@ pub const fn resultant_block_threads(df: usize, dg: usize) -> u32 {
 }
 
 /// Threads a block of the block-per-channel resultant kernel with its polynomials in
-/// global memory: about 128 coefficients a thread (32 to 1024), so that several blocks
+/// global memory: about 128 coefficients a thread (32 to 256), so that several blocks
 /// share a multiprocessor and hide the latency of each other's steps, and at least four
 /// warps beyond degree 2048 (with two, one sweeps while the other looks ahead). H200,
 /// rounds with look-ahead: 128 threads best at degrees 4000 and 16 000 (225 ms against
-/// 235 at 256 and 355 at 64), 128 and 256 within 1 % at 32 000.
+/// 235 at 256 and 355 at 64), 128 and 256 within 1–3 % either way at 32 000; wide rounds
+/// at 48 000 and 64 000 (1584 primes): 1201 and 2106 ms at 128 and 256 threads, 1371
+/// and 2282 at 512, so no more than 256.
 pub const fn resultant_block_threads_global(df: usize, dg: usize) -> u32 {
     let t = threads_for(df, dg, 128);
     if t < 128 && (df > 2048 || dg > 2048) {
         128
+    } else if t > 256 {
+        256
     } else {
         t
     }
@@ -517,9 +521,9 @@ mod tests {
         assert_eq!(resultant_block_threads_global(8000, 7999), 128);
         assert_eq!(resultant_block_threads_global(16000, 1), 128);
         assert_eq!(resultant_block_threads_global(32000, 1), 256);
-        assert_eq!(resultant_block_threads_global(65536, 1), 512);
-        assert_eq!(resultant_block_threads_global(131072, 1), 1024);
-        assert_eq!(resultant_block_threads_global(usize::MAX, 1), 1024);
+        assert_eq!(resultant_block_threads_global(32769, 1), 256);
+        assert_eq!(resultant_block_threads_global(65536, 1), 256);
+        assert_eq!(resultant_block_threads_global(usize::MAX, 1), 256);
     }
 
     #[test]
