@@ -27,9 +27,9 @@ def inputs(deg, bits):
     return polys
 
 
-def write(deg, bits, d):
-    """The shape's two polynomials as text, one line each, in `d/f` and `d/g`."""
-    for name, c in zip("fg", inputs(deg, bits)):
+def write(d, polys):
+    """Two polynomials (from `inputs`) as text, one line each, in `d/f` and `d/g`."""
+    for name, c in zip("fg", polys):
         with open(os.path.join(d, name), "w") as out:
             out.write(" ".join(map(str, c)) + "\n")
 
@@ -37,7 +37,7 @@ def write(deg, bits, d):
 def main():
     sys.set_int_max_str_digits(0)
     if sys.argv[1] == "--write":
-        write(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4])
+        write(sys.argv[4], inputs(int(sys.argv[2]), int(sys.argv[3])))
         return
     import rns
 
@@ -47,7 +47,7 @@ def main():
         deg, bits = map(int, shape.split(":"))
         f, g = inputs(deg, bits)
         with tempfile.TemporaryDirectory() as d:
-            write(deg, bits, d)
+            write(d, (f, g))
             answers = []
             for _ in range(2):
                 t0 = time.perf_counter()
