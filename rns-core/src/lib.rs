@@ -18,6 +18,8 @@
 //! * [`crt`]: the CRT constants `inv(M/m_i) mod m_i`.
 //! * [`euclid`]: Euclid's resultant modulo a prime in passes of two quotient
 //!   coefficients, the steps of the block-per-prime GPU kernel.
+//! * [`euclid_levels`]: the same resultant by levels of normal steps: quadratic work on
+//!   the remainders' tops only, the rest one product of polynomials a level.
 //! * [`euclid_redc`]: the same kernel's rounds of normal steps in Montgomery form, on
 //!   signed residues (integer only).
 //! * [`imma`]: modular matrix products on INT8 tensor cores (byte planes, group sums).
@@ -42,6 +44,7 @@ pub mod charpoly;
 pub mod crt;
 pub mod decimal;
 pub mod euclid;
+pub mod euclid_levels;
 pub mod euclid_redc;
 pub mod imma;
 pub mod interval;
