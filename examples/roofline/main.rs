@@ -17,10 +17,11 @@
 //! another kernel) before its row is printed.
 //!
 //! `cargo run --release --example roofline [-- --quick] [--only vectors,conversion,products,
-//! lu,gauss_jordan,inverse,lifting,resultant,float,redc]` (needs a GPU).
+//! lu,gauss_jordan,inverse,lifting,resultant,levels,float,redc]` (needs a GPU).
 
 mod float;
 mod inverse;
+mod levels;
 mod redc;
 mod resultant;
 mod rows;
@@ -233,7 +234,7 @@ fn main() -> R<()> {
     let mut rows = Vec::new();
     // Each family prints its rows as it ends, so a run cut short still shows them.
     type Family = fn(&Gpu, &Roofs, bool) -> R<Vec<Row>>;
-    let families: [(&str, Family); 10] = [
+    let families: [(&str, Family); 11] = [
         ("vectors", rows::vectors),
         ("conversion", rows::conversion),
         ("products", rows::products),
@@ -242,6 +243,7 @@ fn main() -> R<()> {
         ("inverse", inverse::rows),
         ("lifting", rows::lifting),
         ("resultant", resultant::rows),
+        ("levels", levels::rows),
         ("float", float::rows),
         ("redc", redc::rows),
     ];
