@@ -25,19 +25,17 @@ use crate::euclid::{divide_by, resultant_chunked, step_exponents};
 use crate::modulus::mad_wide;
 use crate::Modulus;
 
-/// Normal steps a level takes unless told otherwise.
-pub const LEVEL_STEPS: usize = 256;
-
 /// Words of scratch [`resultant_levels`] needs for degrees `df`, `dg` and `k` steps a
 /// level: four remainders, the two tops and the transform's four entries.
 pub const fn levels_scratch_len(df: usize, dg: usize, k: usize) -> usize {
     let n = if df > dg { df + 1 } else { dg + 1 };
+    let k = if k == 0 { 1 } else { k };
     4 * n + (4 * k + 1) + 4 * (k + 1)
 }
 
 /// The resultant modulo `m` of `f` and `g` (constant terms first, non-zero leading
-/// coefficients, at least one coefficient each), by levels of `k ≥ 1` normal steps
-/// while the degree exceeds `2k`, then [`resultant_chunked`]. `scratch` holds at least
+/// coefficients, at least one coefficient each), by levels of `k` normal steps (`k = 0`
+/// is taken as 1) while the degree exceeds `2k`, then [`resultant_chunked`]. `scratch` holds at least
 /// [`levels_scratch_len`] words. Equal to [`resultant_chunked`] for every input.
 pub fn resultant_levels(f: &[u32], g: &[u32], m: Modulus, k: usize, scratch: &mut [u32]) -> u32 {
     resultant_levels_with(f, g, m, k, scratch, &mut transform_low).0
@@ -58,6 +56,7 @@ pub fn resultant_levels_with(
     scratch: &mut [u32],
     product: &mut Product<'_>,
 ) -> (u32, usize) {
+    let k = k.max(1);
     let (mut f, mut g) = (f, g);
     let mut sign = false;
     if f.len() < g.len() {
@@ -88,7 +87,7 @@ pub fn resultant_levels_with(
             if df % 2 == 1 && dg % 2 == 1 {
                 num = m.neg(num);
             }
-            // (u, v) ← (g, remainder): v holds g, u the remainder.
+            // u holds the remainder and v holds g: exchanged, (u, v) = (g, remainder).
             spare[..dg + 1].copy_from_slice(&v[..dg + 1]);
             v[..r + 1].copy_from_slice(&u[..r + 1]);
             u[..dg + 1].copy_from_slice(&spare[..dg + 1]);

@@ -217,6 +217,17 @@ fn structured_inputs_fall_back() {
 }
 
 #[test]
+fn no_steps_a_level_is_one() {
+    let mut next = rng(99);
+    let m = Modulus::new(PRIMES[0]).unwrap();
+    let (f, g) = (poly(9, m.m, &mut next), poly(8, m.m, &mut next));
+    let want = reference(&f, &g, m);
+    let mut scratch = vec![0; levels_scratch_len(9, 8, 1)];
+    assert_eq!(resultant_levels(&f, &g, m, 0, &mut scratch), want);
+    assert_eq!(levels_counted(&f, &g, m, 0), levels_counted(&f, &g, m, 1));
+}
+
+#[test]
 fn transform_low_is_the_low_product() {
     let mut next = rng(7);
     let m = Modulus::new(PRIMES[0]).unwrap();
