@@ -71,11 +71,11 @@ pub fn resultant_levels_with(
     } else {
         let n = df + 1;
         let (bufs, rest) = scratch.split_at_mut(4 * n);
-        let (u, rest_bufs) = bufs.split_at_mut(n);
-        let (v, spare) = rest_bufs.split_at_mut(n);
-        u[..n].copy_from_slice(f);
+        let (cur, next) = bufs.split_at_mut(2 * n);
+        let (mut u, mut v) = cur.split_at_mut(n);
+        u.copy_from_slice(f);
         v[..dg + 1].copy_from_slice(g);
-        let (mut d, mut num, mut den) = (df, 1u32, 1u32);
+        let (mut d, mut dv, mut num, mut den) = (df, dg, 1u32, 1u32);
         if df != dg + 1 {
             // One step by a division first: (f, g) → (g, c·(f mod g)).
             let Some(r) = divide_by(u, v, (df, dg), m, 1) else {
@@ -87,109 +87,64 @@ pub fn resultant_levels_with(
             if df % 2 == 1 && dg % 2 == 1 {
                 num = m.neg(num);
             }
-            // u holds the remainder and v holds g: exchanged, (u, v) = (g, remainder).
-            spare[..dg + 1].copy_from_slice(&v[..dg + 1]);
-            v[..r + 1].copy_from_slice(&u[..r + 1]);
-            u[..dg + 1].copy_from_slice(&spare[..dg + 1]);
-            d = dg;
-            if r + 1 != dg {
-                let tail = finish(u, v, d, r, m);
-                let res = m.mul(m.mul(num, tail), m.inv(den).unwrap_or(0));
-                return (if sign { m.neg(res) } else { res }, 0);
-            }
+            core::mem::swap(&mut u, &mut v); // (u, v) = (g, the remainder)
+            (d, dv) = (dg, r);
         }
-        let (u2, v2) = spare.split_at_mut(n);
-        let (lcs, last, n_levels) = levels(u, v, u2, v2, &mut d, k, m, rest, product);
-        taken = n_levels;
-        let tail = finish_swapped(u, v, u2, v2, last, d, m);
+        let (lcs, tail) = if dv + 1 == d {
+            let mut pair = (u, v);
+            let mut spare = next.split_at_mut(n);
+            let lcs;
+            (lcs, taken) = levels(&mut pair, &mut spare, &mut d, k, m, rest, product);
+            (lcs, finish(pair.0, pair.1, d, d - 1, m))
+        } else {
+            (1, finish(u, v, d, dv, m)) // the first remainder is not normal
+        };
         m.mul(m.mul(m.mul(num, lcs), tail), m.inv(den).unwrap_or(0))
     };
     (if sign { m.neg(res) } else { res }, taken)
 }
 
-/// Which pair of buffers holds the remainders after [`levels`].
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Held {
-    First,
-    Second,
-}
+/// Remainders `(r_j, r_{j+1})`, each in a buffer of its own.
+type Pair<'a> = (&'a mut [u32], &'a mut [u32]);
 
-/// Levels of `k` normal steps from `(u, v)` of degrees `(d, d − 1)` while `d > 2k`,
-/// alternating between `(u, v)` and `(u2, v2)`: the product of the committed steps'
-/// `lc(r_j)²`, which pair holds the remainders (of degrees `(d, d − 1)` on return) and
-/// how many levels were committed.
-#[allow(clippy::too_many_arguments)]
-fn levels(
-    u: &mut [u32],
-    v: &mut [u32],
-    u2: &mut [u32],
-    v2: &mut [u32],
+/// Levels of `k` normal steps from `pair` of degrees `(d, d − 1)` while `d > 2k`, each
+/// level written into `spare` and then exchanged with `pair`: the product of the
+/// committed steps' `lc(r_j)²` and how many levels were committed. On return `pair`
+/// holds the remainders, of degrees `(d, d − 1)`.
+fn levels<'a>(
+    pair: &mut Pair<'a>,
+    spare: &mut Pair<'a>,
     d: &mut usize,
     k: usize,
     m: Modulus,
     scratch: &mut [u32],
     product: &mut Product<'_>,
-) -> (u32, Held, usize) {
+) -> (u32, usize) {
     let (tops, mat) = scratch.split_at_mut(4 * k + 1);
     let (mut acc, mut taken) = (1u32, 0);
-    let mut held = Held::First;
     while *d > 2 * k {
-        let (src_u, src_v, dst_u, dst_v): (&[u32], &[u32], &mut [u32], &mut [u32]) = match held {
-            Held::First => (&*u, &*v, &mut *u2, &mut *v2),
-            Held::Second => (&*u2, &*v2, &mut *u, &mut *v),
-        };
-        let (src_u, src_v) = (&src_u[..=*d], &src_v[..*d]);
+        let (src_u, src_v) = (&pair.0[..=*d], &pair.1[..*d]);
         let s = *d - 2 * k;
         let (tu, tv) = tops.split_at_mut(2 * k + 1);
-        tu.copy_from_slice(&src_u[s..=*d]);
-        tv.copy_from_slice(&src_v[s..*d]);
+        tu.copy_from_slice(&src_u[s..]);
+        tv.copy_from_slice(&src_v[s..]);
         let Some(level) = level_steps(tu, tv, k, m, mat) else {
             break;
         };
         let e = *d - k; // deg r_k
         let (m0, m1) = mat.split_at(2 * (k + 1));
-        product(
-            &mut dst_u[..=e],
-            (&m0[..k + 1], &m0[k + 1..]),
-            src_u,
-            src_v,
-            m,
-        );
-        product(
-            &mut dst_v[..e],
-            (&m1[..k + 1], &m1[k + 1..]),
-            src_u,
-            src_v,
-            m,
-        );
+        let (dst_u, dst_v) = (&mut spare.0[..=e], &mut spare.1[..e]);
+        product(dst_u, (&m0[..k + 1], &m0[k + 1..]), src_u, src_v, m);
+        product(dst_v, (&m1[..k + 1], &m1[k + 1..]), src_u, src_v, m);
         if dst_v[e - 1] == 0 {
             break; // r_{k+1} is not normal: the level is dropped
         }
         acc = m.mul(acc, level);
         taken += 1;
         *d = e;
-        held = match held {
-            Held::First => Held::Second,
-            Held::Second => Held::First,
-        };
+        core::mem::swap(pair, spare);
     }
-    (acc, held, taken)
-}
-
-/// [`finish`] on the pair [`levels`] left the remainders in.
-fn finish_swapped(
-    u: &mut [u32],
-    v: &mut [u32],
-    u2: &mut [u32],
-    v2: &mut [u32],
-    held: Held,
-    d: usize,
-    m: Modulus,
-) -> u32 {
-    match held {
-        Held::First => finish(u, v, d, d - 1, m),
-        Held::Second => finish(u2, v2, d, d - 1, m),
-    }
+    (acc, taken)
 }
 
 /// `res(u, v)` with `deg u = du`, `deg v = dv < du` (`v[dv] ≠ 0`), by
@@ -243,7 +198,7 @@ pub fn level_steps(
                 &mut ra[half * w..(half + 1) * w],
                 &rb[half * w..(half + 1) * w],
             );
-            for t in (0..=j.min(k)).rev() {
+            for t in 0..=j {
                 let below = if t > 0 { py[t - 1] } else { 0 };
                 let acc2 = mad_wide(na, below, px[t] as u64);
                 px[t] = m.reduce_wide(mad_wide(nb, py[t], acc2));
@@ -263,7 +218,7 @@ pub fn level_steps(
 
 /// `out[t] = Σ_i p₀[i]·x₀[t − i] + Σ_i p₁[i]·x₁[t − i]` for `t < out.len()`, over the
 /// terms inside both operands: the low coefficients of `p₀·x₀ + p₁·x₁`. The products are
-/// summed exactly in 128 bits and reduced once.
+/// summed exactly in two 64-bit limbs and reduced once.
 pub fn transform_low(
     out: &mut [u32],
     (p0, p1): (&[u32], &[u32]),
@@ -271,7 +226,6 @@ pub fn transform_low(
     x1: &[u32],
     m: Modulus,
 ) {
-    let two64 = m.mul(m.two32, m.two32);
     for (t, o) in out.iter_mut().enumerate() {
         let (mut lo, mut hi) = (0u64, 0u64);
         for (p, x) in [(p0, x0), (p1, x1)] {
@@ -282,7 +236,7 @@ pub fn transform_low(
                 hi += c as u64;
             }
         }
-        *o = m.add(m.reduce_u64(lo), m.mul(m.reduce_u64(hi), two64));
+        *o = m.reduce_limbs(&[lo, hi]);
     }
 }
 
