@@ -9,6 +9,7 @@
 use rns_core::euclid::resultant_chunked;
 use rns_core::euclid_levels::{levels_scratch_len, resultant_levels};
 use rns_core::Modulus;
+use rns_suite::bench::xorshift_below;
 use std::time::Instant;
 
 fn main() {
@@ -19,13 +20,6 @@ fn main() {
     };
     let (degs, ks) = (list(0, "1000,2000,4000,8000"), list(1, "16,64,256,1024"));
     let m = Modulus::new(2_147_483_629).unwrap();
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut next = move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x % m.m as u64) as u32
-    };
     println!(
         "| degree | passes | {} |",
         ks.iter()
@@ -35,8 +29,14 @@ fn main() {
     );
     println!("|{}", " --- |".repeat(ks.len() + 2));
     for &d in &degs {
-        let f: Vec<u32> = (0..=d).map(|_| next().max(1)).collect();
-        let g: Vec<u32> = (0..d).map(|_| next().max(1)).collect();
+        // Non-zero coefficients, so the leading ones are.
+        let nonzero = |len: usize, seed: u64| -> Vec<u32> {
+            xorshift_below(len, m.m, seed)
+                .into_iter()
+                .map(|c| c.max(1))
+                .collect()
+        };
+        let (f, g) = (nonzero(d + 1, 0x9E37_79B9), nonzero(d, 0x7F4A_7C15));
         let t = Instant::now();
         let want = resultant_chunked(&mut f.clone(), &mut g.clone(), m);
         let base = t.elapsed().as_secs_f64();

@@ -12,7 +12,7 @@ use rns::backend::gpu::launch;
 use rns::backend::gpu::launch::Matmul;
 use rns::backend::gpu::{Gpu, TensorSplit};
 use rns::RnsBasis;
-use rns_suite::bench::xorshift_below;
+use rns_suite::bench::channel_words;
 
 /// One row a level size `k` and stacking: `(rows, inner, columns, products a prime)` for
 /// degree 32 000, 1584 primes.
@@ -30,16 +30,9 @@ pub fn rows(g: &Gpu, roofs: &Roofs, quick: bool) -> R<Vec<Row>> {
         let b = RnsBasis::largest_primes(per * primes - 1)?;
         let dm = raw::upload(g, &moduli_words(b.moduli()))?;
         let mc = b.channels();
-        let gen = |len: usize, seed: u64| -> Vec<u32> {
-            b.moduli()
-                .iter()
-                .enumerate()
-                .flat_map(|(c, m)| xorshift_below(len, m.m, seed + c as u64))
-                .collect()
-        };
         let (da, db) = (
-            raw::upload(g, &gen(n * k, 11))?,
-            raw::upload(g, &gen(k * p, 12))?,
+            raw::upload(g, &channel_words(b.moduli(), n * k, 11))?,
+            raw::upload(g, &channel_words(b.moduli(), k * p, 12))?,
         );
         let mut dc = raw::alloc(g, mc * n * p)?;
         let shape = Matmul {

@@ -37,15 +37,21 @@ pub fn xorshift_below(len: usize, m: u32, seed: u64) -> Vec<u32> {
         .collect()
 }
 
+/// `len` words a channel, channel after channel: channel `c` below `moduli[c]` from the
+/// xorshift stream seeded with `seed + c`.
+pub fn channel_words(moduli: &[rns_core::Modulus], len: usize, seed: u64) -> Vec<u32> {
+    moduli
+        .iter()
+        .enumerate()
+        .flat_map(|(c, m)| xorshift_below(len, m.m, seed + c as u64))
+        .collect()
+}
+
 /// The two `n × n` operands modulo each of `moduli` of the product benchmarks, as
 /// `device/reference/matmul.cu` makes them (a xorshift stream a prime, fixed seeds).
 pub fn product_inputs(moduli: &[rns_core::Modulus], n: usize) -> (Vec<u32>, Vec<u32>) {
-    let gen = |seed: u64| -> Vec<u32> {
-        moduli
-            .iter()
-            .enumerate()
-            .flat_map(|(c, m)| xorshift_below(n * n, m.m, seed + c as u64))
-            .collect()
-    };
-    (gen(0x1234_5678), gen(0x8765_4321))
+    (
+        channel_words(moduli, n * n, 0x1234_5678),
+        channel_words(moduli, n * n, 0x8765_4321),
+    )
 }
