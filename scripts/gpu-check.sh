@@ -39,6 +39,9 @@
 #                                              # operation repeated, interleaved, across engines of one
 #                                              # and all devices, from 4 threads, through `rns batch`,
 #                                              # under a watchdog (SOAK_ARGS, e.g. "--reps 20")
+#   scripts/gpu-check.sh --run --figures       # and issue 54's call figures (scripts/issue54-figures.sh):
+#                                              # resultant kernels, det and solve by the library, Python
+#                                              # and whole processes, resultants three ways
 #   scripts/gpu-check.sh --run --sweep         # and the FLINT differential sweep on the GPU backend:
 #                                              # SWEEP_PROCS processes (8) for SWEEP_SECONDS (450), seeds apart
 set -euo pipefail
@@ -288,6 +291,10 @@ if [[ " $* " == *" --xy-scale "* ]]; then
     python_wheels
     python3 scripts/resultant_xy_scaling.py $B/rns "${XY_SHAPES:-10:64 20:64 40:64 80:64}" \
         | tee "${OUT:-/tmp}/resultant_xy_scaling.csv" || status=1
+fi
+if [[ " $* " == *" --figures "* ]]; then
+    python_wheels
+    scripts/issue54-figures.sh $B || status=1
 fi
 if [[ " $* " == *" --sweep "* ]]; then
     procs=${SWEEP_PROCS:-8}

@@ -2,11 +2,12 @@
 """A univariate resultant three of the four ways in one run (the kernel's own figure is
 `univariate_bench --kernels-only`): the whole `rns resultant --backend gpu --stats`
 process and its compute stage (the library call, host in, host out), and Python's
-`Engine("gpu").resultant` on lists of ints, twice each, answers compared digit for digit.
+`Engine("gpu").resultant` on lists of ints, twice each (or REPS times, from a shape's
+third field), answers compared digit for digit.
 The inputs (`inputs`, one seed per shape) are also those of scripts/resultant-scaling.sh,
 which writes them with `--write`.
 
-    scripts/resultant_ways.py RNS_BINARY DEG:BITS [DEG:BITS ...]
+    scripts/resultant_ways.py RNS_BINARY DEG:BITS[:REPS] [DEG:BITS[:REPS] ...]
     scripts/resultant_ways.py --write DEG BITS DIR     # DIR/f and DIR/g
 """
 import os
@@ -44,12 +45,13 @@ def main():
     binary, shapes = sys.argv[1], sys.argv[2:]
     eng = rns.Engine("gpu")
     for shape in shapes:
-        deg, bits = map(int, shape.split(":"))
+        deg, bits, *rest = map(int, shape.split(":"))
+        reps = rest[0] if rest else 2
         f, g = inputs(deg, bits)
         with tempfile.TemporaryDirectory() as d:
             write(d, (f, g))
             answers = []
-            for _ in range(2):
+            for _ in range(reps):
                 t0 = time.perf_counter()
                 run = subprocess.run(
                     [binary, "resultant", f"{d}/f", f"{d}/g", "--backend", "gpu", "--stats"],
@@ -59,12 +61,12 @@ def main():
                 compute = next((ln for ln in stage if ln.startswith("compute:")), "compute: ?")
                 answers.append(run.stdout.strip())
                 print(f"deg {deg} {bits}-bit: whole CLI process {whole:.3f} s ({compute})", flush=True)
-            if answers[0] != answers[1]:
-                print(f"deg {deg} {bits}-bit: the two CLI answers differ", flush=True)
+            if len(set(answers)) > 1:
+                print(f"deg {deg} {bits}-bit: the CLI answers differ", flush=True)
                 sys.exit(1)
             for ln in stage:
                 print(f"  stats: {ln}", flush=True)
-        for _ in range(2):
+        for _ in range(reps):
             t0 = time.perf_counter()
             r = eng.resultant(f, g)
             t = time.perf_counter() - t0
