@@ -293,9 +293,7 @@ mod tests {
         let m = Modulus::new(2_147_483_629).unwrap();
         let mut x = 0x9E37_79B9_7F4A_7C15u64;
         let mut next = |j: usize| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            crate::testing::xorshift(&mut x);
             match j % 5 {
                 0 => m.m - 1,
                 1 => 0,
@@ -372,9 +370,7 @@ mod tests {
         let m = Modulus::new(1_073_741_827).unwrap();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = move |zero_one_in: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            crate::testing::xorshift(&mut x);
             if x.is_multiple_of(zero_one_in) {
                 0
             } else {

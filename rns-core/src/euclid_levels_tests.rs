@@ -11,12 +11,7 @@ const PRIMES: [u32; 3] = [2_147_483_629, 2_147_483_587, 1_073_741_827];
 
 fn rng(seed: u64) -> impl FnMut() -> u64 {
     let mut x = seed | 1;
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    }
+    move || crate::testing::xorshift(&mut x)
 }
 
 /// A random polynomial of degree `d` (non-zero leading coefficient), with the residues'

@@ -205,10 +205,9 @@ mod tests {
             }
             for _ in 0..100_000 {
                 let mut next = |r: i32| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    (x % (2 * r as u64 + 1)) as i32 - r
+                    crate::testing::xorshift(&mut x);
+                    // In 64 bits: for r near 2^31 the draw passes i32::MAX.
+                    ((x % (2 * r as u64 + 1)) as i64 - r as i64) as i32
                 };
                 let n = (next(half), next(half));
                 check(n, next(p - 1), next(p - 1), next(p - 1));
@@ -230,9 +229,7 @@ mod tests {
         for m in primes() {
             for &d in degrees {
                 let mut next = |j: usize| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
+                    crate::testing::xorshift(&mut x);
                     match j % 7 {
                         0 => m.m - 1,
                         3 => 1,

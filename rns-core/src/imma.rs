@@ -83,9 +83,7 @@ mod tests {
         let top = m.m - 1;
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            crate::testing::xorshift(&mut x);
             (x >> 33) as u32 % m.m
         };
         // Lengths across the fold (SEGMENT) with random residues, and all m − 1, whose

@@ -59,5 +59,7 @@ pub mod padic;
 pub mod poly;
 pub mod prime;
 pub mod redc;
+#[cfg(test)]
+mod testing;
 
 pub use modulus::{Modulus, ModulusError};

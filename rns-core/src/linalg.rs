@@ -284,12 +284,7 @@ mod tests {
     /// A small xorshift generator, for random matrices without dependencies.
     fn rng(seed: u64) -> impl FnMut() -> u64 {
         let mut x = seed;
-        move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        }
+        move || crate::testing::xorshift(&mut x)
     }
 
     /// The determinant by expansion along the first row (n ≤ 5).

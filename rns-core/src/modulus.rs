@@ -498,9 +498,7 @@ mod tests {
             let check = |v: u64| assert_eq!(m.reduce_wide(v), (v % p as u64) as u32, "{v} mod {p}");
             cases.iter_mut().for_each(|v| check(*v));
             for _ in 0..200_000 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                crate::testing::xorshift(&mut x);
                 check(x);
                 check(x >> (x % 40));
                 // Beside a multiple of m: k·m + small and k·m − small.

@@ -322,9 +322,7 @@ mod tests {
         for pm in [2_147_483_629u32, 1_073_741_827, 2_013_265_921] {
             let p = Modulus::new(pm).unwrap();
             let mut next = || {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                crate::testing::xorshift(&mut x);
                 (x >> 33) as u32 % pm
             };
             for len in [0, 1, 2, 31, 1024, 1025, 4096, 4097] {
