@@ -338,7 +338,7 @@ fn work_beyond_a_small_address_space_is_refused_before_it_starts() {
 fn sigint_and_sigterm_end_a_computation_at_once_with_no_answer() {
     // A resultant of degree 4000 with 200-bit coefficients: seconds of work on the CPU.
     let coeffs: Vec<String> = (0..4001u64)
-        .map(|i| (i * 0x9e37_79b9_7f4a_7c15u64 % 1_000_003).to_string() + &"7".repeat(55))
+        .map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) % 1_000_003).to_string() + &"7".repeat(55))
         .collect();
     let f = write("big_f.txt", &coeffs.join(" "));
     let g = write("big_g.txt", &coeffs[1..].join(" "));
