@@ -5,14 +5,10 @@
 extern crate std;
 use super::*;
 use crate::linalg::resultant_strided;
+use crate::testing::rng;
 use std::{vec, vec::Vec};
 
 const PRIMES: [u32; 3] = [2_147_483_629, 2_147_483_587, 1_073_741_827];
-
-fn rng(seed: u64) -> impl FnMut() -> u64 {
-    let mut x = seed | 1;
-    move || crate::testing::xorshift(&mut x)
-}
 
 /// A random polynomial of degree `d` (non-zero leading coefficient), with the residues'
 /// ends `0, 1, m − 1` among its coefficients.

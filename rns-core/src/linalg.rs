@@ -252,6 +252,7 @@ pub unsafe fn resultant_strided(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testing::rng;
 
     #[test]
     fn gauss_jordan_inverts_and_ranks() {
@@ -279,12 +280,6 @@ mod tests {
         assert_eq!(det_in_place(&mut c, 2, m), 0);
         let mut e: [u32; 0] = [];
         assert_eq!(det_in_place(&mut e, 0, m), 1);
-    }
-
-    /// A small xorshift generator, for random matrices without dependencies.
-    fn rng(seed: u64) -> impl FnMut() -> u64 {
-        let mut x = seed;
-        move || crate::testing::xorshift(&mut x)
     }
 
     /// The determinant by expansion along the first row (n ≤ 5).

@@ -8,3 +8,9 @@ pub(crate) fn xorshift(x: &mut u64) -> u64 {
     *x ^= *x << 17;
     *x
 }
+
+/// A generator of [`xorshift`] steps from `seed` (non-zero: zero stays zero).
+pub(crate) fn rng(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed;
+    move || xorshift(&mut x)
+}
