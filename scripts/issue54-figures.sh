@@ -44,7 +44,7 @@ for run in 1 2; do
         s=$(date +%s%N)
         "$B/rns" "${args[@]}" --backend gpu --stats > "$T/$job.$run.out" 2> "$T/$job.$run.err" || status=1
         e=$(date +%s%N)
-        echo "rns $job ${n}², run $run: whole process $(( (e - s) / 1000000 )) ms; $(grep -E '^ *(compute|read|cuda)' "$T/$job.$run.err" | tr -s ' ' | tr '\n' ';')"
+        echo "rns $job ${n}², run $run: whole process $(( (e - s) / 1000000 )) ms; $(grep -E '^ *(compute|read)' "$T/$job.$run.err" | tr -s ' ' | tr '\n' ';')"
     done
 done
 for job in det solve; do echo "rns $job, run 1, --stats:"; cat "$T/$job.1.err"; done
